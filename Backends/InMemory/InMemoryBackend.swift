@@ -1,0 +1,96 @@
+import Strata
+import Synchronization
+
+/// The reference backend: the whole store in process memory.
+///
+/// - `memory:` opens a new, private store; `memory:NAME` opens the store of that name, shared by
+///   every open of the same name in the process (it lives until the process ends), so reopening
+///   it finds the data again.
+/// - Readers work on a copy-on-write snapshot and never block on each other. The single writer
+///   mutates in place under the store's lock, logging undo steps so a failed save rolls back.
+/// - ``FetchCapabilities`` are configurable so tests can prove the engine's own evaluation gives
+///   the same results as the backend's (`capabilities: .none`).
+public final class InMemoryBackend: StorageBackend {
+    public let schema: Schema
+    public let capabilities: FetchCapabilities
+    private let database: Database
+    private let isClosed = Atomic<Bool>(false)
+
+    /// The storage a named store's opens share.
+    final class Database: Sendable {
+        let state: Mutex<InMemoryState>
+        init(schema: Schema) { state = Mutex(InMemoryState(schema: schema)) }
+    }
+
+    private static let named = Mutex<[String: Database]>([:])
+
+    /// A new private store.
+    public convenience init(schema: Schema, capabilities: FetchCapabilities = .all) {
+        self.init(schema: schema, capabilities: capabilities, database: Database(schema: schema))
+    }
+
+    init(schema: Schema, capabilities: FetchCapabilities, database: Database) {
+        self.schema = schema
+        self.capabilities = capabilities
+        self.database = database
+    }
+
+    /// Opens (or creates) the process-wide store called `name`.
+    public static func named(_ name: String, schema: Schema, capabilities: FetchCapabilities = .all) -> InMemoryBackend {
+        let database = named.withLock { stores in
+            if let existing = stores[name] { return existing }
+            let created = Database(schema: schema)
+            stores[name] = created
+            return created
+        }
+        return InMemoryBackend(schema: schema, capabilities: capabilities, database: database)
+    }
+
+    /// Forgets a named store (its data is dropped once no open handle uses it).
+    public static func dropNamed(_ name: String) {
+        _ = named.withLock { $0.removeValue(forKey: name) }
+    }
+
+    /// Registers the `memory:` scheme.
+    public static func register(in registry: BackendRegistry = .shared) {
+        registry.register(scheme: "memory") { location, schema in
+            location.path.isEmpty ? InMemoryBackend(schema: schema) : InMemoryBackend.named(location.path, schema: schema)
+        }
+    }
+
+    private func checkOpen() throws {
+        if isClosed.load(ordering: .acquiring) {
+            throw StrataError(.storeClosed, "the store has been closed")
+        }
+    }
+
+    public func read<T: Sendable>(_ body: @escaping @Sendable (any StorageReadTransaction) throws -> T) async throws -> T {
+        try checkOpen()
+        let snapshot = database.state.withLock { $0 }
+        return try body(InMemoryReadTransaction(schema: schema, state: snapshot, capabilities: capabilities))
+    }
+
+    public func write<T: Sendable>(_ body: @escaping @Sendable (any StorageWriteTransaction) throws -> T) async throws -> T {
+        try checkOpen()
+        let schema = schema
+        let capabilities = capabilities
+        return try database.state.withLock { state throws -> T in
+            // Move the state into the transaction so it is uniquely referenced and mutates in place.
+            let transaction = InMemoryWriteTransaction(schema: schema, state: state, capabilities: capabilities)
+            state = InMemoryState()
+            do {
+                let result = try body(transaction)
+                state = transaction.takeState()
+                return result
+            } catch {
+                transaction.rollback()
+                state = transaction.takeState()
+                throw error
+            }
+        }
+    }
+
+    public func close() async throws {
+        isClosed.store(true, ordering: .releasing)
+    }
+}

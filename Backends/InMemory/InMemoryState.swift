@@ -1,0 +1,92 @@
+import Strata
+
+/// The whole content of an in-memory store. A value: readers take a copy-on-write snapshot.
+struct InMemoryState: Sendable {
+    struct Table: Sendable {
+        var records: [RecordID: Record] = [:]
+        /// Equality indexes over indexed, unique and reference properties: value → IDs.
+        var indexes: [String: [Value: Set<RecordID>]] = [:]
+    }
+
+    struct LinkKey: Hashable, Sendable {
+        var entity: String
+        var relationship: String
+        var id: RecordID
+    }
+
+    var tables: [String: Table] = [:]
+    var links: [LinkKey: [RecordID]] = [:]
+    /// Reverse of `links`: (entity, relationship, target) → owners.
+    var linkOwners: [LinkKey: Set<RecordID>] = [:]
+    var metadata: [String: [UInt8]] = [:]
+
+    init() {}
+
+    init(schema: Schema) {
+        for entity in schema.entities {
+            var table = Table()
+            for property in entity.indexedProperties { table.indexes[property] = [:] }
+            tables[entity.name] = table
+        }
+    }
+
+    /// The key an index stores a value under: numbers in `double` attributes are normalised so
+    /// `.int(1)` and `.double(1)` find each other.
+    static func indexKey(_ value: Value) -> Value {
+        if case .int(let number) = value { return .double(Double(number)) }
+        return value
+    }
+
+    /// Inserts or replaces a record, keeping the indexes; returns the previous version.
+    @discardableResult
+    mutating func put(_ record: Record) -> Record? {
+        let previous = tables[record.entity]?.records.updateValue(record, forKey: record.id)
+        if let previous { unindex(previous) }
+        index(record)
+        return previous
+    }
+
+    @discardableResult
+    mutating func remove(_ entity: String, _ id: RecordID) -> Record? {
+        guard let previous = tables[entity]?.records.removeValue(forKey: id) else { return nil }
+        unindex(previous)
+        return previous
+    }
+
+    private mutating func index(_ record: Record) {
+        guard let properties = tables[record.entity]?.indexes.keys else { return }
+        for property in properties {
+            let key = Self.indexKey(record[property])
+            if key.isNull { continue }
+            tables[record.entity]?.indexes[property]?[key, default: []].insert(record.id)
+        }
+    }
+
+    private mutating func unindex(_ record: Record) {
+        guard let properties = tables[record.entity]?.indexes.keys else { return }
+        for property in properties {
+            let key = Self.indexKey(record[property])
+            if key.isNull { continue }
+            tables[record.entity]?.indexes[property]?[key]?.remove(record.id)
+            if tables[record.entity]?.indexes[property]?[key]?.isEmpty == true {
+                tables[record.entity]?.indexes[property]?[key] = nil
+            }
+        }
+    }
+
+    /// Replaces a link list; returns the previous one.
+    @discardableResult
+    mutating func setLinks(_ key: LinkKey, _ targets: [RecordID]) -> [RecordID] {
+        let previous = links[key] ?? []
+        for target in previous {
+            let reverse = LinkKey(entity: key.entity, relationship: key.relationship, id: target)
+            linkOwners[reverse]?.remove(key.id)
+            if linkOwners[reverse]?.isEmpty == true { linkOwners[reverse] = nil }
+        }
+        links[key] = targets.isEmpty ? nil : targets
+        for target in targets {
+            linkOwners[LinkKey(entity: key.entity, relationship: key.relationship, id: target), default: []].insert(key.id)
+        }
+        return previous
+    }
+}

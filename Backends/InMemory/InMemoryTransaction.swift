@@ -1,0 +1,169 @@
+import Strata
+
+/// Reads shared by the read snapshot and the write transaction.
+protocol InMemoryReading: StorageReadTransaction {
+    var state: InMemoryState { get }
+    var capabilities: FetchCapabilities { get }
+}
+
+extension InMemoryReading {
+    func record(_ entity: String, id: RecordID) throws -> Record? {
+        try table(entity).records[id]
+    }
+
+    func table(_ entity: String) throws -> InMemoryState.Table {
+        guard let table = state.tables[entity] else {
+            throw StrataError(.unknownEntity, entity: entity, "entity \(entity) is not in the schema")
+        }
+        return table
+    }
+
+    func fetch(_ plan: FetchPlan) throws -> [Record] {
+        var records = try matching(plan)
+        PredicateEvaluator.sort(&records, by: plan.sort)
+        let start = min(plan.offset, records.count)
+        let end = plan.limit.map { min(records.count, start + $0) } ?? records.count
+        return Array(records[start..<end])
+    }
+
+    func count(_ plan: FetchPlan) throws -> Int {
+        try matching(plan).count
+    }
+
+    /// Candidates from an index when the predicate pins an indexed property, then the evaluator.
+    private func matching(_ plan: FetchPlan) throws -> [Record] {
+        let table = try table(plan.entity)
+        guard let predicate = plan.predicate else { return Array(table.records.values) }
+        let candidates: [Record]
+        if let ids = indexedCandidates(predicate, in: table) {
+            candidates = ids.compactMap { table.records[$0] }
+        } else {
+            candidates = Array(table.records.values)
+        }
+        let evaluator = PredicateEvaluator(self)
+        return try candidates.filter { try evaluator.matches($0, predicate) }
+    }
+
+    private func indexedCandidates(_ predicate: PredicateExpression, in table: InMemoryState.Table) -> Set<RecordID>? {
+        switch predicate {
+        case .compare("id", .equal, let value, []):
+            return Set(RecordID(value).map { [$0] } ?? [])
+        case .inList("id", let values, []):
+            return Set(values.compactMap(RecordID.init))
+        case .compare(let property, .equal, let value, []):
+            guard let index = table.indexes[property], !value.isNull else { return nil }
+            return index[InMemoryState.indexKey(value)] ?? []
+        case .inList(let property, let values, []):
+            guard let index = table.indexes[property], !values.contains(where: \.isNull) else { return nil }
+            return values.reduce(into: Set<RecordID>()) { $0.formUnion(index[InMemoryState.indexKey($1)] ?? []) }
+        case .and(let parts):
+            return parts.lazy.compactMap { indexedCandidates($0, in: table) }.min { $0.count < $1.count }
+        default:
+            return nil
+        }
+    }
+
+    func referrers(_ entity: String, property: String, to target: RecordID) throws -> [RecordID] {
+        let table = try table(entity)
+        if let index = table.indexes[property] {
+            return (index[InMemoryState.indexKey(target.value)] ?? []).sorted()
+        }
+        return table.records.values.filter { $0[property] == target.value }.map(\.id).sorted()
+    }
+
+    func links(_ entity: String, relationship: String, from owner: RecordID) throws -> [RecordID] {
+        state.links[InMemoryState.LinkKey(entity: entity, relationship: relationship, id: owner)] ?? []
+    }
+
+    func linkOwners(_ entity: String, relationship: String, to target: RecordID) throws -> [RecordID] {
+        (state.linkOwners[InMemoryState.LinkKey(entity: entity, relationship: relationship, id: target)] ?? []).sorted()
+    }
+
+    func metadata(_ key: String) throws -> [UInt8]? {
+        state.metadata[key]
+    }
+
+    func metadata(prefix: String, after: String?, limit: Int?) throws -> [(key: String, value: [UInt8])] {
+        var keys = state.metadata.keys.filter { key in key.hasPrefix(prefix) && (after.map { key > $0 } ?? true) }.sorted()
+        if let limit { keys = Array(keys.prefix(limit)) }
+        return keys.compactMap { key in state.metadata[key].map { (key, $0) } }
+    }
+}
+
+final class InMemoryReadTransaction: InMemoryReading {
+    let schema: Schema
+    let state: InMemoryState
+    let capabilities: FetchCapabilities
+
+    init(schema: Schema, state: InMemoryState, capabilities: FetchCapabilities) {
+        self.schema = schema
+        self.state = state
+        self.capabilities = capabilities
+    }
+}
+
+/// Mutates the store's state in place and logs how to undo each change, so a throwing closure
+/// rolls back without the cost of copying the state up front.
+final class InMemoryWriteTransaction: InMemoryReading, StorageWriteTransaction {
+    private enum Undo {
+        case record(String, RecordID, Record?)
+        case links(InMemoryState.LinkKey, [RecordID])
+        case metadata(String, [UInt8]?)
+    }
+
+    let schema: Schema
+    private(set) var state: InMemoryState
+    let capabilities: FetchCapabilities
+    private var undoLog: [Undo] = []
+
+    init(schema: Schema, state: consuming InMemoryState, capabilities: FetchCapabilities) {
+        self.schema = schema
+        self.state = state
+        self.capabilities = capabilities
+    }
+
+    func put(_ record: Record) throws {
+        guard state.tables[record.entity] != nil else {
+            throw StrataError(.unknownEntity, entity: record.entity, "entity \(record.entity) is not in the schema")
+        }
+        undoLog.append(.record(record.entity, record.id, state.put(record)))
+    }
+
+    func delete(_ entity: String, id: RecordID) throws {
+        guard let previous = state.remove(entity, id) else { return }
+        undoLog.append(.record(entity, id, previous))
+        for relationship in schema.entity(entity)?.relationships ?? [] where relationship.storage == .links || relationship.storage == .orderedLinks {
+            try setLinks(entity, relationship: relationship.name, from: id, to: [])
+        }
+    }
+
+    func setLinks(_ entity: String, relationship: String, from owner: RecordID, to targets: [RecordID]) throws {
+        let key = InMemoryState.LinkKey(entity: entity, relationship: relationship, id: owner)
+        undoLog.append(.links(key, state.setLinks(key, targets)))
+    }
+
+    func setMetadata(_ key: String, _ value: [UInt8]?) throws {
+        undoLog.append(.metadata(key, state.metadata[key]))
+        state.metadata[key] = value
+    }
+
+    /// Undoes every change, newest first.
+    func rollback() {
+        for entry in undoLog.reversed() {
+            switch entry {
+            case .record(_, _, let previous?): state.put(previous)
+            case .record(let entity, let id, nil): state.remove(entity, id)
+            case .links(let key, let previous): state.setLinks(key, previous)
+            case .metadata(let key, let previous): state.metadata[key] = previous
+            }
+        }
+        undoLog.removeAll()
+    }
+
+    /// Hands the state back to the backend (the transaction is spent afterwards).
+    func takeState() -> InMemoryState {
+        let taken = state
+        state = InMemoryState()
+        return taken
+    }
+}

@@ -1,0 +1,99 @@
+/// Runs a ``FetchPlan`` against a transaction: checks it against the schema, sends the backend
+/// the part its capabilities cover, and evaluates the rest (filter, sort, page) itself.
+struct QueryExecutor {
+    let capabilities: FetchCapabilities
+
+    func fetch(_ plan: FetchPlan, in transaction: any StorageReadTransaction) throws -> [Record] {
+        try validate(plan, schema: transaction.schema)
+        let (native, residual) = split(plan.predicate)
+        let sortNative = plan.sort.isEmpty || capabilities.sorting
+        let pageNative = (plan.limit == nil && plan.offset == 0) || (capabilities.paging && capabilities.sorting)
+        if residual == nil, sortNative, pageNative {
+            if plan.limit == 0 { return [] }
+            return try transaction.fetch(plan)
+        }
+        let candidatePlan = FetchPlan(entity: plan.entity, predicate: native)
+        var records = try transaction.fetch(candidatePlan)
+        if let residual {
+            let evaluator = PredicateEvaluator(transaction)
+            records = try records.filter { try evaluator.matches($0, residual) }
+        }
+        PredicateEvaluator.sort(&records, by: plan.sort)
+        return Self.page(records, offset: plan.offset, limit: plan.limit)
+    }
+
+    func count(_ plan: FetchPlan, in transaction: any StorageReadTransaction) throws -> Int {
+        try validate(plan, schema: transaction.schema)
+        let (_, residual) = split(plan.predicate)
+        let total: Int
+        if residual == nil, capabilities.counting {
+            total = try transaction.count(FetchPlan(entity: plan.entity, predicate: plan.predicate))
+        } else {
+            total = try fetch(FetchPlan(entity: plan.entity, predicate: plan.predicate), in: transaction).count
+        }
+        let afterOffset = max(0, total - max(0, plan.offset))
+        return plan.limit.map { min(max(0, $0), afterOffset) } ?? afterOffset
+    }
+
+    static func page(_ records: [Record], offset: Int, limit: Int?) -> [Record] {
+        let start = min(max(0, offset), records.count)
+        let end = limit.map { min(records.count, start + max(0, $0)) } ?? records.count
+        return start == 0 && end == records.count ? records : Array(records[start..<end])
+    }
+
+    /// The part of the predicate the backend evaluates and the part the engine evaluates.
+    func split(_ predicate: PredicateExpression?) -> (native: PredicateExpression?, residual: PredicateExpression?) {
+        guard let predicate else { return (nil, nil) }
+        if predicate.requiredFeatures.isSubset(of: capabilities.predicateFeatures) { return (predicate, nil) }
+        guard case .and(let parts) = predicate, capabilities.predicateFeatures.contains(.logic) else { return (nil, predicate) }
+        let native = parts.filter { $0.requiredFeatures.isSubset(of: capabilities.predicateFeatures) }
+        let residual = parts.filter { !$0.requiredFeatures.isSubset(of: capabilities.predicateFeatures) }
+        return (native.isEmpty ? nil : .and(native), .and(residual))
+    }
+
+    func validate(_ plan: FetchPlan, schema: Schema) throws {
+        let entity = try schema.requireEntity(plan.entity)
+        if let predicate = plan.predicate { try Self.validate(predicate, entity, schema) }
+        for key in plan.sort where !entity.isQueryableProperty(key.property) {
+            throw StrataError(.unknownProperty, entity: entity.name, property: key.property,
+                              "cannot sort by \(key.property): not an attribute or to-one of \(entity.name)")
+        }
+        if let limit = plan.limit, limit < 0 {
+            throw StrataError(.invalidQuery, entity: entity.name, "limit \(limit) is negative")
+        }
+        if plan.offset < 0 { throw StrataError(.invalidQuery, entity: entity.name, "offset \(plan.offset) is negative") }
+    }
+
+    private static func validate(_ expression: PredicateExpression, _ entity: EntityDescription, _ schema: Schema) throws {
+        func stored(_ property: String) throws {
+            guard entity.isQueryableProperty(property) else {
+                throw StrataError(.unknownProperty, entity: entity.name, property: property,
+                                  "\(property) is not an attribute or to-one of \(entity.name)")
+            }
+        }
+        func relationship(_ name: String, toOne: Bool) throws -> EntityDescription {
+            guard let relationship = entity.relationship(name) else {
+                throw StrataError(.unknownProperty, entity: entity.name, property: name, "\(name) is not a relationship of \(entity.name)")
+            }
+            guard relationship.isToOne == toOne else {
+                throw StrataError(.invalidQuery, entity: entity.name, property: name,
+                                  "\(name) is a \(relationship.isToOne ? "to-one" : "to-many"); use \(relationship.isToOne ? "related" : "any/none")")
+            }
+            return try schema.requireEntity(relationship.destination)
+        }
+        switch expression {
+        case .constant: break
+        case .compare(let property, _, _, _), .inList(let property, _, _), .between(let property, _, _),
+            .text(let property, _, _, _), .isNil(let property):
+            try stored(property)
+        case .and(let parts), .or(let parts):
+            for part in parts { try validate(part, entity, schema) }
+        case .not(let inner):
+            try validate(inner, entity, schema)
+        case .relatedOne(let name, let inner):
+            try validate(inner, try relationship(name, toOne: true), schema)
+        case .anyRelated(let name, let inner), .noneRelated(let name, let inner):
+            try validate(inner, try relationship(name, toOne: false), schema)
+        }
+    }
+}

@@ -1,0 +1,108 @@
+/// Validation of every record the save changes, to-many counts, and uniqueness.
+extension SaveSession {
+    func validate() throws {
+        for key in workingSet.order {
+            guard let entry = workingSet.entries[key], let record = entry.current, entry.original != record else { continue }
+            try validate(record, original: entry.original)
+        }
+        try validateMemberships()
+        try validateUniqueness()
+    }
+
+    private func validate(_ record: Record, original: Record?) throws {
+        let entity = try schema.requireEntity(record.entity)
+        func failure(_ code: StrataError.Code, _ property: String?, _ message: String) -> StrataError {
+            StrataError(code, entity: entity.name, recordID: record.id, property: property, message)
+        }
+        for name in record.values.keys where !entity.isStoredProperty(name) {
+            throw failure(.unknownProperty, name, "\(name) is not an attribute or to-one of \(entity.name)")
+        }
+        for attribute in entity.attributes {
+            let value = record[attribute.name]
+            if value.isNull {
+                if !attribute.isOptional { throw failure(.missingValue, attribute.name, "\(attribute.name) is required") }
+                continue
+            }
+            guard attribute.type.accepts(value) else {
+                throw failure(.typeMismatch, attribute.name, "expected \(attribute.type), got \(value)")
+            }
+            if let allowed = attribute.allowedValues, !allowed.contains(value) {
+                throw failure(.validationFailed, attribute.name, "\(value) is not one of the allowed values")
+            }
+            for rule in attribute.rules {
+                if let reason = rule.failure(for: value) {
+                    throw failure(.validationFailed, attribute.name, "\(rule): \(reason)")
+                }
+            }
+        }
+        for relationship in entity.relationships where relationship.isToOne {
+            let value = record[relationship.name]
+            if value.isNull {
+                if relationship.isRequired {
+                    throw failure(.missingValue, relationship.name, "\(relationship.name) is a required relationship")
+                }
+                continue
+            }
+            let destination = try schema.requireEntity(relationship.destination)
+            guard let target = RecordID(value), target.kind == destination.idKind else {
+                throw failure(.typeMismatch, relationship.name, "expected a \(destination.idKind) ID of \(destination.name), got \(value)")
+            }
+            // Unchanged references may dangle (noAction); a reference set in this save must resolve.
+            if original?[relationship.name] != value, try workingSet.record(destination.name, id: target) == nil {
+                throw failure(.invalidReference, relationship.name, "\(destination.name)(\(target)) does not exist")
+            }
+        }
+        for check in entity.recordChecks {
+            if let reason = check.check(record) { throw failure(.validationFailed, check.property, reason) }
+        }
+    }
+
+    private func validateMemberships() throws {
+        for membership in touchedMemberships.sorted(by: { ($0.entity, $0.relationship, $0.owner) < ($1.entity, $1.relationship, $1.owner) }) {
+            guard let owner = try workingSet.record(membership.entity, id: membership.owner),
+                let relationship = schema.entity(membership.entity)?.relationship(membership.relationship)
+            else { continue }
+            let count = try workingSet.relatedRecords(of: owner, relationship).count
+            if let min = relationship.minCount, count < min {
+                throw StrataError(.relationshipCount, entity: owner.entity, recordID: owner.id, property: relationship.name,
+                                  count: count, "\(relationship.name) has \(count) record(s), at least \(min) required")
+            }
+            if let max = relationship.maxCount, count > max {
+                throw StrataError(.relationshipCount, entity: owner.entity, recordID: owner.id, property: relationship.name,
+                                  count: count, "\(relationship.name) has \(count) record(s), at most \(max) allowed")
+            }
+        }
+    }
+
+    /// Within the save through a dictionary; against the store through an equality query the
+    /// backend answers from its index. A tuple containing a null never clashes.
+    private func validateUniqueness() throws {
+        for entity in schema.entities where !entity.uniqueConstraints.isEmpty && workingSet.touchedEntities.contains(entity.name) {
+            for constraint in entity.uniqueConstraints {
+                var claimed: [[Value]: RecordID] = [:]
+                for key in workingSet.order where key.entity == entity.name {
+                    guard let entry = workingSet.entries[key], let record = entry.current else { continue }
+                    let tuple = constraint.map { record[$0] }
+                    if tuple.contains(where: \.isNull) { continue }
+                    if let other = claimed[tuple], other != record.id {
+                        throw uniqueViolation(entity, record, constraint, other)
+                    }
+                    claimed[tuple] = record.id
+                    if let original = entry.original, constraint.map({ original[$0] }) == tuple { continue }
+                    let predicate = PredicateExpression.and(zip(constraint, tuple).map { .compare($0, .equal, $1, []) })
+                    let plan = FetchPlan(entity: entity.name, predicate: predicate)
+                    for match in try workingSet.executor.fetch(plan, in: workingSet.base)
+                    where match.id != record.id && workingSet.entries[match.key] == nil {
+                        throw uniqueViolation(entity, record, constraint, match.id)
+                    }
+                }
+            }
+        }
+    }
+
+    private func uniqueViolation(_ entity: EntityDescription, _ record: Record, _ constraint: [String], _ other: RecordID) -> StrataError {
+        let values = constraint.map { "\($0)=\(record[$0])" }.joined(separator: ", ")
+        return StrataError(.uniqueViolation, entity: entity.name, recordID: record.id, property: constraint.joined(separator: ","),
+                           "\(values) is already used by \(entity.name)(\(other))")
+    }
+}

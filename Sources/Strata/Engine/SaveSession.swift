@@ -1,0 +1,151 @@
+/// One save in progress, inside one backend write transaction.
+///
+/// Mutations are staged as they arrive (inverses kept on both sides at once, so reads in the same
+/// transaction see a consistent graph). ``commit(author:contextName:)`` then runs the rest of the
+/// pipeline: expand deletes by their rules → validate → check uniqueness → write records with
+/// bumped versions and link lists → append one history transaction. Any error before the backend
+/// commits leaves the store untouched: the caller's write closure throws and the backend rolls back.
+final class SaveSession {
+    struct MembershipKey: Hashable {
+        var entity: String
+        var relationship: String
+        var owner: RecordID
+    }
+
+    let workingSet: WorkingSet
+    let schema: Schema
+    /// Deletes asked for by the caller, in order; the rules expand them at commit.
+    var requestedDeletes: [RecordKey] = []
+    /// The last state of every deleted record (its references decide what the rules reach).
+    var deletedSnapshots: [RecordKey: Record] = [:]
+    /// To-many relationships whose membership changed and that declare count bounds.
+    var touchedMemberships: Set<MembershipKey> = []
+
+    init(transaction: any StorageWriteTransaction, executor: QueryExecutor) {
+        self.workingSet = WorkingSet(base: transaction, executor: executor)
+        self.schema = transaction.schema
+    }
+
+    // MARK: Records
+
+    /// Inserts a new record. An existing ID is ``StrataError/Code/duplicateID`` (upsert is explicit).
+    func insert(_ input: Record) throws {
+        var record = try normalize(input, inserting: true)
+        let key = record.key
+        if workingSet.isDeleted(key) {
+            throw StrataError(.duplicateID, entity: key.entity, recordID: key.id, "record was deleted earlier in this save; save the delete first")
+        }
+        if try workingSet.record(key.entity, id: key.id) != nil {
+            throw StrataError(.duplicateID, entity: key.entity, recordID: key.id, "a record with this ID already exists (use upsert to replace it)")
+        }
+        record = try adoptOneToOnePointers(record)
+        try workingSet.stage(record)
+        let entity = try schema.requireEntity(key.entity)
+        for relationship in entity.relationships {
+            if relationship.isToOne, let target = RecordID(record[relationship.name]) {
+                try maintainInverse(owner: key, relationship, old: nil, new: target)
+            } else if !relationship.isToOne {
+                touch(key.entity, relationship, key.id)
+            }
+        }
+    }
+
+    /// Replaces every stored property of an existing record. A missing record is ``StrataError/Code/notFound``.
+    func update(_ input: Record) throws {
+        let record = try normalize(input, inserting: false)
+        guard let existing = try workingSet.record(record.entity, id: record.id) else {
+            throw StrataError(.notFound, entity: record.entity, recordID: record.id, "cannot update a record that does not exist")
+        }
+        try replace(existing, with: record)
+    }
+
+    /// Inserts or replaces, explicitly.
+    func upsert(_ input: Record) throws {
+        if try workingSet.record(input.entity, id: input.id) != nil {
+            try update(input)
+        } else {
+            try insert(input)
+        }
+    }
+
+    /// Changes some properties of an existing record, leaving the others.
+    func patch(_ key: RecordKey, _ values: [String: Value]) throws {
+        guard var record = try workingSet.record(key.entity, id: key.id) else {
+            throw StrataError(.notFound, entity: key.entity, recordID: key.id, "cannot update a record that does not exist")
+        }
+        for (name, value) in values { record[name] = value }
+        try update(record)
+    }
+
+    /// Deletes a record; its relationships' delete rules apply at commit.
+    func delete(_ key: RecordKey) throws {
+        _ = try schema.requireEntity(key.entity)
+        guard let existing = try workingSet.record(key.entity, id: key.id) else {
+            throw StrataError(.notFound, entity: key.entity, recordID: key.id, "cannot delete a record that does not exist")
+        }
+        deletedSnapshots[key] = existing
+        requestedDeletes.append(key)
+        try workingSet.stage(key, nil)
+    }
+
+    private func replace(_ existing: Record, with input: Record) throws {
+        var record = input
+        record.version = existing.version
+        try workingSet.stage(record)
+        let entity = try schema.requireEntity(record.entity)
+        for relationship in entity.relationships where relationship.isToOne {
+            let old = RecordID(existing[relationship.name])
+            let new = RecordID(record[relationship.name])
+            if old != new { try maintainInverse(owner: record.key, relationship, old: old, new: new) }
+        }
+    }
+
+    /// Sets one property through the same path as an update, keeping inverses.
+    func assign(_ key: RecordKey, _ property: String, _ value: Value) throws {
+        guard var record = try workingSet.record(key.entity, id: key.id) else {
+            throw StrataError(.notFound, entity: key.entity, recordID: key.id, "record does not exist")
+        }
+        guard record[property] != value else { return }
+        let existing = record
+        record[property] = value
+        try replace(existing, with: record)
+    }
+
+    /// Checks the entity, the ID kind and the property names; fills defaults and nulls; widens
+    /// integers stored in double attributes.
+    func normalize(_ input: Record, inserting: Bool) throws -> Record {
+        let entity = try schema.requireEntity(input.entity)
+        guard input.id.kind == entity.idKind else {
+            throw StrataError(.typeMismatch, entity: entity.name, recordID: input.id, property: "id",
+                              "\(entity.name) uses \(entity.idKind) IDs, got a \(input.id.kind) ID")
+        }
+        for name in input.values.keys where !entity.isStoredProperty(name) {
+            if entity.relationship(name) != nil {
+                throw StrataError(.unknownProperty, entity: entity.name, recordID: input.id, property: name,
+                                  "\(name) is a to-many relationship; change it with link, unlink or setRelated")
+            }
+            throw StrataError(.unknownProperty, entity: entity.name, recordID: input.id, property: name,
+                              "\(name) is not an attribute or to-one of \(entity.name)")
+        }
+        var values = input.values
+        for attribute in entity.attributes {
+            switch values[attribute.name] {
+            case nil:
+                values[attribute.name] = inserting ? (attribute.defaultValue ?? .null) : .null
+            case .int(let number)? where attribute.type == .double:
+                values[attribute.name] = .double(Double(number))
+            default:
+                break
+            }
+        }
+        for relationship in entity.relationships where relationship.isToOne && values[relationship.name] == nil {
+            values[relationship.name] = .null
+        }
+        return Record(entity: entity.name, id: input.id, version: 0, values: values)
+    }
+
+    func touch(_ entity: String, _ relationship: RelationshipDescription, _ owner: RecordID) {
+        guard relationship.minCount != nil || relationship.maxCount != nil else { return }
+        touchedMemberships.insert(MembershipKey(entity: entity, relationship: relationship.name, owner: owner))
+    }
+}

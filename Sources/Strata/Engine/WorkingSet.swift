@@ -1,0 +1,171 @@
+/// The staged state of one save over a backend write transaction. Reads through it see the save's
+/// own changes; indexes over the staged records keep referrer and link-owner lookups from scanning.
+final class WorkingSet: StorageReadTransaction {
+    struct Entry {
+        /// The committed record, `nil` for an insert.
+        var original: Record?
+        /// The staged record, `nil` once deleted.
+        var current: Record?
+    }
+
+    struct ReferenceKey: Hashable {
+        var entity: String
+        var property: String
+        var target: RecordID
+    }
+
+    struct LinkKey: Hashable {
+        var entity: String
+        var relationship: String
+        var owner: RecordID
+    }
+
+    let base: any StorageWriteTransaction
+    let schema: Schema
+    let executor: QueryExecutor
+
+    private(set) var entries: [RecordKey: Entry] = [:]
+    /// Keys in first-touch order, so writes and history follow the order of the save.
+    private(set) var order: [RecordKey] = []
+    private(set) var touchedEntities: Set<String> = []
+    /// For every staged record: which targets its to-one references point at now.
+    private var stagedReferrers: [ReferenceKey: Set<RecordID>] = [:]
+
+    private(set) var linkEntries: [LinkKey: (original: [RecordID], current: [RecordID])] = [:]
+    private(set) var linkOrder: [LinkKey] = []
+    /// For every staged link list: which owners contain a target now.
+    private var stagedLinkOwners: [ReferenceKey: Set<RecordID>] = [:]
+
+    init(base: any StorageWriteTransaction, executor: QueryExecutor) {
+        self.base = base
+        self.schema = base.schema
+        self.executor = executor
+    }
+
+    // MARK: Records
+
+    func record(_ entity: String, id: RecordID) throws -> Record? {
+        let key = RecordKey(entity: entity, id: id)
+        if let entry = entries[key] { return entry.current }
+        return try base.record(entity, id: id)
+    }
+
+    /// Whether the record was deleted by this save.
+    func isDeleted(_ key: RecordKey) -> Bool {
+        if let entry = entries[key] { return entry.current == nil && entry.original != nil }
+        return false
+    }
+
+    /// Stages a new state for a record (`nil` deletes it).
+    func stage(_ key: RecordKey, _ record: Record?) throws {
+        if entries[key] == nil {
+            let original = try base.record(key.entity, id: key.id)
+            entries[key] = Entry(original: original, current: original)
+            order.append(key)
+            touchedEntities.insert(key.entity)
+            if let original { index(original, adding: true) }
+        }
+        if let previous = entries[key]?.current { index(previous, adding: false) }
+        entries[key]?.current = record
+        if let record { index(record, adding: true) }
+    }
+
+    func stage(_ record: Record) throws { try stage(record.key, record) }
+
+    private func index(_ record: Record, adding: Bool) {
+        guard let entity = schema.entity(record.entity) else { return }
+        for relationship in entity.relationships where relationship.isToOne {
+            guard let target = RecordID(record[relationship.name]) else { continue }
+            let key = ReferenceKey(entity: record.entity, property: relationship.name, target: target)
+            if adding {
+                stagedReferrers[key, default: []].insert(record.id)
+            } else {
+                stagedReferrers[key]?.remove(record.id)
+            }
+        }
+    }
+
+    func referrers(_ entity: String, property: String, to target: RecordID) throws -> [RecordID] {
+        let committed = try base.referrers(entity, property: property, to: target)
+        guard touchedEntities.contains(entity) else { return committed }
+        var result = Set(committed.filter { entries[RecordKey(entity: entity, id: $0)] == nil })
+        result.formUnion(stagedReferrers[ReferenceKey(entity: entity, property: property, target: target)] ?? [])
+        return result.sorted()
+    }
+
+    // MARK: Links
+
+    func links(_ entity: String, relationship: String, from owner: RecordID) throws -> [RecordID] {
+        if let entry = linkEntries[LinkKey(entity: entity, relationship: relationship, owner: owner)] { return entry.current }
+        return try base.links(entity, relationship: relationship, from: owner)
+    }
+
+    func linkOwners(_ entity: String, relationship: String, to target: RecordID) throws -> [RecordID] {
+        let committed = try base.linkOwners(entity, relationship: relationship, to: target)
+        var result = Set(committed.filter {
+            linkEntries[LinkKey(entity: entity, relationship: relationship, owner: $0)] == nil
+        })
+        result.formUnion(stagedLinkOwners[ReferenceKey(entity: entity, property: relationship, target: target)] ?? [])
+        return result.sorted()
+    }
+
+    func stageLinks(_ entity: String, relationship: String, from owner: RecordID, to targets: [RecordID]) throws {
+        let key = LinkKey(entity: entity, relationship: relationship, owner: owner)
+        if linkEntries[key] == nil {
+            let original = try base.links(entity, relationship: relationship, from: owner)
+            linkEntries[key] = (original, original)
+            linkOrder.append(key)
+            indexLinks(key, original, adding: true)
+        }
+        if let previous = linkEntries[key]?.current { indexLinks(key, previous, adding: false) }
+        linkEntries[key]?.current = targets
+        indexLinks(key, targets, adding: true)
+    }
+
+    private func indexLinks(_ key: LinkKey, _ targets: [RecordID], adding: Bool) {
+        for target in targets {
+            let reference = ReferenceKey(entity: key.entity, property: key.relationship, target: target)
+            if adding {
+                stagedLinkOwners[reference, default: []].insert(key.owner)
+            } else {
+                stagedLinkOwners[reference]?.remove(key.owner)
+            }
+        }
+    }
+
+    // MARK: Queries over the staged state
+
+    func fetch(_ plan: FetchPlan) throws -> [Record] {
+        let usesRelationships = plan.predicate.map { !$0.requiredFeatures.isDisjoint(with: [.toOne, .toMany]) } ?? false
+        if !touchedEntities.contains(plan.entity) && (!usesRelationships || entries.isEmpty) {
+            return try executor.fetch(plan, in: base)
+        }
+        // Committed candidates (all of them when relationships may have changed), minus staged
+        // records, plus staged records that match now.
+        let candidatePlan = FetchPlan(entity: plan.entity, predicate: usesRelationships ? nil : plan.predicate)
+        var records = try executor.fetch(candidatePlan, in: base).filter {
+            entries[RecordKey(entity: plan.entity, id: $0.id)] == nil
+        }
+        if usesRelationships, let predicate = plan.predicate {
+            let evaluator = PredicateEvaluator(self)
+            records = try records.filter { try evaluator.matches($0, predicate) }
+        }
+        let evaluator = PredicateEvaluator(self)
+        for key in order where key.entity == plan.entity {
+            guard let record = entries[key]?.current else { continue }
+            if try plan.predicate.map({ try evaluator.matches(record, $0) }) ?? true { records.append(record) }
+        }
+        PredicateEvaluator.sort(&records, by: plan.sort)
+        return QueryExecutor.page(records, offset: plan.offset, limit: plan.limit)
+    }
+
+    func count(_ plan: FetchPlan) throws -> Int {
+        try fetch(FetchPlan(entity: plan.entity, predicate: plan.predicate)).count
+    }
+
+    func metadata(_ key: String) throws -> [UInt8]? { try base.metadata(key) }
+
+    func metadata(prefix: String, after: String?, limit: Int?) throws -> [(key: String, value: [UInt8])] {
+        try base.metadata(prefix: prefix, after: after, limit: limit)
+    }
+}

@@ -1,0 +1,89 @@
+/// The one error type Strata throws: an open-ended ``Code`` plus the entity, record and property
+/// it concerns, a message, and the underlying cause when there is one.
+///
+/// Every bad input — a wrong type, a missing value, an unknown entity or property, a reference to a
+/// record that does not exist, a uniqueness clash, a failed validation rule, a denied delete, an
+/// unreadable store — surfaces as a `StrataError`, and the store is left exactly as it was.
+public struct StrataError: Error, Sendable, CustomStringConvertible {
+    /// What went wrong. Open-ended so backends and later features can add codes.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        public let rawValue: String
+        public init(_ rawValue: String) { self.rawValue = rawValue }
+        public var description: String { rawValue }
+
+        /// The schema is inconsistent (duplicate names, a broken inverse, an unknown attribute in a constraint).
+        public static let invalidSchema = Code("invalidSchema")
+        /// The entity is not in the store's schema.
+        public static let unknownEntity = Code("unknownEntity")
+        /// The property is not declared on the entity.
+        public static let unknownProperty = Code("unknownProperty")
+        /// A value has the wrong type for its attribute, or a record has the wrong ID kind.
+        public static let typeMismatch = Code("typeMismatch")
+        /// A required attribute or relationship has no value.
+        public static let missingValue = Code("missingValue")
+        /// A validation rule (range, length, pattern, custom, allowed enum values) failed.
+        public static let validationFailed = Code("validationFailed")
+        /// A to-many relationship has fewer or more destinations than its declared bounds.
+        public static let relationshipCount = Code("relationshipCount")
+        /// A reference names a record that does not exist.
+        public static let invalidReference = Code("invalidReference")
+        /// A unique constraint would be violated.
+        public static let uniqueViolation = Code("uniqueViolation")
+        /// An insert used an ID that already exists (use an explicit upsert to replace).
+        public static let duplicateID = Code("duplicateID")
+        /// An update or explicit lookup named a record that does not exist.
+        public static let notFound = Code("notFound")
+        /// A `deny` delete rule refused the delete.
+        public static let deleteDenied = Code("deleteDenied")
+        /// A query is malformed for the schema (wrong relationship kind, unknown property).
+        public static let invalidQuery = Code("invalidQuery")
+        /// No backend is registered for the URL's scheme, or the URL is malformed.
+        public static let unsupportedStore = Code("unsupportedStore")
+        /// The store was closed.
+        public static let storeClosed = Code("storeClosed")
+        /// The file is not a store of this kind.
+        public static let notAStore = Code("notAStore")
+        /// The store's data is truncated or corrupt.
+        public static let corruptStore = Code("corruptStore")
+        /// The store was written with another (or newer) schema or format.
+        public static let incompatibleStore = Code("incompatibleStore")
+        /// The backend failed to read or write.
+        public static let storageFailure = Code("storageFailure")
+        /// A save conflicts with changes made since the data was read.
+        public static let mergeConflict = Code("mergeConflict")
+    }
+
+    public var code: Code
+    public var entity: String?
+    public var recordID: RecordID?
+    public var property: String?
+    public var message: String
+    /// For ``Code/deleteDenied`` and ``Code/relationshipCount``: how many destinations were involved.
+    public var count: Int?
+    /// The error that caused this one (a decoding error, an I/O error, a backend error).
+    public var underlying: (any Error & Sendable)?
+
+    public init(
+        _ code: Code, entity: String? = nil, recordID: RecordID? = nil, property: String? = nil,
+        count: Int? = nil, underlying: (any Error & Sendable)? = nil, _ message: String
+    ) {
+        self.code = code
+        self.entity = entity
+        self.recordID = recordID
+        self.property = property
+        self.count = count
+        self.underlying = underlying
+        self.message = message
+    }
+
+    public var description: String {
+        var location = entity ?? ""
+        if let recordID { location += "(\(recordID))" }
+        if let property { location += location.isEmpty ? property : ".\(property)" }
+        var text = "[\(code)]"
+        if !location.isEmpty { text += " \(location):" }
+        text += " \(message)"
+        if let underlying { text += " (cause: \(underlying))" }
+        return text
+    }
+}

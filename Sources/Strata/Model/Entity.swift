@@ -1,0 +1,218 @@
+/// The declaration of a model's entity: its name and members. Key paths are resolved to property
+/// names when the declaration is made, so a typo'd or unsupported key path surfaces as an
+/// ``StrataError/Code/invalidSchema`` error when the ``Schema`` is built.
+public struct Entity<Model: PersistentModel>: Sendable {
+    public let name: String
+    let members: [EntityMember<Model>]
+    /// Stored names that differ from the key-path text (`name:` overrides), by key-path text.
+    let renamed: [String: String]
+
+    /// - Parameters:
+    ///   - name: The entity name; the type's name when omitted.
+    ///   - members: Attributes, relationships, indexes, unique constraints and checks.
+    public init(_ name: String? = nil, _ members: [EntityMember<Model>]) {
+        self.name = name ?? String(describing: Model.self)
+        self.members = members
+        var renamed: [String: String] = [:]
+        for member in members { renamed.merge(member.renamed, uniquingKeysWith: { a, _ in a }) }
+        self.renamed = renamed
+    }
+
+    /// The stored property name a key path denotes.
+    public func propertyName(_ keyPath: PartialKeyPath<Model>) -> Result<String, StrataError> {
+        KeyPathName.resolve(keyPath).map { renamed[$0] ?? $0 }
+    }
+
+    func description() throws -> EntityDescription {
+        var entity = EntityDescription(name: name, idKind: Model.ID.recordIDKind)
+        for member in members {
+            switch member.part {
+            case .attributes(let result): entity.attributes += try result.get()
+            case .relationship(let result): entity.relationships.append(try result.get())
+            case .index(let result): entity.indexes.append(try result.get())
+            case .unique(let result): entity.uniqueConstraints.append(try result.get())
+            case .check(let check): entity.recordChecks.append(check)
+            }
+            if case .attributes(let result) = member.part, member.isUnique {
+                entity.uniqueConstraints += try result.get().map { [$0.name] }
+            }
+        }
+        return EntityDescription(
+            name: entity.name, idKind: entity.idKind, attributes: entity.attributes,
+            relationships: entity.relationships, indexes: entity.indexes,
+            uniqueConstraints: entity.uniqueConstraints, recordChecks: entity.recordChecks)
+    }
+}
+
+/// One member of an ``Entity`` declaration, made with the static factories:
+/// `.attribute`, `.composite`, `.toOne`, `.toMany`, `.index`, `.unique`, `.check`.
+public struct EntityMember<Model>: Sendable {
+    enum Part: Sendable {
+        case attributes(Result<[AttributeDescription], StrataError>)
+        case relationship(Result<RelationshipDescription, StrataError>)
+        case index(Result<[String], StrataError>)
+        case unique(Result<[String], StrataError>)
+        case check(RecordCheck)
+    }
+
+    let part: Part
+    var isUnique = false
+    var renamed: [String: String] = [:]
+
+    static func describeAttribute<Root, V: AttributeConvertible>(
+        _ keyPath: KeyPath<Root, V>, type: V.Type, name: String?, default defaultValue: V?, indexed: Bool,
+        rules: [ValidationRule]
+    ) -> Result<AttributeDescription, StrataError> {
+        let resolved = name.map { Result.success($0) } ?? KeyPathName.resolve(keyPath as PartialKeyPath<Root>)
+        return resolved.map {
+            AttributeDescription(
+                name: $0, type: V.attributeType, isOptional: V.isOptionalAttribute,
+                defaultValue: defaultValue?.attributeValue, isIndexed: indexed,
+                allowedValues: V.allowedAttributeValues, rules: rules)
+        }
+    }
+
+    static func names(_ keyPaths: [PartialKeyPath<Model>]) -> Result<[String], StrataError> {
+        var names: [String] = []
+        for keyPath in keyPaths {
+            switch KeyPathName.resolve(keyPath) {
+            case .success(let name): names.append(name)
+            case .failure(let error): return .failure(error)
+            }
+        }
+        return .success(names)
+    }
+}
+
+extension EntityMember where Model: PersistentModel {
+    /// A scalar, optional or enum attribute.
+    public static func attribute<V: AttributeConvertible>(
+        _ keyPath: KeyPath<Model, V>, name: String? = nil, default defaultValue: V? = nil, indexed: Bool = false,
+        unique: Bool = false, rules: [ValidationRule] = []
+    ) -> EntityMember {
+        let description = describeAttribute(keyPath, type: V.self, name: name, default: defaultValue, indexed: indexed, rules: rules)
+        var member = EntityMember(part: .attributes(description.map { [$0] }))
+        member.isUnique = unique
+        if let name, case .success(let text) = KeyPathName.resolve(keyPath as PartialKeyPath<Model>) { member.renamed[text] = name }
+        return member
+    }
+
+    /// A composite attribute: one stored attribute per field, named `property.field`.
+    public static func composite<C: CompositeAttribute>(_ keyPath: KeyPath<Model, C>) -> EntityMember {
+        let fields = KeyPathName.resolve(keyPath as PartialKeyPath<Model>).flatMap { prefix -> Result<[AttributeDescription], StrataError> in
+            var attributes: [AttributeDescription] = []
+            for field in C.fields {
+                switch field.attribute {
+                case .success(var attribute):
+                    attribute.name = prefix + "." + attribute.name
+                    attributes.append(attribute)
+                case .failure(let error):
+                    return .failure(error)
+                }
+            }
+            return .success(attributes)
+        }
+        return EntityMember(part: .attributes(fields))
+    }
+
+    /// A to-one whose inverse is a to-many on the destination.
+    public static func toOne<D: PersistentModel>(
+        _ keyPath: KeyPath<Model, D.ID?>, _ destination: D.Type, inverse: ToMany<D, Model>, deleteRule: DeleteRule = .nullify
+    ) -> EntityMember {
+        toOne(keyPath, D.entityName, inverse: .success(inverse.name), required: false, deleteRule: deleteRule)
+    }
+
+    /// A required to-one whose inverse is a to-many on the destination.
+    public static func toOne<D: PersistentModel>(
+        _ keyPath: KeyPath<Model, D.ID>, _ destination: D.Type, inverse: ToMany<D, Model>, deleteRule: DeleteRule = .nullify
+    ) -> EntityMember {
+        toOne(keyPath, D.entityName, inverse: .success(inverse.name), required: true, deleteRule: deleteRule)
+    }
+
+    /// A one-to-one: both sides are to-ones, kept pointing at each other by the engine.
+    public static func toOne<D: PersistentModel>(
+        _ keyPath: KeyPath<Model, D.ID?>, _ destination: D.Type, inverse: KeyPath<D, Model.ID?>, deleteRule: DeleteRule = .nullify
+    ) -> EntityMember {
+        toOne(keyPath, D.entityName, inverse: KeyPathName.resolve(inverse as PartialKeyPath<D>), required: false, deleteRule: deleteRule)
+    }
+
+    /// A to-one without an inverse. Deleting the destination leaves the reference dangling (it reads as not found).
+    public static func toOne<D: PersistentModel>(
+        _ keyPath: KeyPath<Model, D.ID?>, _ destination: D.Type, deleteRule: DeleteRule = .nullify
+    ) -> EntityMember {
+        toOne(keyPath, D.entityName, inverse: nil, required: false, deleteRule: deleteRule)
+    }
+
+    private static func toOne(
+        _ keyPath: PartialKeyPath<Model>, _ destination: String, inverse: Result<String, StrataError>?, required: Bool,
+        deleteRule: DeleteRule
+    ) -> EntityMember {
+        let description = KeyPathName.resolve(keyPath).flatMap { name in
+            (inverse ?? .success("")).map { inverseName in
+                RelationshipDescription(
+                    name: name, destination: destination, inverse: inverse == nil ? nil : inverseName,
+                    cardinality: .toOne, deleteRule: deleteRule, isRequired: required)
+            }
+        }
+        return EntityMember(part: .relationship(description))
+    }
+
+    /// A to-many whose inverse is an optional to-one on the destination (one-to-many).
+    public static func toMany<D: PersistentModel>(
+        _ relationship: ToMany<Model, D>, inverse: KeyPath<D, Model.ID?>, ordered: Bool = false,
+        deleteRule: DeleteRule = .nullify, minCount: Int? = nil, maxCount: Int? = nil
+    ) -> EntityMember {
+        toMany(relationship, inverse: KeyPathName.resolve(inverse as PartialKeyPath<D>), ordered: ordered,
+               deleteRule: deleteRule, minCount: minCount, maxCount: maxCount)
+    }
+
+    /// A to-many whose inverse is a required to-one on the destination (one-to-many).
+    public static func toMany<D: PersistentModel>(
+        _ relationship: ToMany<Model, D>, inverse: KeyPath<D, Model.ID>, ordered: Bool = false,
+        deleteRule: DeleteRule = .nullify, minCount: Int? = nil, maxCount: Int? = nil
+    ) -> EntityMember {
+        toMany(relationship, inverse: KeyPathName.resolve(inverse as PartialKeyPath<D>), ordered: ordered,
+               deleteRule: deleteRule, minCount: minCount, maxCount: maxCount)
+    }
+
+    /// A many-to-many: both sides are to-many.
+    public static func toMany<D: PersistentModel>(
+        _ relationship: ToMany<Model, D>, inverse: ToMany<D, Model>, ordered: Bool = false,
+        deleteRule: DeleteRule = .nullify, minCount: Int? = nil, maxCount: Int? = nil
+    ) -> EntityMember {
+        toMany(relationship, inverse: .success(inverse.name), ordered: ordered,
+               deleteRule: deleteRule, minCount: minCount, maxCount: maxCount)
+    }
+
+    private static func toMany<D: PersistentModel>(
+        _ relationship: ToMany<Model, D>, inverse: Result<String, StrataError>, ordered: Bool,
+        deleteRule: DeleteRule, minCount: Int?, maxCount: Int?
+    ) -> EntityMember {
+        EntityMember(part: .relationship(inverse.map {
+            RelationshipDescription(
+                name: relationship.name, destination: D.entityName, inverse: $0, cardinality: .toMany,
+                isOrdered: ordered, deleteRule: deleteRule, minCount: minCount, maxCount: maxCount)
+        }))
+    }
+
+    /// A (non-unique) index over one or more attributes or to-ones.
+    public static func index(_ keyPaths: PartialKeyPath<Model>...) -> EntityMember {
+        EntityMember(part: .index(names(keyPaths)))
+    }
+
+    /// A unique constraint over one or more attributes or to-ones (compound when several).
+    public static func unique(_ keyPaths: PartialKeyPath<Model>...) -> EntityMember {
+        EntityMember(part: .unique(names(keyPaths)))
+    }
+
+    /// A named record-level check over the typed model, reported against `property` when it fails.
+    public static func check(
+        _ name: String, on property: PartialKeyPath<Model>? = nil, _ body: @escaping @Sendable (Model) -> Bool
+    ) -> EntityMember {
+        let propertyName = property.flatMap { try? KeyPathName.resolve($0).get() }
+        return EntityMember(part: .check(RecordCheck(name: name, property: propertyName) { record in
+            guard let model = try? Model(record: record) else { return "cannot be read as \(Model.self)" }
+            return body(model) ? nil : "fails \(name)"
+        }))
+    }
+}

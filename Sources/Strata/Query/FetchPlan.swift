@@ -1,0 +1,46 @@
+/// What the engine asks a backend to fetch: one entity, an optional predicate, sort keys and a page.
+///
+/// A backend evaluates the parts its ``FetchCapabilities`` declare; the engine only sends plans the
+/// backend can answer completely (it evaluates the rest itself), so a backend never sees a plan
+/// with parts it declined.
+public struct FetchPlan: Sendable, Hashable {
+    public var entity: String
+    public var predicate: PredicateExpression?
+    public var sort: [SortKey]
+    public var limit: Int?
+    public var offset: Int
+
+    public init(entity: String, predicate: PredicateExpression? = nil, sort: [SortKey] = [], limit: Int? = nil, offset: Int = 0) {
+        self.entity = entity
+        self.predicate = predicate
+        self.sort = sort
+        self.limit = limit
+        self.offset = offset
+    }
+}
+
+/// Which parts of a ``FetchPlan`` a backend evaluates natively. Values, not type checks: the
+/// engine reads them and evaluates the declined parts itself, so results are identical.
+public struct FetchCapabilities: Sendable, Hashable {
+    public var predicateFeatures: Set<PredicateFeature>
+    /// Sorting by stored properties with the contract's null ordering and ID tie-break.
+    public var sorting: Bool
+    /// Limit and offset (only sent together with sorting).
+    public var paging: Bool
+    /// `count` without materialising records.
+    public var counting: Bool
+
+    public init(predicateFeatures: Set<PredicateFeature>, sorting: Bool, paging: Bool, counting: Bool) {
+        self.predicateFeatures = predicateFeatures
+        self.sorting = sorting
+        self.paging = paging
+        self.counting = counting
+    }
+
+    /// Everything: the backend answers every plan itself.
+    public static let all = FetchCapabilities(
+        predicateFeatures: Set(PredicateFeature.allCases), sorting: true, paging: true, counting: true)
+
+    /// Nothing: the backend only lists an entity's records; the engine filters, sorts and pages.
+    public static let none = FetchCapabilities(predicateFeatures: [], sorting: false, paging: false, counting: false)
+}

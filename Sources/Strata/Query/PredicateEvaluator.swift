@@ -1,0 +1,125 @@
+import Foundation
+
+/// The reference implementation of ``PredicateExpression`` semantics. The engine uses it for
+/// whatever a backend declines; a backend may use it too (the in-memory backend does).
+public struct PredicateEvaluator {
+    let transaction: any StorageReadTransaction
+
+    public init(_ transaction: any StorageReadTransaction) {
+        self.transaction = transaction
+    }
+
+    /// Whether `record` satisfies `expression`.
+    public func matches(_ record: Record, _ expression: PredicateExpression) throws -> Bool {
+        switch expression {
+        case .constant(let flag):
+            return flag
+        case .compare(let property, let op, let constant, let options):
+            return Self.compare(record[property], op, constant, options)
+        case .inList(let property, let constants, let options):
+            let value = record[property]
+            if value.isNull { return constants.contains(where: \.isNull) }
+            return constants.contains { Self.compare(value, .equal, $0, options) }
+        case .between(let property, let lower, let upper):
+            let value = record[property]
+            guard let low = Value.compare(value, lower), let high = Value.compare(value, upper) else { return false }
+            return low != .ascending && high != .descending
+        case .text(let property, let op, let needle, let options):
+            guard case .string(let haystack) = record[property] else { return false }
+            let text = Self.fold(haystack, options)
+            let pattern = Self.fold(needle, options)
+            switch op {
+            case .contains: return pattern.isEmpty || text.contains(pattern)
+            case .hasPrefix: return text.hasPrefix(pattern)
+            case .hasSuffix: return text.hasSuffix(pattern)
+            }
+        case .isNil(let property):
+            return record[property].isNull
+        case .and(let parts):
+            for part in parts where try !matches(record, part) { return false }
+            return true
+        case .or(let parts):
+            for part in parts where try matches(record, part) { return true }
+            return false
+        case .not(let inner):
+            return try !matches(record, inner)
+        case .relatedOne(let name, let inner):
+            let relationship = try relationship(name, of: record.entity)
+            guard let id = RecordID(record[name]),
+                let destination = try transaction.record(relationship.destination, id: id)
+            else { return false }
+            return try matches(destination, inner)
+        case .anyRelated(let name, let inner):
+            return try anyDestination(of: record, name, matching: inner)
+        case .noneRelated(let name, let inner):
+            return try !anyDestination(of: record, name, matching: inner)
+        }
+    }
+
+    private func anyDestination(of record: Record, _ name: String, matching inner: PredicateExpression) throws -> Bool {
+        let relationship = try relationship(name, of: record.entity)
+        for destination in try transaction.relatedRecords(of: record, relationship) where try matches(destination, inner) {
+            return true
+        }
+        return false
+    }
+
+    private func relationship(_ name: String, of entity: String) throws -> RelationshipDescription {
+        guard let relationship = transaction.schema.entity(entity)?.relationship(name) else {
+            throw StrataError(.unknownProperty, entity: entity, property: name, "\(name) is not a relationship of \(entity)")
+        }
+        return relationship
+    }
+
+    /// Comparison with the contract's null semantics.
+    public static func compare(_ value: Value, _ op: ComparisonOperator, _ constant: Value, _ options: TextOptions = []) -> Bool {
+        if value.isNull || constant.isNull {
+            switch op {
+            case .equal: return value.isNull && constant.isNull
+            case .notEqual: return value.isNull != constant.isNull
+            default: return false
+            }
+        }
+        var left = value
+        var right = constant
+        if !options.isEmpty, case .string(let l) = value, case .string(let r) = constant {
+            left = .string(fold(l, options))
+            right = .string(fold(r, options))
+        }
+        switch op {
+        case .equal: return Value.predicateEquals(left, right)
+        case .notEqual: return !Value.predicateEquals(left, right)
+        default:
+            guard let order = Value.compare(left, right) else { return false }
+            switch op {
+            case .less: return order == .ascending
+            case .lessOrEqual: return order != .descending
+            case .greater: return order == .descending
+            default: return order != .ascending
+            }
+        }
+    }
+
+    /// Folds text for case- and diacritic-insensitive comparison.
+    public static func fold(_ text: String, _ options: TextOptions) -> String {
+        if options.isEmpty { return text }
+        var compareOptions: String.CompareOptions = []
+        if options.contains(.caseInsensitive) { compareOptions.insert(.caseInsensitive) }
+        if options.contains(.diacriticInsensitive) { compareOptions.insert(.diacriticInsensitive) }
+        return text.folding(options: compareOptions, locale: nil)
+    }
+
+    /// Sorts records by the keys, nulls first ascending, ID ascending as the final key.
+    public static func sort(_ records: inout [Record], by keys: [SortKey]) {
+        records.sort { a, b in
+            for key in keys {
+                switch Value.sortOrder(a[key.property], b[key.property]) {
+                case .same: continue
+                case .ascending: return key.ascending
+                case .descending: return !key.ascending
+                }
+            }
+            return a.id < b.id
+        }
+    }
+}

@@ -1,0 +1,80 @@
+/// The untyped predicate tree that travels from the typed DSL through the engine to backends.
+///
+/// Semantics every backend must reproduce (the engine's ``PredicateEvaluator`` is the reference):
+/// - Two-valued logic. A comparison with a null property is false, except `!=` against a non-null
+///   constant, which is true (Swift's `nil != 5`). `not` negates the result.
+/// - `== nil` / `!= nil` are ``isNil`` and its negation.
+/// - Numbers compare across `int` and `double`.
+/// - `relatedOne` is false when the to-one is null or points at a missing record.
+/// - `anyRelated` holds when some destination matches; `noneRelated` when none does.
+public indirect enum PredicateExpression: Sendable, Hashable {
+    case constant(Bool)
+    case compare(String, ComparisonOperator, Value, TextOptions)
+    case inList(String, [Value], TextOptions)
+    case between(String, Value, Value)
+    case text(String, TextOperator, String, TextOptions)
+    case isNil(String)
+    case and([PredicateExpression])
+    case or([PredicateExpression])
+    case not(PredicateExpression)
+    /// The destination of a to-one relationship matches.
+    case relatedOne(relationship: String, PredicateExpression)
+    /// Some destination of a to-many relationship matches.
+    case anyRelated(relationship: String, PredicateExpression)
+    /// No destination of a to-many relationship matches.
+    case noneRelated(relationship: String, PredicateExpression)
+
+    /// The features a backend needs to evaluate this expression natively.
+    public var requiredFeatures: Set<PredicateFeature> {
+        var features: Set<PredicateFeature> = []
+        collectFeatures(into: &features)
+        return features
+    }
+
+    private func collectFeatures(into features: inout Set<PredicateFeature>) {
+        func options(_ options: TextOptions) {
+            if options.contains(.caseInsensitive) { features.insert(.caseInsensitive) }
+            if options.contains(.diacriticInsensitive) { features.insert(.diacriticInsensitive) }
+        }
+        switch self {
+        case .constant: break
+        case .compare(_, let op, _, let textOptions):
+            features.insert(op == .equal || op == .notEqual ? .equality : .ordering)
+            options(textOptions)
+        case .inList(_, _, let textOptions): features.insert(.inList); options(textOptions)
+        case .between: features.insert(.between)
+        case .text(_, _, _, let textOptions): features.insert(.text); options(textOptions)
+        case .isNil: features.insert(.isNil)
+        case .and(let parts), .or(let parts):
+            features.insert(.logic)
+            for part in parts { part.collectFeatures(into: &features) }
+        case .not(let inner): features.insert(.logic); inner.collectFeatures(into: &features)
+        case .relatedOne(_, let inner): features.insert(.toOne); inner.collectFeatures(into: &features)
+        case .anyRelated(_, let inner), .noneRelated(_, let inner):
+            features.insert(.toMany); inner.collectFeatures(into: &features)
+        }
+    }
+}
+
+public enum ComparisonOperator: String, Sendable, Hashable, Codable {
+    case equal = "==", notEqual = "!=", less = "<", lessOrEqual = "<=", greater = ">", greaterOrEqual = ">="
+}
+
+public enum TextOperator: String, Sendable, Hashable, Codable {
+    case contains, hasPrefix, hasSuffix
+}
+
+/// How string comparisons fold text before comparing.
+public struct TextOptions: OptionSet, Sendable, Hashable, Codable {
+    public let rawValue: Int
+    public init(rawValue: Int) { self.rawValue = rawValue }
+    /// "Ana" matches "ana".
+    public static let caseInsensitive = TextOptions(rawValue: 1)
+    /// "Sao" matches "São".
+    public static let diacriticInsensitive = TextOptions(rawValue: 2)
+}
+
+/// A part of the predicate language a backend may or may not evaluate natively.
+public enum PredicateFeature: String, Sendable, Hashable, Codable, CaseIterable {
+    case equality, ordering, inList, between, text, caseInsensitive, diacriticInsensitive, isNil, logic, toOne, toMany
+}

@@ -1,0 +1,58 @@
+/// A typed fetch: a predicate, sort keys, limit and offset.
+///
+/// ```swift
+/// Query<Trip>.where(\.start > .now).sorted(by: \.start).sorted(by: \.name, .descending).limit(20)
+/// ```
+public struct Query<Model: PersistentModel>: Sendable {
+    public var predicate: Predicate<Model>?
+    public var sort: [SortKey] = []
+    public var limit: Int?
+    public var offset: Int = 0
+    var failure: StrataError?
+
+    public init(_ predicate: Predicate<Model>? = nil) {
+        self.predicate = predicate
+        self.failure = predicate?.failure
+    }
+
+    /// Every record of the entity.
+    public static var all: Query { Query() }
+
+    public static func `where`(_ predicate: Predicate<Model>) -> Query { Query(predicate) }
+
+    /// Narrows the query (`and` with any existing predicate).
+    public func `where`(_ predicate: Predicate<Model>) -> Query {
+        var copy = self
+        copy.predicate = self.predicate.map { $0 && predicate } ?? predicate
+        copy.failure = copy.failure ?? predicate.failure
+        return copy
+    }
+
+    /// Adds a sort key after the existing ones.
+    public func sorted<V: AttributeConvertible>(by keyPath: KeyPath<Model, V>, _ order: SortOrder = .ascending) -> Query {
+        var copy = self
+        switch Model.entity.propertyName(keyPath) {
+        case .success(let name): copy.sort.append(SortKey(name, ascending: order == .ascending))
+        case .failure(let error): copy.failure = copy.failure ?? error
+        }
+        return copy
+    }
+
+    public func limit(_ count: Int) -> Query {
+        var copy = self
+        copy.limit = count
+        return copy
+    }
+
+    public func offset(_ count: Int) -> Query {
+        var copy = self
+        copy.offset = count
+        return copy
+    }
+
+    /// The untyped plan, or the error a key path produced.
+    public func plan() throws -> FetchPlan {
+        if let failure { throw failure }
+        return FetchPlan(entity: Model.entityName, predicate: predicate?.expression, sort: sort, limit: limit, offset: offset)
+    }
+}

@@ -1,0 +1,26 @@
+/// One stored attribute of an entity. Composite attributes appear as one description per field,
+/// named `composite.field`, so every field is queryable, indexable and constrainable.
+public struct AttributeDescription: Sendable {
+    public var name: String
+    public var type: AttributeType
+    public var isOptional: Bool
+    /// Used when an untyped insert omits the attribute, and when a stored record lacks it.
+    public var defaultValue: Value?
+    public var isIndexed: Bool
+    /// For enum attributes: the raw values of the cases; any other value fails validation.
+    public var allowedValues: [Value]?
+    public var rules: [ValidationRule]
+
+    public init(
+        name: String, type: AttributeType, isOptional: Bool = false, defaultValue: Value? = nil,
+        isIndexed: Bool = false, allowedValues: [Value]? = nil, rules: [ValidationRule] = []
+    ) {
+        self.name = name
+        self.type = type
+        self.isOptional = isOptional
+        self.defaultValue = defaultValue
+        self.isIndexed = isIndexed
+        self.allowedValues = allowedValues
+        self.rules = rules
+    }
+}

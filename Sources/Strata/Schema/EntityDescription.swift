@@ -1,0 +1,87 @@
+/// The untyped description of one entity: what backends create storage for and what the engine enforces.
+public struct EntityDescription: Sendable {
+    public var name: String
+    public var idKind: RecordID.Kind
+    /// Stored attributes, composite fields flattened (`address.city`).
+    public var attributes: [AttributeDescription]
+    public var relationships: [RelationshipDescription]
+    /// Non-unique indexes, each over one or more attribute or to-one names.
+    public var indexes: [[String]]
+    /// Unique constraints, each over one or more attribute or to-one names. A tuple containing a
+    /// null never clashes (SQL semantics).
+    public var uniqueConstraints: [[String]]
+    /// Record-level checks (typed closures from a model declaration), run after attribute rules.
+    public var recordChecks: [RecordCheck]
+
+    public init(
+        name: String, idKind: RecordID.Kind = .uuid, attributes: [AttributeDescription] = [],
+        relationships: [RelationshipDescription] = [], indexes: [[String]] = [],
+        uniqueConstraints: [[String]] = [], recordChecks: [RecordCheck] = []
+    ) {
+        self.name = name
+        self.idKind = idKind
+        self.attributes = attributes
+        self.relationships = relationships
+        self.indexes = indexes
+        self.uniqueConstraints = uniqueConstraints
+        self.recordChecks = recordChecks
+        rebuildLookups()
+    }
+
+    private var attributeIndex: [String: Int] = [:]
+    private var relationshipIndex: [String: Int] = [:]
+
+    mutating func rebuildLookups() {
+        attributeIndex = Dictionary(attributes.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { a, _ in a })
+        relationshipIndex = Dictionary(relationships.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { a, _ in a })
+    }
+
+    public func attribute(_ name: String) -> AttributeDescription? {
+        attributeIndex[name].map { attributes[$0] }
+    }
+
+    public func relationship(_ name: String) -> RelationshipDescription? {
+        relationshipIndex[name].map { relationships[$0] }
+    }
+
+    /// To-one relationships (stored as references in `values`).
+    public var toOneRelationships: [RelationshipDescription] { relationships.filter(\.isToOne) }
+
+    /// Names stored in a record's `values`: attributes and to-one references.
+    public var storedPropertyNames: [String] {
+        attributes.map(\.name) + relationships.filter(\.isToOne).map(\.name)
+    }
+
+    /// Whether `name` is an attribute, or a to-one reference (both are stored values).
+    public func isStoredProperty(_ name: String) -> Bool {
+        attributeIndex[name] != nil || relationship(name)?.isToOne == true
+    }
+
+    /// Whether predicates and sort keys may name `name`: a stored property or `id`.
+    public func isQueryableProperty(_ name: String) -> Bool {
+        name == "id" || isStoredProperty(name)
+    }
+
+    /// Attributes and to-one references that backends should index: declared indexes, unique
+    /// constraints and every reference (delete rules and inverse upkeep look referrers up).
+    public var indexedProperties: Set<String> {
+        var names = Set(attributes.filter(\.isIndexed).map(\.name))
+        for index in indexes { names.formUnion(index) }
+        for constraint in uniqueConstraints { names.formUnion(constraint) }
+        names.formUnion(relationships.filter(\.isToOne).map(\.name))
+        return names
+    }
+}
+
+/// A named record-level validation: `nil` when the record passes, otherwise the failing property and why.
+public struct RecordCheck: Sendable {
+    public var name: String
+    public var property: String?
+    public var check: @Sendable (Record) -> String?
+
+    public init(name: String, property: String?, check: @escaping @Sendable (Record) -> String?) {
+        self.name = name
+        self.property = property
+        self.check = check
+    }
+}

@@ -1,0 +1,54 @@
+/// One relationship of an entity.
+public struct RelationshipDescription: Sendable {
+    public enum Cardinality: String, Sendable, Hashable, Codable {
+        case toOne, toMany
+    }
+
+    /// How the relationship is kept by a backend. Decided by the schema from the pair of sides.
+    public enum Storage: String, Sendable, Hashable, Codable {
+        /// A to-one: the destination's ID is stored in the record's `values` under the relationship name.
+        case reference
+        /// A to-many whose inverse is a to-one: derived from the inverse references (nothing stored).
+        case inverseReference
+        /// An ordered to-many whose inverse is a to-one: the order is kept as a link list on this side;
+        /// membership also follows the inverse references.
+        case orderedLinks
+        /// The owning side of a many-to-many: the backend keeps a link list per record (a join table).
+        case links
+        /// The other side of a many-to-many: read through the owning side's reverse lookup.
+        case inverseLinks
+    }
+
+    public var name: String
+    public var destination: String
+    public var inverse: String?
+    public var cardinality: Cardinality
+    public var isOrdered: Bool
+    public var deleteRule: DeleteRule
+    /// A to-one that must point at a record.
+    public var isRequired: Bool
+    /// Bounds on a to-many's destination count.
+    public var minCount: Int?
+    public var maxCount: Int?
+    /// Filled in by ``Schema`` when it is built.
+    public internal(set) var storage: Storage
+
+    public init(
+        name: String, destination: String, inverse: String?, cardinality: Cardinality,
+        isOrdered: Bool = false, deleteRule: DeleteRule = .nullify, isRequired: Bool = false,
+        minCount: Int? = nil, maxCount: Int? = nil
+    ) {
+        self.name = name
+        self.destination = destination
+        self.inverse = inverse
+        self.cardinality = cardinality
+        self.isOrdered = isOrdered
+        self.deleteRule = deleteRule
+        self.isRequired = isRequired
+        self.minCount = minCount
+        self.maxCount = maxCount
+        self.storage = cardinality == .toOne ? .reference : .inverseReference
+    }
+
+    public var isToOne: Bool { cardinality == .toOne }
+}

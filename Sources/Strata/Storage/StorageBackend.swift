@@ -1,0 +1,79 @@
+/// A storage engine Strata runs on: the SPI a backend implements.
+///
+/// ## Contract
+/// - ``read(_:)`` and ``write(_:)`` are async on the outside and run a **synchronous** closure on
+///   the backend's own executor (a connection, a writer thread, a lock). The transaction handle
+///   passed in must not escape the closure.
+/// - A write transaction sees its own changes. Writes are serialised: at most one write closure
+///   runs at a time. Throwing from a write closure rolls back everything it did; returning commits
+///   it atomically and durably (as durable as the backend documents).
+/// - A read transaction sees one consistent committed state for its whole duration.
+/// - Backends store records, link lists and metadata. They never implement delete rules, inverses,
+///   validation, uniqueness, versioning or history: the engine does, inside one write transaction,
+///   so every backend gets them identically.
+/// - ``capabilities`` declare which parts of a ``FetchPlan`` the backend evaluates; the engine
+///   evaluates the rest, so a backend may start with ``FetchCapabilities/none`` and grow.
+///
+/// The conformance suite (`StrataConformance`) checks all of this; a backend is done when it passes.
+public protocol StorageBackend: Sendable {
+    /// The schema the backend was opened with.
+    var schema: Schema { get }
+    /// Which parts of a fetch plan the backend evaluates natively.
+    var capabilities: FetchCapabilities { get }
+    /// Runs `body` in a read transaction.
+    func read<T: Sendable>(_ body: @escaping @Sendable (any StorageReadTransaction) throws -> T) async throws -> T
+    /// Runs `body` in the single write transaction; commits when it returns, rolls back when it throws.
+    func write<T: Sendable>(_ body: @escaping @Sendable (any StorageWriteTransaction) throws -> T) async throws -> T
+    /// Releases the backend's resources. Later calls fail with ``StrataError/Code/storeClosed``.
+    func close() async throws
+}
+
+/// Reads inside a transaction. Not `Sendable`: it lives only for the closure it was passed to.
+public protocol StorageReadTransaction {
+    /// The schema the backend was opened with.
+    var schema: Schema { get }
+
+    /// The record with this ID, or `nil`.
+    func record(_ entity: String, id: RecordID) throws -> Record?
+
+    /// Records matching the plan. The engine only sends the parts ``StorageBackend/capabilities``
+    /// allow: a predicate using declared features only; sort keys only when `sorting` is declared;
+    /// limit and offset only when `paging` is. Results follow the sort keys (nulls first ascending),
+    /// then the record ID ascending as the last key.
+    func fetch(_ plan: FetchPlan) throws -> [Record]
+
+    /// How many records match the plan's predicate (sort, limit and offset are not sent).
+    /// Called only when `counting` is declared.
+    func count(_ plan: FetchPlan) throws -> Int
+
+    /// IDs of the records of `entity` whose stored property `property` (a to-one reference or an
+    /// indexed attribute) equals `target`'s value, ID ascending. Must use an index: delete rules
+    /// and inverse upkeep call it for every deleted or re-pointed record.
+    func referrers(_ entity: String, property: String, to target: RecordID) throws -> [RecordID]
+
+    /// The ordered link list of `owner` for a relationship whose storage is
+    /// ``RelationshipDescription/Storage/links`` or ``RelationshipDescription/Storage/orderedLinks``.
+    func links(_ entity: String, relationship: String, from owner: RecordID) throws -> [RecordID]
+
+    /// The owners whose link list for `relationship` contains `target`, ID ascending (indexed).
+    func linkOwners(_ entity: String, relationship: String, to target: RecordID) throws -> [RecordID]
+
+    /// A metadata value (schema state, counters, history live here under `strata.` keys).
+    func metadata(_ key: String) throws -> [UInt8]?
+
+    /// Metadata entries whose key starts with `prefix` and sorts after `after` (when given), in
+    /// ascending key order, at most `limit` of them.
+    func metadata(prefix: String, after: String?, limit: Int?) throws -> [(key: String, value: [UInt8])]
+}
+
+/// Writes inside the single write transaction.
+public protocol StorageWriteTransaction: StorageReadTransaction {
+    /// Inserts or replaces the record (the engine has already set its version).
+    func put(_ record: Record) throws
+    /// Removes the record and its own link lists. Does nothing if it does not exist.
+    func delete(_ entity: String, id: RecordID) throws
+    /// Replaces `owner`'s link list for `relationship` (an empty list removes it).
+    func setLinks(_ entity: String, relationship: String, from owner: RecordID, to targets: [RecordID]) throws
+    /// Sets or (with `nil`) removes a metadata value.
+    func setMetadata(_ key: String, _ value: [UInt8]?) throws
+}

@@ -1,0 +1,100 @@
+/// Async, `Sendable` access to one model type — what a service layer calls.
+///
+/// Each write is its own atomic save (delete rules, inverses, validation and history included).
+/// Repository writes are last-writer-wins; use `store.transaction` for several writes at once.
+public struct Repository<Model: PersistentModel>: Sendable {
+    public let store: Store
+
+    public func insert(_ model: Model) async throws {
+        try await store.transaction { try $0.insert(model) }
+    }
+
+    /// Inserts many models in one save.
+    public func insert(contentsOf models: [Model]) async throws {
+        try await store.transaction { tx in for model in models { try tx.insert(model) } }
+    }
+
+    /// Inserts, or replaces an existing record with the same ID. Always explicit, never implied.
+    public func upsert(_ model: Model) async throws {
+        try await store.transaction { try $0.upsert(model) }
+    }
+
+    public func update(_ model: Model) async throws {
+        try await store.transaction { try $0.update(model) }
+    }
+
+    /// Deletes by ID; delete rules apply. A missing ID is ``StrataError/Code/notFound``.
+    public func delete(_ id: Model.ID) async throws {
+        try await store.transaction { try $0.delete(Model.self, id: id) }
+    }
+
+    /// Deletes every match in one save (delete rules apply, deny included); returns how many.
+    @discardableResult
+    public func delete(where predicate: Predicate<Model>) async throws -> Int {
+        try await store.transaction { try $0.delete(Query(predicate)) }
+    }
+
+    public func fetch(_ id: Model.ID) async throws -> Model? {
+        try await store.read { try $0.fetch(Model.self, id: id) }
+    }
+
+    public func fetch(_ query: Query<Model> = .all) async throws -> [Model] {
+        try await store.read { try $0.fetch(query) }
+    }
+
+    public func fetch(where predicate: Predicate<Model>) async throws -> [Model] {
+        try await fetch(Query(predicate))
+    }
+
+    public func first(_ query: Query<Model>) async throws -> Model? {
+        try await store.read { try $0.first(query) }
+    }
+
+    public func count(_ query: Query<Model> = .all) async throws -> Int {
+        try await store.read { try $0.count(query) }
+    }
+
+    public func count(where predicate: Predicate<Model>) async throws -> Int {
+        try await count(Query(predicate))
+    }
+
+    /// The destinations of a to-many of one record.
+    public func related<D: PersistentModel>(_ relationship: ToMany<Model, D>, of id: Model.ID) async throws -> [D] {
+        try await store.read { try $0.related(relationship, of: id) }
+    }
+
+    /// A page of results with a to-many prefetched for all of them (one query, no N+1).
+    public func fetch<D: PersistentModel>(_ query: Query<Model>, including relationship: ToMany<Model, D>) async throws -> [(model: Model, related: [D])] {
+        try await store.read { reader in
+            let models = try reader.fetch(query)
+            let related = try reader.related(relationship, of: models.map(\.id))
+            return models.map { ($0, related[$0.id] ?? []) }
+        }
+    }
+
+    /// The destinations of a to-one for a page of models, by ID (one query, no N+1).
+    public func referenced<D: PersistentModel>(_ keyPath: KeyPath<Model, D.ID?>, of models: [Model]) async throws -> [D.ID: D] {
+        let ids = Array(Set(models.compactMap { $0[keyPath: keyPath] }))
+        return try await store.read { reader in
+            try reader.records(D.entityName, ids: ids.map(\.recordID)).reduce(into: [D.ID: D]()) { result, record in
+                let model = try D(record: record)
+                result[model.id] = model
+            }
+        }
+    }
+
+    /// Adds `destination` to a to-many of `source`.
+    public func link<D: PersistentModel>(_ relationship: ToMany<Model, D>, from source: Model.ID, to destination: D.ID) async throws {
+        try await store.transaction { try $0.link(relationship, from: source, to: destination) }
+    }
+
+    /// Removes `destination` from a to-many of `source`.
+    public func unlink<D: PersistentModel>(_ relationship: ToMany<Model, D>, from source: Model.ID, to destination: D.ID) async throws {
+        try await store.transaction { try $0.unlink(relationship, from: source, to: destination) }
+    }
+
+    /// Makes a to-many of `source` hold exactly `destinations`, in order when it is ordered.
+    public func setRelated<D: PersistentModel>(_ relationship: ToMany<Model, D>, of source: Model.ID, to destinations: [D.ID]) async throws {
+        try await store.transaction { try $0.setRelated(relationship, of: source, to: destinations) }
+    }
+}

@@ -1,0 +1,91 @@
+/// An open store: a schema over a storage backend. `Sendable`; share one per process and call it
+/// from any task.
+///
+/// ```swift
+/// let store = try await Store.open("sqlite:./app.sqlite", schema: try Schema(Person.self, Trip.self))
+/// let trips = store.repository(Trip.self)
+/// ```
+public final class Store: Sendable {
+    public let schema: Schema
+    /// Where the store lives (`memory:`, `sqlite:PATH`, …).
+    public let location: StoreLocation?
+    let backend: any StorageBackend
+    let executor: QueryExecutor
+
+    /// Opens the store at `url` with the backend registered for its scheme.
+    public static func open(_ url: String, schema: Schema, registry: BackendRegistry = .shared) async throws -> Store {
+        let location = try StoreLocation(url)
+        let backend = try await registry.open(location, schema: schema)
+        return Store(backend: backend, location: location)
+    }
+
+    /// Wraps a backend opened by other means (a custom backend, a test).
+    public init(backend: any StorageBackend, location: StoreLocation? = nil) {
+        self.schema = backend.schema
+        self.backend = backend
+        self.location = location
+        self.executor = QueryExecutor(capabilities: backend.capabilities)
+    }
+
+    /// The typed repository for one model.
+    public func repository<Model: PersistentModel>(_ type: Model.Type) -> Repository<Model> {
+        Repository(store: self)
+    }
+
+    /// Runs `body` as one save: everything it stages commits atomically when it returns, or not at
+    /// all when it (or validation, a delete rule, a uniqueness check) throws. Reads inside see the
+    /// staged changes. The closure runs on the backend's writer; keep it free of slow work.
+    ///
+    /// - Parameters:
+    ///   - author: Recorded in the history transaction.
+    ///   - contextName: Recorded in the history transaction.
+    @discardableResult
+    public func transaction<T: Sendable>(
+        author: String? = nil, contextName: String? = nil, _ body: @escaping @Sendable (StoreTransaction) throws -> T
+    ) async throws -> T {
+        try await save(author: author, contextName: contextName, body).value
+    }
+
+    /// Like ``transaction(author:contextName:_:)`` and also returns the history token of the save
+    /// (`nil` when it changed nothing).
+    public func save<T: Sendable>(
+        author: String? = nil, contextName: String? = nil, _ body: @escaping @Sendable (StoreTransaction) throws -> T
+    ) async throws -> (value: T, token: HistoryToken?) {
+        let executor = executor
+        return try await backend.write { transaction in
+            let session = SaveSession(transaction: transaction, executor: executor)
+            let value = try body(StoreTransaction(session: session))
+            let outcome = try session.commit(author: author, contextName: contextName)
+            return (value, outcome.token)
+        }
+    }
+
+    /// Runs `body` against one consistent committed state.
+    public func read<T: Sendable>(_ body: @escaping @Sendable (StoreReader) throws -> T) async throws -> T {
+        let executor = executor
+        return try await backend.read { transaction in
+            try body(StoreReader(transaction: transaction, executor: executor))
+        }
+    }
+
+    /// History transactions after `token` (all when `nil`), oldest first.
+    public func history(after token: HistoryToken? = nil, limit: Int? = nil) async throws -> [HistoryTransaction] {
+        try await backend.read { try HistoryLog.read(after: token, limit: limit, in: $0) }
+    }
+
+    /// The token of the latest save, or `nil` for a store never written.
+    public func currentHistoryToken() async throws -> HistoryToken? {
+        try await backend.read { try HistoryLog.lastToken(in: $0) }
+    }
+
+    /// Removes history transactions older than `token`; returns how many were removed.
+    @discardableResult
+    public func purgeHistory(before token: HistoryToken) async throws -> Int {
+        try await backend.write { try HistoryLog.purge(before: token, in: $0) }
+    }
+
+    /// Closes the backend. Later calls fail with ``StrataError/Code/storeClosed``.
+    public func close() async throws {
+        try await backend.close()
+    }
+}

@@ -1,0 +1,104 @@
+/// Reads inside ``Store/read(_:)`` or a transaction: typed and untyped fetches, counts and
+/// relationship traversal over one consistent state. Valid only inside the closure it was given to.
+public class StoreReader {
+    let transaction: any StorageReadTransaction
+    let executor: QueryExecutor
+
+    init(transaction: any StorageReadTransaction, executor: QueryExecutor) {
+        self.transaction = transaction
+        self.executor = executor
+    }
+
+    public var schema: Schema { transaction.schema }
+
+    // MARK: Typed
+
+    public func fetch<M: PersistentModel>(_ type: M.Type, id: M.ID) throws -> M? {
+        _ = try schema.requireEntity(M.entityName)
+        return try transaction.record(M.entityName, id: id.recordID).map(M.init(record:))
+    }
+
+    public func fetch<M: PersistentModel>(_ query: Query<M>) throws -> [M] {
+        try executor.fetch(try query.plan(), in: transaction).map(M.init(record:))
+    }
+
+    public func first<M: PersistentModel>(_ query: Query<M>) throws -> M? {
+        try fetch(query.limit(1)).first
+    }
+
+    public func count<M: PersistentModel>(_ query: Query<M>) throws -> Int {
+        try executor.count(try query.plan(), in: transaction)
+    }
+
+    /// The destinations of a to-many of one record, in relationship order (link order when ordered,
+    /// ID order otherwise). Dangling references are skipped.
+    public func related<M: PersistentModel, D: PersistentModel>(_ relationship: ToMany<M, D>, of id: M.ID) throws -> [D] {
+        try related(relationship, of: [id])[id] ?? []
+    }
+
+    /// The destinations of a to-many for many records at once: one query per relationship rather
+    /// than one per record (no N+1).
+    public func related<M: PersistentModel, D: PersistentModel>(_ relationship: ToMany<M, D>, of ids: [M.ID]) throws -> [M.ID: [D]] {
+        let grouped = try relatedRecords(M.entityName, relationship.name, owners: ids.map(\.recordID))
+        var result: [M.ID: [D]] = [:]
+        for id in ids { result[id] = try (grouped[id.recordID] ?? []).map(D.init(record:)) }
+        return result
+    }
+
+    /// The destinations of a to-one for many records at once, by destination ID (one query).
+    public func referenced<M: PersistentModel, D: PersistentModel>(_ keyPath: KeyPath<M, D.ID?>, of models: [M]) throws -> [D.ID: D] {
+        let ids = Set(models.compactMap { $0[keyPath: keyPath] })
+        return try records(D.entityName, ids: ids.map(\.recordID)).reduce(into: [:]) { result, record in
+            let model = try D(record: record)
+            result[model.id] = model
+        }
+    }
+
+    // MARK: Untyped
+
+    public func record(_ entity: String, id: RecordID) throws -> Record? {
+        _ = try schema.requireEntity(entity)
+        return try transaction.record(entity, id: id)
+    }
+
+    public func fetch(_ plan: FetchPlan) throws -> [Record] {
+        try executor.fetch(plan, in: transaction)
+    }
+
+    public func count(_ plan: FetchPlan) throws -> Int {
+        try executor.count(plan, in: transaction)
+    }
+
+    /// The records a relationship of each owner points at, in relationship order.
+    public func relatedRecords(_ entityName: String, _ relationshipName: String, owners: [RecordID]) throws -> [RecordID: [Record]] {
+        let entity = try schema.requireEntity(entityName)
+        guard let relationship = entity.relationship(relationshipName) else {
+            throw StrataError(.unknownProperty, entity: entityName, property: relationshipName,
+                              "\(relationshipName) is not a relationship of \(entityName)")
+        }
+        var result: [RecordID: [Record]] = [:]
+        if relationship.storage == .inverseReference, let inverse = relationship.inverse {
+            let plan = FetchPlan(entity: relationship.destination, predicate: .inList(inverse, owners.map(\.value), []))
+            for record in try executor.fetch(plan, in: transaction) {
+                if let owner = RecordID(record[inverse]) { result[owner, default: []].append(record) }
+            }
+            return result
+        }
+        var idsByOwner: [RecordID: [RecordID]] = [:]
+        for owner in owners {
+            guard let ownerRecord = try transaction.record(entityName, id: owner) else { continue }
+            idsByOwner[owner] = try transaction.relatedIDs(of: ownerRecord, relationship)
+        }
+        let loaded = try records(relationship.destination, ids: idsByOwner.values.flatMap { $0 })
+        let byID = Dictionary(loaded.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+        for (owner, ids) in idsByOwner { result[owner] = ids.compactMap { byID[$0] } }
+        return result
+    }
+
+    /// Loads records by ID with one query; missing IDs are skipped.
+    func records(_ entity: String, ids: [RecordID]) throws -> [Record] {
+        guard !ids.isEmpty else { return [] }
+        if ids.count == 1 { return try transaction.record(entity, id: ids[0]).map { [$0] } ?? [] }
+        return try executor.fetch(FetchPlan(entity: entity, predicate: .inList("id", ids.map(\.value), [])), in: transaction)
+    }
+}

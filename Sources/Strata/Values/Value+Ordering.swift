@@ -1,0 +1,93 @@
+import Foundation
+
+/// The one ordering and equality every backend must reproduce.
+///
+/// - Numbers compare numerically across `int` and `double`.
+/// - Sorting is total: `null` first (ascending), then values of one kind in their natural order;
+///   values of different kinds order by kind (bool < number < string < date < uuid < data).
+/// - Strings compare by Unicode scalar values (the order of SQLite's `BINARY` collation on UTF-8).
+extension Value {
+    /// Equality as predicates see it: numeric across `int`/`double`, otherwise structural.
+    public static func predicateEquals(_ lhs: Value, _ rhs: Value) -> Bool {
+        if let l = lhs.numericValue, let r = rhs.numericValue {
+            if case .int(let a) = lhs, case .int(let b) = rhs { return a == b }
+            return l == r
+        }
+        return lhs == rhs
+    }
+
+    /// Compares two non-null values of a comparable kind; `nil` when they do not compare
+    /// (different kinds, or either is null).
+    public static func compare(_ lhs: Value, _ rhs: Value) -> ComparisonOrder? {
+        switch (lhs, rhs) {
+        case (.int(let a), .int(let b)): return order(a, b)
+        case (.bool(let a), .bool(let b)): return order(a ? 1 : 0, b ? 1 : 0)
+        case (.string(let a), .string(let b)): return compareStrings(a, b)
+        case (.date(let a), .date(let b)): return order(a, b)
+        case (.uuid(let a), .uuid(let b)): return compareUUIDs(a, b)
+        case (.data(let a), .data(let b)): return compareBytes(a, b)
+        default:
+            if let a = lhs.numericValue, let b = rhs.numericValue { return order(a, b) }
+            return nil
+        }
+    }
+
+    /// The total order used for sorting (`null` first).
+    public static func sortOrder(_ lhs: Value, _ rhs: Value) -> ComparisonOrder {
+        if let result = compare(lhs, rhs) { return result }
+        return order(lhs.kindRank, rhs.kindRank)
+    }
+
+    private var kindRank: Int {
+        switch self {
+        case .null: 0
+        case .bool: 1
+        case .int, .double: 2
+        case .string: 3
+        case .date: 4
+        case .uuid: 5
+        case .data: 6
+        }
+    }
+
+    @inline(__always)
+    static func order<T: Comparable>(_ a: T, _ b: T) -> ComparisonOrder {
+        a < b ? .ascending : (a == b ? .same : .descending)
+    }
+
+    static func compareStrings(_ a: String, _ b: String) -> ComparisonOrder {
+        if a == b { return .same }
+        var left = a.unicodeScalars.makeIterator()
+        var right = b.unicodeScalars.makeIterator()
+        while true {
+            switch (left.next(), right.next()) {
+            case (nil, nil): return .same
+            case (nil, _): return .ascending
+            case (_, nil): return .descending
+            case (let l?, let r?):
+                if l.value != r.value { return l.value < r.value ? .ascending : .descending }
+            }
+        }
+    }
+
+    static func compareUUIDs(_ a: UUID, _ b: UUID) -> ComparisonOrder {
+        withUnsafeBytes(of: a.uuid) { l in
+            withUnsafeBytes(of: b.uuid) { r in
+                for index in 0..<16 where l[index] != r[index] {
+                    return l[index] < r[index] ? .ascending : .descending
+                }
+                return .same
+            }
+        }
+    }
+
+    static func compareBytes(_ a: Data, _ b: Data) -> ComparisonOrder {
+        for (l, r) in zip(a, b) where l != r { return l < r ? .ascending : .descending }
+        return order(a.count, b.count)
+    }
+}
+
+/// The result of comparing two values (Foundation's `ComparisonResult` without the Objective-C baggage).
+public enum ComparisonOrder: Sendable {
+    case ascending, same, descending
+}
