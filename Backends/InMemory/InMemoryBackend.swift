@@ -46,6 +46,11 @@ public final class InMemoryBackend: StorageBackend {
         return InMemoryBackend(schema: schema, capabilities: capabilities, database: database)
     }
 
+    /// A new, open handle on the same storage (what reopening a closed store gives back).
+    public func reopened() -> InMemoryBackend {
+        InMemoryBackend(schema: schema, capabilities: capabilities, database: database)
+    }
+
     /// Forgets a named store (its data is dropped once no open handle uses it).
     public static func dropNamed(_ name: String) {
         _ = named.withLock { $0.removeValue(forKey: name) }

@@ -11,14 +11,27 @@ extension SaveSession {
         try validate()
         let base = workingSet.base
 
-        // A link-list change is a change of its owner: the owner is written with a new version.
+        // A link-list change is a change of its owner — and, for a many-to-many, of every record
+        // added or removed, since which side keeps the list is an implementation detail. Each is
+        // written with a new version and named in history.
         var linkChanges: [RecordKey: Set<String>] = [:]
+        func markChanged(_ entity: String, _ id: RecordID, _ relationship: String) throws {
+            let key = RecordKey(entity: entity, id: id)
+            guard let record = try workingSet.record(entity, id: id) else { return }
+            linkChanges[key, default: []].insert(relationship)
+            if workingSet.entries[key] == nil { try workingSet.stage(record) }
+        }
         for key in workingSet.linkOrder {
             guard let entry = workingSet.linkEntries[key], entry.original != entry.current else { continue }
-            let owner = RecordKey(entity: key.entity, id: key.owner)
-            guard let record = try workingSet.record(key.entity, id: key.owner) else { continue }
-            linkChanges[owner, default: []].insert(key.relationship)
-            if workingSet.entries[owner] == nil { try workingSet.stage(record) }
+            try markChanged(key.entity, key.owner, key.relationship)
+            guard let relationship = schema.entity(key.entity)?.relationship(key.relationship),
+                relationship.storage == .links, let inverse = relationship.inverse
+            else { continue }
+            let before = Set(entry.original)
+            let after = Set(entry.current)
+            for target in before.symmetricDifference(after).sorted() {
+                try markChanged(relationship.destination, target, inverse)
+            }
         }
 
         var changes: [HistoryChange] = []

@@ -28,7 +28,7 @@ public struct Entity<Model: PersistentModel>: Sendable {
         for member in members {
             switch member.part {
             case .attributes(let result): entity.attributes += try result.get()
-            case .relationship(let result): entity.relationships.append(try result.get())
+            case .relationship(let resolve): entity.relationships.append(try resolve().get())
             case .index(let result): entity.indexes.append(try result.get())
             case .unique(let result): entity.uniqueConstraints.append(try result.get())
             case .check(let check): entity.recordChecks.append(check)
@@ -49,7 +49,9 @@ public struct Entity<Model: PersistentModel>: Sendable {
 public struct EntityMember<Model>: Sendable {
     enum Part: Sendable {
         case attributes(Result<[AttributeDescription], StrataError>)
-        case relationship(Result<RelationshipDescription, StrataError>)
+        /// Resolved when the schema is built: models name each other, and reading another model's
+        /// `entity` while declaring this one would recurse into its static initialiser.
+        case relationship(@Sendable () -> Result<RelationshipDescription, StrataError>)
         case index(Result<[String], StrataError>)
         case unique(Result<[String], StrataError>)
         case check(RecordCheck)
@@ -119,42 +121,44 @@ extension EntityMember where Model: PersistentModel {
     public static func toOne<D: PersistentModel>(
         _ keyPath: KeyPath<Model, D.ID?>, _ destination: D.Type, inverse: ToMany<D, Model>, deleteRule: DeleteRule = .nullify
     ) -> EntityMember {
-        toOne(keyPath, D.entityName, inverse: .success(inverse.name), required: false, deleteRule: deleteRule)
+        toOne(keyPath, D.self, inverse: .success(inverse.name), required: false, deleteRule: deleteRule)
     }
 
     /// A required to-one whose inverse is a to-many on the destination.
     public static func toOne<D: PersistentModel>(
         _ keyPath: KeyPath<Model, D.ID>, _ destination: D.Type, inverse: ToMany<D, Model>, deleteRule: DeleteRule = .nullify
     ) -> EntityMember {
-        toOne(keyPath, D.entityName, inverse: .success(inverse.name), required: true, deleteRule: deleteRule)
+        toOne(keyPath, D.self, inverse: .success(inverse.name), required: true, deleteRule: deleteRule)
     }
 
     /// A one-to-one: both sides are to-ones, kept pointing at each other by the engine.
     public static func toOne<D: PersistentModel>(
         _ keyPath: KeyPath<Model, D.ID?>, _ destination: D.Type, inverse: KeyPath<D, Model.ID?>, deleteRule: DeleteRule = .nullify
     ) -> EntityMember {
-        toOne(keyPath, D.entityName, inverse: KeyPathName.resolve(inverse as PartialKeyPath<D>), required: false, deleteRule: deleteRule)
+        toOne(keyPath, D.self, inverse: KeyPathName.resolve(inverse as PartialKeyPath<D>), required: false, deleteRule: deleteRule)
     }
 
     /// A to-one without an inverse. Deleting the destination leaves the reference dangling (it reads as not found).
     public static func toOne<D: PersistentModel>(
         _ keyPath: KeyPath<Model, D.ID?>, _ destination: D.Type, deleteRule: DeleteRule = .nullify
     ) -> EntityMember {
-        toOne(keyPath, D.entityName, inverse: nil, required: false, deleteRule: deleteRule)
+        toOne(keyPath, D.self, inverse: nil, required: false, deleteRule: deleteRule)
     }
 
-    private static func toOne(
-        _ keyPath: PartialKeyPath<Model>, _ destination: String, inverse: Result<String, StrataError>?, required: Bool,
+    private static func toOne<D: PersistentModel>(
+        _ keyPath: PartialKeyPath<Model>, _ destination: D.Type, inverse: Result<String, StrataError>?, required: Bool,
         deleteRule: DeleteRule
     ) -> EntityMember {
-        let description = KeyPathName.resolve(keyPath).flatMap { name in
-            (inverse ?? .success("")).map { inverseName in
-                RelationshipDescription(
-                    name: name, destination: destination, inverse: inverse == nil ? nil : inverseName,
-                    cardinality: .toOne, deleteRule: deleteRule, isRequired: required)
+        let name = KeyPathName.resolve(keyPath)
+        return EntityMember(part: .relationship {
+            name.flatMap { name in
+                (inverse ?? .success("")).map { inverseName in
+                    RelationshipDescription(
+                        name: name, destination: D.entityName, inverse: inverse == nil ? nil : inverseName,
+                        cardinality: .toOne, deleteRule: deleteRule, isRequired: required)
+                }
             }
-        }
-        return EntityMember(part: .relationship(description))
+        })
     }
 
     /// A to-many whose inverse is an optional to-one on the destination (one-to-many).
@@ -188,11 +192,13 @@ extension EntityMember where Model: PersistentModel {
         _ relationship: ToMany<Model, D>, inverse: Result<String, StrataError>, ordered: Bool,
         deleteRule: DeleteRule, minCount: Int?, maxCount: Int?
     ) -> EntityMember {
-        EntityMember(part: .relationship(inverse.map {
-            RelationshipDescription(
-                name: relationship.name, destination: D.entityName, inverse: $0, cardinality: .toMany,
-                isOrdered: ordered, deleteRule: deleteRule, minCount: minCount, maxCount: maxCount)
-        }))
+        EntityMember(part: .relationship {
+            inverse.map {
+                RelationshipDescription(
+                    name: relationship.name, destination: D.entityName, inverse: $0, cardinality: .toMany,
+                    isOrdered: ordered, deleteRule: deleteRule, minCount: minCount, maxCount: maxCount)
+            }
+        })
     }
 
     /// A (non-unique) index over one or more attributes or to-ones.

@@ -4,13 +4,13 @@
 /// Query<Trip>.where(\.start > .now).sorted(by: \.start).sorted(by: \.name, .descending).limit(20)
 /// ```
 public struct Query<Model: PersistentModel>: Sendable {
-    public var predicate: Predicate<Model>?
+    public var predicate: Filter<Model>?
     public var sort: [SortKey] = []
     public var limit: Int?
     public var offset: Int = 0
     var failure: StrataError?
 
-    public init(_ predicate: Predicate<Model>? = nil) {
+    public init(_ predicate: Filter<Model>? = nil) {
         self.predicate = predicate
         self.failure = predicate?.failure
     }
@@ -18,10 +18,10 @@ public struct Query<Model: PersistentModel>: Sendable {
     /// Every record of the entity.
     public static var all: Query { Query() }
 
-    public static func `where`(_ predicate: Predicate<Model>) -> Query { Query(predicate) }
+    public static func `where`(_ predicate: Filter<Model>) -> Query { Query(predicate) }
 
     /// Narrows the query (`and` with any existing predicate).
-    public func `where`(_ predicate: Predicate<Model>) -> Query {
+    public func `where`(_ predicate: Filter<Model>) -> Query {
         var copy = self
         copy.predicate = self.predicate.map { $0 && predicate } ?? predicate
         copy.failure = copy.failure ?? predicate.failure

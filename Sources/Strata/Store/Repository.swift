@@ -30,7 +30,7 @@ public struct Repository<Model: PersistentModel>: Sendable {
 
     /// Deletes every match in one save (delete rules apply, deny included); returns how many.
     @discardableResult
-    public func delete(where predicate: Predicate<Model>) async throws -> Int {
+    public func delete(where predicate: Filter<Model>) async throws -> Int {
         try await store.transaction { try $0.delete(Query(predicate)) }
     }
 
@@ -42,7 +42,7 @@ public struct Repository<Model: PersistentModel>: Sendable {
         try await store.read { try $0.fetch(query) }
     }
 
-    public func fetch(where predicate: Predicate<Model>) async throws -> [Model] {
+    public func fetch(where predicate: Filter<Model>) async throws -> [Model] {
         try await fetch(Query(predicate))
     }
 
@@ -54,7 +54,7 @@ public struct Repository<Model: PersistentModel>: Sendable {
         try await store.read { try $0.count(query) }
     }
 
-    public func count(where predicate: Predicate<Model>) async throws -> Int {
+    public func count(where predicate: Filter<Model>) async throws -> Int {
         try await count(Query(predicate))
     }
 
@@ -73,7 +73,7 @@ public struct Repository<Model: PersistentModel>: Sendable {
     }
 
     /// The destinations of a to-one for a page of models, by ID (one query, no N+1).
-    public func referenced<D: PersistentModel>(_ keyPath: KeyPath<Model, D.ID?>, of models: [Model]) async throws -> [D.ID: D] {
+    public func referenced<D: PersistentModel>(_ type: D.Type, by keyPath: KeyPath<Model, D.ID?>, of models: [Model]) async throws -> [D.ID: D] {
         let ids = Array(Set(models.compactMap { $0[keyPath: keyPath] }))
         return try await store.read { reader in
             try reader.records(D.entityName, ids: ids.map(\.recordID)).reduce(into: [D.ID: D]()) { result, record in

@@ -9,7 +9,8 @@ public final class Store: Sendable {
     public let schema: Schema
     /// Where the store lives (`memory:`, `sqlite:PATH`, …).
     public let location: StoreLocation?
-    let backend: any StorageBackend
+    /// The storage backend underneath.
+    public let backend: any StorageBackend
     let executor: QueryExecutor
 
     /// Opens the store at `url` with the backend registered for its scheme.

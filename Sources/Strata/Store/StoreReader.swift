@@ -46,7 +46,7 @@ public class StoreReader {
     }
 
     /// The destinations of a to-one for many records at once, by destination ID (one query).
-    public func referenced<M: PersistentModel, D: PersistentModel>(_ keyPath: KeyPath<M, D.ID?>, of models: [M]) throws -> [D.ID: D] {
+    public func referenced<M: PersistentModel, D: PersistentModel>(_ type: D.Type, by keyPath: KeyPath<M, D.ID?>, of models: [M]) throws -> [D.ID: D] {
         let ids = Set(models.compactMap { $0[keyPath: keyPath] })
         return try records(D.entityName, ids: ids.map(\.recordID)).reduce(into: [:]) { result, record in
             let model = try D(record: record)

@@ -1,0 +1,111 @@
+/// A typed filter (predicate) over a model — named `Filter` so it never clashes with Foundation.Predicate, built from key paths:
+///
+/// ```swift
+/// \Trip.budget > 1000 && .hasPrefix(\.name, "lis", options: .caseInsensitive)
+/// .related(\Trip.traveller, where: \Person.name == "Ana")
+/// .any(Trip.stops, where: \Stop.city == "Porto")
+/// ```
+/// Key paths are resolved to property names when the predicate is built; an unknown property is
+/// reported when the query runs, as ``StrataError/Code/invalidQuery``.
+public struct Filter<Model: PersistentModel>: Sendable {
+    public let expression: PredicateExpression
+    /// The first key path that could not be named, reported when the query runs.
+    let failure: StrataError?
+
+    public init(_ expression: PredicateExpression) {
+        self.expression = expression
+        self.failure = nil
+    }
+
+    init(_ expression: PredicateExpression, failure: StrataError?) {
+        self.expression = expression
+        self.failure = failure
+    }
+
+    static func on(_ keyPath: PartialKeyPath<Model>, _ make: (String) -> PredicateExpression) -> Filter {
+        switch Model.entity.propertyName(keyPath) {
+        case .success(let name): Filter(make(name))
+        case .failure(let error): Filter(.constant(false), failure: error)
+        }
+    }
+
+    static func combine(_ parts: [Filter], _ make: ([PredicateExpression]) -> PredicateExpression) -> Filter {
+        Filter(make(parts.map(\.expression)), failure: parts.lazy.compactMap(\.failure).first)
+    }
+
+    public static var always: Filter { Filter(.constant(true)) }
+    public static var never: Filter { Filter(.constant(false)) }
+
+    public static func equals<V: AttributeConvertible>(_ keyPath: KeyPath<Model, V>, _ value: V, options: TextOptions) -> Filter {
+        on(keyPath) { .compare($0, .equal, value.attributeValue, options) }
+    }
+    public static func `in`<V: AttributeConvertible>(_ keyPath: KeyPath<Model, V>, _ values: [V], options: TextOptions = []) -> Filter {
+        on(keyPath) { .inList($0, values.map(\.attributeValue), options) }
+    }
+    public static func between<V: AttributeConvertible>(_ keyPath: KeyPath<Model, V>, _ lower: V, _ upper: V) -> Filter {
+        on(keyPath) { .between($0, lower.attributeValue, upper.attributeValue) }
+    }
+    public static func contains<V: AttributeConvertible>(_ keyPath: KeyPath<Model, V>, _ text: String, options: TextOptions = []) -> Filter {
+        on(keyPath) { .text($0, .contains, text, options) }
+    }
+    public static func hasPrefix<V: AttributeConvertible>(_ keyPath: KeyPath<Model, V>, _ text: String, options: TextOptions = []) -> Filter {
+        on(keyPath) { .text($0, .hasPrefix, text, options) }
+    }
+    public static func hasSuffix<V: AttributeConvertible>(_ keyPath: KeyPath<Model, V>, _ text: String, options: TextOptions = []) -> Filter {
+        on(keyPath) { .text($0, .hasSuffix, text, options) }
+    }
+    public static func isNil<V: AttributeConvertible>(_ keyPath: KeyPath<Model, V?>) -> Filter {
+        on(keyPath) { .isNil($0) }
+    }
+    public static func isNotNil<V: AttributeConvertible>(_ keyPath: KeyPath<Model, V?>) -> Filter {
+        on(keyPath) { .not(.isNil($0)) }
+    }
+    public static func not(_ predicate: Filter) -> Filter { !predicate }
+    public static func all(_ predicates: [Filter]) -> Filter { combine(predicates) { .and($0) } }
+    public static func any(_ predicates: [Filter]) -> Filter { combine(predicates) { .or($0) } }
+
+    /// The to-one destination exists and matches (`trips whose traveller's name is "Ana"`).
+    public static func related<D: PersistentModel>(_ keyPath: KeyPath<Model, D.ID?>, where inner: Filter<D>) -> Filter {
+        let outer = on(keyPath) { .relatedOne(relationship: $0, inner.expression) }
+        return Filter(outer.expression, failure: outer.failure ?? inner.failure)
+    }
+    /// The required to-one destination exists and matches.
+    public static func related<D: PersistentModel>(_ keyPath: KeyPath<Model, D.ID>, where inner: Filter<D>) -> Filter {
+        let outer = on(keyPath) { .relatedOne(relationship: $0, inner.expression) }
+        return Filter(outer.expression, failure: outer.failure ?? inner.failure)
+    }
+    /// Some destination of the to-many matches.
+    public static func any<D: PersistentModel>(_ relationship: ToMany<Model, D>, where inner: Filter<D> = .always) -> Filter {
+        Filter(.anyRelated(relationship: relationship.name, inner.expression), failure: inner.failure)
+    }
+    /// No destination of the to-many matches.
+    public static func none<D: PersistentModel>(_ relationship: ToMany<Model, D>, where inner: Filter<D> = .always) -> Filter {
+        Filter(.noneRelated(relationship: relationship.name, inner.expression), failure: inner.failure)
+    }
+}
+
+public func && <M>(lhs: Filter<M>, rhs: Filter<M>) -> Filter<M> { .combine([lhs, rhs]) { .and($0) } }
+public func || <M>(lhs: Filter<M>, rhs: Filter<M>) -> Filter<M> { .combine([lhs, rhs]) { .or($0) } }
+public prefix func ! <M>(predicate: Filter<M>) -> Filter<M> {
+    Filter(.not(predicate.expression), failure: predicate.failure)
+}
+
+private func comparison<M: PersistentModel, V: AttributeConvertible>(
+    _ keyPath: KeyPath<M, V>, _ op: ComparisonOperator, _ value: V
+) -> Filter<M> {
+    let constant = value.attributeValue
+    return Filter.on(keyPath) { name in
+        switch (op, constant.isNull) {
+        case (.equal, true): .isNil(name)
+        case (.notEqual, true): .not(.isNil(name))
+        default: .compare(name, op, constant, [])
+        }
+    }
+}
+
+public func == <M: PersistentModel, V: AttributeConvertible>(lhs: KeyPath<M, V>, rhs: V) -> Filter<M> { comparison(lhs, .equal, rhs) }
+public func != <M: PersistentModel, V: AttributeConvertible>(lhs: KeyPath<M, V>, rhs: V) -> Filter<M> { comparison(lhs, .notEqual, rhs) }
+public func < <M: PersistentModel, V: AttributeConvertible>(lhs: KeyPath<M, V>, rhs: V) -> Filter<M> { comparison(lhs, .less, rhs) }
+public func <= <M: PersistentModel, V: AttributeConvertible>(lhs: KeyPath<M, V>, rhs: V) -> Filter<M> { comparison(lhs, .lessOrEqual, rhs) }
+public func > <M: PersistentModel, V: AttributeConvertible>(lhs: KeyPath<M, V>, rhs: V) -> Filter<M> { comparison(lhs, .greater, rhs) }
+public func >= <M: PersistentModel, V: AttributeConvertible>(lhs: KeyPath<M, V>, rhs: V) -> Filter<M> { comparison(lhs, .greaterOrEqual, rhs) }

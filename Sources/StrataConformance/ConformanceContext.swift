@@ -1,0 +1,130 @@
+import Foundation
+import Strata
+import Synchronization
+
+/// What a check receives: fresh stores from the backend under test, reopening, and expectations
+/// that throw ``ConformanceFailure`` carrying the caller's source location.
+public final class ConformanceContext: Sendable {
+    let backend: BackendUnderTest
+    private let opened = Mutex<[Store]>([])
+
+    init(backend: BackendUnderTest) {
+        self.backend = backend
+    }
+
+    /// A new, empty store with the travel schema (or `schema`).
+    func store(_ schema: Schema? = nil) async throws -> Store {
+        let store = try await backend.makeStore(try schema ?? TravelDomain.schema())
+        opened.withLock { $0.append(store) }
+        return store
+    }
+
+    /// A new store seeded with ``TravelData``.
+    func seeded() async throws -> (Store, TravelData) {
+        let store = try await store()
+        return (store, try await TravelData.seed(store))
+    }
+
+    /// Closes and reopens `store` (checks that need it require ``BackendFeature/reopen``).
+    func reopen(_ store: Store) async throws -> Store {
+        guard let reopen = backend.reopen else {
+            throw ConformanceFailure("\(backend.name) cannot reopen a store", fileID: #fileID, filePath: #filePath, line: #line)
+        }
+        let reopened = try await reopen(store)
+        opened.withLock { $0.append(reopened) }
+        return reopened
+    }
+
+    func closeAll() async {
+        for store in opened.withLock({ $0 }) { try? await store.close() }
+    }
+}
+
+/// A failed expectation: what was expected, and where the check said so.
+public struct ConformanceFailure: Error, CustomStringConvertible, Sendable {
+    public let message: String
+    public let fileID: String
+    public let filePath: String
+    public let line: Int
+
+    public init(_ message: String, fileID: String, filePath: String, line: Int) {
+        self.message = message
+        self.fileID = fileID
+        self.filePath = filePath
+        self.line = line
+    }
+
+    public var description: String { "\(fileID):\(line): \(message)" }
+}
+
+func expect(
+    _ condition: Bool, _ message: @autoclosure () -> String = "expectation failed",
+    fileID: String = #fileID, filePath: String = #filePath, line: Int = #line
+) throws {
+    if !condition { throw ConformanceFailure(message(), fileID: fileID, filePath: filePath, line: line) }
+}
+
+func expectEqual<T: Equatable>(
+    _ actual: T, _ expected: T, _ message: @autoclosure () -> String = "",
+    fileID: String = #fileID, filePath: String = #filePath, line: Int = #line
+) throws {
+    guard actual != expected else { return }
+    let note = message()
+    throw ConformanceFailure(
+        "expected \(expected), got \(actual)\(note.isEmpty ? "" : " — \(note)")", fileID: fileID, filePath: filePath, line: line)
+}
+
+@discardableResult
+func expectNotNil<T>(
+    _ value: T?, _ message: @autoclosure () -> String = "unexpected nil",
+    fileID: String = #fileID, filePath: String = #filePath, line: Int = #line
+) throws -> T {
+    guard let value else { throw ConformanceFailure(message(), fileID: fileID, filePath: filePath, line: line) }
+    return value
+}
+
+/// Expects `body` to throw a ``StrataError`` with `code` (and, when given, naming `entity` and
+/// `property`), and returns it.
+@discardableResult
+func expectError(
+    _ code: StrataError.Code, entity: String? = nil, property: String? = nil,
+    fileID: String = #fileID, filePath: String = #filePath, line: Int = #line,
+    _ body: () async throws -> Void
+) async throws -> StrataError {
+    do {
+        try await body()
+    } catch let error as StrataError {
+        guard error.code == code else {
+            throw ConformanceFailure("expected \(code), got \(error)", fileID: fileID, filePath: filePath, line: line)
+        }
+        if let entity, error.entity != entity {
+            throw ConformanceFailure("expected the error to name entity \(entity): \(error)", fileID: fileID, filePath: filePath, line: line)
+        }
+        if let property, error.property != property {
+            throw ConformanceFailure("expected the error to name property \(property): \(error)", fileID: fileID, filePath: filePath, line: line)
+        }
+        return error
+    } catch let failure as ConformanceFailure {
+        throw failure
+    } catch {
+        throw ConformanceFailure("expected StrataError \(code), got \(type(of: error)): \(error)", fileID: fileID, filePath: filePath, line: line)
+    }
+    throw ConformanceFailure("expected \(code), but nothing was thrown", fileID: fileID, filePath: filePath, line: line)
+}
+
+/// Expects `body` to fail with `code` and leave the store exactly as it was (records, versions,
+/// relationships and history).
+@discardableResult
+func expectRejected(
+    _ store: Store, _ code: StrataError.Code, entity: String? = nil, property: String? = nil,
+    fileID: String = #fileID, filePath: String = #filePath, line: Int = #line,
+    _ body: () async throws -> Void
+) async throws -> StrataError {
+    let before = try await StoreSnapshot.take(store)
+    let error = try await expectError(code, entity: entity, property: property, fileID: fileID, filePath: filePath, line: line, body)
+    let after = try await StoreSnapshot.take(store)
+    if before != after {
+        throw ConformanceFailure("the failed save changed the store: \(before.difference(from: after))", fileID: fileID, filePath: filePath, line: line)
+    }
+    return error
+}

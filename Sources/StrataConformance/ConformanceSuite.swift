@@ -1,0 +1,81 @@
+import Strata
+
+/// The conformance suite: every behaviour the contract promises, as checks a backend runs from its
+/// own test target.
+///
+/// ```swift
+/// let suite = ConformanceSuite(backend: .init(name: "MyBackend", features: [.reopen]) { schema in
+///     try await Store.open("mine:\(freshPath())", schema: schema)
+/// } reopen: { store in
+///     try await store.close()
+///     return try await Store.open(store.location!.description, schema: store.schema)
+/// })
+///
+/// @Test(arguments: ConformanceSuite.checks)
+/// func conformance(_ check: ConformanceCheck) async throws {
+///     try await suite.run(check)   // see ConformanceTests for reporting skips and failures
+/// }
+/// ```
+public struct ConformanceSuite: Sendable {
+    public let backend: BackendUnderTest
+
+    public init(backend: BackendUnderTest) {
+        self.backend = backend
+    }
+
+    /// Every check, grouped by category in a stable order.
+    public static var checks: [ConformanceCheck] {
+        CRUDChecks.all + QueryChecks.all + RelationshipChecks.all + DeleteRuleChecks.all + ValidationChecks.all
+            + AtomicityChecks.all + HistoryChecks.all
+    }
+
+    /// Runs one check on a fresh store. Throws ``ConformanceFailure`` (or the unexpected error)
+    /// when it fails; returns ``ConformanceOutcome/skipped(_:)`` when the backend lacks a feature
+    /// the check needs.
+    @discardableResult
+    public func run(_ check: ConformanceCheck) async throws -> ConformanceOutcome {
+        let missing = check.requirements.subtracting(backend.features)
+        if !missing.isEmpty {
+            let names = missing.map(\.rawValue).sorted().joined(separator: ", ")
+            return .skipped("\(backend.name) does not declare \(names)")
+        }
+        let context = ConformanceContext(backend: backend)
+        try await check.body(context)
+        await context.closeAll()
+        return .passed
+    }
+}
+
+/// The backend a suite runs against: how to open a fresh, empty store, and (for persistent
+/// backends) how to close and reopen one.
+public struct BackendUnderTest: Sendable {
+    public var name: String
+    public var features: Set<BackendFeature>
+    /// Opens a new, empty store with `schema`.
+    public var makeStore: @Sendable (Schema) async throws -> Store
+    /// Closes `store` and opens the same store again.
+    public var reopen: (@Sendable (Store) async throws -> Store)?
+
+    public init(
+        name: String, features: Set<BackendFeature> = [], makeStore: @escaping @Sendable (Schema) async throws -> Store,
+        reopen: (@Sendable (Store) async throws -> Store)? = nil
+    ) {
+        self.name = name
+        self.features = reopen == nil ? features.subtracting([.reopen]) : features.union([.reopen])
+        self.makeStore = makeStore
+        self.reopen = reopen
+    }
+}
+
+/// Something a check may need that not every backend has.
+public enum BackendFeature: String, Sendable, Hashable, CaseIterable {
+    /// The store can be closed and reopened with its data intact.
+    case reopen
+}
+
+/// What running a check produced.
+public enum ConformanceOutcome: Sendable, Equatable {
+    case passed
+    /// Not run, with the reason (never reported as a pass).
+    case skipped(String)
+}

@@ -1,0 +1,288 @@
+import Foundation
+import Strata
+
+// The shared fixture domain. Every relationship kind and every delete rule appears:
+// Person→trips cascade, Trip→traveller nullify, Trip→stops ordered cascade (Stop.trip required),
+// Trip↔Tag many-to-many nullify, Person↔Tag ordered many-to-many (interests), Agency→bookings deny,
+// Person↔Passport one-to-one cascade, Trip→coverPhoto noAction (and Photo→coverOf noAction),
+// Agency→guides nullify onto a required to-one (Guide.agency), Person→ownedAgencies cascade (so a
+// deny can sit deep in a cascade), and Node next/prev, a self-referential one-to-one cascading both
+// ways (a cascade cycle).
+
+/// A composite attribute: stored as `address.city`, `address.street`, `address.postcode`.
+public struct Address: CompositeAttribute, Equatable, Hashable {
+    public var city: String
+    public var street: String?
+    public var postcode: String?
+
+    public init(city: String, street: String? = nil, postcode: String? = nil) {
+        self.city = city
+        self.street = street
+        self.postcode = postcode
+    }
+
+    public static let fields: [CompositeField<Address>] = [
+        .field(\.city, indexed: true), .field(\.street), .field(\.postcode, rules: [.length(4...10)]),
+    ]
+}
+
+public enum MemberStatus: String, Codable, CaseIterable, Sendable, AttributeConvertible {
+    case regular, silver, gold
+}
+
+public struct Person: PersistentModel, Equatable {
+    public var id: UUID
+    public var name: String
+    public var email: String?
+    public var age: Int?
+    public var address: Address
+    public var status: MemberStatus
+    public var rating: Double?
+    public var isVerified: Bool
+    public var birthDate: Date?
+    public var avatar: Data?
+    public var passport: Passport.ID?
+
+    public init(
+        id: UUID = UUID(), name: String, email: String? = nil, age: Int? = nil, address: Address = Address(city: "Lisbon"),
+        status: MemberStatus = .regular, rating: Double? = nil, isVerified: Bool = false, birthDate: Date? = nil,
+        avatar: Data? = nil, passport: Passport.ID? = nil
+    ) {
+        self.id = id
+        self.name = name
+        self.email = email
+        self.age = age
+        self.address = address
+        self.status = status
+        self.rating = rating
+        self.isVerified = isVerified
+        self.birthDate = birthDate
+        self.avatar = avatar
+        self.passport = passport
+    }
+
+    public static let trips = ToMany<Person, Trip>("trips")
+    public static let ownedAgencies = ToMany<Person, Agency>("ownedAgencies")
+    public static let interests = ToMany<Person, Tag>("interests")
+
+    public static let entity = Entity<Person>("Person", [
+        .attribute(\.name, rules: [.length(1...80)]),
+        .attribute(\.email, unique: true, rules: [.pattern(#"[^@\s]+@[^@\s]+\.[a-z]{2,}"#)]),
+        .attribute(\.age, rules: [.range(0...150)]),
+        .composite(\.address),
+        .attribute(\.status, default: .regular),
+        .attribute(\.rating, rules: [.range(0.0...5.0)]),
+        .attribute(\.isVerified, default: false),
+        .attribute(\.birthDate),
+        .attribute(\.avatar, rules: [.length(0...1_000_000)]),
+        .toOne(\.passport, Passport.self, inverse: \Passport.owner, deleteRule: .cascade),
+        .toMany(trips, inverse: \Trip.traveller, deleteRule: .cascade),
+        .toMany(ownedAgencies, inverse: \Agency.owner, deleteRule: .cascade),
+        .toMany(interests, inverse: Tag.people, ordered: true),
+    ])
+}
+
+public struct Trip: PersistentModel, Equatable {
+    public var id: UUID
+    public var name: String
+    public var start: Date
+    public var end: Date?
+    public var budget: Double?
+    public var isFavorite: Bool
+    public var traveller: Person.ID?
+    public var agency: Agency.ID?
+    public var coverPhoto: Photo.ID?
+
+    public init(
+        id: UUID = UUID(), name: String, start: Date, end: Date? = nil, budget: Double? = nil, isFavorite: Bool = false,
+        traveller: Person.ID? = nil, agency: Agency.ID? = nil, coverPhoto: Photo.ID? = nil
+    ) {
+        self.id = id
+        self.name = name
+        self.start = start
+        self.end = end
+        self.budget = budget
+        self.isFavorite = isFavorite
+        self.traveller = traveller
+        self.agency = agency
+        self.coverPhoto = coverPhoto
+    }
+
+    public static let stops = ToMany<Trip, Stop>("stops")
+    public static let tags = ToMany<Trip, Tag>("tags")
+
+    public static let entity = Entity<Trip>("Trip", [
+        .attribute(\.name, rules: [.length(1...100)]),
+        .attribute(\.start, indexed: true),
+        .attribute(\.end),
+        .attribute(\.budget, rules: [.range(0.0...)]),
+        .attribute(\.isFavorite, default: false),
+        .toOne(\.traveller, Person.self, inverse: Person.trips),
+        .toOne(\.agency, Agency.self, inverse: Agency.bookings),
+        .toOne(\.coverPhoto, Photo.self, inverse: Photo.coverOf, deleteRule: .noAction),
+        .toMany(stops, inverse: \Stop.trip, ordered: true, deleteRule: .cascade),
+        .toMany(tags, inverse: Tag.trips, maxCount: 5),
+        .unique(\.name, \.start),
+        .check("endAfterStart", on: \.end) { trip in trip.end.map { $0 >= trip.start } ?? true },
+    ])
+}
+
+public struct Stop: PersistentModel, Equatable {
+    public var id: UUID
+    public var name: String
+    public var city: String
+    public var nights: Int
+    public var trip: Trip.ID
+
+    public init(id: UUID = UUID(), name: String, city: String, nights: Int = 1, trip: Trip.ID) {
+        self.id = id
+        self.name = name
+        self.city = city
+        self.nights = nights
+        self.trip = trip
+    }
+
+    public static let entity = Entity<Stop>("Stop", [
+        .attribute(\.name),
+        .attribute(\.city),
+        .attribute(\.nights, rules: [.range(0...365)]),
+        .toOne(\.trip, Trip.self, inverse: Trip.stops),
+        .index(\.city),
+    ])
+}
+
+/// String IDs.
+public struct Tag: PersistentModel, Equatable {
+    public var id: String
+    public var label: String
+
+    public init(id: String, label: String) {
+        self.id = id
+        self.label = label
+    }
+
+    public static let trips = ToMany<Tag, Trip>("trips")
+    public static let people = ToMany<Tag, Person>("people")
+
+    public static let entity = Entity<Tag>("Tag", [
+        .attribute(\.label, unique: true),
+        .toMany(trips, inverse: Trip.tags),
+        .toMany(people, inverse: Person.interests),
+    ])
+}
+
+/// Int64 IDs.
+public struct Agency: PersistentModel, Equatable {
+    public var id: Int64
+    public var name: String
+    public var owner: Person.ID?
+
+    public init(id: Int64, name: String, owner: Person.ID? = nil) {
+        self.id = id
+        self.name = name
+        self.owner = owner
+    }
+
+    public static let bookings = ToMany<Agency, Trip>("bookings")
+    public static let guides = ToMany<Agency, Guide>("guides")
+
+    public static let entity = Entity<Agency>("Agency", [
+        .attribute(\.name, unique: true),
+        .toOne(\.owner, Person.self, inverse: Person.ownedAgencies),
+        .toMany(bookings, inverse: \Trip.agency, deleteRule: .deny),
+        .toMany(guides, inverse: \Guide.agency),
+    ])
+}
+
+public struct Passport: PersistentModel, Equatable {
+    public var id: UUID
+    public var number: String
+    public var country: String
+    public var owner: Person.ID?
+
+    public init(id: UUID = UUID(), number: String, country: String = "PT", owner: Person.ID? = nil) {
+        self.id = id
+        self.number = number
+        self.country = country
+        self.owner = owner
+    }
+
+    public static let entity = Entity<Passport>("Passport", [
+        .attribute(\.number, unique: true),
+        .attribute(\.country, rules: [.length(2...2)]),
+        .toOne(\.owner, Person.self, inverse: \Person.passport),
+    ])
+}
+
+public struct Photo: PersistentModel, Equatable {
+    public var id: UUID
+    public var caption: String?
+    public var bytes: Data
+
+    public init(id: UUID = UUID(), caption: String? = nil, bytes: Data = Data([0xFF, 0xD8])) {
+        self.id = id
+        self.caption = caption
+        self.bytes = bytes
+    }
+
+    public static let coverOf = ToMany<Photo, Trip>("coverOf")
+
+    public static let entity = Entity<Photo>("Photo", [
+        .attribute(\.caption),
+        .attribute(\.bytes),
+        .toMany(coverOf, inverse: \Trip.coverPhoto, deleteRule: .noAction),
+    ])
+}
+
+/// A guide must belong to an agency: nullifying that reference fails validation.
+public struct Guide: PersistentModel, Equatable {
+    public var id: UUID
+    public var name: String
+    public var agency: Agency.ID
+
+    public init(id: UUID = UUID(), name: String, agency: Agency.ID) {
+        self.id = id
+        self.name = name
+        self.agency = agency
+    }
+
+    public static let entity = Entity<Guide>("Guide", [
+        .attribute(\.name),
+        .toOne(\.agency, Agency.self, inverse: Agency.guides),
+    ])
+}
+
+/// A self-referential one-to-one that cascades both ways: a ring of nodes is a cascade cycle.
+public struct Node: PersistentModel, Equatable {
+    public var id: String
+    public var label: String
+    public var next: Node.ID?
+    public var previous: Node.ID?
+
+    public init(id: String, label: String? = nil, next: Node.ID? = nil, previous: Node.ID? = nil) {
+        self.id = id
+        self.label = label ?? id
+        self.next = next
+        self.previous = previous
+    }
+
+    public static let entity = Entity<Node>("Node", [
+        .attribute(\.label),
+        .toOne(\.next, Node.self, inverse: \Node.previous, deleteRule: .cascade),
+        .toOne(\.previous, Node.self, inverse: \Node.next, deleteRule: .cascade),
+    ])
+}
+
+/// The fixture schema.
+public enum TravelDomain {
+    public static let models: [any PersistentModel.Type] = [
+        Person.self, Trip.self, Stop.self, Tag.self, Agency.self, Passport.self, Photo.self, Guide.self, Node.self,
+    ]
+
+    public static func schema() throws -> Schema { try Schema(models: models) }
+
+    /// A fixed date `days` after 2026-01-01 (UTC), so results never depend on the clock.
+    public static func day(_ days: Double, hours: Double = 0) -> Date {
+        Date(timeIntervalSince1970: 1_767_225_600 + days * 86_400 + hours * 3_600)
+    }
+}
