@@ -18,6 +18,11 @@ public struct Entity<Model: PersistentModel>: Sendable {
         self.renamed = renamed
     }
 
+    /// An entity named after the model type.
+    public init(_ members: [EntityMember<Model>]) {
+        self.init(nil, members)
+    }
+
     /// The stored property name a key path denotes.
     public func propertyName(_ keyPath: PartialKeyPath<Model>) -> Result<String, StrataError> {
         KeyPathName.resolve(keyPath).map { renamed[$0] ?? $0 }
