@@ -1,0 +1,151 @@
+import Foundation
+import Strata
+import StrataInMemory
+
+/// One measured operation, done by Strata's in-memory backend and by a plain Swift `Dictionary`
+/// (the raw peer) on the same data. `prepare` is not timed; `run` is.
+public struct Workload: Sendable {
+    public var name: String
+    public var ours: @Sendable () async throws -> @Sendable () async throws -> Int
+    public var peer: @Sendable () async throws -> @Sendable () async throws -> Int
+}
+
+public enum InMemoryWorkloads {
+    public static let recordCount = 100_000
+    public static let childCount = 10_000
+
+    static func makeItems() -> [BenchItem] { (0..<recordCount).map(BenchItem.make) }
+
+    static func filledStore(_ items: [BenchItem]) async throws -> Store {
+        let store = Store(backend: InMemoryBackend(schema: try BenchSchema.make()))
+        try await store.repository(BenchItem.self).insert(contentsOf: items)
+        return store
+    }
+
+    static func filledDictionary(_ items: [BenchItem]) -> [UUID: BenchItem] {
+        var dictionary: [UUID: BenchItem] = [:]
+        for item in items { dictionary[item.id] = item }
+        return dictionary
+    }
+
+    /// Random IDs, the same sequence for both sides.
+    static func probes(_ items: [BenchItem]) -> [UUID] {
+        var generator = SplitMix(seed: 42)
+        return (0..<recordCount).map { _ in items[Int(generator.next() % UInt64(items.count))].id }
+    }
+
+    public static let all: [Workload] = [
+        Workload(name: "insert 100k (one save)") {
+            let items = makeItems()
+            return {
+                let store = Store(backend: InMemoryBackend(schema: try BenchSchema.make()))
+                try await store.repository(BenchItem.self).insert(contentsOf: items)
+                return items.count
+            }
+        } peer: {
+            let items = makeItems()
+            return { filledDictionary(items).count }
+        },
+        Workload(name: "fetch all 100k as models") {
+            let store = try await filledStore(makeItems())
+            return { try await store.repository(BenchItem.self).fetch().count }
+        } peer: {
+            let dictionary = filledDictionary(makeItems())
+            return { Array(dictionary.values).count }
+        },
+        Workload(name: "100k point fetches, one read each") {
+            let items = makeItems()
+            let store = try await filledStore(items)
+            let ids = probes(items)
+            return {
+                let repository = store.repository(BenchItem.self)
+                var found = 0
+                for id in ids where try await repository.fetch(id) != nil { found += 1 }
+                return found
+            }
+        } peer: {
+            let items = makeItems()
+            let dictionary = filledDictionary(items)
+            let ids = probes(items)
+            return {
+                var found = 0
+                for id in ids where dictionary[id] != nil { found += 1 }
+                return found
+            }
+        },
+        Workload(name: "100k point fetches, one read") {
+            let items = makeItems()
+            let store = try await filledStore(items)
+            let ids = probes(items)
+            return {
+                try await store.read { reader in
+                    var found = 0
+                    for id in ids where try reader.fetch(BenchItem.self, id: id) != nil { found += 1 }
+                    return found
+                }
+            }
+        } peer: {
+            let items = makeItems()
+            let dictionary = filledDictionary(items)
+            let ids = probes(items)
+            return {
+                var found = 0
+                for id in ids where dictionary[id] != nil { found += 1 }
+                return found
+            }
+        },
+        Workload(name: "indexed query + sort + limit 100") {
+            let store = try await filledStore(makeItems())
+            let query = Query<BenchItem>.where(\.category == 7).sorted(by: \.score, .descending).limit(100)
+            return { try await store.repository(BenchItem.self).fetch(query).count }
+        } peer: {
+            let dictionary = filledDictionary(makeItems())
+            return { dictionary.values.filter { $0.category == 7 }.sorted { $0.score > $1.score }.prefix(100).count }
+        },
+        Workload(name: "cascade delete: 1 parent, 10k children") {
+            let store = Store(backend: InMemoryBackend(schema: try BenchSchema.make()))
+            let parent = BenchParent(id: UUID(), name: "parent")
+            try await store.transaction { tx in
+                try tx.insert(parent)
+                for index in 0..<childCount { try tx.insert(BenchChild(id: UUID(), name: "child \(index)", parent: parent.id)) }
+            }
+            return {
+                try await store.repository(BenchParent.self).delete(parent.id)
+                return try await store.repository(BenchChild.self).count()
+            }
+        } peer: {
+            // The same graph as dictionaries with a parent → children index, removed together.
+            let parent = BenchParent(id: UUID(), name: "parent")
+            var children: [UUID: BenchChild] = [:]
+            var byParent: [UUID: [UUID]] = [:]
+            for index in 0..<childCount {
+                let child = BenchChild(id: UUID(), name: "child \(index)", parent: parent.id)
+                children[child.id] = child
+                byParent[parent.id, default: []].append(child.id)
+            }
+            let parents = [parent.id: parent]
+            let allChildren = children
+            let index = byParent
+            return {
+                var remainingParents = parents
+                var remainingChildren = allChildren
+                remainingParents[parent.id] = nil
+                for id in index[parent.id] ?? [] { remainingChildren[id] = nil }
+                return remainingChildren.count + remainingParents.count
+            }
+        },
+    ]
+}
+
+/// A small deterministic generator so both sides probe the same IDs.
+struct SplitMix {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}

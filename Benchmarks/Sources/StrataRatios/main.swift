@@ -1,0 +1,32 @@
+import BenchmarkWorkloads
+import Foundation
+
+// Runs each workload for Strata's in-memory backend and for its raw peer (a Swift Dictionary)
+// in this one process, takes the median of several runs, and prints the ratio.
+let repetitions = Int(ProcessInfo.processInfo.environment["STRATA_BENCH_RUNS"] ?? "") ?? 5
+
+func median(_ body: @Sendable () async throws -> @Sendable () async throws -> Int) async throws -> (Double, Int) {
+    var times: [Double] = []
+    var result = 0
+    for _ in 0..<repetitions {
+        let run = try await body()
+        let clock = ContinuousClock()
+        let start = clock.now
+        result = try await run()
+        let elapsed = clock.now - start
+        times.append(Double(elapsed.components.seconds) * 1_000 + Double(elapsed.components.attoseconds) / 1e15)
+    }
+    return (times.sorted()[times.count / 2], result)
+}
+
+func pad(_ text: String, _ width: Int) -> String { text.padding(toLength: width, withPad: " ", startingAt: 0) }
+
+print("Strata in-memory vs Swift Dictionary — median of \(repetitions) runs, milliseconds (release build)")
+print(pad("workload", 42) + pad("strata", 12) + pad("dictionary", 12) + "ratio")
+for workload in InMemoryWorkloads.all {
+    let (ours, ourResult) = try await median(workload.ours)
+    let (peer, peerResult) = try await median(workload.peer)
+    let check = ourResult == peerResult ? "" : "  (results differ: \(ourResult) vs \(peerResult))"
+    print(pad(workload.name, 42) + pad(String(format: "%.2f", ours), 12) + pad(String(format: "%.2f", peer), 12)
+          + String(format: "%.1f×", ours / max(peer, 0.0001)) + check)
+}

@@ -1,0 +1,111 @@
+import ArgumentParser
+import Foundation
+import Strata
+import StrataConformance
+
+/// The end-to-end tour: builds the travel domain, queries it, shows each delete rule acting and a
+/// deny refusing, rejects bad input, and prints the history.
+struct Demo: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "An end-to-end tour of Strata on a store URL.")
+
+    @Option(name: .long, help: "The store URL (memory:, memory:NAME, …).")
+    var store: String = StrataCommand.defaultStore
+
+    func run() async throws {
+        StrataCommand.registerBackends()
+        let store = try await Store.open(self.store, schema: try TravelDomain.schema())
+        print("Strata demo on \(self.store)")
+        if try await store.repository(Person.self).count() > 0 {
+            print("  (the store already holds data: clearing it first)")
+            try await clear(store)
+        }
+
+        section("1. Build the travel domain in one atomic save")
+        let data = try await TravelData.seed(store)
+        let cover = Photo(caption: "Sunset at Belém")
+        try await store.transaction(author: "demo") { tx in
+            try tx.insert(cover)
+            var spring = data.lisbonSpring
+            spring.coverPhoto = cover.id
+            try tx.update(spring)
+            try tx.insert(Passport(number: "PT-123", owner: data.ana.id))
+        }
+        for (name, count) in [
+            ("people", try await store.repository(Person.self).count()), ("trips", try await store.repository(Trip.self).count()),
+            ("stops", try await store.repository(Stop.self).count()), ("tags", try await store.repository(Tag.self).count()),
+        ] { print("  \(count) \(name)") }
+        let passport = try await store.repository(Person.self).fetch(data.ana.id)?.passport
+        print("  Ana's passport (inverse kept by the engine): \(passport.map { "\($0)" } ?? "none")")
+
+        section("2. Queries")
+        let trips = store.repository(Trip.self)
+        let upcoming = try await trips.fetch(Query.where(\.start > TravelDomain.day(100)).sorted(by: \.start).limit(3))
+        print("  next 3 trips after day 100:        \(upcoming.map(\.name))")
+        print("  trips whose traveller is Ana:      \(try await trips.fetch(where: .related(\.traveller, where: \Person.name == "Ana")).map(\.name))")
+        print("  trips with a stop in Lisbon:       \(try await trips.fetch(where: .any(Trip.stops, where: \Stop.city == "Lisbon")).map(\.name))")
+        print("  name starts with \"lisbon\" (any case): \(try await trips.fetch(Query.where(.hasPrefix(\.name, "lisbon", options: .caseInsensitive)).sorted(by: \.start)).map(\.name))")
+        print("  name contains \"acores\" (ignoring case and accents): \(try await trips.fetch(where: .contains(\.name, "acores", options: [.caseInsensitive, .diacriticInsensitive])).map(\.name))")
+        print("  budget, nil first:                 \(try await trips.fetch(Query.all.sorted(by: \.budget)).map { "\($0.name)=\($0.budget.map { String(Int($0)) } ?? "nil")" })")
+        print("  favourites: \(try await trips.count(where: \.isFavorite == true)); people in Lisbon: \(try await store.repository(Person.self).count(where: \.address.city == "Lisbon"))")
+        for (trip, stops) in try await trips.fetch(Query.where(\.traveller == data.ana.id).sorted(by: \.start), including: Trip.stops) {
+            print("  \(trip.name): stops in order \(stops.map(\.name)) (prefetched in one query)")
+        }
+
+        section("3. Delete rules")
+        try await store.repository(Tag.self).delete("beach")
+        print("  nullify: deleted tag beach → Lisbon Spring's tags are now \(try await trips.related(Trip.tags, of: data.lisbonSpring.id).map(\.id))")
+        try await store.repository(Person.self).delete(data.bruno.id)
+        print("  cascade: deleted Bruno → Açores Hike \(try await trips.fetch(data.azoresHike.id) == nil ? "gone" : "still there"), its stop \(try await store.repository(Stop.self).fetch(data.pontaDelgada.id) == nil ? "gone" : "still there")")
+        do {
+            try await store.repository(Agency.self).delete(data.sol.id)
+        } catch let error as StrataError {
+            print("  deny: deleting Sol Travel refused → \(error)")
+        }
+        try await store.repository(Photo.self).delete(cover.id)
+        let coverAfter = try await trips.fetch(data.lisbonSpring.id)?.coverPhoto
+        print("  noAction: deleted the cover photo → Lisbon Spring still points at \(coverAfter.map { "\($0)" } ?? "nil"), which reads as \(try await store.repository(Photo.self).fetch(cover.id) == nil ? "not found" : "found")")
+
+        section("4. Bad input is a typed error and changes nothing")
+        let before = try await store.currentHistoryToken()
+        for attempt in [
+            Person(name: "Eve", email: "not-an-email"), Person(name: "Old", age: 200), Person(name: "Copy", email: "ana@example.com"),
+        ] {
+            do {
+                try await store.repository(Person.self).insert(attempt)
+            } catch let error as StrataError {
+                print("  \(error)")
+            }
+        }
+        do {
+            try await trips.insert(Trip(name: "Orphan", start: TravelDomain.day(1), traveller: UUID()))
+        } catch let error as StrataError {
+            print("  \(error)")
+        }
+        print("  history token unchanged: \(try await store.currentHistoryToken() == before)")
+
+        section("5. History")
+        for entry in try await store.history() {
+            let summary = Dictionary(grouping: entry.changes, by: \.kind).map { "\($0.value.count) \($0.key.rawValue)" }.sorted().joined(separator: ", ")
+            print("  #\(entry.token) by \(entry.author ?? "-"): \(summary)")
+            for change in entry.changes where change.kind == .update {
+                print("      update \(change.entity)(\(change.id)) \(change.changedProperties)")
+            }
+        }
+        try await store.close()
+        print("\nDone.")
+    }
+
+    private func section(_ title: String) {
+        print("\n\(title)")
+    }
+
+    private func clear(_ store: Store) async throws {
+        try await store.transaction { tx in
+            for entity in ["Guide", "Trip", "Agency", "Person", "Passport", "Tag", "Photo", "Node", "Stop"] {
+                for record in try tx.fetch(FetchPlan(entity: entity)) where try tx.record(entity, id: record.id) != nil {
+                    try tx.delete(entity, id: record.id)
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,38 @@
+import ArgumentParser
+import Foundation
+import Strata
+import StrataConformance
+import StrataInMemory
+
+@main
+struct StrataCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "strata",
+        abstract: "Strata: Core Data–grade persistence for Swift service layers, over pluggable backends.",
+        subcommands: [Demo.self, Checks.self],
+        defaultSubcommand: Demo.self)
+
+    /// The URL a store opens at when none is given: the embedded default backend.
+    static let defaultStore = "memory:"
+
+    /// Registers every backend this build includes.
+    static func registerBackends() {
+        InMemoryBackend.register()
+    }
+}
+
+struct Checks: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "List the conformance suite's checks by category.")
+
+    @Flag(help: "Print every check, not just the counts.") var all = false
+
+    func run() async throws {
+        let checks = ConformanceSuite.checks
+        for category in ConformanceCategory.allCases {
+            let inCategory = checks.filter { $0.category == category }
+            print("\(category.rawValue.padding(toLength: 14, withPad: " ", startingAt: 0)) \(inCategory.count)")
+            if all { for check in inCategory { print("    \(check.name)") } }
+        }
+        print("total          \(checks.count)")
+    }
+}
