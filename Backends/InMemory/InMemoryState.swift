@@ -53,8 +53,10 @@ struct InMemoryState: Sendable {
         return previous
     }
 
+    // The property names are copied out first: iterating the `keys` view would keep the index
+    // storage shared while it is mutated, and every insert would copy the whole index.
     private mutating func index(_ record: Record) {
-        guard let properties = tables[record.entity]?.indexes.keys else { return }
+        guard let properties = tables[record.entity].map({ Array($0.indexes.keys) }) else { return }
         for property in properties {
             let key = Self.indexKey(record[property])
             if key.isNull { continue }
@@ -63,7 +65,7 @@ struct InMemoryState: Sendable {
     }
 
     private mutating func unindex(_ record: Record) {
-        guard let properties = tables[record.entity]?.indexes.keys else { return }
+        guard let properties = tables[record.entity].map({ Array($0.indexes.keys) }) else { return }
         for property in properties {
             let key = Self.indexKey(record[property])
             if key.isNull { continue }

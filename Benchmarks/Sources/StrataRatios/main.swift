@@ -3,6 +3,7 @@ import Foundation
 
 // Runs each workload for Strata's in-memory backend and for its raw peer (a Swift Dictionary)
 // in this one process, takes the median of several runs, and prints the ratio.
+// STRATA_BENCH_RUNS sets the number of runs; STRATA_BENCH_ONLY=TEXT runs the workloads whose name contains TEXT.
 let repetitions = Int(ProcessInfo.processInfo.environment["STRATA_BENCH_RUNS"] ?? "") ?? 5
 
 func median(_ body: @Sendable () async throws -> @Sendable () async throws -> Int) async throws -> (Double, Int) {
@@ -23,7 +24,8 @@ func pad(_ text: String, _ width: Int) -> String { text.padding(toLength: width,
 
 print("Strata in-memory vs Swift Dictionary — median of \(repetitions) runs, milliseconds (release build)")
 print(pad("workload", 42) + pad("strata", 12) + pad("dictionary", 12) + "ratio")
-for workload in InMemoryWorkloads.all {
+let only = ProcessInfo.processInfo.environment["STRATA_BENCH_ONLY"]
+for workload in InMemoryWorkloads.all where only.map({ workload.name.contains($0) }) ?? true {
     let (ours, ourResult) = try await median(workload.ours)
     let (peer, peerResult) = try await median(workload.peer)
     let check = ourResult == peerResult ? "" : "  (results differ: \(ourResult) vs \(peerResult))"

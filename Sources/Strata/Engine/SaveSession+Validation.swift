@@ -14,9 +14,7 @@ extension SaveSession {
         func failure(_ code: StrataError.Code, _ property: String?, _ message: String) -> StrataError {
             StrataError(code, entity: entity.name, recordID: record.id, property: property, message)
         }
-        for name in record.values.keys where !entity.isStoredProperty(name) {
-            throw failure(.unknownProperty, name, "\(name) is not an attribute or to-one of \(entity.name)")
-        }
+        // Unknown property names never get this far: `normalize` rejects them on the way in.
         for attribute in entity.attributes {
             let value = record[attribute.name]
             if value.isNull {

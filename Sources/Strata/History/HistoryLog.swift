@@ -21,18 +21,16 @@ enum HistoryLog {
     static func append(_ changes: [HistoryChange], author: String?, contextName: String?, to transaction: any StorageWriteTransaction) throws -> HistoryToken {
         let token = HistoryToken((try lastToken(in: transaction)?.value ?? 0) + 1)
         let entry = HistoryTransaction(token: token, timestamp: Date(), author: author, contextName: contextName, changes: changes)
-        let bytes = try JSONEncoder().encode(entry)
-        try transaction.setMetadata(key(token), Array(bytes))
+        try transaction.setMetadata(key(token), HistoryCodec.encode(entry))
         try transaction.setMetadata(lastTokenKey, Array(String(token.value).utf8))
         return token
     }
 
     static func read(after token: HistoryToken?, limit: Int?, in transaction: any StorageReadTransaction) throws -> [HistoryTransaction] {
-        let decoder = JSONDecoder()
-        return try transaction.metadata(prefix: entryPrefix, after: token.map(key), limit: limit).map { entry in
+        try transaction.metadata(prefix: entryPrefix, after: token.map(key), limit: limit).map { entry in
             do {
-                return try decoder.decode(HistoryTransaction.self, from: Data(entry.value))
-            } catch {
+                return try HistoryCodec.decode(entry.value)
+            } catch let error as StrataError {
                 throw StrataError(.corruptStore, underlying: error, "history entry \(entry.key) is unreadable")
             }
         }

@@ -61,12 +61,14 @@ private struct ValueReader {
 
     func decode<T: Decodable>(_ type: T.Type, _ key: String, nested: () throws -> T) throws -> T {
         let found = value(key)
+        // Exact-type checks first: a metatype comparison is far cheaper than a dynamic cast, and
+        // these are the generic types every model decodes (dates, UUID IDs and references, bytes).
         switch found {
-        case .string(let text)?: if let typed = text as? T { return typed }
-        case .date(let date)?: if let typed = date as? T { return typed }
-        case .uuid(let uuid)?: if let typed = uuid as? T { return typed }
+        case .date(let date)? where T.self == Date.self: return unsafeBitCast(date, to: T.self)
+        case .uuid(let uuid)? where T.self == UUID.self: return unsafeBitCast(uuid, to: T.self)
+        case .string(let text)? where T.self == String.self: return unsafeBitCast(text, to: T.self)
+        case .int(let number)? where T.self == Int64.self: return unsafeBitCast(number, to: T.self)
         case .data(let data)?: if let typed = data as? T { return typed }
-        case .int(let number)?: if let typed = number as? T { return typed }
         default: break
         }
         if T.self == Date.self || T.self == UUID.self || T.self == Data.self { throw mismatch(key, T.self, found) }

@@ -47,8 +47,23 @@ public enum RecordID: Sendable, Hashable, Codable, Comparable, CustomStringConve
         }
     }
 
+    /// Within a kind: UUIDs by bytes, strings by Unicode scalars, integers numerically. Across
+    /// kinds (never within one entity): uuid < string < int.
     public static func < (lhs: RecordID, rhs: RecordID) -> Bool {
-        Value.sortOrder(lhs.value, rhs.value) == .ascending
+        switch (lhs, rhs) {
+        case (.uuid(let a), .uuid(let b)): return Value.compareUUIDs(a, b) == .ascending
+        case (.int(let a), .int(let b)): return a < b
+        case (.string(let a), .string(let b)): return Value.compareStrings(a, b) == .ascending
+        default: return lhs.kindRank < rhs.kindRank
+        }
+    }
+
+    private var kindRank: Int {
+        switch self {
+        case .uuid: 0
+        case .string: 1
+        case .int: 2
+        }
     }
 }
 
