@@ -1,0 +1,71 @@
+import Foundation
+import Strata
+import StrataInMemory
+import Testing
+
+// The README's service-layer example, compiled and run, so the documentation cannot rot.
+private struct Person: PersistentModel {
+    var id = UUID()
+    var name: String
+    var email: String?
+
+    static let trips = ToMany<Person, Trip>("trips")
+    static let entity = Entity<Person>("Person", [
+        .attribute(\.name, rules: [.length(1...80)]),
+        .attribute(\.email, unique: true, rules: [.pattern(#"[^@\s]+@[^@\s]+\.[a-z]{2,}"#)]),
+        .toMany(trips, inverse: \Trip.traveller, deleteRule: .cascade),
+    ])
+}
+
+private struct Trip: PersistentModel {
+    var id = UUID()
+    var name: String
+    var start: Date
+    var traveller: Person.ID?
+
+    static let entity = Entity<Trip>("Trip", [
+        .attribute(\.name),
+        .attribute(\.start, indexed: true),
+        .toOne(\.traveller, Person.self, inverse: Person.trips),
+    ])
+}
+
+private struct TripService: Sendable {
+    let store: Store
+
+    func plan(_ name: String, for person: Person.ID, on start: Date) async throws -> Trip {
+        let trip = Trip(name: name, start: start, traveller: person)
+        try await store.repository(Trip.self).insert(trip)
+        return trip
+    }
+
+    func upcoming(for person: Person.ID) async throws -> [Trip] {
+        try await store.repository(Trip.self).fetch(
+            Query.where(\.traveller == person && \.start > .now).sorted(by: \.start).limit(20))
+    }
+
+    func travellersNamed(_ name: String) async throws -> [Trip] {
+        try await store.repository(Trip.self).fetch(
+            where: .related(\.traveller, where: .equals(\Person.name, name, options: [.caseInsensitive, .diacriticInsensitive])))
+    }
+
+    func leave(_ person: Person.ID) async throws {
+        try await store.repository(Person.self).delete(person)
+    }
+}
+
+@Suite struct ReadmeExampleTests {
+    @Test func theServiceLayerExampleWorks() async throws {
+        InMemoryBackend.register()
+        let store = try await Store.open("memory:", schema: try Schema(Person.self, Trip.self))
+        let service = TripService(store: store)
+        let ana = Person(name: "Ána", email: "ana@example.com")
+        try await store.repository(Person.self).insert(ana)
+        let soon = try await service.plan("Lisbon", for: ana.id, on: .now.addingTimeInterval(86_400))
+        _ = try await service.plan("Past", for: ana.id, on: .now.addingTimeInterval(-86_400))
+        #expect(try await service.upcoming(for: ana.id).map(\.id) == [soon.id])
+        #expect(try await service.travellersNamed("ana").count == 2)
+        try await service.leave(ana.id)
+        #expect(try await store.repository(Trip.self).count() == 0)
+    }
+}
