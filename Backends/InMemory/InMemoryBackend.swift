@@ -16,10 +16,14 @@ public final class InMemoryBackend: StorageBackend {
     private let database: Database
     private let isClosed = Atomic<Bool>(false)
 
-    /// The storage a named store's opens share.
+    /// The storage a named store's opens share, with the schema it was created for.
     final class Database: Sendable {
         let state: Mutex<InMemoryState>
-        init(schema: Schema) { state = Mutex(InMemoryState(schema: schema)) }
+        let fingerprint: String
+        init(schema: Schema) {
+            state = Mutex(InMemoryState(schema: schema))
+            fingerprint = schema.fingerprint
+        }
     }
 
     private static let named = Mutex<[String: Database]>([:])
@@ -35,13 +39,17 @@ public final class InMemoryBackend: StorageBackend {
         self.database = database
     }
 
-    /// Opens (or creates) the process-wide store called `name`.
-    public static func named(_ name: String, schema: Schema, capabilities: FetchCapabilities = .all) -> InMemoryBackend {
+    /// Opens (or creates) the process-wide store called `name`. Opening it again with a schema of
+    /// another shape is ``StrataError/Code/incompatibleStore``.
+    public static func named(_ name: String, schema: Schema, capabilities: FetchCapabilities = .all) throws -> InMemoryBackend {
         let database = named.withLock { stores in
             if let existing = stores[name] { return existing }
             let created = Database(schema: schema)
             stores[name] = created
             return created
+        }
+        guard database.fingerprint == schema.fingerprint else {
+            throw StrataError(.incompatibleStore, "memory:\(name) was created with a different schema")
         }
         return InMemoryBackend(schema: schema, capabilities: capabilities, database: database)
     }
@@ -59,7 +67,7 @@ public final class InMemoryBackend: StorageBackend {
     /// Registers the `memory:` scheme.
     public static func register(in registry: BackendRegistry = .shared) {
         registry.register(scheme: "memory") { location, schema in
-            location.path.isEmpty ? InMemoryBackend(schema: schema) : InMemoryBackend.named(location.path, schema: schema)
+            location.path.isEmpty ? InMemoryBackend(schema: schema) : try InMemoryBackend.named(location.path, schema: schema)
         }
     }
 

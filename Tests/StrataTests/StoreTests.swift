@@ -30,6 +30,36 @@ private typealias Tag = StrataConformance.Tag
         #expect(try await anonymous.repository(Tag.self).count() == 0)
     }
 
+    @Test func aNamedStoreRefusesASchemaOfAnotherShape() async throws {
+        let registry = BackendRegistry()
+        InMemoryBackend.register(in: registry)
+        let name = "memory:shape-\(UUID())"
+        let store = try await Store.open(name, schema: try TravelDomain.schema(), registry: registry)
+        try await store.repository(Tag.self).insert(Tag(id: "kept", label: "Kept"))
+        let other = try Schema(entities: [EntityDescription(name: "Tag", idKind: .string, attributes: [AttributeDescription(name: "title", type: .string)])])
+        do {
+            _ = try await Store.open(name, schema: other, registry: registry)
+            Issue.record("expected incompatibleStore")
+        } catch let error as StrataError {
+            #expect(error.code == .incompatibleStore)
+        }
+        #expect(try await store.repository(Tag.self).fetch("kept") != nil, "the store is untouched")
+    }
+
+    @Test func schemaFingerprintsFollowShapeNotBehaviour() throws {
+        let base = try TravelDomain.schema()
+        #expect(base.fingerprint == (try TravelDomain.schema()).fingerprint)
+        #expect(base.fingerprint.contains("Person#uuid"))
+        #expect(base.fingerprint.contains("address.city:string"))
+        let renamed = try Schema(entities: base.entities.map { entity in
+            var copy = entity
+            if copy.name == "Stop" { copy.attributes[0].name = "title" }
+            return EntityDescription(name: copy.name, idKind: copy.idKind, attributes: copy.attributes, relationships: copy.relationships,
+                                     indexes: copy.indexes, uniqueConstraints: copy.uniqueConstraints)
+        })
+        #expect(renamed.fingerprint != base.fingerprint)
+    }
+
     @Test func aClosedStoreRefusesWork() async throws {
         let store = Store(backend: InMemoryBackend(schema: try TravelDomain.schema()))
         try await store.close()

@@ -34,6 +34,18 @@ public enum InMemoryWorkloads {
         return (0..<recordCount).map { _ in items[Int(generator.next() % UInt64(items.count))].id }
     }
 
+    /// The peer of both point-fetch workloads: dictionary lookups of the same probes.
+    @Sendable static func pointFetchPeer() async throws -> @Sendable () async throws -> Int {
+        let items = makeItems()
+        let dictionary = filledDictionary(items)
+        let ids = probes(items)
+        return {
+            var found = 0
+            for id in ids where dictionary[id] != nil { found += 1 }
+            return found
+        }
+    }
+
     public static let all: [Workload] = [
         Workload(name: "insert 100k (one save)") {
             let items = makeItems()
@@ -53,7 +65,7 @@ public enum InMemoryWorkloads {
             let dictionary = filledDictionary(makeItems())
             return { Array(dictionary.values).count }
         },
-        Workload(name: "100k point fetches, one read each") {
+        Workload(name: "100k point fetches, one read each", ours: {
             let items = makeItems()
             let store = try await filledStore(items)
             let ids = probes(items)
@@ -63,17 +75,8 @@ public enum InMemoryWorkloads {
                 for id in ids where try await repository.fetch(id) != nil { found += 1 }
                 return found
             }
-        } peer: {
-            let items = makeItems()
-            let dictionary = filledDictionary(items)
-            let ids = probes(items)
-            return {
-                var found = 0
-                for id in ids where dictionary[id] != nil { found += 1 }
-                return found
-            }
-        },
-        Workload(name: "100k point fetches, one read") {
+        }, peer: pointFetchPeer),
+        Workload(name: "100k point fetches, one read", ours: {
             let items = makeItems()
             let store = try await filledStore(items)
             let ids = probes(items)
@@ -84,16 +87,7 @@ public enum InMemoryWorkloads {
                     return found
                 }
             }
-        } peer: {
-            let items = makeItems()
-            let dictionary = filledDictionary(items)
-            let ids = probes(items)
-            return {
-                var found = 0
-                for id in ids where dictionary[id] != nil { found += 1 }
-                return found
-            }
-        },
+        }, peer: pointFetchPeer),
         Workload(name: "indexed query + sort + limit 100") {
             let store = try await filledStore(makeItems())
             let query = Query<BenchItem>.where(\.category == 7).sorted(by: \.score, .descending).limit(100)
