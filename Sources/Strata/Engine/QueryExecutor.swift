@@ -65,10 +65,28 @@ struct QueryExecutor {
     }
 
     private static func validate(_ expression: PredicateExpression, _ entity: EntityDescription, _ schema: Schema) throws {
-        func stored(_ property: String) throws {
+        func stored(_ property: String, _ constants: [Value] = [], text: Bool = false) throws {
             guard entity.isQueryableProperty(property) else {
                 throw StrataError(.unknownProperty, entity: entity.name, property: property,
                                   "\(property) is not an attribute or to-one of \(entity.name)")
+            }
+            // A constant of another type would compare differently on different backends (SQLite
+            // orders every number before every string), so the query is refused instead.
+            let accepts: (Value) -> Bool
+            let expected: String
+            if let attribute = entity.attribute(property) {
+                accepts = attribute.type.accepts
+                expected = attribute.type.rawValue
+            } else {
+                let kind = property == "id" ? entity.idKind : schema.entity(entity.relationship(property)?.destination ?? "")?.idKind
+                accepts = { RecordID($0)?.kind == kind }
+                expected = "\(kind?.rawValue ?? "") ID"
+            }
+            if text, !accepts(.string("")) {
+                throw StrataError(.typeMismatch, entity: entity.name, property: property, "text operators need a string property, \(property) is \(expected)")
+            }
+            for constant in constants where !constant.isNull && !accepts(constant) {
+                throw StrataError(.typeMismatch, entity: entity.name, property: property, "cannot compare \(expected) \(property) with \(constant)")
             }
         }
         func relationship(_ name: String, toOne: Bool) throws -> EntityDescription {
@@ -83,8 +101,15 @@ struct QueryExecutor {
         }
         switch expression {
         case .constant: break
-        case .compare(let property, _, _, _), .inList(let property, _, _), .between(let property, _, _),
-            .text(let property, _, _, _), .isNil(let property):
+        case .compare(let property, _, let constant, _):
+            try stored(property, [constant])
+        case .inList(let property, let constants, _):
+            try stored(property, constants)
+        case .between(let property, let lower, let upper):
+            try stored(property, [lower, upper])
+        case .text(let property, _, _, _):
+            try stored(property, text: true)
+        case .isNil(let property):
             try stored(property)
         case .and(let parts), .or(let parts):
             for part in parts { try validate(part, entity, schema) }

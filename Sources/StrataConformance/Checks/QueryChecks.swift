@@ -307,6 +307,18 @@ enum QueryChecks {
                 _ = try await store.read { try $0.fetch(FetchPlan(entity: "Trip", predicate: .relatedOne(relationship: "stops", .constant(true)))) }
             }
         },
+        ConformanceCheck(.queries, "aConstantOfTheWrongTypeIsATypedError") { c in
+            let (store, _) = try await c.seeded()
+            try await expectError(.typeMismatch, entity: "Person", property: "age") {
+                _ = try await store.read { try $0.fetch(FetchPlan(entity: "Person", predicate: .compare("age", .less, .string("30"), []))) }
+            }
+            try await expectError(.typeMismatch, entity: "Trip", property: "traveller") {
+                _ = try await store.read { try $0.fetch(FetchPlan(entity: "Trip", predicate: .compare("traveller", .equal, .int(1), []))) }
+            }
+            try await expectError(.typeMismatch, entity: "Person", property: "age") {
+                _ = try await store.read { try $0.fetch(FetchPlan(entity: "Person", predicate: .text("age", .contains, "3", []))) }
+            }
+        },
         ConformanceCheck(.queries, "negativeLimitIsATypedError") { c in
             let (store, _) = try await c.seeded()
             try await expectError(.invalidQuery) { _ = try await store.repository(Trip.self).fetch(Query.all.limit(-1)) }
