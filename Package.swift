@@ -14,11 +14,13 @@ let package = Package(
     products: [
         .library(name: "Strata", targets: ["Strata"]),
         .library(name: "StrataInMemory", targets: ["StrataInMemory"]),
+        .library(name: "StrataSQLite", targets: ["StrataSQLite"]),
         .library(name: "StrataConformance", targets: ["StrataConformance"]),
         .executable(name: "strata", targets: ["StrataCLI"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
     targets: [
         .target(name: "Strata", swiftSettings: strictSettings),
@@ -28,11 +30,17 @@ let package = Package(
             path: "Backends/InMemory",
             swiftSettings: strictSettings
         ),
+        .target(
+            name: "StrataSQLite",
+            dependencies: ["Strata", .product(name: "GRDB", package: "GRDB.swift")],
+            path: "Backends/SQLite",
+            swiftSettings: strictSettings
+        ),
         .target(name: "StrataConformance", dependencies: ["Strata"], swiftSettings: strictSettings),
         .executableTarget(
             name: "StrataCLI",
             dependencies: [
-                "Strata", "StrataInMemory", "StrataConformance",
+                "Strata", "StrataInMemory", "StrataSQLite", "StrataConformance",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Sources/strata",
@@ -45,7 +53,12 @@ let package = Package(
         ),
         .testTarget(
             name: "ConformanceTests",
-            dependencies: ["Strata", "StrataInMemory", "StrataConformance"],
+            dependencies: ["Strata", "StrataInMemory", "StrataSQLite", "StrataConformance"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "SQLiteTests",
+            dependencies: ["Strata", "StrataSQLite", "StrataConformance", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: strictSettings
         ),
     ],

@@ -35,8 +35,14 @@ public final class ConformanceContext: Sendable {
         return reopened
     }
 
+    /// Closes every store the check opened and lets the backend remove what they left; runs once.
     func closeAll() async {
-        for store in opened.withLock({ $0 }) { try? await store.close() }
+        let stores = opened.withLock { stores in
+            defer { stores.removeAll() }
+            return stores
+        }
+        for store in stores { try? await store.close() }
+        for store in stores { try? await backend.dispose?(store) }
     }
 }
 

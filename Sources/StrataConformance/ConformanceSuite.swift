@@ -40,6 +40,7 @@ public struct ConformanceSuite: Sendable {
             return .skipped("\(backend.name) does not declare \(names)")
         }
         let context = ConformanceContext(backend: backend)
+        defer { Task { await context.closeAll() } }
         try await check.body(context)
         await context.closeAll()
         return .passed
@@ -55,15 +56,18 @@ public struct BackendUnderTest: Sendable {
     public var makeStore: @Sendable (Schema) async throws -> Store
     /// Closes `store` and opens the same store again.
     public var reopen: (@Sendable (Store) async throws -> Store)?
+    /// Removes what a check's store left behind (files), after the store is closed.
+    public var dispose: (@Sendable (Store) async throws -> Void)?
 
     public init(
         name: String, features: Set<BackendFeature> = [], makeStore: @escaping @Sendable (Schema) async throws -> Store,
-        reopen: (@Sendable (Store) async throws -> Store)? = nil
+        reopen: (@Sendable (Store) async throws -> Store)? = nil, dispose: (@Sendable (Store) async throws -> Void)? = nil
     ) {
         self.name = name
         self.features = reopen == nil ? features.subtracting([.reopen]) : features.union([.reopen])
         self.makeStore = makeStore
         self.reopen = reopen
+        self.dispose = dispose
     }
 }
 

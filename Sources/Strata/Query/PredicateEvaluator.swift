@@ -26,13 +26,7 @@ public struct PredicateEvaluator {
             return low != .ascending && high != .descending
         case .text(let property, let op, let needle, let options):
             guard case .string(let haystack) = record[property] else { return false }
-            let text = Self.fold(haystack, options)
-            let pattern = Self.fold(needle, options)
-            switch op {
-            case .contains: return pattern.isEmpty || text.contains(pattern)
-            case .hasPrefix: return text.hasPrefix(pattern)
-            case .hasSuffix: return text.hasSuffix(pattern)
-            }
+            return Self.textMatches(haystack, op, needle, options)
         case .isNil(let property):
             return record[property].isNull
         case .and(let parts):
@@ -97,6 +91,18 @@ public struct PredicateEvaluator {
             case .greater: return order == .descending
             default: return order != .ascending
             }
+        }
+    }
+
+    /// The text operators, shared with backends that evaluate them natively (SQLite registers this
+    /// as an SQL function) so every backend matches identically.
+    public static func textMatches(_ haystack: String, _ op: TextOperator, _ needle: String, _ options: TextOptions) -> Bool {
+        let text = fold(haystack, options)
+        let pattern = fold(needle, options)
+        switch op {
+        case .contains: return pattern.isEmpty || text.contains(pattern)
+        case .hasPrefix: return text.hasPrefix(pattern)
+        case .hasSuffix: return text.hasSuffix(pattern)
         }
     }
 

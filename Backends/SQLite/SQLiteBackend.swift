@@ -1,0 +1,193 @@
+import Foundation
+import GRDB
+import Strata
+import Synchronization
+
+/// The embedded default backend: SQLite through GRDB.
+///
+/// - `sqlite:PATH` opens (or creates) a file in WAL mode with a `DatabasePool`: concurrent readers,
+///   one writer. `sqlite::memory:` opens a private in-memory database (a `DatabaseQueue`).
+/// - Every fetch plan is answered in SQL (``FetchCapabilities/all``): predicates, to-one conditions
+///   as `EXISTS` joins, `any`/`none` as `EXISTS`, sorting with the contract's null ordering, paging
+///   and counting. Values are always bound arguments.
+/// - Durability: `synchronous=NORMAL` by default (in WAL mode a power loss may lose the last
+///   commits, never corrupt the file); ``Options/synchronous`` `.full` syncs every commit.
+/// - Opening never modifies a file it cannot read as a Strata store of the same schema: a directory,
+///   a file that is not SQLite, a truncated file, an SQLite database of another application, or a
+///   store written with another schema are each a typed ``StrataError``.
+public final class SQLiteBackend: StorageBackend {
+    public struct Options: Sendable {
+        public enum Synchronous: String, Sendable {
+            case normal = "NORMAL", full = "FULL"
+        }
+
+        public var synchronous: Synchronous = .normal
+        /// How long a writer waits for another process's write lock before failing.
+        public var busyTimeout: TimeInterval = 5
+
+        public init(synchronous: Synchronous = .normal) {
+            self.synchronous = synchronous
+        }
+    }
+
+    public let schema: Schema
+    public let capabilities = FetchCapabilities.all
+    public let path: String
+    let layout: SQLiteLayout
+    private let writer: any DatabaseWriter
+    private let isClosed = Atomic<Bool>(false)
+
+    private init(schema: Schema, path: String, writer: any DatabaseWriter) {
+        self.schema = schema
+        self.path = path
+        self.layout = SQLiteLayout(schema: schema)
+        self.writer = writer
+    }
+
+    /// Registers the `sqlite:` scheme (`sqlite:PATH`, `sqlite::memory:`).
+    public static func register(in registry: BackendRegistry = .shared, options: Options = Options()) {
+        registry.register(scheme: "sqlite") { location, schema in
+            try await SQLiteBackend.open(path: location.path, schema: schema, options: options)
+        }
+    }
+
+    /// Opens or creates the store at `path` (`:memory:` for a private in-memory store).
+    public static func open(path: String, schema: Schema, options: Options = Options()) async throws -> SQLiteBackend {
+        var configuration = Configuration()
+        configuration.foreignKeysEnabled = true
+        configuration.busyMode = .timeout(options.busyTimeout)
+        let synchronous = options.synchronous.rawValue
+        configuration.prepareDatabase { db in
+            db.add(function: SQLiteFunctions.fold())
+            db.add(function: SQLiteFunctions.text())
+            try db.execute(sql: "PRAGMA synchronous = \(synchronous)")
+        }
+        let writer: any DatabaseWriter
+        do {
+            if path == ":memory:" {
+                writer = try DatabaseQueue(configuration: configuration)
+            } else {
+                guard !path.isEmpty else {
+                    throw StrataError(.unsupportedStore, "sqlite: needs a path, or :memory:")
+                }
+                try inspectExistingFile(at: path, schema: schema)
+                writer = try DatabasePool(path: path, configuration: configuration)
+            }
+        } catch {
+            throw map(error, path: path)
+        }
+        let backend = SQLiteBackend(schema: schema, path: path, writer: writer)
+        try await backend.prepareLayout()
+        return backend
+    }
+
+    /// Reads an existing file without writing to it: any reason it is not a store of this schema
+    /// is reported before a read-write connection (which switches the file to WAL) is opened.
+    private static func inspectExistingFile(at path: String, schema: Schema) throws {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { return }
+        if isDirectory.boolValue {
+            throw StrataError(.notAStore, "\(path) is a directory, not an SQLite store")
+        }
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            throw StrataError(.storageFailure, "\(path) cannot be read")
+        }
+        defer { try? handle.close() }
+        let header = (try? handle.read(upToCount: 100)) ?? Data()
+        let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+        if size == 0 { return }
+        guard header.count >= 100, header.prefix(16) == Data("SQLite format 3\0".utf8) else {
+            throw StrataError(.notAStore, "\(path) is not an SQLite database")
+        }
+        // The header records the database size in pages (valid when the two change counters agree).
+        let pageSizeField = Int(header[16]) << 8 | Int(header[17])
+        let pageSize = pageSizeField == 1 ? 65_536 : pageSizeField
+        let pages = header[28..<32].reduce(0) { $0 << 8 | Int($1) }
+        let counterMatches = header[24..<28] == header[92..<96]
+        let hasWAL = FileManager.default.fileExists(atPath: path + "-wal")
+        if counterMatches, pages > 0, pages * pageSize > size, !hasWAL {
+            throw StrataError(.corruptStore, "\(path) is truncated: the header declares \(pages * pageSize) bytes, the file has \(size)")
+        }
+        var configuration = Configuration()
+        configuration.readonly = true
+        let queue = try DatabaseQueue(path: path, configuration: configuration)
+        defer { try? queue.close() }
+        _ = try queue.read { db in try checkStore(db, schema: schema, path: path) }
+    }
+
+    /// Whether the database is an empty file (`false`), a Strata store of this schema (`true`), or an error.
+    @discardableResult
+    static func checkStore(_ db: Database, schema: Schema, path: String) throws -> Bool {
+        let tables = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'")
+        if tables.isEmpty { return false }
+        guard tables.contains(SQLiteLayout.metaTable) else {
+            throw StrataError(.notAStore, "\(path) is an SQLite database but not a Strata store")
+        }
+        let stored = try Row.fetchAll(db, sql: "SELECT key, value FROM \(SQLiteLayout.metaTable) WHERE key IN ('strata.sqlite.format', 'strata.schema.fingerprint')")
+        var meta: [String: String] = [:]
+        for row in stored {
+            if let key = String.fromDatabaseValue(row[0]), let bytes = SQLiteReadTransaction.bytes(row[1]) {
+                meta[key] = String(decoding: bytes, as: UTF8.self)
+            }
+        }
+        guard let format = meta["strata.sqlite.format"] else {
+            throw StrataError(.corruptStore, "\(path) has no Strata format version")
+        }
+        guard format == SQLiteLayout.formatVersion else {
+            throw StrataError(.incompatibleStore, "\(path) was written in SQLite store format \(format); this version reads \(SQLiteLayout.formatVersion)")
+        }
+        guard meta["strata.schema.fingerprint"] == schema.fingerprint else {
+            throw StrataError(.incompatibleStore, "\(path) was written with a different schema (migrations are not supported yet)")
+        }
+        return true
+    }
+
+    private func prepareLayout() async throws {
+        let layout = layout
+        let schema = schema
+        let path = path
+        try await run { try await self.writer.write { db in
+            guard try !Self.checkStore(db, schema: schema, path: path) else { return }
+            for statement in layout.creationStatements() { try db.execute(sql: statement) }
+            try db.execute(sql: "INSERT INTO \(SQLiteLayout.metaTable) (key, value) VALUES ('strata.sqlite.format', ?), ('strata.schema.fingerprint', ?)",
+                           arguments: [Data(SQLiteLayout.formatVersion.utf8), Data(schema.fingerprint.utf8)])
+        } }
+    }
+
+    public func read<T: Sendable>(_ body: @escaping @Sendable (any StorageReadTransaction) throws -> T) async throws -> T {
+        let layout = layout
+        return try await run { try await self.writer.read { db in try body(SQLiteReadTransaction(db: db, layout: layout)) } }
+    }
+
+    public func write<T: Sendable>(_ body: @escaping @Sendable (any StorageWriteTransaction) throws -> T) async throws -> T {
+        let layout = layout
+        return try await run { try await self.writer.write { db in try body(SQLiteWriteTransaction(db: db, layout: layout)) } }
+    }
+
+    public func close() async throws {
+        guard !isClosed.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        do { try writer.close() } catch { throw Self.map(error, path: path) }
+    }
+
+    private func run<T>(_ body: () async throws -> T) async throws -> T {
+        if isClosed.load(ordering: .acquiring) { throw StrataError(.storeClosed, "the store has been closed") }
+        do {
+            return try await body()
+        } catch {
+            throw Self.map(error, path: path)
+        }
+    }
+
+    /// SQLite failures as typed errors; Strata's own errors pass through.
+    static func map(_ error: any Error, path: String) -> any Error {
+        guard let error = error as? DatabaseError else { return error }
+        let message = "\(path): \(error.message ?? error.resultCode.description)"
+        switch error.resultCode.primaryResultCode {
+        case .SQLITE_NOTADB: return StrataError(.notAStore, underlying: error, message)
+        case .SQLITE_CORRUPT: return StrataError(.corruptStore, underlying: error, message)
+        case .SQLITE_CONSTRAINT: return StrataError(.uniqueViolation, underlying: error, message)
+        case .SQLITE_MISUSE where error.message?.contains("closed") == true: return StrataError(.storeClosed, underlying: error, message)
+        default: return StrataError(.storageFailure, underlying: error, message)
+        }
+    }
+}

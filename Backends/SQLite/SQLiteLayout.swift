@@ -1,0 +1,112 @@
+import GRDB
+import Strata
+
+/// The tables of a Strata SQLite store.
+///
+/// - One table per entity, named after it: `id` (primary key, typed by the ID kind),
+///   `strata_version`, then one typed column per attribute (composite fields flattened:
+///   `"address.city"`) and per to-one (the destination's ID).
+/// - One table per owned link list (`"Entity.relationship"`: owner, target, position) for ordered
+///   to-many and many-to-many relationships, indexed on the target for reverse lookups.
+/// - An index for every indexed attribute and every to-one, a UNIQUE index per unique constraint.
+/// - `strata_meta` (key, value): format version, schema fingerprint, counters, history.
+///
+/// No SQL foreign keys: the engine owns delete rules, and `noAction` must be able to leave a
+/// dangling reference.
+struct SQLiteLayout: Sendable {
+    struct Table: Sendable {
+        let entity: EntityDescription
+        let name: String
+        /// Stored property columns in order, with the type to decode each.
+        let columns: [(name: String, kind: ColumnKind)]
+        let columnIndex: [String: Int]
+        let selectList: String
+        let insertSQL: String
+        let selectByIDSQL: String
+        let deleteSQL: String
+
+        enum ColumnKind: Sendable {
+            case attribute(AttributeType)
+            case reference(RecordID.Kind)
+        }
+    }
+
+    static let formatVersion = "1"
+    static let metaTable = "strata_meta"
+
+    let schema: Schema
+    let tables: [String: Table]
+
+    init(schema: Schema) {
+        self.schema = schema
+        var tables: [String: Table] = [:]
+        for entity in schema.entities {
+            var columns: [(String, Table.ColumnKind)] = entity.attributes.map { ($0.name, .attribute($0.type)) }
+            for relationship in entity.relationships where relationship.isToOne {
+                columns.append((relationship.name, .reference(schema.entity(relationship.destination)?.idKind ?? .uuid)))
+            }
+            let name = quoted(entity.name)
+            let names = ["id", "strata_version"] + columns.map(\.0)
+            let selectList = names.map { "t0." + quoted($0) }.joined(separator: ", ")
+            tables[entity.name] = Table(
+                entity: entity, name: name, columns: columns,
+                columnIndex: Dictionary(uniqueKeysWithValues: columns.enumerated().map { ($1.0, $0) }),
+                selectList: selectList,
+                insertSQL: "INSERT OR REPLACE INTO \(name) (\(names.map(quoted).joined(separator: ", "))) VALUES (\(names.map { _ in "?" }.joined(separator: ", ")))",
+                selectByIDSQL: "SELECT \(selectList) FROM \(name) AS t0 WHERE t0.\"id\" = ?",
+                deleteSQL: "DELETE FROM \(name) WHERE \"id\" = ?")
+        }
+        self.tables = tables
+    }
+
+    func table(_ entity: String) throws -> Table {
+        guard let table = tables[entity] else {
+            throw StrataError(.unknownEntity, entity: entity, "entity \(entity) is not in the schema")
+        }
+        return table
+    }
+
+    static func linkTable(_ entity: String, _ relationship: String) -> String {
+        quoted("\(entity).\(relationship)")
+    }
+
+    /// Relationships whose link lists this store keeps.
+    var linkRelationships: [(entity: EntityDescription, relationship: RelationshipDescription)] {
+        schema.entities.flatMap { entity in
+            entity.relationships.filter { $0.storage == .links || $0.storage == .orderedLinks }.map { (entity, $0) }
+        }
+    }
+
+    /// The DDL for an empty store.
+    func creationStatements() -> [String] {
+        var statements = ["CREATE TABLE \(Self.metaTable) (key TEXT PRIMARY KEY NOT NULL, value BLOB NOT NULL) WITHOUT ROWID"]
+        for entity in schema.entities {
+            guard let table = tables[entity.name] else { continue }
+            let columns = ["\"id\" \(SQLiteValues.columnType(entity.idKind)) PRIMARY KEY NOT NULL", "\"strata_version\" INTEGER NOT NULL"]
+                + table.columns.map { column -> String in
+                    switch column.kind {
+                    case .attribute(let type): return "\(quoted(column.name)) \(SQLiteValues.columnType(type))"
+                    case .reference(let kind): return "\(quoted(column.name)) \(SQLiteValues.columnType(kind))"
+                    }
+                }
+            statements.append("CREATE TABLE \(table.name) (\(columns.joined(separator: ", ")))")
+            var indexed = Set(entity.attributes.filter(\.isIndexed).map { [$0.name] })
+            for index in entity.indexes { indexed.insert(index) }
+            for relationship in entity.relationships where relationship.isToOne { indexed.insert([relationship.name]) }
+            for (number, columns) in indexed.sorted(by: { $0.joined() < $1.joined() }).enumerated() {
+                statements.append("CREATE INDEX \(quoted("\(entity.name).index\(number)")) ON \(table.name) (\(columns.map(quoted).joined(separator: ", ")))")
+            }
+            for (number, columns) in entity.uniqueConstraints.enumerated() {
+                statements.append("CREATE UNIQUE INDEX \(quoted("\(entity.name).unique\(number)")) ON \(table.name) (\(columns.map(quoted).joined(separator: ", ")))")
+            }
+        }
+        for (entity, relationship) in linkRelationships {
+            let ownerKind = SQLiteValues.columnType(entity.idKind)
+            let targetKind = SQLiteValues.columnType(schema.entity(relationship.destination)?.idKind ?? .uuid)
+            let table = Self.linkTable(entity.name, relationship.name)
+            statements.append("CREATE TABLE \(table) (owner \(ownerKind) NOT NULL, target \(targetKind) NOT NULL, position INTEGER NOT NULL, PRIMARY KEY (owner, position)) WITHOUT ROWID")
+            statements.append("CREATE INDEX \(quoted("\(entity.name).\(relationship.name).target")) ON \(table) (target, owner)")
+        }
+        return statements
+    }
+}

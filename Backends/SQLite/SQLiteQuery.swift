@@ -1,0 +1,137 @@
+import GRDB
+import Strata
+
+/// Translates a ``FetchPlan`` into one SQL statement. Identifiers come from the schema and are
+/// quoted; every value is a bound argument, never text in the SQL.
+///
+/// Each condition evaluates to 0 or 1, never NULL (comparisons are wrapped in `IFNULL(…, 0)`,
+/// `!=` is `IS NOT`), so `NOT` follows the contract's two-valued logic. To-one conditions are
+/// `EXISTS` over the destination; `any`/`none` are `EXISTS`/`NOT EXISTS` over the relationship's
+/// storage. Text with case or diacritic options goes through `strata_fold`/`strata_text`,
+/// registered on every connection with the engine's own folding, so results are identical.
+struct SQLiteQuery {
+    let layout: SQLiteLayout
+    private(set) var arguments: [DatabaseValue] = []
+    private var aliases = 0
+
+    init(layout: SQLiteLayout) {
+        self.layout = layout
+    }
+
+    mutating func select(_ plan: FetchPlan) throws -> String {
+        let table = try layout.table(plan.entity)
+        var sql = "SELECT \(table.selectList) FROM \(table.name) AS t0"
+        if let predicate = plan.predicate { sql += " WHERE " + (try condition(predicate, table.entity, "t0")) }
+        let keys = plan.sort.map { "t0.\(quoted($0.property)) \($0.ascending ? "ASC" : "DESC")" } + ["t0.\"id\" ASC"]
+        sql += " ORDER BY " + keys.joined(separator: ", ")
+        if plan.limit != nil || plan.offset > 0 {
+            sql += " LIMIT ? OFFSET ?"
+            arguments.append(Int64(plan.limit ?? -1).databaseValue)
+            arguments.append(Int64(plan.offset).databaseValue)
+        }
+        return sql
+    }
+
+    mutating func count(_ plan: FetchPlan) throws -> String {
+        let table = try layout.table(plan.entity)
+        var sql = "SELECT count(*) FROM \(table.name) AS t0"
+        if let predicate = plan.predicate { sql += " WHERE " + (try condition(predicate, table.entity, "t0")) }
+        return sql
+    }
+
+    private mutating func bind(_ value: Value) -> String {
+        arguments.append(SQLiteValues.databaseValue(value))
+        return "?"
+    }
+
+    private mutating func alias() -> String {
+        aliases += 1
+        return "t\(aliases)"
+    }
+
+    private mutating func condition(_ expression: PredicateExpression, _ entity: EntityDescription, _ alias: String) throws -> String {
+        func column(_ property: String) -> String { "\(alias).\(quoted(property))" }
+        switch expression {
+        case .constant(let flag):
+            return flag ? "1" : "0"
+        case .compare(let property, let op, let constant, let options):
+            if constant.isNull {
+                return op == .notEqual ? "(\(column(property)) IS NOT NULL)" : op == .equal ? "(\(column(property)) IS NULL)" : "0"
+            }
+            let (left, right) = folded(column(property), constant, options)
+            switch op {
+            case .notEqual: return "(\(left) IS NOT \(right))"
+            default: return "IFNULL(\(left) \(op == .equal ? "=" : op.rawValue) \(right), 0)"
+            }
+        case .inList(let property, let constants, let options):
+            let nonNull = constants.filter { !$0.isNull }
+            var parts: [String] = []
+            if !nonNull.isEmpty {
+                let target = options.isEmpty ? column(property) : "strata_fold(\(column(property)), \(options.rawValue))"
+                let list = nonNull.map { constant in
+                    options.isEmpty ? bind(constant) : "strata_fold(\(bind(constant)), \(options.rawValue))"
+                }
+                parts.append("IFNULL(\(target) IN (\(list.joined(separator: ", "))), 0)")
+            }
+            if nonNull.count != constants.count { parts.append("(\(column(property)) IS NULL)") }
+            return parts.isEmpty ? "0" : "(" + parts.joined(separator: " OR ") + ")"
+        case .between(let property, let lower, let upper):
+            if lower.isNull || upper.isNull { return "0" }
+            return "IFNULL(\(column(property)) BETWEEN \(bind(lower)) AND \(bind(upper)), 0)"
+        case .text(let property, let op, let needle, let options):
+            let code = op == .contains ? 0 : op == .hasPrefix ? 1 : 2
+            return "IFNULL(strata_text(\(column(property)), \(bind(.string(needle))), \(code), \(options.rawValue)), 0)"
+        case .isNil(let property):
+            return "(\(column(property)) IS NULL)"
+        case .and(let parts):
+            if parts.isEmpty { return "1" }
+            return "(" + (try parts.map { try condition($0, entity, alias) }).joined(separator: " AND ") + ")"
+        case .or(let parts):
+            if parts.isEmpty { return "0" }
+            return "(" + (try parts.map { try condition($0, entity, alias) }).joined(separator: " OR ") + ")"
+        case .not(let inner):
+            return "(NOT \(try condition(inner, entity, alias)))"
+        case .relatedOne(let name, let inner):
+            let relationship = try self.relationship(name, of: entity)
+            let destination = try layout.table(relationship.destination)
+            let other = self.alias()
+            return "EXISTS (SELECT 1 FROM \(destination.name) AS \(other) WHERE \(other).\"id\" = \(column(name)) AND \(try condition(inner, destination.entity, other)))"
+        case .anyRelated(let name, let inner):
+            return try exists(name, inner, entity, alias)
+        case .noneRelated(let name, let inner):
+            return "(NOT \(try exists(name, inner, entity, alias)))"
+        }
+    }
+
+    private mutating func exists(_ name: String, _ inner: PredicateExpression, _ entity: EntityDescription, _ alias: String) throws -> String {
+        let relationship = try self.relationship(name, of: entity)
+        let destination = try layout.table(relationship.destination)
+        let other = self.alias()
+        let join: String
+        switch relationship.storage {
+        case .reference:
+            join = "FROM \(destination.name) AS \(other) WHERE \(other).\"id\" = \(alias).\(quoted(name))"
+        case .inverseReference:
+            join = "FROM \(destination.name) AS \(other) WHERE \(other).\(quoted(relationship.inverse ?? "")) = \(alias).\"id\""
+        case .orderedLinks, .links:
+            let link = self.alias()
+            join = "FROM \(SQLiteLayout.linkTable(entity.name, name)) AS \(link) JOIN \(destination.name) AS \(other) ON \(other).\"id\" = \(link).target WHERE \(link).owner = \(alias).\"id\""
+        case .inverseLinks:
+            let link = self.alias()
+            join = "FROM \(SQLiteLayout.linkTable(relationship.destination, relationship.inverse ?? "")) AS \(link) JOIN \(destination.name) AS \(other) ON \(other).\"id\" = \(link).owner WHERE \(link).target = \(alias).\"id\""
+        }
+        return "EXISTS (SELECT 1 \(join) AND \(try condition(inner, destination.entity, other)))"
+    }
+
+    private mutating func folded(_ column: String, _ constant: Value, _ options: TextOptions) -> (String, String) {
+        guard !options.isEmpty, case .string = constant else { return (column, bind(constant)) }
+        return ("strata_fold(\(column), \(options.rawValue))", "strata_fold(\(bind(constant)), \(options.rawValue))")
+    }
+
+    private func relationship(_ name: String, of entity: EntityDescription) throws -> RelationshipDescription {
+        guard let relationship = entity.relationship(name) else {
+            throw StrataError(.unknownProperty, entity: entity.name, property: name, "\(name) is not a relationship of \(entity.name)")
+        }
+        return relationship
+    }
+}

@@ -1,0 +1,181 @@
+import Foundation
+import GRDB
+import Strata
+
+/// Reads over one GRDB connection, inside the transaction GRDB opened for the closure.
+class SQLiteReadTransaction: StorageReadTransaction {
+    let db: Database
+    let layout: SQLiteLayout
+    var schema: Schema { layout.schema }
+
+    init(db: Database, layout: SQLiteLayout) {
+        self.db = db
+        self.layout = layout
+    }
+
+    func statement(_ sql: String, cached: Bool = true) throws -> Statement {
+        cached ? try db.cachedStatement(sql: sql) : try db.makeStatement(sql: sql)
+    }
+
+    func rows(_ statement: Statement, _ arguments: [DatabaseValue]) throws -> RowCursor {
+        statement.setUncheckedArguments(StatementArguments(arguments))
+        return try Row.fetchCursor(statement)
+    }
+
+    func decode(_ row: Row, _ table: SQLiteLayout.Table) throws -> Record {
+        let id = try SQLiteValues.recordID(row[0], kind: table.entity.idKind)
+        guard case .int64(let version) = (row[1] as DatabaseValue).storage else {
+            throw StrataError(.corruptStore, entity: table.entity.name, recordID: id, "record has no version")
+        }
+        var values: [String: Value] = [:]
+        values.reserveCapacity(table.columns.count)
+        for (offset, column) in table.columns.enumerated() {
+            let stored: DatabaseValue = row[offset + 2]
+            switch column.kind {
+            case .attribute(let type):
+                values[column.name] = try SQLiteValues.value(stored, as: type)
+            case .reference(let kind):
+                values[column.name] = stored.isNull ? .null : try SQLiteValues.recordID(stored, kind: kind).value
+            }
+        }
+        return Record(entity: table.entity.name, id: id, version: version, values: values)
+    }
+
+    func record(_ entity: String, id: RecordID) throws -> Record? {
+        let table = try layout.table(entity)
+        let cursor = try rows(try statement(table.selectByIDSQL), [SQLiteValues.databaseValue(id)])
+        return try cursor.next().map { try decode($0, table) }
+    }
+
+    func fetch(_ plan: FetchPlan) throws -> [Record] {
+        let table = try layout.table(plan.entity)
+        var query = SQLiteQuery(layout: layout)
+        let sql = try query.select(plan)
+        let cursor = try rows(try statement(sql, cached: false), query.arguments)
+        var records: [Record] = []
+        while let row = try cursor.next() { records.append(try decode(row, table)) }
+        return records
+    }
+
+    func count(_ plan: FetchPlan) throws -> Int {
+        var query = SQLiteQuery(layout: layout)
+        let sql = try query.count(plan)
+        let cursor = try rows(try statement(sql, cached: false), query.arguments)
+        guard let row = try cursor.next(), case .int64(let count) = (row[0] as DatabaseValue).storage else { return 0 }
+        return Int(count)
+    }
+
+    private func ids(_ sql: String, _ argument: DatabaseValue, kind: RecordID.Kind) throws -> [RecordID] {
+        let cursor = try rows(try statement(sql), [argument])
+        var ids: [RecordID] = []
+        while let row = try cursor.next() { ids.append(try SQLiteValues.recordID(row[0], kind: kind)) }
+        return ids
+    }
+
+    func referrers(_ entity: String, property: String, to target: RecordID) throws -> [RecordID] {
+        let table = try layout.table(entity)
+        return try ids("SELECT \"id\" FROM \(table.name) WHERE \(quoted(property)) = ? ORDER BY \"id\"",
+                       SQLiteValues.databaseValue(target), kind: table.entity.idKind)
+    }
+
+    func links(_ entity: String, relationship: String, from owner: RecordID) throws -> [RecordID] {
+        let kind = try destinationKind(entity, relationship)
+        return try ids("SELECT target FROM \(SQLiteLayout.linkTable(entity, relationship)) WHERE owner = ? ORDER BY position",
+                       SQLiteValues.databaseValue(owner), kind: kind)
+    }
+
+    func linkOwners(_ entity: String, relationship: String, to target: RecordID) throws -> [RecordID] {
+        let kind = try layout.table(entity).entity.idKind
+        return try ids("SELECT owner FROM \(SQLiteLayout.linkTable(entity, relationship)) WHERE target = ? ORDER BY owner",
+                       SQLiteValues.databaseValue(target), kind: kind)
+    }
+
+    private func destinationKind(_ entity: String, _ relationship: String) throws -> RecordID.Kind {
+        guard let destination = layout.schema.entity(entity)?.relationship(relationship)?.destination,
+            let kind = layout.schema.entity(destination)?.idKind
+        else { throw StrataError(.unknownProperty, entity: entity, property: relationship, "\(relationship) is not a relationship of \(entity)") }
+        return kind
+    }
+
+    func metadata(_ key: String) throws -> [UInt8]? {
+        let cursor = try rows(try statement("SELECT value FROM \(SQLiteLayout.metaTable) WHERE key = ?"), [key.databaseValue])
+        guard let row = try cursor.next() else { return nil }
+        return Self.bytes(row[0])
+    }
+
+    func metadata(prefix: String, after: String?, limit: Int?) throws -> [(key: String, value: [UInt8])] {
+        // A key range rather than LIKE, so the primary key index answers it.
+        var sql = "SELECT key, value FROM \(SQLiteLayout.metaTable) WHERE key >= ? AND key < ?"
+        var arguments = [prefix.databaseValue, Self.successor(of: prefix).databaseValue]
+        if let after {
+            sql += " AND key > ?"
+            arguments.append(after.databaseValue)
+        }
+        sql += " ORDER BY key LIMIT ?"
+        arguments.append(Int64(limit ?? -1).databaseValue)
+        let cursor = try rows(try statement(sql), arguments)
+        var entries: [(key: String, value: [UInt8])] = []
+        while let row = try cursor.next() {
+            guard let key = String.fromDatabaseValue(row[0]), let value = Self.bytes(row[1]) else {
+                throw StrataError(.corruptStore, "unreadable metadata entry")
+            }
+            entries.append((key, value))
+        }
+        return entries
+    }
+
+    static func bytes(_ stored: DatabaseValue) -> [UInt8]? {
+        switch stored.storage {
+        case .blob(let data): return Array(data)
+        case .string(let text): return Array(text.utf8)
+        default: return nil
+        }
+    }
+
+    /// The smallest string greater than every string starting with `prefix`.
+    static func successor(of prefix: String) -> String {
+        guard let last = prefix.unicodeScalars.last, let next = Unicode.Scalar(last.value + 1) else { return prefix + "\u{10FFFF}" }
+        return String(prefix.unicodeScalars.dropLast()) + String(next)
+    }
+}
+
+/// Writes inside GRDB's write transaction: a throw rolls everything back.
+final class SQLiteWriteTransaction: SQLiteReadTransaction, StorageWriteTransaction {
+    func put(_ record: Record) throws {
+        let table = try layout.table(record.entity)
+        var arguments: [DatabaseValue] = [SQLiteValues.databaseValue(record.id), record.version.databaseValue]
+        arguments.reserveCapacity(table.columns.count + 2)
+        for column in table.columns { arguments.append(SQLiteValues.databaseValue(record[column.name])) }
+        let statement = try statement(table.insertSQL)
+        statement.setUncheckedArguments(StatementArguments(arguments))
+        try statement.execute()
+    }
+
+    func delete(_ entity: String, id: RecordID) throws {
+        let table = try layout.table(entity)
+        try db.cachedStatement(sql: table.deleteSQL).execute(arguments: [SQLiteValues.databaseValue(id)])
+        for relationship in table.entity.relationships where relationship.storage == .links || relationship.storage == .orderedLinks {
+            try setLinks(entity, relationship: relationship.name, from: id, to: [])
+        }
+    }
+
+    func setLinks(_ entity: String, relationship: String, from owner: RecordID, to targets: [RecordID]) throws {
+        let table = SQLiteLayout.linkTable(entity, relationship)
+        let ownerValue = SQLiteValues.databaseValue(owner)
+        try db.cachedStatement(sql: "DELETE FROM \(table) WHERE owner = ?").execute(arguments: [ownerValue])
+        let insert = try db.cachedStatement(sql: "INSERT INTO \(table) (owner, target, position) VALUES (?, ?, ?)")
+        for (position, target) in targets.enumerated() {
+            insert.setUncheckedArguments([ownerValue, SQLiteValues.databaseValue(target), Int64(position).databaseValue])
+            try insert.execute()
+        }
+    }
+
+    func setMetadata(_ key: String, _ value: [UInt8]?) throws {
+        if let value {
+            try db.cachedStatement(sql: "INSERT OR REPLACE INTO \(SQLiteLayout.metaTable) (key, value) VALUES (?, ?)")
+                .execute(arguments: [key, Data(value)])
+        } else {
+            try db.cachedStatement(sql: "DELETE FROM \(SQLiteLayout.metaTable) WHERE key = ?").execute(arguments: [key])
+        }
+    }
+}

@@ -1,0 +1,26 @@
+import Foundation
+import Strata
+import StrataConformance
+import StrataSQLite
+import Testing
+
+/// A new SQLite file per check (WAL, the embedded default), reopened from the same path.
+private let sqliteFiles = ConformanceSuite(backend: BackendUnderTest(name: "SQLite") { schema in
+    let path = FileManager.default.temporaryDirectory.appendingPathComponent("strata-conformance-\(UUID().uuidString).sqlite").path
+    return Store(backend: try await SQLiteBackend.open(path: path, schema: schema), location: try StoreLocation("sqlite:\(path)"))
+} reopen: { store in
+    try await store.close()
+    guard let backend = store.backend as? SQLiteBackend else { throw StrataError(.unsupportedStore, "not SQLite") }
+    return Store(backend: try await SQLiteBackend.open(path: backend.path, schema: store.schema), location: store.location)
+} dispose: { store in
+    guard let backend = store.backend as? SQLiteBackend else { return }
+    for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: backend.path + suffix) }
+})
+
+@Suite("Conformance: SQLite")
+struct SQLiteConformanceTests {
+    @Test("file-backed store", arguments: ConformanceSuite.checks)
+    func sqlite(_ check: ConformanceCheck) async throws {
+        try await run(check, on: sqliteFiles)
+    }
+}
