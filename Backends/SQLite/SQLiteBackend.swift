@@ -36,6 +36,9 @@ public final class SQLiteBackend: StorageBackend {
     let layout: SQLiteLayout
     private let writer: any DatabaseWriter
     private let isClosed = Atomic<Bool>(false)
+    /// `PRAGMA data_version` as last seen on the writer connection; it moves only when another
+    /// connection (another `Store` on the file, or another process) commits.
+    private let seenDataVersion = Atomic<Int64>(-1)
 
     private init(schema: Schema, path: String, writer: any DatabaseWriter) {
         self.schema = schema
@@ -152,6 +155,17 @@ public final class SQLiteBackend: StorageBackend {
             try db.execute(sql: "INSERT INTO \(SQLiteLayout.metaTable) (key, value) VALUES ('strata.sqlite.format', ?), ('strata.schema.fingerprint', ?)",
                            arguments: [Data(SQLiteLayout.formatVersion.utf8), Data(schema.fingerprint.utf8)])
         } }
+    }
+
+    /// Whether another connection — a second `Store` on the same file, or another process — has
+    /// committed since the last call (the first call only records the current state). History
+    /// reads see such commits directly; this tells a caller that it should look.
+    public func detectExternalCommits() async throws -> Bool {
+        let version = try await run {
+            try await self.writer.writeWithoutTransaction { db in try Int64.fetchOne(db, sql: "PRAGMA data_version") ?? 0 }
+        }
+        let previous = seenDataVersion.exchange(version, ordering: .acquiringAndReleasing)
+        return previous >= 0 && previous != version
     }
 
     public func read<T: Sendable>(_ body: @escaping @Sendable (any StorageReadTransaction) throws -> T) async throws -> T {

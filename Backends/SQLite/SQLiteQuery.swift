@@ -67,10 +67,9 @@ struct SQLiteQuery {
             let nonNull = constants.filter { !$0.isNull }
             var parts: [String] = []
             if !nonNull.isEmpty {
-                let target = options.isEmpty ? column(property) : "strata_fold(\(column(property)), \(options.rawValue))"
-                let list = nonNull.map { constant in
-                    options.isEmpty ? bind(constant) : "strata_fold(\(bind(constant)), \(options.rawValue))"
-                }
+                let textual = !options.isEmpty && nonNull.allSatisfy { if case .string = $0 { true } else { false } }
+                let target = textual ? Self.fold(column(property), options) : column(property)
+                let list = nonNull.map { constant in textual ? Self.fold(bind(constant), options) : bind(constant) }
                 parts.append("IFNULL(\(target) IN (\(list.joined(separator: ", "))), 0)")
             }
             if nonNull.count != constants.count { parts.append("(\(column(property)) IS NULL)") }
@@ -80,7 +79,7 @@ struct SQLiteQuery {
             return "IFNULL(\(column(property)) BETWEEN \(bind(lower)) AND \(bind(upper)), 0)"
         case .text(let property, let op, let needle, let options):
             let code = op == .contains ? 0 : op == .hasPrefix ? 1 : 2
-            return "IFNULL(strata_text(\(column(property)), \(bind(.string(needle))), \(code), \(options.rawValue)), 0)"
+            return "IFNULL(strata_text(CAST(\(column(property)) AS BLOB), CAST(\(bind(.string(needle))) AS BLOB), \(code), \(options.rawValue)), 0)"
         case .isNil(let property):
             return "(\(column(property)) IS NULL)"
         case .and(let parts):
@@ -125,7 +124,11 @@ struct SQLiteQuery {
 
     private mutating func folded(_ column: String, _ constant: Value, _ options: TextOptions) -> (String, String) {
         guard !options.isEmpty, case .string = constant else { return (column, bind(constant)) }
-        return ("strata_fold(\(column), \(options.rawValue))", "strata_fold(\(bind(constant)), \(options.rawValue))")
+        return (Self.fold(column, options), Self.fold(bind(constant), options))
+    }
+
+    private static func fold(_ operand: String, _ options: TextOptions) -> String {
+        "strata_fold(CAST(\(operand) AS BLOB), \(options.rawValue))"
     }
 
     private func relationship(_ name: String, of entity: EntityDescription) throws -> RelationshipDescription {

@@ -8,7 +8,7 @@ import StrataConformance
 struct Demo: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "An end-to-end tour of Strata on a store URL.")
 
-    @Option(name: .long, help: "The store URL (memory:, memory:NAME, …).")
+    @Option(name: .long, help: "The store URL (sqlite:PATH, sqlite::memory:, memory:, memory:NAME).")
     var store: String = StrataCommand.defaultStore
 
     func run() async throws {
@@ -19,6 +19,8 @@ struct Demo: AsyncParsableCommand {
             print("  (the store already holds data: clearing it first)")
             try await clear(store)
         }
+
+        let startToken = try await store.currentHistoryToken()
 
         section("1. Build the travel domain in one atomic save")
         let data = try await TravelData.seed(store)
@@ -83,8 +85,8 @@ struct Demo: AsyncParsableCommand {
         }
         print("  history token unchanged: \(try await store.currentHistoryToken() == before)")
 
-        section("5. History")
-        for entry in try await store.history() {
+        section("5. History of this run")
+        for entry in try await store.history(after: startToken) {
             let summary = Dictionary(grouping: entry.changes, by: \.kind).map { "\($0.value.count) \($0.key.rawValue)" }.sorted().joined(separator: ", ")
             print("  #\(entry.token) by \(entry.author ?? "-"): \(summary)")
             for change in entry.changes where change.kind == .update {

@@ -3,6 +3,7 @@ import Foundation
 import Strata
 import StrataConformance
 import StrataInMemory
+import StrataSQLite
 
 @main
 struct StrataCommand: AsyncParsableCommand {
@@ -13,11 +14,12 @@ struct StrataCommand: AsyncParsableCommand {
         defaultSubcommand: Demo.self)
 
     /// The URL a store opens at when none is given: the embedded default backend.
-    static let defaultStore = "memory:"
+    static let defaultStore = "sqlite:./strata-demo.sqlite"
 
     /// Registers every backend this build includes.
     static func registerBackends() {
         InMemoryBackend.register()
+        SQLiteBackend.register()
     }
 }
 

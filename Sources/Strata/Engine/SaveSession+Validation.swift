@@ -24,6 +24,11 @@ extension SaveSession {
             guard attribute.type.accepts(value) else {
                 throw failure(.typeMismatch, attribute.name, "expected \(attribute.type), got \(value)")
             }
+            // U+0000 ends a C string: SQLite (through GRDB) would silently cut the text there, so no
+            // backend accepts it.
+            if case .string(let text) = value, text.utf8.contains(0) {
+                throw failure(.validationFailed, attribute.name, "text may not contain U+0000")
+            }
             if let allowed = attribute.allowedValues, !allowed.contains(value) {
                 throw failure(.validationFailed, attribute.name, "\(value) is not one of the allowed values")
             }

@@ -119,6 +119,9 @@ final class SaveSession {
             throw StrataError(.typeMismatch, entity: entity.name, recordID: input.id, property: "id",
                               "\(entity.name) uses \(entity.idKind) IDs, got a \(input.id.kind) ID")
         }
+        if case .string(let text) = input.id, text.utf8.contains(0) {
+            throw StrataError(.validationFailed, entity: entity.name, recordID: input.id, property: "id", "an ID may not contain U+0000")
+        }
         for name in input.values.keys where !entity.isStoredProperty(name) {
             if entity.relationship(name) != nil {
                 throw StrataError(.unknownProperty, entity: entity.name, recordID: input.id, property: name,

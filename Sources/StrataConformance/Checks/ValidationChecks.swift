@@ -195,6 +195,15 @@ enum ValidationChecks {
             }
             try expectEqual(error.count, 6)
         },
+        ConformanceCheck(.validation, "textContainingNULIsRejected") { c in
+            let (store, _) = try await c.seeded()
+            try await expectRejected(store, .validationFailed, entity: "Person", property: "name") {
+                try await store.repository(Person.self).insert(Person(name: "nul\u{0}inside"))
+            }
+            try await expectRejected(store, .validationFailed, entity: "Tag", property: "id") {
+                try await store.repository(Tag.self).insert(Tag(id: "a\u{0}b", label: "NUL"))
+            }
+        },
         ConformanceCheck(.validation, "aRejectedSaveLeavesTheStoreUsable") { c in
             let (store, _) = try await c.seeded()
             try await expectRejected(store, .validationFailed) {
