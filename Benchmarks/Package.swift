@@ -11,6 +11,7 @@ let package = Package(
     dependencies: [
         .package(path: ".."),
         .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
     targets: [
         // The workloads: each runs our backend and its raw peer on the same data.
@@ -19,6 +20,8 @@ let package = Package(
             dependencies: [
                 .product(name: "Strata", package: strata),
                 .product(name: "StrataInMemory", package: strata),
+                .product(name: "StrataSQLite", package: strata),
+                .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: [.enableUpcomingFeature("ExistentialAny"), .enableUpcomingFeature("MemberImportVisibility")]
         ),
@@ -30,12 +33,12 @@ let package = Package(
         ),
         // ordo-one/benchmark: wall clock, allocations and percentiles for the same workloads.
         .executableTarget(
-            name: "InMemoryBenchmarks",
+            name: "StrataBenchmarks",
             dependencies: [
                 "BenchmarkWorkloads",
                 .product(name: "Benchmark", package: "benchmark"),
             ],
-            path: "Benchmarks/InMemoryBenchmarks",
+            path: "Benchmarks/StrataBenchmarks",
             swiftSettings: [.swiftLanguageMode(.v5)],
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),

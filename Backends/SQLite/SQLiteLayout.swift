@@ -8,7 +8,8 @@ import Strata
 ///   `"address.city"`) and per to-one (the destination's ID).
 /// - One table per owned link list (`"Entity.relationship"`: owner, target, position) for ordered
 ///   to-many and many-to-many relationships, indexed on the target for reverse lookups.
-/// - An index for every indexed attribute and every to-one, a UNIQUE index per unique constraint.
+/// - An index for every indexed attribute, every to-one and every unique constraint (the engine
+///   enforces uniqueness; see `creationStatements`).
 /// - `strata_meta` (key, value): format version, schema fingerprint, counters, history.
 ///
 /// No SQL foreign keys: the engine owns delete rules, and `noAction` must be able to leave a
@@ -52,7 +53,10 @@ struct SQLiteLayout: Sendable {
                 entity: entity, name: name, columns: columns,
                 columnIndex: Dictionary(uniqueKeysWithValues: columns.enumerated().map { ($1.0, $0) }),
                 selectList: selectList,
-                insertSQL: "INSERT OR REPLACE INTO \(name) (\(names.map(quoted).joined(separator: ", "))) VALUES (\(names.map { _ in "?" }.joined(separator: ", ")))",
+                // An upsert on the primary key only: `INSERT OR REPLACE` would also resolve a
+                // conflict on any other index by deleting the other row.
+                insertSQL: "INSERT INTO \(name) (\(names.map(quoted).joined(separator: ", "))) VALUES (\(names.map { _ in "?" }.joined(separator: ", ")))"
+                    + " ON CONFLICT(\"id\") DO UPDATE SET " + names.dropFirst().map { "\(quoted($0)) = excluded.\(quoted($0))" }.joined(separator: ", "),
                 selectByIDSQL: "SELECT \(selectList) FROM \(name) AS t0 WHERE t0.\"id\" = ?",
                 deleteSQL: "DELETE FROM \(name) WHERE \"id\" = ?")
         }
@@ -96,8 +100,11 @@ struct SQLiteLayout: Sendable {
             for (number, columns) in indexed.sorted(by: { $0.joined() < $1.joined() }).enumerated() {
                 statements.append("CREATE INDEX \(quoted("\(entity.name).index\(number)")) ON \(table.name) (\(columns.map(quoted).joined(separator: ", ")))")
             }
+            // Unique constraints get plain indexes: the engine enforces uniqueness over the whole
+            // save inside the one write transaction, and a per-statement UNIQUE index would refuse
+            // valid saves that swap values between records.
             for (number, columns) in entity.uniqueConstraints.enumerated() {
-                statements.append("CREATE UNIQUE INDEX \(quoted("\(entity.name).unique\(number)")) ON \(table.name) (\(columns.map(quoted).joined(separator: ", ")))")
+                statements.append("CREATE INDEX \(quoted("\(entity.name).unique\(number)")) ON \(table.name) (\(columns.map(quoted).joined(separator: ", ")))")
             }
         }
         for (entity, relationship) in linkRelationships {

@@ -2,19 +2,32 @@ import Foundation
 import Strata
 import StrataInMemory
 
-/// One measured operation, done by Strata's in-memory backend and by a plain Swift `Dictionary`
-/// (the raw peer) on the same data. `prepare` is not timed; `run` is.
+/// One measured operation, done by a Strata backend and by its raw peer on the same data. Each side
+/// is a closure that prepares (untimed) and returns the closure to time, which returns a count both
+/// sides must agree on.
 public struct Workload: Sendable {
     public var name: String
     public var ours: @Sendable () async throws -> @Sendable () async throws -> Int
     public var peer: @Sendable () async throws -> @Sendable () async throws -> Int
 }
 
+/// A backend and its raw peer, with the workloads that compare them.
+public struct WorkloadGroup: Sendable {
+    public var backend: String
+    public var peer: String
+    public var workloads: [Workload]
+
+    public static let all = [
+        WorkloadGroup(backend: "in-memory", peer: "Dictionary", workloads: InMemoryWorkloads.all),
+        WorkloadGroup(backend: "SQLite", peer: "raw GRDB", workloads: SQLiteWorkloads.all),
+    ]
+}
+
 public enum InMemoryWorkloads {
     public static let recordCount = 100_000
     public static let childCount = 10_000
 
-    static func makeItems() -> [BenchItem] { (0..<recordCount).map(BenchItem.make) }
+    public static func makeItems() -> [BenchItem] { (0..<recordCount).map(BenchItem.make) }
 
     static func filledStore(_ items: [BenchItem]) async throws -> Store {
         let store = Store(backend: InMemoryBackend(schema: try BenchSchema.make()))
@@ -29,7 +42,7 @@ public enum InMemoryWorkloads {
     }
 
     /// Random IDs, the same sequence for both sides.
-    static func probes(_ items: [BenchItem]) -> [UUID] {
+    public static func probes(_ items: [BenchItem]) -> [UUID] {
         var generator = SplitMix(seed: 42)
         return (0..<recordCount).map { _ in items[Int(generator.next() % UInt64(items.count))].id }
     }

@@ -22,13 +22,16 @@ func median(_ body: @Sendable () async throws -> @Sendable () async throws -> In
 
 func pad(_ text: String, _ width: Int) -> String { text.padding(toLength: width, withPad: " ", startingAt: 0) }
 
-print("Strata in-memory vs Swift Dictionary — median of \(repetitions) runs, milliseconds (release build)")
-print(pad("workload", 42) + pad("strata", 12) + pad("dictionary", 12) + "ratio")
 let only = ProcessInfo.processInfo.environment["STRATA_BENCH_ONLY"]
-for workload in InMemoryWorkloads.all where only.map({ workload.name.contains($0) }) ?? true {
+for group in WorkloadGroup.all {
+print("\nStrata \(group.backend) vs \(group.peer) — median of \(repetitions) runs, milliseconds (release build)")
+print(pad("workload", 48) + pad("strata", 12) + pad(group.peer, 12) + "ratio")
+for workload in group.workloads where only.map({ workload.name.contains($0) }) ?? true {
     let (ours, ourResult) = try await median(workload.ours)
     let (peer, peerResult) = try await median(workload.peer)
     let check = ourResult == peerResult ? "" : "  (results differ: \(ourResult) vs \(peerResult))"
-    print(pad(workload.name, 42) + pad(String(format: "%.2f", ours), 12) + pad(String(format: "%.2f", peer), 12)
+    print(pad(workload.name, 48) + pad(String(format: "%.2f", ours), 12) + pad(String(format: "%.2f", peer), 12)
           + String(format: "%.1f×", ours / max(peer, 0.0001)) + check)
 }
+}
+SQLiteWorkloads.removeTemporaryFiles()

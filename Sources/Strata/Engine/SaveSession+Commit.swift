@@ -7,6 +7,7 @@ extension SaveSession {
     }
 
     func commit(author: String?, contextName: String?) throws -> Outcome {
+        try checkInsertedIDs()
         try expandDeletes()
         try validate()
         let base = workingSet.base

@@ -18,14 +18,14 @@ extension SaveSession {
                 guard !destinations.isEmpty else { continue }
                 switch relationship.deleteRule {
                 case .cascade:
-                    for id in destinations {
+                    let pending = destinations.filter { !deleted.contains(RecordKey(entity: relationship.destination, id: $0)) }
+                    let loaded = try workingSet.records(relationship.destination, ids: pending)
+                    for id in pending {
                         let destinationKey = RecordKey(entity: relationship.destination, id: id)
-                        guard !deleted.contains(destinationKey),
-                            let destination = try workingSet.record(relationship.destination, id: id)
-                        else { continue }
+                        guard !deleted.contains(destinationKey), let destination = loaded[id] else { continue }
                         deleted.insert(destinationKey)
                         deletedSnapshots[destinationKey] = destination
-                        try workingSet.stage(destinationKey, nil)
+                        try workingSet.stage(destinationKey, nil, original: workingSet.hasEntry(destinationKey) ? .none : .some(destination))
                         queue.append(destinationKey)
                     }
                 case .deny:

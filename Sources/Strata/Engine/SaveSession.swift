@@ -20,6 +20,8 @@ final class SaveSession {
     var deletedSnapshots: [RecordKey: Record] = [:]
     /// To-many relationships whose membership changed and that declare count bounds.
     var touchedMemberships: Set<MembershipKey> = []
+    /// Inserted IDs not yet checked against the committed records, by entity.
+    var uncheckedInserts: [String: [RecordID]] = [:]
 
     init(transaction: any StorageWriteTransaction, executor: QueryExecutor) {
         self.workingSet = WorkingSet(base: transaction, executor: executor)
@@ -35,11 +37,17 @@ final class SaveSession {
         if workingSet.isDeleted(key) {
             throw StrataError(.duplicateID, entity: key.entity, recordID: key.id, "record was deleted earlier in this save; save the delete first")
         }
-        if try workingSet.record(key.entity, id: key.id) != nil {
-            throw StrataError(.duplicateID, entity: key.entity, recordID: key.id, "a record with this ID already exists (use upsert to replace it)")
+        if workingSet.hasEntry(key) {
+            if try workingSet.record(key.entity, id: key.id) != nil { throw duplicate(key) }
+            record = try adoptOneToOnePointers(record)
+            try workingSet.stage(record)
+        } else {
+            // Whether a committed record has this ID is checked at commit, for all such inserts in
+            // batched lookups, rather than with one backend read per insert.
+            uncheckedInserts[key.entity, default: []].append(key.id)
+            record = try adoptOneToOnePointers(record)
+            try workingSet.stage(key, record, original: .some(nil))
         }
-        record = try adoptOneToOnePointers(record)
-        try workingSet.stage(record)
         let entity = try schema.requireEntity(key.entity)
         for relationship in entity.relationships {
             if relationship.isToOne, let target = RecordID(record[relationship.name]) {
@@ -48,6 +56,26 @@ final class SaveSession {
                 touch(key.entity, relationship, key.id)
             }
         }
+    }
+
+    func duplicate(_ key: RecordKey) -> StrataError {
+        StrataError(.duplicateID, entity: key.entity, recordID: key.id, "a record with this ID already exists (use upsert to replace it)")
+    }
+
+    /// Fails with ``StrataError/Code/duplicateID`` if any insert of this save reuses a committed ID.
+    func checkInsertedIDs() throws {
+        for (entity, ids) in uncheckedInserts.sorted(by: { $0.key < $1.key }) {
+            var start = 0
+            while start < ids.count {
+                let chunk = ids[start..<min(ids.count, start + 500)]
+                let plan = FetchPlan(entity: entity, predicate: .inList("id", chunk.map(\.value), []), sort: [], limit: 1)
+                if let existing = try workingSet.executor.fetch(plan, in: workingSet.base).first {
+                    throw duplicate(existing.key)
+                }
+                start += chunk.count
+            }
+        }
+        uncheckedInserts.removeAll()
     }
 
     /// Replaces every stored property of an existing record. A missing record is ``StrataError/Code/notFound``.

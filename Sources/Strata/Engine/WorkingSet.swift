@@ -56,10 +56,11 @@ final class WorkingSet: StorageReadTransaction {
         return false
     }
 
-    /// Stages a new state for a record (`nil` deletes it).
-    func stage(_ key: RecordKey, _ record: Record?) throws {
+    /// Stages a new state for a record (`nil` deletes it). A caller that has just read the
+    /// committed record passes it as `original`, sparing the backend a second lookup.
+    func stage(_ key: RecordKey, _ record: Record?, original known: Record?? = .none) throws {
         if entries[key] == nil {
-            let original = try base.record(key.entity, id: key.id)
+            let original = try known ?? base.record(key.entity, id: key.id)
             entries[key] = Entry(original: original, current: original)
             order.append(key)
             touchedEntities.insert(key.entity)
@@ -71,6 +72,31 @@ final class WorkingSet: StorageReadTransaction {
     }
 
     func stage(_ record: Record) throws { try stage(record.key, record) }
+
+    /// The current state of many records of one entity: staged ones from the working set, the
+    /// rest from the backend in batched `id IN (…)` queries rather than one lookup each.
+    func records(_ entity: String, ids: [RecordID]) throws -> [RecordID: Record] {
+        var found: [RecordID: Record] = [:]
+        var missing: [RecordID] = []
+        for id in ids {
+            if let entry = entries[RecordKey(entity: entity, id: id)] {
+                if let current = entry.current { found[id] = current }
+            } else {
+                missing.append(id)
+            }
+        }
+        var start = 0
+        while start < missing.count {
+            let chunk = missing[start..<min(missing.count, start + 500)]
+            let plan = FetchPlan(entity: entity, predicate: .inList("id", chunk.map(\.value), []))
+            for record in try executor.fetch(plan, in: base) { found[record.id] = record }
+            start += chunk.count
+        }
+        return found
+    }
+
+    /// Whether the committed record was already looked up (or staged) by this save.
+    func hasEntry(_ key: RecordKey) -> Bool { entries[key] != nil }
 
     private func index(_ record: Record, adding: Bool) {
         guard let entity = schema.entity(record.entity) else { return }

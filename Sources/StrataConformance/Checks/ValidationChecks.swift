@@ -131,6 +131,19 @@ enum ValidationChecks {
             }
             try expectEqual(try await store.repository(Person.self).count(where: \.email == "ana@example.com"), 1)
         },
+        ConformanceCheck(.validation, "uniqueValuesCanBeSwappedInOneSave") { c in
+            let (store, data) = try await c.seeded()
+            try await store.transaction { tx in
+                var ana = data.ana
+                var bruno = data.bruno
+                ana.email = data.bruno.email
+                bruno.email = data.ana.email
+                try tx.update(ana)
+                try tx.update(bruno)
+            }
+            try expectEqual(try await store.repository(Person.self).fetch(data.ana.id)?.email, "bruno@example.com")
+            try expectEqual(try await store.repository(Person.self).fetch(data.bruno.id)?.email, "ana@example.com")
+        },
         ConformanceCheck(.validation, "compoundUnique") { c in
             let (store, data) = try await c.seeded()
             try await expectRejected(store, .uniqueViolation, entity: "Trip", property: "name,start") {
