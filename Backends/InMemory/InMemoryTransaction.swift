@@ -37,6 +37,12 @@ extension InMemoryReading {
         let candidates: [Record]
         if let ids = indexedCandidates(predicate, in: table) {
             candidates = ids.compactMap { table.records[$0] }
+            // An ID lookup is answered exactly by the table itself; re-evaluating `id IN (…)` per
+            // record would scan the list once per candidate.
+            switch predicate {
+            case .compare("id", .equal, _, []), .inList("id", _, []): return candidates
+            default: break
+            }
         } else {
             candidates = Array(table.records.values)
         }

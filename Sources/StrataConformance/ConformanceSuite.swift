@@ -8,7 +8,8 @@ import Strata
 ///     try await Store.open("mine:\(freshPath())", schema: schema)
 /// } reopen: { store in
 ///     try await store.close()
-///     return try await Store.open(store.location!.description, schema: store.schema)
+///     guard let location = store.location else { throw StrataError(.unsupportedStore, "no location") }
+///     return try await Store.open(location.description, schema: store.schema)
 /// })
 ///
 /// @Test(arguments: ConformanceSuite.checks)
