@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "Strata", targets: ["Strata"]),
         .library(name: "StrataInMemory", targets: ["StrataInMemory"]),
         .library(name: "StrataSQLite", targets: ["StrataSQLite"]),
+        .library(name: "StrataLMDB", targets: ["StrataLMDB"]),
         .library(name: "StrataConformance", targets: ["StrataConformance"]),
         .executable(name: "strata", targets: ["StrataCLI"]),
     ],
@@ -36,11 +37,23 @@ let package = Package(
             path: "Backends/SQLite",
             swiftSettings: strictSettings
         ),
+        .systemLibrary(
+            name: "CLMDB",
+            path: "Backends/LMDB/CLMDB",
+            pkgConfig: "lmdb",
+            providers: [.apt(["liblmdb-dev"])]
+        ),
+        .target(
+            name: "StrataLMDB",
+            dependencies: ["Strata", "CLMDB"],
+            path: "Backends/LMDB/Sources",
+            swiftSettings: strictSettings
+        ),
         .target(name: "StrataConformance", dependencies: ["Strata"], swiftSettings: strictSettings),
         .executableTarget(
             name: "StrataCLI",
             dependencies: [
-                "Strata", "StrataInMemory", "StrataSQLite", "StrataConformance",
+                "Strata", "StrataInMemory", "StrataSQLite", "StrataLMDB", "StrataConformance",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Sources/strata",
@@ -53,7 +66,12 @@ let package = Package(
         ),
         .testTarget(
             name: "ConformanceTests",
-            dependencies: ["Strata", "StrataInMemory", "StrataSQLite", "StrataConformance"],
+            dependencies: ["Strata", "StrataInMemory", "StrataSQLite", "StrataLMDB", "StrataConformance"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "LMDBTests",
+            dependencies: ["Strata", "StrataLMDB", "StrataConformance", "CLMDB"],
             swiftSettings: strictSettings
         ),
         .testTarget(

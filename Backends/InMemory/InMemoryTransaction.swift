@@ -50,7 +50,7 @@ extension InMemoryReading {
         return try candidates.filter { try evaluator.matches($0, predicate) }
     }
 
-    private func indexedCandidates(_ predicate: PredicateExpression, in table: InMemoryState.Table) -> Set<RecordID>? {
+    private func indexedCandidates(_ predicate: FilterExpression, in table: InMemoryState.Table) -> Set<RecordID>? {
         switch predicate {
         case .compare("id", .equal, let value, []):
             return Set(RecordID(value).map { [$0] } ?? [])

@@ -49,7 +49,7 @@ struct SQLiteQuery {
         return "t\(aliases)"
     }
 
-    private mutating func condition(_ expression: PredicateExpression, _ entity: EntityDescription, _ alias: String) throws -> String {
+    private mutating func condition(_ expression: FilterExpression, _ entity: EntityDescription, _ alias: String) throws -> String {
         func column(_ property: String) -> String { "\(alias).\(quoted(property))" }
         switch expression {
         case .constant(let flag):
@@ -102,7 +102,7 @@ struct SQLiteQuery {
         }
     }
 
-    private mutating func exists(_ name: String, _ inner: PredicateExpression, _ entity: EntityDescription, _ alias: String) throws -> String {
+    private mutating func exists(_ name: String, _ inner: FilterExpression, _ entity: EntityDescription, _ alias: String) throws -> String {
         let relationship = try self.relationship(name, of: entity)
         let destination = try layout.table(relationship.destination)
         let other = self.alias()

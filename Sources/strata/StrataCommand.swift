@@ -3,6 +3,7 @@ import Foundation
 import Strata
 import StrataConformance
 import StrataInMemory
+import StrataLMDB
 import StrataSQLite
 
 @main
@@ -20,6 +21,7 @@ struct StrataCommand: AsyncParsableCommand {
     static func registerBackends() {
         InMemoryBackend.register()
         SQLiteBackend.register()
+        LMDBBackend.register()
     }
 }
 

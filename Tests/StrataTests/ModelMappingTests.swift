@@ -101,7 +101,7 @@ struct Everything: PersistentModel, Equatable {
 
     @Test func filtersBuildTheExpectedTree() throws {
         let filter: Filter<Trip> = \.budget > 10 && !.isNil(\.end) || .any(Trip.stops, where: \Stop.city == "Porto")
-        let expected = PredicateExpression.or([
+        let expected = FilterExpression.or([
             .and([.compare("budget", .greater, .double(10), []), .not(.isNil("end"))]),
             .anyRelated(relationship: "stops", .compare("city", .equal, .string("Porto"), [])),
         ])

@@ -42,7 +42,7 @@ struct QueryExecutor {
     }
 
     /// The part of the predicate the backend evaluates and the part the engine evaluates.
-    func split(_ predicate: PredicateExpression?) -> (native: PredicateExpression?, residual: PredicateExpression?) {
+    func split(_ predicate: FilterExpression?) -> (native: FilterExpression?, residual: FilterExpression?) {
         guard let predicate else { return (nil, nil) }
         if predicate.requiredFeatures.isSubset(of: capabilities.predicateFeatures) { return (predicate, nil) }
         guard case .and(let parts) = predicate, capabilities.predicateFeatures.contains(.logic) else { return (nil, predicate) }
@@ -64,7 +64,7 @@ struct QueryExecutor {
         if plan.offset < 0 { throw StrataError(.invalidQuery, entity: entity.name, "offset \(plan.offset) is negative") }
     }
 
-    private static func validate(_ expression: PredicateExpression, _ entity: EntityDescription, _ schema: Schema) throws {
+    private static func validate(_ expression: FilterExpression, _ entity: EntityDescription, _ schema: Schema) throws {
         func stored(_ property: String, _ constants: [Value] = [], text: Bool = false) throws {
             guard entity.isQueryableProperty(property) else {
                 throw StrataError(.unknownProperty, entity: entity.name, property: property,

@@ -92,7 +92,7 @@ extension SaveSession {
                     }
                     claimed[tuple] = record.id
                     if let original = entry.original, constraint.map({ original[$0] }) == tuple { continue }
-                    let predicate = PredicateExpression.and(zip(constraint, tuple).map { .compare($0, .equal, $1, []) })
+                    let predicate = FilterExpression.and(zip(constraint, tuple).map { .compare($0, .equal, $1, []) })
                     let plan = FetchPlan(entity: entity.name, predicate: predicate)
                     for match in try workingSet.executor.fetch(plan, in: workingSet.base)
                     where match.id != record.id && workingSet.entries[match.key] == nil {

@@ -10,7 +10,7 @@ enum HistoryCodec {
     static let formatVersion: UInt8 = 1
 
     static func encode(_ entry: HistoryTransaction) -> [UInt8] {
-        var writer = ByteWriter()
+        var writer = BinaryWriter()
         writer.bytes.reserveCapacity(32 + entry.changes.count * 64)
         writer.byte(formatVersion)
         writer.signed(entry.token.value)
@@ -30,7 +30,7 @@ enum HistoryCodec {
     }
 
     static func decode(_ bytes: [UInt8]) throws -> HistoryTransaction {
-        var reader = ByteReader(bytes)
+        var reader = BinaryReader(bytes)
         guard try reader.byte() == formatVersion else {
             throw StrataError(.incompatibleStore, "history entry has an unknown format version")
         }
@@ -59,114 +59,3 @@ enum HistoryCodec {
     }
 }
 
-/// Appends varints, strings and IDs to a byte buffer.
-struct ByteWriter {
-    var bytes: [UInt8] = []
-
-    mutating func byte(_ value: UInt8) { bytes.append(value) }
-
-    mutating func unsigned(_ value: UInt64) {
-        var rest = value
-        while rest >= 0x80 {
-            bytes.append(UInt8(truncatingIfNeeded: rest) | 0x80)
-            rest >>= 7
-        }
-        bytes.append(UInt8(rest))
-    }
-
-    mutating func signed(_ value: Int64) { unsigned(UInt64(bitPattern: (value << 1) ^ (value >> 63))) }
-
-    mutating func string(_ value: String) {
-        var text = value
-        text.withUTF8 { utf8 in
-            unsigned(UInt64(utf8.count))
-            bytes.append(contentsOf: utf8)
-        }
-    }
-
-    mutating func optionalString(_ value: String?) {
-        guard let value else { return byte(0) }
-        byte(1)
-        string(value)
-    }
-
-    mutating func recordID(_ id: RecordID) {
-        switch id {
-        case .uuid(let uuid):
-            byte(0)
-            withUnsafeBytes(of: uuid.uuid) { bytes.append(contentsOf: $0) }
-        case .string(let text):
-            byte(1)
-            string(text)
-        case .int(let number):
-            byte(2)
-            signed(number)
-        }
-    }
-}
-
-/// Reads what ``ByteWriter`` wrote; any truncation or malformed byte is ``StrataError/Code/corruptStore``.
-struct ByteReader {
-    let bytes: [UInt8]
-    var position = 0
-
-    init(_ bytes: [UInt8]) { self.bytes = bytes }
-
-    func corrupt(_ what: String) -> StrataError {
-        StrataError(.corruptStore, "\(what) at byte \(position)")
-    }
-
-    mutating func byte() throws -> UInt8 {
-        guard position < bytes.count else { throw corrupt("unexpected end of data") }
-        defer { position += 1 }
-        return bytes[position]
-    }
-
-    mutating func unsigned() throws -> UInt64 {
-        var result: UInt64 = 0
-        var shift: UInt64 = 0
-        while true {
-            let next = try byte()
-            guard shift < 64 else { throw corrupt("varint too long") }
-            result |= UInt64(next & 0x7F) << shift
-            if next < 0x80 { return result }
-            shift += 7
-        }
-    }
-
-    mutating func signed() throws -> Int64 {
-        let raw = try unsigned()
-        return Int64(bitPattern: (raw >> 1) ^ (0 &- (raw & 1)))
-    }
-
-    mutating func count() throws -> Int {
-        let value = try unsigned()
-        guard value <= UInt64(bytes.count - position) * 8 + 64 else { throw corrupt("implausible count \(value)") }
-        return Int(value)
-    }
-
-    mutating func string() throws -> String {
-        let length = try count()
-        guard length <= bytes.count - position else { throw corrupt("string runs past the end") }
-        defer { position += length }
-        return String(decoding: bytes[position..<(position + length)], as: UTF8.self)
-    }
-
-    mutating func optionalString() throws -> String? {
-        try byte() == 0 ? nil : try string()
-    }
-
-    mutating func recordID() throws -> RecordID {
-        switch try byte() {
-        case 0:
-            guard bytes.count - position >= 16 else { throw corrupt("UUID runs past the end") }
-            var raw: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-            withUnsafeMutableBytes(of: &raw) { $0.copyBytes(from: bytes[position..<(position + 16)]) }
-            position += 16
-            return .uuid(UUID(uuid: raw))
-        case 1: return .string(try string())
-        case 2: return .int(try signed())
-        default: throw corrupt("unknown ID kind")
-        }
-    }
-}

@@ -5,12 +5,12 @@
 /// with parts it declined.
 public struct FetchPlan: Sendable, Hashable {
     public var entity: String
-    public var predicate: PredicateExpression?
+    public var predicate: FilterExpression?
     public var sort: [SortKey]
     public var limit: Int?
     public var offset: Int
 
-    public init(entity: String, predicate: PredicateExpression? = nil, sort: [SortKey] = [], limit: Int? = nil, offset: Int = 0) {
+    public init(entity: String, predicate: FilterExpression? = nil, sort: [SortKey] = [], limit: Int? = nil, offset: Int = 0) {
         self.entity = entity
         self.predicate = predicate
         self.sort = sort

@@ -8,28 +8,28 @@
 /// Key paths are resolved to property names when the predicate is built; an unknown property is
 /// reported when the query runs, as ``StrataError/Code/invalidQuery``.
 public struct Filter<Model: PersistentModel>: Sendable {
-    public let expression: PredicateExpression
+    public let expression: FilterExpression
     /// The first key path that could not be named, reported when the query runs.
     let failure: StrataError?
 
-    public init(_ expression: PredicateExpression) {
+    public init(_ expression: FilterExpression) {
         self.expression = expression
         self.failure = nil
     }
 
-    init(_ expression: PredicateExpression, failure: StrataError?) {
+    init(_ expression: FilterExpression, failure: StrataError?) {
         self.expression = expression
         self.failure = failure
     }
 
-    static func on(_ keyPath: PartialKeyPath<Model>, _ make: (String) -> PredicateExpression) -> Filter {
+    static func on(_ keyPath: PartialKeyPath<Model>, _ make: (String) -> FilterExpression) -> Filter {
         switch Model.entity.propertyName(keyPath) {
         case .success(let name): Filter(make(name))
         case .failure(let error): Filter(.constant(false), failure: error)
         }
     }
 
-    static func combine(_ parts: [Filter], _ make: ([PredicateExpression]) -> PredicateExpression) -> Filter {
+    static func combine(_ parts: [Filter], _ make: ([FilterExpression]) -> FilterExpression) -> Filter {
         Filter(make(parts.map(\.expression)), failure: parts.lazy.compactMap(\.failure).first)
     }
 

@@ -1,6 +1,6 @@
 import Foundation
 
-/// The reference implementation of ``PredicateExpression`` semantics. The engine uses it for
+/// The reference implementation of ``FilterExpression`` semantics. The engine uses it for
 /// whatever a backend declines; a backend may use it too (the in-memory backend does).
 public struct PredicateEvaluator {
     let transaction: any StorageReadTransaction
@@ -10,7 +10,7 @@ public struct PredicateEvaluator {
     }
 
     /// Whether `record` satisfies `expression`.
-    public func matches(_ record: Record, _ expression: PredicateExpression) throws -> Bool {
+    public func matches(_ record: Record, _ expression: FilterExpression) throws -> Bool {
         switch expression {
         case .constant(let flag):
             return flag
@@ -50,7 +50,7 @@ public struct PredicateEvaluator {
         }
     }
 
-    private func anyDestination(of record: Record, _ name: String, matching inner: PredicateExpression) throws -> Bool {
+    private func anyDestination(of record: Record, _ name: String, matching inner: FilterExpression) throws -> Bool {
         let relationship = try relationship(name, of: record.entity)
         for destination in try transaction.relatedRecords(of: record, relationship) where try matches(destination, inner) {
             return true

@@ -7,22 +7,22 @@
 /// - Numbers compare across `int` and `double`.
 /// - `relatedOne` is false when the to-one is null or points at a missing record.
 /// - `anyRelated` holds when some destination matches; `noneRelated` when none does.
-public indirect enum PredicateExpression: Sendable, Hashable {
+public indirect enum FilterExpression: Sendable, Hashable {
     case constant(Bool)
     case compare(String, ComparisonOperator, Value, TextOptions)
     case inList(String, [Value], TextOptions)
     case between(String, Value, Value)
     case text(String, TextOperator, String, TextOptions)
     case isNil(String)
-    case and([PredicateExpression])
-    case or([PredicateExpression])
-    case not(PredicateExpression)
+    case and([FilterExpression])
+    case or([FilterExpression])
+    case not(FilterExpression)
     /// The destination of a to-one relationship matches.
-    case relatedOne(relationship: String, PredicateExpression)
+    case relatedOne(relationship: String, FilterExpression)
     /// Some destination of a to-many relationship matches.
-    case anyRelated(relationship: String, PredicateExpression)
+    case anyRelated(relationship: String, FilterExpression)
     /// No destination of a to-many relationship matches.
-    case noneRelated(relationship: String, PredicateExpression)
+    case noneRelated(relationship: String, FilterExpression)
 
     /// The features a backend needs to evaluate this expression natively.
     public var requiredFeatures: Set<PredicateFeature> {

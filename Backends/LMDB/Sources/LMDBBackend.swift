@@ -1,0 +1,233 @@
+import CLMDB
+import Dispatch
+import Foundation
+import Strata
+import Synchronization
+
+/// A memory-mapped key-value backend over LMDB (`liblmdb`).
+///
+/// - `lmdb:PATH` names a directory holding LMDB's `data.mdb` and `lock.mdb` (created if absent).
+/// - Layout: a database per entity keyed by record ID (a compact binary record, ``RecordCodec``),
+///   a DUPSORT index database per indexed or unique attribute and per to-one reference, link lists
+///   with a DUPSORT reverse index, and `meta` (format, schema fingerprint, counters, history). Keys
+///   are order-preserving encodings, so LMDB's byte order is the contract's order.
+/// - Queries: equality, lists and ranges over indexed attributes are answered from the indexes;
+///   text and relationship conditions are declined to the engine (see ``capabilities``).
+/// - Concurrency: one writer on a dedicated serial queue (an LMDB write transaction stays on one
+///   thread from begin to commit), any number of concurrent readers.
+/// - The map grows by itself: a write that hits `MDB_MAP_FULL` is rolled back, the map doubled, and
+///   the save run again, so a user never sees that error.
+/// - Durable by default. ``Options/noSync`` skips the fsync at commit: a crash of the machine (not
+///   of the process) may then lose the last commits or, with a file system that reorders writes,
+///   corrupt the store.
+public final class LMDBBackend: StorageBackend {
+    public struct Options: Sendable {
+        public var initialMapSize: Int
+        public var noSync: Bool
+
+        public init(initialMapSize: Int = 64 << 20, noSync: Bool = false) {
+            self.initialMapSize = initialMapSize
+            self.noSync = noSync
+        }
+    }
+
+    public let schema: Schema
+    public let path: String
+    public let capabilities = FetchCapabilities(
+        predicateFeatures: [.equality, .ordering, .inList, .between, .isNil, .logic], sorting: true, paging: true, counting: true)
+
+    let environment: LMDBEnvironment
+    private let writer = DispatchQueue(label: "strata.lmdb.writer")
+    private let isClosed = Atomic<Bool>(false)
+
+    static let formatVersion = "1"
+
+    private init(schema: Schema, path: String, environment: LMDBEnvironment) {
+        self.schema = schema
+        self.path = path
+        self.environment = environment
+    }
+
+    /// Registers the `lmdb:` scheme.
+    public static func register(in registry: BackendRegistry = .shared, options: Options = Options()) {
+        registry.register(scheme: "lmdb") { location, schema in
+            try await LMDBBackend.open(path: location.path, schema: schema, options: options)
+        }
+    }
+
+    public static func open(path: String, schema: Schema, options: Options = Options()) async throws -> LMDBBackend {
+        guard !path.isEmpty else { throw StrataError(.unsupportedStore, "lmdb: needs a directory path") }
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
+            guard isDirectory.boolValue else { throw StrataError(.notAStore, "\(path) is a file; an LMDB store is a directory") }
+        } else {
+            do {
+                try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+            } catch {
+                throw StrataError(.storageFailure, underlying: error, "\(path) cannot be created")
+            }
+        }
+        let layout = LMDBLayout(schema: schema)
+        let environment: LMDBEnvironment
+        do {
+            environment = try LMDBEnvironment(
+                path: path, mapSize: max(options.initialMapSize, 1 << 16), maxDatabases: layout.databases.count + 8, noSync: options.noSync)
+        } catch {
+            throw map(error, path: path)
+        }
+        let backend = LMDBBackend(schema: schema, path: path, environment: environment)
+        try await backend.prepare(layout)
+        return backend
+    }
+
+    /// Checks the store's format and schema, creating the databases of a new store. A store written
+    /// with another schema is refused before anything is created in it.
+    private func prepare(_ layout: LMDBLayout) async throws {
+        let fingerprint = Array(schema.fingerprint.utf8)
+        let format = Array(Self.formatVersion.utf8)
+        let path = path
+        try await onWriter { environment in
+            do {
+                try environment.openDatabases([(LMDBLayout.meta, false)], create: false)
+            } catch let status as LMDBStatus where status.code == MDB_NOTFOUND {
+                // No Strata metadata: a new environment, or someone else's (never written to).
+                guard try environment.mainDatabaseIsEmpty() else {
+                    throw StrataError(.notAStore, "\(path) is an LMDB environment but not a Strata store")
+                }
+                try environment.openDatabases([(LMDBLayout.meta, false)], create: true)
+            }
+            let existing = try self.readRaw { try $0.metadata("strata.lmdb.format") }
+            if let existing {
+                guard existing == format else {
+                    throw StrataError(.incompatibleStore, "\(path) was written in LMDB store format \(String(decoding: existing, as: UTF8.self))")
+                }
+                guard try self.readRaw({ try $0.metadata("strata.schema.fingerprint") }) == fingerprint else {
+                    throw StrataError(.incompatibleStore, "\(path) was written with a different schema (migrations are not supported yet)")
+                }
+            }
+            try environment.openDatabases(layout.databases, create: true)
+            if existing == nil {
+                try self.writeRaw { tx in
+                    try tx.setMetadata("strata.lmdb.format", format)
+                    try tx.setMetadata("strata.schema.fingerprint", fingerprint)
+                }
+            }
+        }
+    }
+
+    // MARK: StorageBackend
+
+    public func read<T: Sendable>(_ body: @escaping @Sendable (any StorageReadTransaction) throws -> T) async throws -> T {
+        try checkOpen()
+        do {
+            return try readRaw(body)
+        } catch {
+            throw Self.map(error, path: path)
+        }
+    }
+
+    public func write<T: Sendable>(_ body: @escaping @Sendable (any StorageWriteTransaction) throws -> T) async throws -> T {
+        try checkOpen()
+        return try await onWriter { _ in try self.writeRaw(body) }
+    }
+
+    public func close() async throws {
+        isClosed.store(true, ordering: .releasing)
+    }
+
+    /// Readers whose process died, cleared from the lock file (also done at every open).
+    public func clearStaleReaders() -> Int { environment.clearStaleReaders() }
+
+    /// The current map size in bytes (it grows by itself).
+    public var mapSize: Int { environment.mapSize }
+
+    // MARK: Transactions
+
+    private func checkOpen() throws {
+        if isClosed.load(ordering: .acquiring) { throw StrataError(.storeClosed, "the store has been closed") }
+    }
+
+    private func onWriter<T: Sendable>(_ body: @escaping @Sendable (LMDBEnvironment) throws -> T) async throws -> T {
+        let environment = environment
+        let path = path
+        return try await withCheckedThrowingContinuation { continuation in
+            writer.async {
+                do {
+                    continuation.resume(returning: try body(environment))
+                } catch {
+                    continuation.resume(throwing: Self.map(error, path: path))
+                }
+            }
+        }
+    }
+
+    func readRaw<T>(_ body: (LMDBReadTransaction) throws -> T) throws -> T {
+        while true {
+            environment.resizeLock.readLock()
+            var txn: OpaquePointer?
+            let code = mdb_txn_begin(environment.handle, nil, UInt32(MDB_RDONLY), &txn)
+            if code == MDB_MAP_RESIZED {
+                environment.resizeLock.unlock()
+                try environment.setMapSize(0)
+                continue
+            }
+            defer {
+                if let txn { mdb_txn_abort(txn) }
+                environment.resizeLock.unlock()
+            }
+            try check(code)
+            guard let txn else { throw LMDBStatus(code: ENOMEM) }
+            return try body(LMDBReadTransaction(txn: txn, environment: environment, schema: schema))
+        }
+    }
+
+    /// Runs one write transaction on the calling (writer) thread; on `MDB_MAP_FULL` rolls back,
+    /// doubles the map and runs `body` again from the start.
+    func writeRaw<T>(_ body: (LMDBWriteTransaction) throws -> T) throws -> T {
+        while true {
+            environment.resizeLock.readLock()
+            var txn: OpaquePointer?
+            let begin = mdb_txn_begin(environment.handle, nil, 0, &txn)
+            guard begin == 0, let txn else {
+                environment.resizeLock.unlock()
+                if begin == MDB_MAP_RESIZED { try environment.setMapSize(0); continue }
+                try check(begin)
+                throw LMDBStatus(code: ENOMEM)
+            }
+            let result: T
+            do {
+                result = try body(LMDBWriteTransaction(txn: txn, environment: environment, schema: schema))
+            } catch let status as LMDBStatus where status.isMapFull {
+                mdb_txn_abort(txn)
+                environment.resizeLock.unlock()
+                try environment.setMapSize(environment.mapSize * 2)
+                continue
+            } catch {
+                mdb_txn_abort(txn)
+                environment.resizeLock.unlock()
+                throw error
+            }
+            // mdb_txn_commit frees the transaction whatever it returns.
+            let commit = mdb_txn_commit(txn)
+            environment.resizeLock.unlock()
+            if commit == MDB_MAP_FULL {
+                try environment.setMapSize(environment.mapSize * 2)
+                continue
+            }
+            try check(commit)
+            return result
+        }
+    }
+
+    /// LMDB status codes as typed errors; Strata's own errors pass through.
+    static func map(_ error: any Error, path: String) -> any Error {
+        guard let status = error as? LMDBStatus else { return error }
+        let message = "\(path): \(status)"
+        switch status.code {
+        case MDB_INVALID, MDB_VERSION_MISMATCH: return StrataError(.notAStore, underlying: status, message)
+        case MDB_CORRUPTED, MDB_PAGE_NOTFOUND: return StrataError(.corruptStore, underlying: status, message)
+        default: return StrataError(.storageFailure, underlying: status, message)
+        }
+    }
+}
+

@@ -1,0 +1,118 @@
+import CLMDB
+import Foundation
+import Strata
+
+/// An LMDB status code that is not success. Turned into a ``StrataError`` at the backend's boundary,
+/// except `MDB_MAP_FULL`, which the backend handles by growing the map and retrying.
+struct LMDBStatus: Error, CustomStringConvertible {
+    let code: Int32
+    var description: String { String(cString: mdb_strerror(code)) }
+    var isMapFull: Bool { code == MDB_MAP_FULL }
+    var isMapResized: Bool { code == MDB_MAP_RESIZED }
+}
+
+@inline(__always)
+func check(_ code: Int32) throws {
+    if code != 0 { throw LMDBStatus(code: code) }
+}
+
+/// The `MDB_env` handle and its named databases.
+///
+/// `@unchecked Sendable` because it wraps a C handle. What makes sharing it safe: LMDB allows
+/// concurrent read transactions from any thread (the environment is opened with `MDB_NOTLS`);
+/// write transactions are serialised by the backend's writer queue and each runs start to finish
+/// on one thread; `mdb_env_set_mapsize` runs only while `resizeLock` is held for writing, which
+/// excludes every transaction (each holds it for reading).
+final class LMDBEnvironment: @unchecked Sendable {
+    let handle: OpaquePointer
+    let resizeLock = ReadWriteLock()
+    private(set) var databases: [String: MDB_dbi] = [:]
+
+    init(path: String, mapSize: Int, maxDatabases: Int, noSync: Bool) throws {
+        var env: OpaquePointer?
+        try check(mdb_env_create(&env))
+        guard let env else { throw LMDBStatus(code: ENOMEM) }
+        handle = env
+        do {
+            try check(mdb_env_set_maxdbs(env, MDB_dbi(maxDatabases)))
+            try check(mdb_env_set_mapsize(env, mapSize))
+            try check(mdb_env_set_maxreaders(env, 256))
+            var flags = UInt32(MDB_NOTLS)
+            if noSync { flags |= UInt32(MDB_NOSYNC) }
+            try check(mdb_env_open(env, path, flags, 0o644))
+            var dead: Int32 = 0
+            _ = mdb_reader_check(env, &dead)
+        } catch {
+            mdb_env_close(env)
+            throw error
+        }
+    }
+
+    deinit { mdb_env_close(handle) }
+
+    /// Opens (creating when `create`) the named databases in one write transaction.
+    func openDatabases(_ specs: [(name: String, duplicates: Bool)], create: Bool) throws {
+        var txn: OpaquePointer?
+        try check(mdb_txn_begin(handle, nil, create ? 0 : UInt32(MDB_RDONLY), &txn))
+        guard let txn else { throw LMDBStatus(code: ENOMEM) }
+        do {
+            for spec in specs {
+                var dbi: MDB_dbi = 0
+                var flags = create ? UInt32(MDB_CREATE) : 0
+                if spec.duplicates { flags |= UInt32(MDB_DUPSORT) }
+                try check(mdb_dbi_open(txn, spec.name, flags, &dbi))
+                databases[spec.name] = dbi
+            }
+            try check(mdb_txn_commit(txn))
+        } catch {
+            mdb_txn_abort(txn)
+            throw error
+        }
+    }
+
+    /// Whether the environment holds nothing yet (its main database, where named databases live, is empty).
+    func mainDatabaseIsEmpty() throws -> Bool {
+        var txn: OpaquePointer?
+        try check(mdb_txn_begin(handle, nil, UInt32(MDB_RDONLY), &txn))
+        defer { mdb_txn_abort(txn) }
+        var dbi: MDB_dbi = 0
+        try check(mdb_dbi_open(txn, nil, 0, &dbi))
+        var stat = MDB_stat()
+        try check(mdb_stat(txn, dbi, &stat))
+        return stat.ms_entries == 0
+    }
+
+    var mapSize: Int {
+        var info = MDB_envinfo()
+        mdb_env_info(handle, &info)
+        return info.me_mapsize
+    }
+
+    /// Grows (or, with 0, adopts another process's) map size; excludes every transaction meanwhile.
+    func setMapSize(_ size: Int) throws {
+        resizeLock.writeLock()
+        defer { resizeLock.unlock() }
+        try check(mdb_env_set_mapsize(handle, size))
+    }
+
+    /// Clears reader slots left by crashed processes; returns how many.
+    func clearStaleReaders() -> Int {
+        var dead: Int32 = 0
+        _ = mdb_reader_check(handle, &dead)
+        return Int(dead)
+    }
+}
+
+/// A `pthread_rwlock_t`: many transactions at once, or one map resize.
+final class ReadWriteLock: @unchecked Sendable {
+    // The pthread lock is itself the synchronisation; it is never moved once initialised.
+    private let lock = UnsafeMutablePointer<pthread_rwlock_t>.allocate(capacity: 1)
+    init() { pthread_rwlock_init(lock, nil) }
+    deinit {
+        pthread_rwlock_destroy(lock)
+        lock.deallocate()
+    }
+    func readLock() { pthread_rwlock_rdlock(lock) }
+    func writeLock() { pthread_rwlock_wrlock(lock) }
+    func unlock() { pthread_rwlock_unlock(lock) }
+}

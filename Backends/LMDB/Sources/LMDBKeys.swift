@@ -1,0 +1,81 @@
+import Foundation
+import Strata
+
+/// Order-preserving byte encodings: LMDB sorts keys with memcmp, so encoded keys sort exactly as
+/// the contract orders their values (IDs ascending, numbers numerically, text by Unicode scalars).
+enum LMDBKeys {
+    /// LMDB's default maximum key (and DUPSORT value) size is 511 bytes.
+    static let maximumTextKey = 480
+
+    static func id(_ id: RecordID) throws -> [UInt8] {
+        switch id {
+        case .uuid(let uuid): return withUnsafeBytes(of: uuid.uuid) { Array($0) }
+        case .int(let number): return bigEndian(UInt64(bitPattern: number) ^ (1 << 63))
+        case .string(let text):
+            let bytes = Array(text.utf8)
+            guard bytes.count <= maximumTextKey else {
+                throw StrataError(.validationFailed, recordID: id, property: "id", "an ID longer than \(maximumTextKey) UTF-8 bytes cannot be an LMDB key")
+            }
+            return bytes
+        }
+    }
+
+    static func decodeID(_ bytes: [UInt8], kind: RecordID.Kind) throws -> RecordID {
+        switch kind {
+        case .uuid:
+            guard bytes.count == 16 else { throw StrataError(.corruptStore, "a stored UUID key has \(bytes.count) bytes") }
+            var raw: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+            withUnsafeMutableBytes(of: &raw) { $0.copyBytes(from: bytes) }
+            return .uuid(UUID(uuid: raw))
+        case .int:
+            guard bytes.count == 8 else { throw StrataError(.corruptStore, "a stored integer key has \(bytes.count) bytes") }
+            return .int(Int64(bitPattern: bytes.reduce(0) { $0 << 8 | UInt64($1) } ^ (1 << 63)))
+        case .string:
+            return .string(String(decoding: bytes, as: UTF8.self))
+        }
+    }
+
+    /// The index key of a non-null value. Text and bytes longer than the key limit are cut: such
+    /// keys only narrow candidates, and every candidate is checked against the predicate.
+    static func value(_ value: Value) -> [UInt8]? {
+        switch value {
+        case .null: return nil
+        case .bool(let flag): return [flag ? 1 : 0]
+        case .int(let number): return bigEndian(UInt64(bitPattern: number) ^ (1 << 63))
+        case .double(let number): return orderedDouble(number)
+        case .date(let date): return orderedDouble(date.timeIntervalSinceReferenceDate)
+        case .uuid(let uuid): return withUnsafeBytes(of: uuid.uuid) { Array($0) }
+        case .string(let text): return Array(text.utf8.prefix(maximumTextKey))
+        case .data(let data): return Array(data.prefix(maximumTextKey))
+        }
+    }
+
+    /// Whether index keys of this type are exact and fixed-size, so key ranges are value ranges.
+    static func supportsRanges(_ type: AttributeType) -> Bool {
+        switch type {
+        case .bool, .int, .double, .date, .uuid: true
+        case .string, .data: false
+        }
+    }
+
+    static func orderedDouble(_ number: Double) -> [UInt8] {
+        let bits = (number == 0 ? 0 : number).bitPattern  // -0 and 0 are one key
+        return bigEndian(bits & (1 << 63) != 0 ? ~bits : bits | (1 << 63))
+    }
+
+    static func bigEndian(_ value: UInt64) -> [UInt8] {
+        (0..<8).map { UInt8(truncatingIfNeeded: value >> (56 - 8 * $0)) }
+    }
+
+    static func encodeIDs(_ ids: [RecordID]) throws -> [UInt8] {
+        var writer = BinaryWriter()
+        writer.unsigned(UInt64(ids.count))
+        for id in ids { writer.recordID(id) }
+        return writer.bytes
+    }
+
+    static func decodeIDs(_ bytes: [UInt8]) throws -> [RecordID] {
+        var reader = BinaryReader(bytes)
+        return try (0..<reader.count()).map { _ in try reader.recordID() }
+    }
+}

@@ -1,0 +1,27 @@
+import Foundation
+import Strata
+import StrataConformance
+import StrataLMDB
+import Testing
+
+/// A new LMDB environment (directory) per check, reopened from the same path.
+private let lmdbDirectories = ConformanceSuite(backend: BackendUnderTest(name: "LMDB") { schema in
+    let path = FileManager.default.temporaryDirectory.appendingPathComponent("strata-conformance-\(UUID().uuidString).lmdb").path
+    return Store(backend: try await LMDBBackend.open(path: path, schema: schema, options: .init(initialMapSize: 1 << 20)),
+                 location: try StoreLocation("lmdb:\(path)"))
+} reopen: { store in
+    try await store.close()
+    guard let backend = store.backend as? LMDBBackend else { throw StrataError(.unsupportedStore, "not LMDB") }
+    return Store(backend: try await LMDBBackend.open(path: backend.path, schema: store.schema), location: store.location)
+} dispose: { store in
+    guard let backend = store.backend as? LMDBBackend else { return }
+    try? FileManager.default.removeItem(atPath: backend.path)
+})
+
+@Suite("Conformance: LMDB")
+struct LMDBConformanceTests {
+    @Test("directory-backed store", arguments: ConformanceSuite.checks)
+    func lmdb(_ check: ConformanceCheck) async throws {
+        try await run(check, on: lmdbDirectories)
+    }
+}
