@@ -41,8 +41,12 @@ public struct ConformanceSuite: Sendable {
             return .skipped("\(backend.name) does not declare \(names)")
         }
         let context = ConformanceContext(backend: backend)
-        defer { Task { await context.closeAll() } }
-        try await check.body(context)
+        do {
+            try await check.body(context)
+        } catch {
+            await context.closeAll()
+            throw error
+        }
         await context.closeAll()
         return .passed
     }

@@ -32,20 +32,17 @@ final class LMDBEnvironment: @unchecked Sendable {
         var env: OpaquePointer?
         try check(mdb_env_create(&env))
         guard let env else { throw LMDBStatus(code: ENOMEM) }
+        // Once `handle` is set every stored property is initialised, so a throw below still runs
+        // `deinit`, which closes the environment: closing it here too would free it twice.
         handle = env
-        do {
-            try check(mdb_env_set_maxdbs(env, MDB_dbi(maxDatabases)))
-            try check(mdb_env_set_mapsize(env, mapSize))
-            try check(mdb_env_set_maxreaders(env, 256))
-            var flags = UInt32(MDB_NOTLS)
-            if noSync { flags |= UInt32(MDB_NOSYNC) }
-            try check(mdb_env_open(env, path, flags, 0o644))
-            var dead: Int32 = 0
-            _ = mdb_reader_check(env, &dead)
-        } catch {
-            mdb_env_close(env)
-            throw error
-        }
+        try check(mdb_env_set_maxdbs(env, MDB_dbi(maxDatabases)))
+        try check(mdb_env_set_mapsize(env, mapSize))
+        try check(mdb_env_set_maxreaders(env, 256))
+        var flags = UInt32(MDB_NOTLS)
+        if noSync { flags |= UInt32(MDB_NOSYNC) }
+        try check(mdb_env_open(env, path, flags, 0o644))
+        var dead: Int32 = 0
+        _ = mdb_reader_check(env, &dead)
     }
 
     deinit { mdb_env_close(handle) }

@@ -1,0 +1,78 @@
+import Foundation
+import Strata
+import StrataConformance
+@testable import StrataLMDB
+import Testing
+
+private typealias Tag = StrataConformance.Tag
+
+private let childMode = ProcessInfo.processInfo.environment["STRATA_LMDB_CHILD_MODE"]
+private let childPath = ProcessInfo.processInfo.environment["STRATA_LMDB_CHILD_PATH"] ?? ""
+
+/// Starts this test binary again as a child that opens the store at `path` and then reads or writes
+/// until it is killed; returns once the child has signalled (through a marker file) that it is busy.
+private func startChild(_ mode: String, _ path: String) throws -> Process {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
+    process.arguments = ["--testing-library", "swift-testing", "--filter", "LMDBCrashTests"]
+    process.environment = ProcessInfo.processInfo.environment.merging(
+        ["STRATA_LMDB_CHILD_MODE": mode, "STRATA_LMDB_CHILD_PATH": path], uniquingKeysWith: { $1 })
+    process.standardOutput = FileHandle.nullDevice
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    let deadline = Date().addingTimeInterval(60)
+    while !FileManager.default.fileExists(atPath: path + "/busy"), Date() < deadline, process.isRunning { usleep(10_000) }
+    return process
+}
+
+@Suite("LMDB: crashes", .serialized)
+struct LMDBCrashTests {
+    /// The child's side of the crash tests: only enabled in a child started by them.
+    @Test(.enabled(if: childMode != nil, "runs only as the child process the crash tests start"))
+    func childProcess() async throws {
+        let backend = try await LMDBBackend.open(path: childPath, schema: try TravelDomain.schema())
+        if childMode == "reader" {
+            try backend.readRaw { _ in
+                FileManager.default.createFile(atPath: childPath + "/busy", contents: nil)
+                while true { sleep(1) }
+            }
+        } else {
+            let store = Store(backend: backend)
+            for batch in 0... {
+                try await store.transaction { tx in for index in 0..<50 { try tx.insert(Tag(id: "b\(batch)-\(index)", label: "B\(batch)-\(index)")) } }
+                if batch == 4 { FileManager.default.createFile(atPath: childPath + "/busy", contents: nil) }
+            }
+        }
+    }
+
+    @Test(.enabled(if: childMode == nil)) func aKilledReaderLeavesAStaleSlotThatIsCleared() async throws {
+        try await withTemporaryDirectory { path in
+            let backend = try await LMDBBackend.open(path: path, schema: try TravelDomain.schema())
+            try await Store(backend: backend).repository(Tag.self).insert(Tag(id: "x", label: "X"))
+            let child = try startChild("reader", path)
+            #expect(FileManager.default.fileExists(atPath: path + "/busy"), "the child opened its reader")
+            kill(child.processIdentifier, SIGKILL)
+            child.waitUntilExit()
+            #expect(backend.clearStaleReaders() >= 1, "the dead reader's slot is found and cleared")
+            let store = Store(backend: backend)
+            try await store.repository(Tag.self).insert(Tag(id: "y", label: "Y"))
+            #expect(try await store.repository(Tag.self).count() == 2)
+        }
+    }
+
+    @Test(.enabled(if: childMode == nil)) func aWriterKilledMidWriteLeavesOnlyWholeSaves() async throws {
+        try await withTemporaryDirectory { path in
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+            let child = try startChild("writer", path)
+            #expect(FileManager.default.fileExists(atPath: path + "/busy"), "the child was writing")
+            usleep(50_000)
+            kill(child.processIdentifier, SIGKILL)
+            child.waitUntilExit()
+            let store = Store(backend: try await LMDBBackend.open(path: path, schema: try TravelDomain.schema()))
+            let count = try await store.repository(Tag.self).count()
+            #expect(count >= 250 && count % 50 == 0, "every committed save is whole: \(count) tags")
+            #expect(try await store.history().count == count / 50)
+            try await store.repository(Tag.self).insert(Tag(id: "after", label: "After"))
+        }
+    }
+}
