@@ -14,6 +14,8 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
     targets: [
+        // liblmdb for the raw peer of the LMDB workloads.
+        .systemLibrary(name: "CLMDBRaw", pkgConfig: "lmdb", providers: [.apt(["liblmdb-dev"])]),
         // The workloads: each runs our backend and its raw peer on the same data.
         .target(
             name: "BenchmarkWorkloads",
@@ -21,7 +23,9 @@ let package = Package(
                 .product(name: "Strata", package: strata),
                 .product(name: "StrataInMemory", package: strata),
                 .product(name: "StrataSQLite", package: strata),
+                .product(name: "StrataLMDB", package: strata),
                 .product(name: "GRDB", package: "GRDB.swift"),
+                "CLMDBRaw",
             ],
             swiftSettings: [.enableUpcomingFeature("ExistentialAny"), .enableUpcomingFeature("MemberImportVisibility")]
         ),

@@ -122,6 +122,15 @@ class LMDBReadTransaction: StorageReadTransaction {
         let entity = try entity(plan.entity)
         let recordsDB = try database(LMDBLayout.records(entity.name))
         var candidates: [Record] = []
+        // Lookups by ID read the records database directly, and need no further evaluation.
+        switch plan.predicate {
+        case .compare("id", .equal, let value, [])?:
+            return try RecordID(value).flatMap { try record(entity.name, id: $0) }.map { [$0] } ?? []
+        case .inList("id", let values, [])?:
+            return try Set(values.compactMap(RecordID.init)).compactMap { try record(entity.name, id: $0) }
+        default:
+            break
+        }
         if let predicate = plan.predicate, let ids = try indexedCandidates(predicate, entity) {
             for id in Set(ids) {
                 if let bytes = try get(recordsDB, try LMDBKeys.id(id)) { candidates.append(try RecordCodec.decode(bytes, id: id, entity)) }

@@ -20,6 +20,7 @@ public struct WorkloadGroup: Sendable {
     public static let all = [
         WorkloadGroup(backend: "in-memory", peer: "Dictionary", workloads: InMemoryWorkloads.all),
         WorkloadGroup(backend: "SQLite", peer: "raw GRDB", workloads: SQLiteWorkloads.all),
+        WorkloadGroup(backend: "LMDB", peer: "raw mdb_*", workloads: LMDBWorkloads.all),
     ]
 }
 
