@@ -35,8 +35,15 @@ enum LMDBKeys {
         }
     }
 
-    /// The index key of a non-null value. Text and bytes longer than the key limit are cut: such
-    /// keys only narrow candidates, and every candidate is checked against the predicate.
+    /// The index key of a value: `[0]` for null (so an ordered walk of the index meets nulls first,
+    /// as the contract sorts them), otherwise `1` followed by the value's order-preserving bytes.
+    /// Text and bytes longer than the key limit are cut: such keys only narrow candidates, and
+    /// every candidate is checked against the predicate.
+    static func indexKey(_ value: Value) -> [UInt8] {
+        guard let bytes = self.value(value) else { return [0] }
+        return [1] + bytes
+    }
+
     static func value(_ value: Value) -> [UInt8]? {
         switch value {
         case .null: return nil

@@ -105,11 +105,59 @@ class LMDBReadTransaction: StorageReadTransaction {
     }
 
     func fetch(_ plan: FetchPlan) throws -> [Record] {
+        if let page = try sortedByIndex(plan) { return page }
         var records = try matching(plan)
         PredicateEvaluator.sort(&records, by: plan.sort)
         let start = min(plan.offset, records.count)
         let end = plan.limit.map { min(records.count, start + $0) } ?? records.count
         return Array(records[start..<end])
+    }
+
+    /// A page sorted by one indexed attribute of fixed-size type, read in index order and stopped
+    /// as soon as the page is full. Nulls sit first in the index (the contract's ascending order);
+    /// descending walks keys backwards but each key's IDs forwards, keeping the ID tie-break.
+    private func sortedByIndex(_ plan: FetchPlan) throws -> [Record]? {
+        guard let limit = plan.limit, plan.sort.count == 1, let key = plan.sort.first else { return nil }
+        let entity = try entity(plan.entity)
+        guard let attribute = entity.attribute(key.property), LMDBKeys.supportsRanges(attribute.type),
+            entity.indexedProperties.contains(key.property)
+        else { return nil }
+        let index = try database(LMDBLayout.index(entity.name, key.property))
+        let recordsDB = try database(LMDBLayout.records(entity.name))
+        let evaluator = PredicateEvaluator(self)
+        var page: [Record] = []
+        var skipped = 0
+        var cursor: OpaquePointer?
+        try check(mdb_cursor_open(txn, index, &cursor))
+        defer { mdb_cursor_close(cursor) }
+        var keyVal = MDB_val()
+        var dataVal = MDB_val()
+        // Visits every ID of the key under the cursor, in ID order; false once the page is full.
+        func visitKey() throws -> Bool {
+            var code = mdb_cursor_get(cursor, &keyVal, &dataVal, MDB_FIRST_DUP)
+            while code == 0 {
+                let idBytes = Array(UnsafeRawBufferPointer(start: dataVal.mv_data, count: dataVal.mv_size))
+                let id = try LMDBKeys.decodeID(idBytes, kind: entity.idKind)
+                if let bytes = try get(recordsDB, idBytes) {
+                    let record = try RecordCodec.decode(bytes, id: id, entity)
+                    if try plan.predicate.map({ try evaluator.matches(record, $0) }) ?? true {
+                        if skipped < plan.offset { skipped += 1 } else { page.append(record) }
+                        if page.count >= limit { return false }
+                    }
+                }
+                code = mdb_cursor_get(cursor, &keyVal, &dataVal, MDB_NEXT_DUP)
+            }
+            if code != MDB_NOTFOUND { try check(code) }
+            return true
+        }
+        if limit == 0 { return [] }
+        var code = mdb_cursor_get(cursor, &keyVal, &dataVal, key.ascending ? MDB_FIRST : MDB_LAST)
+        while code == 0 {
+            guard try visitKey() else { break }
+            code = mdb_cursor_get(cursor, &keyVal, &dataVal, key.ascending ? MDB_NEXT_NODUP : MDB_PREV_NODUP)
+        }
+        if code != 0 && code != MDB_NOTFOUND { try check(code) }
+        return page
     }
 
     func count(_ plan: FetchPlan) throws -> Int {
@@ -155,16 +203,16 @@ class LMDBReadTransaction: StorageReadTransaction {
             return value
         }
         func ids(_ dbi: MDB_dbi, _ value: Value, _ property: String) throws -> [RecordID] {
-            guard let key = LMDBKeys.value(normalized(property, value)) else { return [] }
-            return try duplicates(dbi, key).map { try LMDBKeys.decodeID($0, kind: entity.idKind) }
+            try duplicates(dbi, LMDBKeys.indexKey(normalized(property, value))).map { try LMDBKeys.decodeID($0, kind: entity.idKind) }
         }
         func rangeAllowed(_ property: String) -> Bool {
             if let attribute = entity.attribute(property) { return LMDBKeys.supportsRanges(attribute.type) }
             return false
         }
         func range(_ dbi: MDB_dbi, _ property: String, lower: Value?, upper: Value?) throws -> [RecordID] {
-            let lowerKey = lower.flatMap { LMDBKeys.value(normalized(property, $0)) }
-            let upperKey = upper.flatMap { LMDBKeys.value(normalized(property, $0)) }
+            // Ranges never include nulls: start after the null key.
+            let lowerKey = lower.map { LMDBKeys.indexKey(normalized(property, $0)) } ?? [1]
+            let upperKey = upper.map { LMDBKeys.indexKey(normalized(property, $0)) }
             var found: [RecordID] = []
             try scan(dbi, from: lowerKey) { key, value in
                 if let upperKey, key.lexicographicallyPrecedes(upperKey) == false, key != upperKey { return false }
@@ -202,7 +250,7 @@ class LMDBReadTransaction: StorageReadTransaction {
         guard entity.indexedProperties.contains(property) else {
             throw StrataError(.invalidQuery, entity: entityName, property: property, "\(property) is not indexed")
         }
-        return try duplicates(try database(LMDBLayout.index(entityName, property)), try LMDBKeys.id(target))
+        return try duplicates(try database(LMDBLayout.index(entityName, property)), [1] + LMDBKeys.id(target))
             .map { try LMDBKeys.decodeID($0, kind: entity.idKind) }
     }
 
@@ -267,8 +315,8 @@ final class LMDBWriteTransaction: LMDBReadTransaction, StorageWriteTransaction {
 
     private func updateIndexes(_ entity: EntityDescription, id: [UInt8], old: Record?, new: Record?) throws {
         for property in entity.indexedProperties {
-            let oldKey = old.flatMap { LMDBKeys.value(indexValue(entity, property, $0[property])) }
-            let newKey = new.flatMap { LMDBKeys.value(indexValue(entity, property, $0[property])) }
+            let oldKey = old.map { LMDBKeys.indexKey(indexValue(entity, property, $0[property])) }
+            let newKey = new.map { LMDBKeys.indexKey(indexValue(entity, property, $0[property])) }
             guard oldKey != newKey else { continue }
             let dbi = try database(LMDBLayout.index(entity.name, property))
             if let oldKey { try remove(dbi, oldKey, id) }

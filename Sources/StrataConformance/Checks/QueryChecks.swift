@@ -216,6 +216,24 @@ enum QueryChecks {
             try expectEqual(try await tripNames(store, Query.all.sorted(by: \.budget, .descending)),
                             ["São Paulo Business", "Lisbon Spring", "Porto Wine", "lisbon winter", "Açores Hike"])
         },
+        ConformanceCheck(.queries, "sortedPagesOverAnIndexedAttributeWithNulls") { c in
+            let (store, data) = try await c.seeded()
+            try await store.repository(Trip.self).insert(Trip(name: "Tie A", start: TravelDomain.day(2), budget: 800))
+            try await store.repository(Trip.self).insert(Trip(name: "No budget", start: TravelDomain.day(3)))
+            let all = try await tripNames(store, Query.all.sorted(by: \.budget))
+            try expectEqual(Array(all.prefix(2)).sorted(), ["Açores Hike", "No budget"], "nulls first ascending")
+            try expectEqual(try await tripNames(store, Query.all.sorted(by: \.budget).limit(3)), Array(all.prefix(3)))
+            try expectEqual(try await tripNames(store, Query.all.sorted(by: \.budget).offset(2).limit(3)), Array(all[2..<5]))
+            let descending = try await tripNames(store, Query.all.sorted(by: \.budget, .descending))
+            try expectEqual(try await tripNames(store, Query.all.sorted(by: \.budget, .descending).limit(4)), Array(descending.prefix(4)))
+            try expectEqual(Array(descending.suffix(2)).sorted(), ["Açores Hike", "No budget"], "nulls last descending")
+            // With a filter: the favourites (Lisbon Spring, Açores Hike) are skipped; São Paulo
+            // (2500) leads, then the two 800 budgets in ID order.
+            let nonFavourites = descending.filter { $0 != data.lisbonSpring.name && $0 != data.azoresHike.name }
+            try expectEqual(try await tripNames(store, Query.where(\.isFavorite == false).sorted(by: \.budget, .descending).limit(3)),
+                            Array(nonFavourites.prefix(3)))
+            try expectEqual(nonFavourites.first, "São Paulo Business")
+        },
         ConformanceCheck(.queries, "multiKeySort") { c in
             let (store, _) = try await c.seeded()
             let names = try await store.repository(Person.self).fetch(Query.all.sorted(by: \.rating, .descending).sorted(by: \.name)).map(\.name)

@@ -115,7 +115,7 @@ public struct Trip: PersistentModel, Equatable {
         .attribute(\.name, rules: [.length(1...100)]),
         .attribute(\.start, indexed: true),
         .attribute(\.end),
-        .attribute(\.budget, rules: [.range(0.0...)]),
+        .attribute(\.budget, indexed: true, rules: [.range(0.0...)]),
         .attribute(\.isFavorite, default: false),
         .toOne(\.traveller, Person.self, inverse: Person.trips),
         .toOne(\.agency, Agency.self, inverse: Agency.bookings),
