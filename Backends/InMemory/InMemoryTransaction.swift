@@ -19,11 +19,7 @@ extension InMemoryReading {
     }
 
     func fetch(_ plan: FetchPlan) throws -> [Record] {
-        var records = try matching(plan)
-        PredicateEvaluator.sort(&records, by: plan.sort)
-        let start = min(plan.offset, records.count)
-        let end = plan.limit.map { min(records.count, start + $0) } ?? records.count
-        return Array(records[start..<end])
+        PredicateEvaluator.sortAndPage(try matching(plan), plan)
     }
 
     func count(_ plan: FetchPlan) throws -> Int {

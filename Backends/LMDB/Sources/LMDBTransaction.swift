@@ -106,11 +106,7 @@ class LMDBReadTransaction: StorageReadTransaction {
 
     func fetch(_ plan: FetchPlan) throws -> [Record] {
         if let page = try sortedByIndex(plan) { return page }
-        var records = try matching(plan)
-        PredicateEvaluator.sort(&records, by: plan.sort)
-        let start = min(plan.offset, records.count)
-        let end = plan.limit.map { min(records.count, start + $0) } ?? records.count
-        return Array(records[start..<end])
+        return PredicateEvaluator.sortAndPage(try matching(plan), plan)
     }
 
     /// A page sorted by one indexed attribute of fixed-size type, read in index order and stopped

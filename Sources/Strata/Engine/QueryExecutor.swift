@@ -18,8 +18,7 @@ struct QueryExecutor {
             let evaluator = PredicateEvaluator(transaction)
             records = try records.filter { try evaluator.matches($0, residual) }
         }
-        PredicateEvaluator.sort(&records, by: plan.sort)
-        return Self.page(records, offset: plan.offset, limit: plan.limit)
+        return PredicateEvaluator.sortAndPage(records, plan)
     }
 
     func count(_ plan: FetchPlan, in transaction: any StorageReadTransaction) throws -> Int {
@@ -33,12 +32,6 @@ struct QueryExecutor {
         }
         let afterOffset = max(0, total - max(0, plan.offset))
         return plan.limit.map { min(max(0, $0), afterOffset) } ?? afterOffset
-    }
-
-    static func page(_ records: [Record], offset: Int, limit: Int?) -> [Record] {
-        let start = min(max(0, offset), records.count)
-        let end = limit.map { min(records.count, start + max(0, $0)) } ?? records.count
-        return start == 0 && end == records.count ? records : Array(records[start..<end])
     }
 
     /// The part of the predicate the backend evaluates and the part the engine evaluates.

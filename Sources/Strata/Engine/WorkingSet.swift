@@ -181,8 +181,7 @@ final class WorkingSet: StorageReadTransaction {
             guard let record = entries[key]?.current else { continue }
             if try plan.predicate.map({ try evaluator.matches(record, $0) }) ?? true { records.append(record) }
         }
-        PredicateEvaluator.sort(&records, by: plan.sort)
-        return QueryExecutor.page(records, offset: plan.offset, limit: plan.limit)
+        return PredicateEvaluator.sortAndPage(records, plan)
     }
 
     func count(_ plan: FetchPlan) throws -> Int {

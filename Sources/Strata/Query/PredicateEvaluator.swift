@@ -115,6 +115,16 @@ public struct PredicateEvaluator {
         return text.folding(options: compareOptions, locale: nil)
     }
 
+    /// Applies a plan's sort keys, offset and limit to records that already match its predicate —
+    /// the contract's ordering and paging, for backends that evaluate in memory.
+    public static func sortAndPage(_ records: [Record], _ plan: FetchPlan) -> [Record] {
+        var sorted = records
+        sort(&sorted, by: plan.sort)
+        let start = min(max(0, plan.offset), sorted.count)
+        let end = plan.limit.map { min(sorted.count, start + max(0, $0)) } ?? sorted.count
+        return start == 0 && end == sorted.count ? sorted : Array(sorted[start..<end])
+    }
+
     /// Sorts records by the keys, nulls first ascending, ID ascending as the final key.
     public static func sort(_ records: inout [Record], by keys: [SortKey]) {
         records.sort { a, b in
