@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "StrataInMemory", targets: ["StrataInMemory"]),
         .library(name: "StrataSQLite", targets: ["StrataSQLite"]),
         .library(name: "StrataLMDB", targets: ["StrataLMDB"]),
+        .library(name: "StrataJSONFile", targets: ["StrataJSONFile"]),
         .library(name: "StrataConformance", targets: ["StrataConformance"]),
         .executable(name: "strata", targets: ["StrataCLI"]),
     ],
@@ -49,11 +50,17 @@ let package = Package(
             path: "Backends/LMDB/Sources",
             swiftSettings: strictSettings
         ),
+        .target(
+            name: "StrataJSONFile",
+            dependencies: ["Strata", "StrataInMemory"],
+            path: "Backends/JSONFile",
+            swiftSettings: strictSettings
+        ),
         .target(name: "StrataConformance", dependencies: ["Strata"], swiftSettings: strictSettings),
         .executableTarget(
             name: "StrataCLI",
             dependencies: [
-                "Strata", "StrataInMemory", "StrataSQLite", "StrataLMDB", "StrataConformance",
+                "Strata", "StrataInMemory", "StrataSQLite", "StrataLMDB", "StrataJSONFile", "StrataConformance",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Sources/strata",
@@ -66,7 +73,12 @@ let package = Package(
         ),
         .testTarget(
             name: "ConformanceTests",
-            dependencies: ["Strata", "StrataInMemory", "StrataSQLite", "StrataLMDB", "StrataConformance"],
+            dependencies: ["Strata", "StrataInMemory", "StrataSQLite", "StrataLMDB", "StrataJSONFile", "StrataConformance"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "JSONFileTests",
+            dependencies: ["Strata", "StrataJSONFile", "StrataConformance"],
             swiftSettings: strictSettings
         ),
         .testTarget(

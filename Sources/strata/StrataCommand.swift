@@ -3,6 +3,7 @@ import Foundation
 import Strata
 import StrataConformance
 import StrataInMemory
+import StrataJSONFile
 import StrataLMDB
 import StrataSQLite
 
@@ -22,6 +23,7 @@ struct StrataCommand: AsyncParsableCommand {
         InMemoryBackend.register()
         SQLiteBackend.register()
         LMDBBackend.register()
+        JSONFileBackend.register()
     }
 }
 

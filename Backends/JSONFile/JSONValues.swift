@@ -1,0 +1,72 @@
+import Foundation
+import Strata
+
+/// How values look in the document and the journal: natural JSON chosen by the schema's types —
+/// booleans, numbers, strings, ISO-8601 dates with microseconds, UUID strings, base64 bytes.
+enum JSONValues {
+    static func encode(_ value: Value) -> Any {
+        switch value {
+        case .null: return NSNull()
+        case .bool(let flag): return flag
+        case .int(let number): return number
+        case .double(let number): return number
+        case .string(let text): return text
+        case .date(let date): return iso8601(date)
+        case .uuid(let uuid): return uuid.uuidString
+        case .data(let data): return data.base64EncodedString()
+        }
+    }
+
+    static func decode(_ json: Any?, as type: AttributeType, _ context: @autoclosure () -> String) throws -> Value {
+        guard let json, !(json is NSNull) else { return .null }
+        switch type {
+        case .bool: if let flag = json as? Bool { return .bool(flag) }
+        case .int: if let number = json as? NSNumber, let exact = Int64(exactly: number.doubleValue) { return .int(exact) }
+        case .double: if let number = json as? NSNumber { return .double(number.doubleValue) }
+        case .string: if let text = json as? String { return .string(text) }
+        case .date: if let text = json as? String, let date = date(text) { return .date(date) }
+        case .uuid: if let text = json as? String, let uuid = UUID(uuidString: text) { return .uuid(uuid) }
+        case .data: if let text = json as? String, let data = Data(base64Encoded: text) { return .data(data) }
+        }
+        throw StrataError(.corruptStore, "\(context()): \(json) is not a \(type)")
+    }
+
+    static func idKey(_ id: RecordID) -> String { id.description }
+
+    static func id(_ key: String, kind: RecordID.Kind) -> RecordID? {
+        switch kind {
+        case .uuid: UUID(uuidString: key).map(RecordID.uuid)
+        case .string: .string(key)
+        case .int: Int64(key).map(RecordID.int)
+        }
+    }
+
+    static func idValue(_ id: RecordID) -> Any {
+        switch id {
+        case .int(let number): number
+        default: id.description
+        }
+    }
+
+    static func id(json: Any?, kind: RecordID.Kind) -> RecordID? {
+        if kind == .int, let number = json as? NSNumber { return Int64(exactly: number.doubleValue).map(RecordID.int) }
+        return (json as? String).flatMap { id($0, kind: kind) }
+    }
+
+    /// `2026-01-01T00:00:00.123456Z`: whole seconds by ISO-8601, then microseconds.
+    static func iso8601(_ date: Date) -> String {
+        let micros = (date.timeIntervalSince1970 * 1_000_000).rounded()
+        let seconds = (micros / 1_000_000).rounded(.down)
+        let fraction = Int(micros - seconds * 1_000_000)
+        let base = Date(timeIntervalSince1970: seconds).formatted(.iso8601)
+        return String(base.dropLast()) + "." + String(format: "%06d", fraction) + "Z"
+    }
+
+    static func date(_ text: String) -> Date? {
+        guard text.hasSuffix("Z"), let dot = text.lastIndex(of: ".") else { return try? Date(text, strategy: .iso8601) }
+        guard let base = try? Date(String(text[..<dot]) + "Z", strategy: .iso8601),
+            let micros = Int(text[text.index(after: dot)..<text.index(before: text.endIndex)])
+        else { return nil }
+        return Date(timeIntervalSince1970: base.timeIntervalSince1970 + Double(micros) / 1_000_000)
+    }
+}
