@@ -24,6 +24,7 @@ let package = Package(
                 .product(name: "StrataInMemory", package: strata),
                 .product(name: "StrataSQLite", package: strata),
                 .product(name: "StrataLMDB", package: strata),
+                .product(name: "StrataJSONFile", package: strata),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 "CLMDBRaw",
             ],

@@ -11,39 +11,65 @@ import Strata
 enum JSONDocument {
     static let formatVersion = 1
 
-    /// The whole state readable through `transaction`, as document bytes.
+    /// The whole state readable through `transaction`, as document bytes: format and schema first,
+    /// then entities, records (one line each, so a diff shows one line per changed record), link
+    /// lists and metadata, every level sorted.
     static func encode(from transaction: any StorageReadTransaction) throws -> Data {
         let schema = transaction.schema
-        var entities: [String: Any] = [:]
-        var links: [String: Any] = [:]
-        for entity in schema.entities {
-            let records = try transaction.fetch(FetchPlan(entity: entity.name))
-            var byID: [String: Any] = [:]
-            for record in records {
-                var values: [String: Any] = [:]
-                for (name, value) in record.values { values[name] = JSONValues.encode(value) }
-                byID[JSONValues.idKey(record.id)] = ["version": record.version, "values": values]
+        var text = JSONText()
+        text.raw("{\n  \"format\": \(formatVersion),\n  \"schema\": ")
+        text.string(schema.fingerprint)
+        text.raw(",\n  \"entities\": {")
+        var linkLists: [(String, [(RecordID, [RecordID])])] = []
+        for (entityIndex, entity) in schema.entities.sorted(by: { $0.name < $1.name }).enumerated() {
+            let records = try transaction.fetch(FetchPlan(entity: entity.name)).sorted { $0.id.description < $1.id.description }
+            text.raw(entityIndex == 0 ? "\n    " : ",\n    ")
+            text.string(entity.name)
+            text.raw(": {")
+            for (index, record) in records.enumerated() {
+                text.raw(index == 0 ? "\n      " : ",\n      ")
+                text.string(JSONValues.idKey(record.id))
+                text.raw(": {\"version\": \(record.version), \"values\": ")
+                text.values(record.values)
+                text.raw("}")
             }
-            entities[entity.name] = byID
+            text.raw(records.isEmpty ? "}" : "\n    }")
             for relationship in entity.relationships where relationship.storage == .links || relationship.storage == .orderedLinks {
-                var lists: [String: Any] = [:]
+                var lists: [(RecordID, [RecordID])] = []
                 for record in records {
                     let targets = try transaction.links(entity.name, relationship: relationship.name, from: record.id)
-                    if !targets.isEmpty { lists[JSONValues.idKey(record.id)] = targets.map(JSONValues.idValue) }
+                    if !targets.isEmpty { lists.append((record.id, targets)) }
                 }
-                links["\(entity.name).\(relationship.name)"] = lists
+                linkLists.append(("\(entity.name).\(relationship.name)", lists))
             }
         }
-        var metadata: [String: Any] = [:]
-        for entry in try transaction.metadata(prefix: "", after: nil, limit: nil) {
-            metadata[entry.key] = Data(entry.value).base64EncodedString()
+        text.raw("\n  },\n  \"links\": {")
+        for (listIndex, (name, lists)) in linkLists.sorted(by: { $0.0 < $1.0 }).enumerated() {
+            text.raw(listIndex == 0 ? "\n    " : ",\n    ")
+            text.string(name)
+            text.raw(": {")
+            for (index, (owner, targets)) in lists.enumerated() {
+                text.raw(index == 0 ? "\n      " : ",\n      ")
+                text.string(JSONValues.idKey(owner))
+                text.raw(": [")
+                for (position, target) in targets.enumerated() {
+                    if position > 0 { text.raw(", ") }
+                    text.id(target)
+                }
+                text.raw("]")
+            }
+            text.raw(lists.isEmpty ? "}" : "\n    }")
         }
-        let document: [String: Any] = [
-            "format": formatVersion, "schema": schema.fingerprint, "entities": entities, "links": links, "metadata": metadata,
-        ]
-        var data = try JSONSerialization.data(withJSONObject: document, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
-        data.append(0x0A)
-        return data
+        text.raw(linkLists.isEmpty ? "},\n  \"metadata\": {" : "\n  },\n  \"metadata\": {")
+        let metadata = try transaction.metadata(prefix: "", after: nil, limit: nil)
+        for (index, entry) in metadata.enumerated() {
+            text.raw(index == 0 ? "\n    " : ",\n    ")
+            text.string(entry.key)
+            text.raw(": ")
+            text.string(Data(entry.value).base64EncodedString())
+        }
+        text.raw(metadata.isEmpty ? "}\n}\n" : "\n  }\n}\n")
+        return Data(text.bytes)
     }
 
     /// The operations that rebuild a store from document bytes; typed errors for anything else.

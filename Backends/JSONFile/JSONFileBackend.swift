@@ -189,16 +189,20 @@ public final class JSONFileBackend: StorageBackend {
     public func write<T: Sendable>(_ body: @escaping @Sendable (any StorageWriteTransaction) throws -> T) async throws -> T {
         try checkOpen()
         let files = files
-        let schema = schema
         let path = path
         let result = try await memory.write { tx in
             let recorder = RecordingTransaction(tx)
             let result = try body(recorder)
             guard !recorder.operations.isEmpty else { return result }
             // Durable before the save returns: a failure here throws, which rolls the memory back.
-            let entry: [String: Any] = ["ops": recorder.operations.map { $0.json(schema) }]
-            var line = try JSONSerialization.data(withJSONObject: entry, options: [.sortedKeys, .withoutEscapingSlashes])
-            line.append(0x0A)
+            var text = JSONText()
+            text.raw("{\"ops\": [")
+            for (index, operation) in recorder.operations.enumerated() {
+                if index > 0 { text.raw(", ") }
+                operation.write(to: &text)
+            }
+            text.raw("]}\n")
+            let line = Data(text.bytes)
             do {
                 try files.journal.withLock { handle in
                     try handle.write(contentsOf: line)

@@ -9,18 +9,40 @@ enum JSONOperation {
     case links(entity: String, relationship: String, owner: RecordID, targets: [RecordID])
     case metadata(key: String, value: [UInt8]?)
 
-    func json(_ schema: Schema) -> [String: Any] {
+    /// Appends this operation as one compact JSON object.
+    func write(to text: inout JSONText) {
         switch self {
         case .put(let record):
-            var values: [String: Any] = [:]
-            for (name, value) in record.values { values[name] = JSONValues.encode(value) }
-            return ["put": record.entity, "id": JSONValues.idValue(record.id), "version": record.version, "values": values]
+            text.raw("{\"put\": ")
+            text.string(record.entity)
+            text.raw(", \"id\": ")
+            text.id(record.id)
+            text.raw(", \"version\": \(record.version), \"values\": ")
+            text.values(record.values)
+            text.raw("}")
         case .delete(let entity, let id):
-            return ["delete": entity, "id": JSONValues.idValue(id)]
+            text.raw("{\"delete\": ")
+            text.string(entity)
+            text.raw(", \"id\": ")
+            text.id(id)
+            text.raw("}")
         case .links(let entity, let relationship, let owner, let targets):
-            return ["links": "\(entity).\(relationship)", "id": JSONValues.idValue(owner), "targets": targets.map(JSONValues.idValue)]
+            text.raw("{\"links\": ")
+            text.string("\(entity).\(relationship)")
+            text.raw(", \"id\": ")
+            text.id(owner)
+            text.raw(", \"targets\": [")
+            for (index, target) in targets.enumerated() {
+                if index > 0 { text.raw(", ") }
+                text.id(target)
+            }
+            text.raw("]}")
         case .metadata(let key, let value):
-            return ["meta": key, "value": value.map { Data($0).base64EncodedString() } ?? NSNull()]
+            text.raw("{\"meta\": ")
+            text.string(key)
+            text.raw(", \"value\": ")
+            if let value { text.string(Data(value).base64EncodedString()) } else { text.raw("null") }
+            text.raw("}")
         }
     }
 

@@ -22,7 +22,9 @@ enum JSONValues {
         switch type {
         case .bool: if let flag = json as? Bool { return .bool(flag) }
         case .int: if let number = json as? NSNumber, let exact = Int64(exactly: number.doubleValue) { return .int(exact) }
-        case .double: if let number = json as? NSNumber { return .double(number.doubleValue) }
+        case .double:
+            if let number = json as? NSNumber { return .double(number.doubleValue) }
+            if let text = json as? String, let number = Double(text), !number.isFinite { return .double(number) }
         case .string: if let text = json as? String { return .string(text) }
         case .date: if let text = json as? String, let date = date(text) { return .date(date) }
         case .uuid: if let text = json as? String, let uuid = UUID(uuidString: text) { return .uuid(uuid) }

@@ -21,6 +21,7 @@ public struct WorkloadGroup: Sendable {
         WorkloadGroup(backend: "in-memory", peer: "Dictionary", workloads: InMemoryWorkloads.all),
         WorkloadGroup(backend: "SQLite", peer: "raw GRDB", workloads: SQLiteWorkloads.all),
         WorkloadGroup(backend: "LMDB", peer: "raw mdb_*", workloads: LMDBWorkloads.all),
+        WorkloadGroup(backend: "JSON file", peer: "peer", workloads: JSONFileWorkloads.all),
     ]
 }
 

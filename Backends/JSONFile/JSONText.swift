@@ -1,0 +1,62 @@
+import Foundation
+import Strata
+
+/// A small JSON writer for the document and journal. Foundation's `JSONSerialization` sorts keys
+/// through bridged string comparisons and spent 80% of a large save doing it; this writer emits the
+/// known shapes directly, with keys in a fixed order, so output is deterministic and cheap.
+struct JSONText {
+    var bytes: [UInt8] = []
+
+    mutating func raw(_ text: String) { bytes.append(contentsOf: text.utf8) }
+
+    mutating func string(_ text: String) {
+        bytes.append(0x22)
+        for byte in text.utf8 {
+            switch byte {
+            case 0x22: bytes.append(contentsOf: [0x5C, 0x22])
+            case 0x5C: bytes.append(contentsOf: [0x5C, 0x5C])
+            case 0x0A: bytes.append(contentsOf: [0x5C, 0x6E])
+            case 0x0D: bytes.append(contentsOf: [0x5C, 0x72])
+            case 0x09: bytes.append(contentsOf: [0x5C, 0x74])
+            case 0..<0x20: raw(String(format: "\\u%04x", Int(byte)))
+            default: bytes.append(byte)
+            }
+        }
+        bytes.append(0x22)
+    }
+
+    /// Finite doubles in Swift's shortest round-trip form; non-finite ones as strings, since JSON
+    /// has no literal for them (the reader accepts both).
+    mutating func double(_ number: Double) {
+        if number.isFinite { raw(String(number)) } else { string(String(number)) }
+    }
+
+    mutating func value(_ value: Value) {
+        switch value {
+        case .null: raw("null")
+        case .bool(let flag): raw(flag ? "true" : "false")
+        case .int(let number): raw(String(number))
+        case .double(let number): double(number)
+        case .string(let text): string(text)
+        case .date(let date): string(JSONValues.iso8601(date))
+        case .uuid(let uuid): string(uuid.uuidString)
+        case .data(let data): string(data.base64EncodedString())
+        }
+    }
+
+    mutating func id(_ id: RecordID) {
+        if case .int(let number) = id { raw(String(number)) } else { string(id.description) }
+    }
+
+    /// `{"name": value, …}` with keys sorted, on one line.
+    mutating func values(_ values: [String: Value]) {
+        raw("{")
+        for (index, key) in values.keys.sorted().enumerated() {
+            if index > 0 { raw(", ") }
+            string(key)
+            raw(": ")
+            value(values[key] ?? .null)
+        }
+        raw("}")
+    }
+}
