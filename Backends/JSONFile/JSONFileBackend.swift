@@ -18,6 +18,7 @@ import Synchronization
 /// - The live state is held by an in-memory backend: concurrent reads, equality indexes, rollback.
 public final class JSONFileBackend: StorageBackend {
     public let schema: Schema
+    /// The document; the journal and lock sit beside it.
     public let path: String
     public var capabilities: FetchCapabilities { memory.capabilities }
     /// Whether opening found and ignored a torn last journal entry.
@@ -47,6 +48,7 @@ public final class JSONFileBackend: StorageBackend {
         }
     }
 
+    /// Registers the `json:` scheme.
     public static func register(in registry: BackendRegistry = .shared) {
         registry.register(scheme: "json") { location, schema in
             try await JSONFileBackend.open(path: location.path, schema: schema)
@@ -63,6 +65,7 @@ public final class JSONFileBackend: StorageBackend {
 
     static func journalPath(_ path: String) -> String { path + ".journal" }
 
+    /// Opens or creates the store at `path`, taking the write lock and replaying the journal.
     public static func open(path: String, schema: Schema) async throws -> JSONFileBackend {
         guard !path.isEmpty else { throw StrataError(.unsupportedStore, "json: needs a file path") }
         let fileManager = FileManager.default

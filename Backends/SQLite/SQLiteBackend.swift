@@ -16,15 +16,19 @@ import Synchronization
 ///   a file that is not SQLite, a truncated file, an SQLite database of another application, or a
 ///   store written with another schema are each a typed ``StrataError``.
 public final class SQLiteBackend: StorageBackend {
+    /// How the store is opened.
     public struct Options: Sendable {
+        /// SQLite's `synchronous` pragma: `.normal` (the default in WAL mode) or `.full`.
         public enum Synchronous: String, Sendable {
             case normal = "NORMAL", full = "FULL"
         }
 
+        /// Durability of each commit.
         public var synchronous: Synchronous = .normal
         /// How long a writer waits for another process's write lock before failing.
         public var busyTimeout: TimeInterval = 5
 
+        /// Options with a durability level.
         public init(synchronous: Synchronous = .normal) {
             self.synchronous = synchronous
         }
@@ -32,6 +36,7 @@ public final class SQLiteBackend: StorageBackend {
 
     public let schema: Schema
     public let capabilities = FetchCapabilities.all
+    /// The database file (`:memory:` for a private in-memory store).
     public let path: String
     let layout: SQLiteLayout
     private let writer: any DatabaseWriter

@@ -21,10 +21,14 @@ import Synchronization
 ///   of the process) may then lose the last commits or, with a file system that reorders writes,
 ///   corrupt the store.
 public final class LMDBBackend: StorageBackend {
+    /// How the environment is opened.
     public struct Options: Sendable {
+        /// The map size to start with, in bytes; it doubles whenever a write needs more.
         public var initialMapSize: Int
+        /// Skip the fsync at commit (see the type's notes for what it risks).
         public var noSync: Bool
 
+        /// Options; the defaults are durable, with a 64 MiB initial map.
         public init(initialMapSize: Int = 64 << 20, noSync: Bool = false) {
             self.initialMapSize = initialMapSize
             self.noSync = noSync
@@ -32,6 +36,7 @@ public final class LMDBBackend: StorageBackend {
     }
 
     public let schema: Schema
+    /// The environment directory.
     public let path: String
     public let capabilities = FetchCapabilities(
         predicateFeatures: [.equality, .ordering, .inList, .between, .isNil, .logic], sorting: true, paging: true, counting: true)
@@ -55,6 +60,7 @@ public final class LMDBBackend: StorageBackend {
         }
     }
 
+    /// Opens or creates the store in the directory at `path`; bad files are typed errors.
     public static func open(path: String, schema: Schema, options: Options = Options()) async throws -> LMDBBackend {
         guard !path.isEmpty else { throw StrataError(.unsupportedStore, "lmdb: needs a directory path") }
         var isDirectory: ObjCBool = false

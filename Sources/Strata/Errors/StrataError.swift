@@ -7,7 +7,9 @@
 public struct StrataError: Error, Sendable, CustomStringConvertible {
     /// What went wrong. Open-ended so backends and later features can add codes.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
+        /// The code as text, stable across versions.
         public let rawValue: String
+        /// A code; backends and features may define their own.
         public init(_ rawValue: String) { self.rawValue = rawValue }
         public var description: String { rawValue }
 
@@ -53,16 +55,22 @@ public struct StrataError: Error, Sendable, CustomStringConvertible {
         public static let mergeConflict = Code("mergeConflict")
     }
 
+    /// What went wrong.
     public var code: Code
+    /// The entity concerned, when there is one.
     public var entity: String?
+    /// The record concerned, when there is one.
     public var recordID: RecordID?
+    /// The property concerned (attribute, relationship, or `a,b` for a compound unique constraint).
     public var property: String?
+    /// A sentence for people.
     public var message: String
     /// For ``Code/deleteDenied`` and ``Code/relationshipCount``: how many destinations were involved.
     public var count: Int?
     /// The error that caused this one (a decoding error, an I/O error, a backend error).
     public var underlying: (any Error & Sendable)?
 
+    /// An error with its code, location and message.
     public init(
         _ code: Code, entity: String? = nil, recordID: RecordID? = nil, property: String? = nil,
         count: Int? = nil, underlying: (any Error & Sendable)? = nil, _ message: String

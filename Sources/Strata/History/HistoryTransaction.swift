@@ -2,7 +2,9 @@ import Foundation
 
 /// A position in a store's history. Monotonic: a later save has a greater token.
 public struct HistoryToken: Sendable, Hashable, Codable, Comparable, CustomStringConvertible {
+    /// The position; greater is later.
     public let value: Int64
+    /// A token at a position.
     public init(_ value: Int64) { self.value = value }
     public static func < (lhs: HistoryToken, rhs: HistoryToken) -> Bool { lhs.value < rhs.value }
     public var description: String { String(value) }
@@ -10,21 +12,30 @@ public struct HistoryToken: Sendable, Hashable, Codable, Comparable, CustomStrin
 
 /// One committed save: who made it, when, and what it changed.
 public struct HistoryTransaction: Sendable, Hashable, Codable {
+    /// The save's position in history.
     public var token: HistoryToken
+    /// When the save committed.
     public var timestamp: Date
+    /// Who saved, as the caller named it.
     public var author: String?
+    /// The context that saved, as the caller named it.
     public var contextName: String?
+    /// One change per record the save touched, in save order.
     public var changes: [HistoryChange]
 }
 
 /// One record's change within a ``HistoryTransaction``.
 public struct HistoryChange: Sendable, Hashable, Codable {
+    /// What happened to the record.
     public enum Kind: String, Sendable, Hashable, Codable {
         case insert, update, delete
     }
 
+    /// Insert, update or delete.
     public var kind: Kind
+    /// The entity of the record.
     public var entity: String
+    /// The ID of the record.
     public var id: RecordID
     /// For updates: the properties (attributes, to-ones, link-list relationships) that changed.
     /// For inserts: the properties given a non-null value. Empty for deletes.

@@ -4,12 +4,18 @@
 /// backend can answer completely (it evaluates the rest itself), so a backend never sees a plan
 /// with parts it declined.
 public struct FetchPlan: Sendable, Hashable {
+    /// The entity fetched.
     public var entity: String
+    /// The condition, or `nil` for every record.
     public var predicate: FilterExpression?
+    /// Sort keys, most significant first; ID ascending always breaks ties.
     public var sort: [SortKey]
+    /// At most this many records.
     public var limit: Int?
+    /// Records to skip first.
     public var offset: Int
 
+    /// A plan for one entity.
     public init(entity: String, predicate: FilterExpression? = nil, sort: [SortKey] = [], limit: Int? = nil, offset: Int = 0) {
         self.entity = entity
         self.predicate = predicate
@@ -22,6 +28,7 @@ public struct FetchPlan: Sendable, Hashable {
 /// Which parts of a ``FetchPlan`` a backend evaluates natively. Values, not type checks: the
 /// engine reads them and evaluates the declined parts itself, so results are identical.
 public struct FetchCapabilities: Sendable, Hashable {
+    /// The predicate features evaluated natively.
     public var predicateFeatures: Set<PredicateFeature>
     /// Sorting by stored properties with the contract's null ordering and ID tie-break.
     public var sorting: Bool
@@ -30,6 +37,7 @@ public struct FetchCapabilities: Sendable, Hashable {
     /// `count` without materialising records.
     public var counting: Bool
 
+    /// Declares what a backend evaluates itself.
     public init(predicateFeatures: Set<PredicateFeature>, sorting: Bool, paging: Bool, counting: Bool) {
         self.predicateFeatures = predicateFeatures
         self.sorting = sorting

@@ -8,10 +8,12 @@
 /// Key paths are resolved to property names when the predicate is built; an unknown property is
 /// reported when the query runs, as ``StrataError/Code/invalidQuery``.
 public struct Filter<Model: PersistentModel>: Sendable {
+    /// The untyped tree backends evaluate.
     public let expression: FilterExpression
     /// The first key path that could not be named, reported when the query runs.
     let failure: StrataError?
 
+    /// A filter over an untyped expression (for tools).
     public init(_ expression: FilterExpression) {
         self.expression = expression
         self.failure = nil
@@ -33,35 +35,48 @@ public struct Filter<Model: PersistentModel>: Sendable {
         Filter(make(parts.map(\.expression)), failure: parts.lazy.compactMap(\.failure).first)
     }
 
+    /// Matches every record.
     public static var always: Filter { Filter(.constant(true)) }
+    /// Matches no record.
     public static var never: Filter { Filter(.constant(false)) }
 
+    /// Equality with text options: `.equals(\.name, "ana", options: .caseInsensitive)`.
     public static func equals<V: AttributeConvertible>(_ keyPath: KeyPath<Model, V>, _ value: V, options: TextOptions) -> Filter {
         on(keyPath) { .compare($0, .equal, value.attributeValue, options) }
     }
+    /// The property equals one of `values` (an empty list matches nothing).
     public static func `in`<V: AttributeConvertible>(_ keyPath: KeyPath<Model, V>, _ values: [V], options: TextOptions = []) -> Filter {
         on(keyPath) { .inList($0, values.map(\.attributeValue), options) }
     }
+    /// The property lies between `lower` and `upper`, both included; nil never does.
     public static func between<V: AttributeConvertible>(_ keyPath: KeyPath<Model, V>, _ lower: V, _ upper: V) -> Filter {
         on(keyPath) { .between($0, lower.attributeValue, upper.attributeValue) }
     }
+    /// The text property contains `text`; nil never does.
     public static func contains<V: AttributeConvertible>(_ keyPath: KeyPath<Model, V>, _ text: String, options: TextOptions = []) -> Filter {
         on(keyPath) { .text($0, .contains, text, options) }
     }
+    /// The text property starts with `text`.
     public static func hasPrefix<V: AttributeConvertible>(_ keyPath: KeyPath<Model, V>, _ text: String, options: TextOptions = []) -> Filter {
         on(keyPath) { .text($0, .hasPrefix, text, options) }
     }
+    /// The text property ends with `text`.
     public static func hasSuffix<V: AttributeConvertible>(_ keyPath: KeyPath<Model, V>, _ text: String, options: TextOptions = []) -> Filter {
         on(keyPath) { .text($0, .hasSuffix, text, options) }
     }
+    /// The optional property is nil (for a to-one: no destination).
     public static func isNil<V: AttributeConvertible>(_ keyPath: KeyPath<Model, V?>) -> Filter {
         on(keyPath) { .isNil($0) }
     }
+    /// The optional property has a value.
     public static func isNotNil<V: AttributeConvertible>(_ keyPath: KeyPath<Model, V?>) -> Filter {
         on(keyPath) { .not(.isNil($0)) }
     }
+    /// The negation (two-valued: a comparison with nil is false, so its negation is true).
     public static func not(_ predicate: Filter) -> Filter { !predicate }
+    /// Every filter matches (an empty list matches everything).
     public static func all(_ predicates: [Filter]) -> Filter { combine(predicates) { .and($0) } }
+    /// Some filter matches (an empty list matches nothing).
     public static func any(_ predicates: [Filter]) -> Filter { combine(predicates) { .or($0) } }
 
     /// The to-one destination exists and matches (`trips whose traveller's name is "Ana"`).
@@ -84,8 +99,11 @@ public struct Filter<Model: PersistentModel>: Sendable {
     }
 }
 
+/// Both filters match.
 public func && <M>(lhs: Filter<M>, rhs: Filter<M>) -> Filter<M> { .combine([lhs, rhs]) { .and($0) } }
+/// Either filter matches.
 public func || <M>(lhs: Filter<M>, rhs: Filter<M>) -> Filter<M> { .combine([lhs, rhs]) { .or($0) } }
+/// The filter does not match.
 public prefix func ! <M>(predicate: Filter<M>) -> Filter<M> {
     Filter(.not(predicate.expression), failure: predicate.failure)
 }
@@ -103,9 +121,15 @@ private func comparison<M: PersistentModel, V: AttributeConvertible>(
     }
 }
 
+/// The property equals the value (`== nil` is ``Filter/isNil(_:)``).
 public func == <M: PersistentModel, V: AttributeConvertible>(lhs: KeyPath<M, V>, rhs: V) -> Filter<M> { comparison(lhs, .equal, rhs) }
+/// The property differs from the value; a nil property differs from any value.
 public func != <M: PersistentModel, V: AttributeConvertible>(lhs: KeyPath<M, V>, rhs: V) -> Filter<M> { comparison(lhs, .notEqual, rhs) }
+/// The property is less than the value; nil never is.
 public func < <M: PersistentModel, V: AttributeConvertible>(lhs: KeyPath<M, V>, rhs: V) -> Filter<M> { comparison(lhs, .less, rhs) }
+/// The property is at most the value; nil never is.
 public func <= <M: PersistentModel, V: AttributeConvertible>(lhs: KeyPath<M, V>, rhs: V) -> Filter<M> { comparison(lhs, .lessOrEqual, rhs) }
+/// The property is greater than the value; nil never is.
 public func > <M: PersistentModel, V: AttributeConvertible>(lhs: KeyPath<M, V>, rhs: V) -> Filter<M> { comparison(lhs, .greater, rhs) }
+/// The property is at least the value; nil never is.
 public func >= <M: PersistentModel, V: AttributeConvertible>(lhs: KeyPath<M, V>, rhs: V) -> Filter<M> { comparison(lhs, .greaterOrEqual, rhs) }

@@ -4,12 +4,17 @@
 /// Query<Trip>.where(\.start > .now).sorted(by: \.start).sorted(by: \.name, .descending).limit(20)
 /// ```
 public struct Query<Model: PersistentModel>: Sendable {
+    /// The filter, or `nil` for every record.
     public var predicate: Filter<Model>?
+    /// Sort keys, most significant first; ID ascending always breaks ties.
     public var sort: [SortKey] = []
+    /// At most this many results.
     public var limit: Int?
+    /// Results to skip before the first returned.
     public var offset: Int = 0
     var failure: StrataError?
 
+    /// A query with an optional filter.
     public init(_ predicate: Filter<Model>? = nil) {
         self.predicate = predicate
         self.failure = predicate?.failure
@@ -18,6 +23,7 @@ public struct Query<Model: PersistentModel>: Sendable {
     /// Every record of the entity.
     public static var all: Query { Query() }
 
+    /// A query with a filter: `Query<Trip>.where(\.budget > 100)`.
     public static func `where`(_ predicate: Filter<Model>) -> Query { Query(predicate) }
 
     /// Narrows the query (`and` with any existing predicate).
@@ -38,12 +44,14 @@ public struct Query<Model: PersistentModel>: Sendable {
         return copy
     }
 
+    /// Returns at most `count` results.
     public func limit(_ count: Int) -> Query {
         var copy = self
         copy.limit = count
         return copy
     }
 
+    /// Skips the first `count` results.
     public func offset(_ count: Int) -> Query {
         var copy = self
         copy.offset = count

@@ -1,16 +1,22 @@
 /// One stored attribute of an entity. Composite attributes appear as one description per field,
 /// named `composite.field`, so every field is queryable, indexable and constrainable.
 public struct AttributeDescription: Sendable {
+    /// The stored name (composite fields as `outer.inner`).
     public var name: String
+    /// The stored kind.
     public var type: AttributeType
+    /// Whether nil is allowed.
     public var isOptional: Bool
     /// Used when an untyped insert omits the attribute, and when a stored record lacks it.
     public var defaultValue: Value?
+    /// Whether backends index it.
     public var isIndexed: Bool
     /// For enum attributes: the raw values of the cases; any other value fails validation.
     public var allowedValues: [Value]?
+    /// Rules a non-nil value must pass.
     public var rules: [ValidationRule]
 
+    /// An untyped attribute.
     public init(
         name: String, type: AttributeType, isOptional: Bool = false, defaultValue: Value? = nil,
         isIndexed: Bool = false, allowedValues: [Value]? = nil, rules: [ValidationRule] = []

@@ -1,9 +1,12 @@
 /// The untyped description of one entity: what backends create storage for and what the engine enforces.
 public struct EntityDescription: Sendable {
+    /// The entity name (a record's `entity`).
     public var name: String
+    /// The kind of ID its records use.
     public var idKind: RecordID.Kind
     /// Stored attributes, composite fields flattened (`address.city`).
     public var attributes: [AttributeDescription]
+    /// Relationships, to-one and to-many.
     public var relationships: [RelationshipDescription]
     /// Non-unique indexes, each over one or more attribute or to-one names.
     public var indexes: [[String]]
@@ -13,6 +16,7 @@ public struct EntityDescription: Sendable {
     /// Record-level checks (typed closures from a model declaration), run after attribute rules.
     public var recordChecks: [RecordCheck]
 
+    /// An untyped entity; ``Schema`` checks it.
     public init(
         name: String, idKind: RecordID.Kind = .uuid, attributes: [AttributeDescription] = [],
         relationships: [RelationshipDescription] = [], indexes: [[String]] = [],
@@ -36,10 +40,12 @@ public struct EntityDescription: Sendable {
         relationshipIndex = Dictionary(relationships.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { a, _ in a })
     }
 
+    /// The attribute with this name (composite fields as `outer.inner`).
     public func attribute(_ name: String) -> AttributeDescription? {
         attributeIndex[name].map { attributes[$0] }
     }
 
+    /// The relationship with this name.
     public func relationship(_ name: String) -> RelationshipDescription? {
         relationshipIndex[name].map { relationships[$0] }
     }
@@ -75,10 +81,13 @@ public struct EntityDescription: Sendable {
 
 /// A named record-level validation: `nil` when the record passes, otherwise the failing property and why.
 public struct RecordCheck: Sendable {
+    /// The entity name (a record's `entity`).
     public var name: String
     public var property: String?
+    /// Returns why the record fails, or `nil`.
     public var check: @Sendable (Record) -> String?
 
+    /// A named check, reported against `property`.
     public init(name: String, property: String?, check: @escaping @Sendable (Record) -> String?) {
         self.name = name
         self.property = property

@@ -1,5 +1,6 @@
 /// One relationship of an entity.
 public struct RelationshipDescription: Sendable {
+    /// To-one or to-many.
     public enum Cardinality: String, Sendable, Hashable, Codable {
         case toOne, toMany
     }
@@ -19,11 +20,17 @@ public struct RelationshipDescription: Sendable {
         case inverseLinks
     }
 
+    /// The relationship name.
     public var name: String
+    /// The destination entity.
     public var destination: String
+    /// The relationship on the destination that points back.
     public var inverse: String?
+    /// To-one or to-many.
     public var cardinality: Cardinality
+    /// Whether a to-many keeps its order.
     public var isOrdered: Bool
+    /// What deleting a record does to its destinations.
     public var deleteRule: DeleteRule
     /// A to-one that must point at a record.
     public var isRequired: Bool
@@ -33,6 +40,7 @@ public struct RelationshipDescription: Sendable {
     /// Filled in by ``Schema`` when it is built.
     public internal(set) var storage: Storage
 
+    /// An untyped relationship; ``Schema`` checks it and fills in ``storage``.
     public init(
         name: String, destination: String, inverse: String?, cardinality: Cardinality,
         isOrdered: Bool = false, deleteRule: DeleteRule = .nullify, isRequired: Bool = false,
@@ -50,5 +58,6 @@ public struct RelationshipDescription: Sendable {
         self.storage = cardinality == .toOne ? .reference : .inverseReference
     }
 
+    /// Whether this is a to-one.
     public var isToOne: Bool { cardinality == .toOne }
 }

@@ -3,8 +3,10 @@
 /// Each write is its own atomic save (delete rules, inverses, validation and history included).
 /// Repository writes are last-writer-wins; use `store.transaction` for several writes at once.
 public struct Repository<Model: PersistentModel>: Sendable {
+    /// The store this repository reads and writes.
     public let store: Store
 
+    /// Inserts a new model in its own save. An existing ID is ``StrataError/Code/duplicateID``.
     public func insert(_ model: Model) async throws {
         try await store.transaction { try $0.insert(model) }
     }
@@ -19,6 +21,7 @@ public struct Repository<Model: PersistentModel>: Sendable {
         try await store.transaction { try $0.upsert(model) }
     }
 
+    /// Replaces an existing model in its own save. A missing ID is ``StrataError/Code/notFound``.
     public func update(_ model: Model) async throws {
         try await store.transaction { try $0.update(model) }
     }
@@ -34,26 +37,32 @@ public struct Repository<Model: PersistentModel>: Sendable {
         try await store.transaction { try $0.delete(Query(predicate)) }
     }
 
+    /// The model with this ID, or `nil`.
     public func fetch(_ id: Model.ID) async throws -> Model? {
         try await store.read { try $0.fetch(Model.self, id: id) }
     }
 
+    /// The models a query matches, in its sort order (ID ascending last).
     public func fetch(_ query: Query<Model> = .all) async throws -> [Model] {
         try await store.read { try $0.fetch(query) }
     }
 
+    /// The models a filter matches, ID ascending.
     public func fetch(where predicate: Filter<Model>) async throws -> [Model] {
         try await fetch(Query(predicate))
     }
 
+    /// The first model a query matches, or `nil`.
     public func first(_ query: Query<Model>) async throws -> Model? {
         try await store.read { try $0.first(query) }
     }
 
+    /// How many models a query matches (after its offset and limit).
     public func count(_ query: Query<Model> = .all) async throws -> Int {
         try await store.read { try $0.count(query) }
     }
 
+    /// How many models a filter matches.
     public func count(where predicate: Filter<Model>) async throws -> Int {
         try await count(Query(predicate))
     }

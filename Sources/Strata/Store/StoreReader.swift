@@ -9,23 +9,28 @@ public class StoreReader {
         self.executor = executor
     }
 
+    /// The store's schema.
     public var schema: Schema { transaction.schema }
 
     // MARK: Typed
 
+    /// The model with this ID, or `nil`.
     public func fetch<M: PersistentModel>(_ type: M.Type, id: M.ID) throws -> M? {
         _ = try schema.requireEntity(M.entityName)
         return try transaction.record(M.entityName, id: id.recordID).map(M.init(record:))
     }
 
+    /// The models a query matches, in its sort order.
     public func fetch<M: PersistentModel>(_ query: Query<M>) throws -> [M] {
         try executor.fetch(try query.plan(), in: transaction).map(M.init(record:))
     }
 
+    /// The first model a query matches, or `nil`.
     public func first<M: PersistentModel>(_ query: Query<M>) throws -> M? {
         try fetch(query.limit(1)).first
     }
 
+    /// How many models a query matches (after its offset and limit).
     public func count<M: PersistentModel>(_ query: Query<M>) throws -> Int {
         try executor.count(try query.plan(), in: transaction)
     }
@@ -56,15 +61,18 @@ public class StoreReader {
 
     // MARK: Untyped
 
+    /// The untyped record with this ID, or `nil`. An unknown entity is ``StrataError/Code/unknownEntity``.
     public func record(_ entity: String, id: RecordID) throws -> Record? {
         _ = try schema.requireEntity(entity)
         return try transaction.record(entity, id: id)
     }
 
+    /// The untyped records a plan matches (the engine evaluates what the backend declines).
     public func fetch(_ plan: FetchPlan) throws -> [Record] {
         try executor.fetch(plan, in: transaction)
     }
 
+    /// How many records a plan matches.
     public func count(_ plan: FetchPlan) throws -> Int {
         try executor.count(plan, in: transaction)
     }

@@ -58,20 +58,27 @@ public final class StoreTransaction: StoreReader {
 
     // MARK: Untyped
 
+    /// Inserts an untyped record; missing attributes take their defaults.
     public func insert(_ record: Record) throws { try session.insert(record) }
+    /// Replaces every stored property of an existing untyped record.
     public func update(_ record: Record) throws { try session.update(record) }
+    /// Inserts the untyped record, or replaces it if its ID exists.
     public func upsert(_ record: Record) throws { try session.upsert(record) }
     /// Changes the given properties of an existing record, leaving the others.
     public func update(_ entity: String, id: RecordID, set values: [String: Value]) throws {
         try session.patch(RecordKey(entity: entity, id: id), values)
     }
+    /// Deletes an untyped record; delete rules apply.
     public func delete(_ entity: String, id: RecordID) throws { try session.delete(RecordKey(entity: entity, id: id)) }
+    /// Adds `target` to a relationship of the record (for a to-one: points it there).
     public func link(_ entity: String, id: RecordID, _ relationship: String, to target: RecordID) throws {
         try session.link(RecordKey(entity: entity, id: id), relationship, target)
     }
+    /// Removes `target` from a relationship of the record.
     public func unlink(_ entity: String, id: RecordID, _ relationship: String, from target: RecordID) throws {
         try session.unlink(RecordKey(entity: entity, id: id), relationship, target)
     }
+    /// Makes a relationship of the record hold exactly `targets`, in order when it is ordered.
     public func setRelated(_ entity: String, id: RecordID, _ relationship: String, to targets: [RecordID]) throws {
         try session.setRelated(RecordKey(entity: entity, id: id), relationship, targets)
     }

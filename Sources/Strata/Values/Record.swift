@@ -14,6 +14,7 @@ public struct Record: Sendable, Hashable {
     /// Attribute and to-one reference values by property name.
     public var values: [String: Value]
 
+    /// A record; the engine sets the version when it writes.
     public init(entity: String, id: RecordID, version: Int64 = 0, values: [String: Value] = [:]) {
         self.entity = entity
         self.id = id
@@ -41,9 +42,12 @@ public struct Record: Sendable, Hashable {
 
 /// An entity name and an ID: the address of one record in a store.
 public struct RecordKey: Sendable, Hashable, Codable, CustomStringConvertible {
+    /// The entity name.
     public var entity: String
+    /// The record's ID.
     public var id: RecordID
 
+    /// The key of a record.
     public init(entity: String, id: RecordID) {
         self.entity = entity
         self.id = id
