@@ -1,22 +1,10 @@
 import Foundation
 import Strata
 
-/// How values look in the document and the journal: natural JSON chosen by the schema's types —
-/// booleans, numbers, strings, ISO-8601 dates with microseconds, UUID strings, base64 bytes.
+/// Reading values back from the document and the journal (``JSONText`` writes them): natural JSON
+/// chosen by the schema's types — booleans, numbers, strings, ISO-8601 dates with microseconds,
+/// UUID strings, base64 bytes.
 enum JSONValues {
-    static func encode(_ value: Value) -> Any {
-        switch value {
-        case .null: return NSNull()
-        case .bool(let flag): return flag
-        case .int(let number): return number
-        case .double(let number): return number
-        case .string(let text): return text
-        case .date(let date): return iso8601(date)
-        case .uuid(let uuid): return uuid.uuidString
-        case .data(let data): return data.base64EncodedString()
-        }
-    }
-
     static func decode(_ json: Any?, as type: AttributeType, _ context: @autoclosure () -> String) throws -> Value {
         guard let json, !(json is NSNull) else { return .null }
         switch type {
@@ -40,13 +28,6 @@ enum JSONValues {
         case .uuid: UUID(uuidString: key).map(RecordID.uuid)
         case .string: .string(key)
         case .int: Int64(key).map(RecordID.int)
-        }
-    }
-
-    static func idValue(_ id: RecordID) -> Any {
-        switch id {
-        case .int(let number): number
-        default: id.description
         }
     }
 

@@ -13,7 +13,7 @@ struct JSONFileLockTests {
     func childHoldsTheStore() async throws {
         let path = lockChildPath ?? ""
         let backend = try await JSONFileBackend.open(path: path, schema: try TravelDomain.schema())
-        FileManager.default.createFile(atPath: path + ".held", contents: nil)
+        _ = FileManager.default.createFile(atPath: path + ".held", contents: nil)
         while true { try await Task.sleep(for: .seconds(1)) }
         _ = backend
     }

@@ -25,6 +25,16 @@ private func crashCopy(of path: String, to copy: String) throws {
     }
 }
 
+/// A store with two saves in its journal, and a copy of its files as a crash would leave them.
+private func twoSavesThenCrashCopy(_ path: String) async throws -> (Store, String) {
+    let store = Store(backend: try await open(path))
+    try await store.repository(Tag.self).insert(Tag(id: "a", label: "A"))
+    try await store.repository(Tag.self).insert(Tag(id: "b", label: "B"))
+    let copy = path + ".crash"
+    try crashCopy(of: path, to: copy)
+    return (store, copy)
+}
+
 private func expectOpenFails(_ code: StrataError.Code, at path: String, sourceLocation: SourceLocation = #_sourceLocation) async throws {
     let before = FileManager.default.contents(atPath: path)
     do {
@@ -54,11 +64,7 @@ struct JSONFileTests {
 
     @Test func aTornLastEntryIsIgnoredAndReported() async throws {
         try await withTemporaryPath { path in
-            let store = Store(backend: try await open(path))
-            try await store.repository(Tag.self).insert(Tag(id: "a", label: "A"))
-            try await store.repository(Tag.self).insert(Tag(id: "b", label: "B"))
-            let copy = path + ".crash"
-            try crashCopy(of: path, to: copy)
+            let (store, copy) = try await twoSavesThenCrashCopy(path)
             let handle = try #require(FileHandle(forWritingAtPath: copy + ".journal"))
             try handle.seekToEnd()
             try handle.write(contentsOf: Data(#"{"ops":[{"put":"Tag","id":"c","vers"#.utf8))
@@ -77,11 +83,7 @@ struct JSONFileTests {
 
     @Test func corruptionBeforeTheLastEntryIsATypedErrorWithItsOffset() async throws {
         try await withTemporaryPath { path in
-            let store = Store(backend: try await open(path))
-            try await store.repository(Tag.self).insert(Tag(id: "a", label: "A"))
-            try await store.repository(Tag.self).insert(Tag(id: "b", label: "B"))
-            let copy = path + ".crash"
-            try crashCopy(of: path, to: copy)
+            let (store, copy) = try await twoSavesThenCrashCopy(path)
             var journal = try #require(FileManager.default.contents(atPath: copy + ".journal"))
             journal[2] = UInt8(ascii: "#")
             try journal.write(to: URL(fileURLWithPath: copy + ".journal"))

@@ -33,14 +33,14 @@ struct LMDBCrashTests {
         let backend = try await LMDBBackend.open(path: childPath, schema: try TravelDomain.schema())
         if childMode == "reader" {
             try backend.readRaw { _ in
-                FileManager.default.createFile(atPath: childPath + "/busy", contents: nil)
+                _ = FileManager.default.createFile(atPath: childPath + "/busy", contents: nil)
                 while true { sleep(1) }
             }
         } else {
             let store = Store(backend: backend)
             for batch in 0... {
                 try await store.transaction { tx in for index in 0..<50 { try tx.insert(Tag(id: "b\(batch)-\(index)", label: "B\(batch)-\(index)")) } }
-                if batch == 4 { FileManager.default.createFile(atPath: childPath + "/busy", contents: nil) }
+                if batch == 4 { _ = FileManager.default.createFile(atPath: childPath + "/busy", contents: nil) }
             }
         }
     }

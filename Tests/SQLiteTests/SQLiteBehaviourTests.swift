@@ -128,15 +128,4 @@ struct SQLiteBehaviourTests {
         }
         #expect(plan.contains { $0.contains("USING INDEX") }, "\(plan)")
     }
-
-    @Test func aClosedStoreRefusesWork() async throws {
-        let backend = try await SQLiteBackend.open(path: ":memory:", schema: try TravelDomain.schema())
-        try await backend.close()
-        do {
-            _ = try await Store(backend: backend).repository(Tag.self).count()
-            Issue.record("expected storeClosed")
-        } catch let error as StrataError {
-            #expect(error.code == .storeClosed)
-        }
-    }
 }

@@ -60,17 +60,6 @@ private typealias Tag = StrataConformance.Tag
         #expect(renamed.fingerprint != base.fingerprint)
     }
 
-    @Test func aClosedStoreRefusesWork() async throws {
-        let store = Store(backend: InMemoryBackend(schema: try TravelDomain.schema()))
-        try await store.close()
-        do {
-            _ = try await store.repository(Tag.self).count()
-            Issue.record("expected storeClosed")
-        } catch let error as StrataError {
-            #expect(error.code == .storeClosed)
-        }
-    }
-
     @Test func aFailedWriteRollsTheBackendBack() async throws {
         // Straight through the SPI, without the engine: the backend's own rollback.
         let backend = InMemoryBackend(schema: try TravelDomain.schema())

@@ -34,6 +34,20 @@ struct QueryExecutor {
         return plan.limit.map { min(max(0, $0), afterOffset) } ?? afterOffset
     }
 
+    /// Records whose `property` equals one of `values`, asked for in chunks so no backend is sent an
+    /// unbounded list (SQLite caps the bound variables of one statement). Each chunk's records come
+    /// back in ID order.
+    func fetch(_ entity: String, where property: String, in values: [Value], from transaction: any StorageReadTransaction) throws -> [Record] {
+        var records: [Record] = []
+        var start = 0
+        while start < values.count {
+            let chunk = Array(values[start..<min(values.count, start + 500)])
+            records += try fetch(FetchPlan(entity: entity, predicate: .inList(property, chunk, [])), in: transaction)
+            start += chunk.count
+        }
+        return records
+    }
+
     /// The part of the predicate the backend evaluates and the part the engine evaluates.
     func split(_ predicate: FilterExpression?) -> (native: FilterExpression?, residual: FilterExpression?) {
         guard let predicate else { return (nil, nil) }

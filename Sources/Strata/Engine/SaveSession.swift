@@ -65,14 +65,8 @@ final class SaveSession {
     /// Fails with ``StrataError/Code/duplicateID`` if any insert of this save reuses a committed ID.
     func checkInsertedIDs() throws {
         for (entity, ids) in uncheckedInserts.sorted(by: { $0.key < $1.key }) {
-            var start = 0
-            while start < ids.count {
-                let chunk = ids[start..<min(ids.count, start + 500)]
-                let plan = FetchPlan(entity: entity, predicate: .inList("id", chunk.map(\.value), []), sort: [], limit: 1)
-                if let existing = try workingSet.executor.fetch(plan, in: workingSet.base).first {
-                    throw duplicate(existing.key)
-                }
-                start += chunk.count
+            if let existing = try workingSet.executor.fetch(entity, where: "id", in: ids.map(\.value), from: workingSet.base).first {
+                throw duplicate(existing.key)
             }
         }
         uncheckedInserts.removeAll()

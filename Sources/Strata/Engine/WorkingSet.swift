@@ -85,13 +85,7 @@ final class WorkingSet: StorageReadTransaction {
                 missing.append(id)
             }
         }
-        var start = 0
-        while start < missing.count {
-            let chunk = missing[start..<min(missing.count, start + 500)]
-            let plan = FetchPlan(entity: entity, predicate: .inList("id", chunk.map(\.value), []))
-            for record in try executor.fetch(plan, in: base) { found[record.id] = record }
-            start += chunk.count
-        }
+        for record in try executor.fetch(entity, where: "id", in: missing.map(\.value), from: base) { found[record.id] = record }
         return found
     }
 

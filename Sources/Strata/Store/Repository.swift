@@ -83,13 +83,9 @@ public struct Repository<Model: PersistentModel>: Sendable {
 
     /// The destinations of a to-one for a page of models, by ID (one query, no N+1).
     public func referenced<D: PersistentModel>(_ type: D.Type, by keyPath: KeyPath<Model, D.ID?>, of models: [Model]) async throws -> [D.ID: D] {
+        // The IDs are read here: a key path cannot cross into the `@Sendable` read closure.
         let ids = Array(Set(models.compactMap { $0[keyPath: keyPath] }))
-        return try await store.read { reader in
-            try reader.records(D.entityName, ids: ids.map(\.recordID)).reduce(into: [D.ID: D]()) { result, record in
-                let model = try D(record: record)
-                result[model.id] = model
-            }
-        }
+        return try await store.read { try $0.models(D.self, ids: ids) }
     }
 
     /// Adds `destination` to a to-many of `source`.

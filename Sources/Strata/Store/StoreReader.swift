@@ -52,8 +52,12 @@ public class StoreReader {
 
     /// The destinations of a to-one for many records at once, by destination ID (one query).
     public func referenced<M: PersistentModel, D: PersistentModel>(_ type: D.Type, by keyPath: KeyPath<M, D.ID?>, of models: [M]) throws -> [D.ID: D] {
-        let ids = Set(models.compactMap { $0[keyPath: keyPath] })
-        return try records(D.entityName, ids: ids.map(\.recordID)).reduce(into: [:]) { result, record in
+        try self.models(D.self, ids: Array(Set(models.compactMap { $0[keyPath: keyPath] })))
+    }
+
+    /// The models with these IDs, by ID (one query per 500 IDs); missing IDs are skipped.
+    func models<D: PersistentModel>(_ type: D.Type, ids: [D.ID]) throws -> [D.ID: D] {
+        try records(D.entityName, ids: ids.map(\.recordID)).reduce(into: [:]) { result, record in
             let model = try D(record: record)
             result[model.id] = model
         }
@@ -86,8 +90,7 @@ public class StoreReader {
         }
         var result: [RecordID: [Record]] = [:]
         if relationship.storage == .inverseReference, let inverse = relationship.inverse {
-            let plan = FetchPlan(entity: relationship.destination, predicate: .inList(inverse, owners.map(\.value), []))
-            for record in try executor.fetch(plan, in: transaction) {
+            for record in try executor.fetch(relationship.destination, where: inverse, in: owners.map(\.value), from: transaction) {
                 if let owner = RecordID(record[inverse]) { result[owner, default: []].append(record) }
             }
             return result
@@ -107,6 +110,6 @@ public class StoreReader {
     func records(_ entity: String, ids: [RecordID]) throws -> [Record] {
         guard !ids.isEmpty else { return [] }
         if ids.count == 1 { return try transaction.record(entity, id: ids[0]).map { [$0] } ?? [] }
-        return try executor.fetch(FetchPlan(entity: entity, predicate: .inList("id", ids.map(\.value), [])), in: transaction)
+        return try executor.fetch(entity, where: "id", in: ids.map(\.value), from: transaction)
     }
 }

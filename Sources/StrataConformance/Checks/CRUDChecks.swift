@@ -176,6 +176,14 @@ enum CRUDChecks {
             try await store.repository(Agency.self).insert(Agency(id: -42, name: "Negative"))
             try expectEqual(try await store.repository(Agency.self).fetch(-42)?.name, "Negative")
         },
+        ConformanceCheck(.crud, "aClosedStoreRefusesWork") { c in
+            let store = try await c.store()
+            try await store.repository(Tag.self).insert(Tag(id: "x", label: "X"))
+            try await store.close()
+            try await expectError(.storeClosed) { _ = try await store.repository(Tag.self).count() }
+            try await expectError(.storeClosed) { try await store.repository(Tag.self).insert(Tag(id: "y", label: "Y")) }
+            try await store.close()
+        },
         ConformanceCheck(.crud, "reopenKeepsRecords", requires: [.reopen]) { c in
             let (store, data) = try await c.seeded()
             let reopened = try await c.reopen(store)

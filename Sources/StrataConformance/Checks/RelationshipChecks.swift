@@ -240,6 +240,18 @@ enum RelationshipChecks {
                 if let id = trip.traveller { try expectEqual(travellers[id], try await store.repository(Person.self).fetch(id)) }
             }
         },
+        ConformanceCheck(.relationships, "prefetchOfALargePageSpansBatches") { c in
+            let store = try await c.store()
+            let people = (0..<1_100).map { Person(name: "P\($0)") }
+            let trips = people.enumerated().map { Trip(name: "T\($0.offset)", start: TravelDomain.day(Double($0.offset)), traveller: $0.element.id) }
+            try await store.repository(Person.self).insert(contentsOf: people)
+            try await store.repository(Trip.self).insert(contentsOf: trips)
+            let page = try await store.repository(Person.self).fetch(.all, including: Person.trips)
+            try expectEqual(page.count, 1_100)
+            for (person, related) in page { try expectEqual(related.map(\.traveller), [person.id]) }
+            let travellers = try await store.repository(Trip.self).referenced(Person.self, by: \.traveller, of: trips)
+            try expectEqual(Set(travellers.keys), Set(people.map(\.id)))
+        },
         ConformanceCheck(.relationships, "relatedOfAnUnknownRecordIsEmpty") { c in
             let (store, _) = try await c.seeded()
             try expectEqual(try await store.repository(Trip.self).related(Trip.stops, of: UUID()), [])
