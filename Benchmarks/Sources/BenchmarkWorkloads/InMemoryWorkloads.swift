@@ -31,10 +31,8 @@ public enum InMemoryWorkloads {
 
     public static func makeItems() -> [BenchItem] { (0..<recordCount).map(BenchItem.make) }
 
-    static func filledStore(_ items: [BenchItem]) async throws -> Store {
-        let store = Store(backend: InMemoryBackend(schema: try BenchSchema.make()))
-        try await store.repository(BenchItem.self).insert(contentsOf: items)
-        return store
+    @Sendable static func makeStore() async throws -> Store {
+        Store(backend: InMemoryBackend(schema: try BenchSchema.make()))
     }
 
     static func filledDictionary(_ items: [BenchItem]) -> [UUID: BenchItem] {
@@ -62,67 +60,21 @@ public enum InMemoryWorkloads {
     }
 
     public static let all: [Workload] = [
-        Workload(name: "insert 100k (one save)") {
-            let items = makeItems()
-            return {
-                let store = Store(backend: InMemoryBackend(schema: try BenchSchema.make()))
-                try await store.repository(BenchItem.self).insert(contentsOf: items)
-                return items.count
-            }
-        } peer: {
+        Workload(name: "insert 100k (one save)", ours: StrataSide.insert(makeStore), peer: {
             let items = makeItems()
             return { filledDictionary(items).count }
-        },
-        Workload(name: "fetch all 100k as models") {
-            let store = try await filledStore(makeItems())
-            return { try await store.repository(BenchItem.self).fetch().count }
-        } peer: {
+        }),
+        Workload(name: "fetch all 100k as models", ours: StrataSide.fetchAll(makeStore), peer: {
             let dictionary = filledDictionary(makeItems())
             return { Array(dictionary.values).count }
-        },
-        Workload(name: "100k point fetches, one read each", ours: {
-            let items = makeItems()
-            let store = try await filledStore(items)
-            let ids = probes(items)
-            return {
-                let repository = store.repository(BenchItem.self)
-                var found = 0
-                for id in ids where try await repository.fetch(id) != nil { found += 1 }
-                return found
-            }
-        }, peer: pointFetchPeer),
-        Workload(name: "100k point fetches, one read", ours: {
-            let items = makeItems()
-            let store = try await filledStore(items)
-            let ids = probes(items)
-            return {
-                try await store.read { reader in
-                    var found = 0
-                    for id in ids where try reader.fetch(BenchItem.self, id: id) != nil { found += 1 }
-                    return found
-                }
-            }
-        }, peer: pointFetchPeer),
-        Workload(name: "indexed query + sort + limit 100") {
-            let store = try await filledStore(makeItems())
-            let query = Query<BenchItem>.where(\.category == 7).sorted(by: \.score, .descending).limit(100)
-            return { try await store.repository(BenchItem.self).fetch(query).count }
-        } peer: {
+        }),
+        Workload(name: "100k point fetches, one read each", ours: StrataSide.pointFetchesEach(makeStore), peer: pointFetchPeer),
+        Workload(name: "100k point fetches, one read", ours: StrataSide.pointFetches(makeStore), peer: pointFetchPeer),
+        Workload(name: "indexed query + sort + limit 100", ours: StrataSide.indexedQuery(makeStore), peer: {
             let dictionary = filledDictionary(makeItems())
             return { dictionary.values.filter { $0.category == 7 }.sorted { $0.score > $1.score }.prefix(100).count }
-        },
-        Workload(name: "cascade delete: 1 parent, 10k children") {
-            let store = Store(backend: InMemoryBackend(schema: try BenchSchema.make()))
-            let parent = BenchParent(id: UUID(), name: "parent")
-            try await store.transaction { tx in
-                try tx.insert(parent)
-                for index in 0..<childCount { try tx.insert(BenchChild(id: UUID(), name: "child \(index)", parent: parent.id)) }
-            }
-            return {
-                try await store.repository(BenchParent.self).delete(parent.id)
-                return try await store.repository(BenchChild.self).count()
-            }
-        } peer: {
+        }),
+        Workload(name: "cascade delete: 1 parent, 10k children", ours: StrataSide.cascade(makeStore), peer: {
             // The same graph as dictionaries with a parent → children index, removed together.
             let parent = BenchParent(id: UUID(), name: "parent")
             var children: [UUID: BenchChild] = [:]
@@ -142,7 +94,7 @@ public enum InMemoryWorkloads {
                 for id in index[parent.id] ?? [] { remainingChildren[id] = nil }
                 return remainingChildren.count + remainingParents.count
             }
-        },
+        }),
     ]
 }
 

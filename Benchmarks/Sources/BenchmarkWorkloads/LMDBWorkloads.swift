@@ -11,14 +11,8 @@ public enum LMDBWorkloads {
 
     static func directory() -> String { SQLiteWorkloads.temporaryPath() + ".lmdb" }
 
-    static func ourStore() async throws -> Store {
+    @Sendable static func ourStore() async throws -> Store {
         Store(backend: try await LMDBBackend.open(path: directory(), schema: schema, options: .init(initialMapSize: 1 << 30)))
-    }
-
-    static func ourFilledStore(_ items: [BenchItem]) async throws -> Store {
-        let store = try await ourStore()
-        try await store.repository(BenchItem.self).insert(contentsOf: items)
-        return store
     }
 
     /// A raw environment: one database of records, one DUPSORT index on category.
@@ -113,25 +107,15 @@ public enum LMDBWorkloads {
     }
 
     public static let all: [Workload] = [
-        Workload(name: "LMDB insert 100k (one save)") {
-            let items = InMemoryWorkloads.makeItems()
-            return {
-                let store = try await ourStore()
-                try await store.repository(BenchItem.self).insert(contentsOf: items)
-                return items.count
-            }
-        } peer: {
+        Workload(name: "LMDB insert 100k (one save)", ours: StrataSide.insert(ourStore), peer: {
             let items = InMemoryWorkloads.makeItems()
             return {
                 let raw = try Raw()
                 try rawInsert(items, into: raw)
                 return items.count
             }
-        },
-        Workload(name: "LMDB fetch all 100k as models") {
-            let store = try await ourFilledStore(InMemoryWorkloads.makeItems())
-            return { try await store.repository(BenchItem.self).fetch().count }
-        } peer: {
+        }),
+        Workload(name: "LMDB fetch all 100k as models", ours: StrataSide.fetchAll(ourStore), peer: {
             let raw = try Raw()
             try rawInsert(InMemoryWorkloads.makeItems(), into: raw)
             return {
@@ -153,19 +137,8 @@ public enum LMDBWorkloads {
                     return items.count
                 }
             }
-        },
-        Workload(name: "LMDB 100k point fetches, one read") {
-            let items = InMemoryWorkloads.makeItems()
-            let store = try await ourFilledStore(items)
-            let ids = InMemoryWorkloads.probes(items)
-            return {
-                try await store.read { reader in
-                    var found = 0
-                    for id in ids where try reader.fetch(BenchItem.self, id: id) != nil { found += 1 }
-                    return found
-                }
-            }
-        } peer: {
+        }),
+        Workload(name: "LMDB 100k point fetches, one read", ours: StrataSide.pointFetches(ourStore), peer: {
             let items = InMemoryWorkloads.makeItems()
             let raw = try Raw()
             try rawInsert(items, into: raw)
@@ -177,12 +150,8 @@ public enum LMDBWorkloads {
                     return found
                 }
             }
-        },
-        Workload(name: "LMDB indexed query + sort + limit 100") {
-            let store = try await ourFilledStore(InMemoryWorkloads.makeItems())
-            let query = Query<BenchItem>.where(\.category == 7).sorted(by: \.score, .descending).limit(100)
-            return { try await store.repository(BenchItem.self).fetch(query).count }
-        } peer: {
+        }),
+        Workload(name: "LMDB indexed query + sort + limit 100", ours: StrataSide.indexedQuery(ourStore), peer: {
             let raw = try Raw()
             try rawInsert(InMemoryWorkloads.makeItems(), into: raw)
             return {
@@ -207,19 +176,8 @@ public enum LMDBWorkloads {
                     return items.sorted { $0.score > $1.score }.prefix(100).count
                 }
             }
-        },
-        Workload(name: "LMDB cascade delete: 1 parent, 10k children") {
-            let store = try await ourStore()
-            let parent = BenchParent(id: UUID(), name: "parent")
-            try await store.transaction { tx in
-                try tx.insert(parent)
-                for index in 0..<InMemoryWorkloads.childCount { try tx.insert(BenchChild(id: UUID(), name: "child \(index)", parent: parent.id)) }
-            }
-            return {
-                try await store.repository(BenchParent.self).delete(parent.id)
-                return try await store.repository(BenchChild.self).count()
-            }
-        } peer: {
+        }),
+        Workload(name: "LMDB cascade delete: 1 parent, 10k children", ours: StrataSide.cascade(ourStore), peer: {
             let raw = try Raw()
             let parent = uuidKey(UUID())
             try raw.write { txn in
@@ -259,6 +217,6 @@ public enum LMDBWorkloads {
                     return Int(stat.ms_entries)
                 }
             }
-        },
+        }),
     ]
 }

@@ -24,14 +24,8 @@ public enum SQLiteWorkloads {
         try? FileManager.default.removeItem(at: directory)
     }
 
-    static func ourStore() async throws -> Store {
+    @Sendable static func ourStore() async throws -> Store {
         Store(backend: try await SQLiteBackend.open(path: temporaryPath(), schema: try BenchSchema.make()))
-    }
-
-    static func ourFilledStore(_ items: [BenchItem]) async throws -> Store {
-        let store = try await ourStore()
-        try await store.repository(BenchItem.self).insert(contentsOf: items)
-        return store
     }
 
     // MARK: Raw GRDB
@@ -82,15 +76,7 @@ public enum SQLiteWorkloads {
     }
 
     public static let all: [Workload] = [
-        Workload(name: "SQLite insert 100k (one save)") {
-            let items = InMemoryWorkloads.makeItems()
-            return {
-                let store = try await ourStore()
-                try await store.repository(BenchItem.self).insert(contentsOf: items)
-                try await store.close()
-                return items.count
-            }
-        } peer: {
+        Workload(name: "SQLite insert 100k (one save)", ours: StrataSide.insert(ourStore), peer: {
             let items = InMemoryWorkloads.makeItems()
             return {
                 let pool = try rawPool()
@@ -98,11 +84,8 @@ public enum SQLiteWorkloads {
                 try pool.close()
                 return items.count
             }
-        },
-        Workload(name: "SQLite fetch all 100k as models") {
-            let store = try await ourFilledStore(InMemoryWorkloads.makeItems())
-            return { try await store.repository(BenchItem.self).fetch().count }
-        } peer: {
+        }),
+        Workload(name: "SQLite fetch all 100k as models", ours: StrataSide.fetchAll(ourStore), peer: {
             let pool = try rawPool()
             try rawInsert(InMemoryWorkloads.makeItems(), into: pool)
             return {
@@ -110,19 +93,8 @@ public enum SQLiteWorkloads {
                     try Row.fetchAll(db, sql: "SELECT * FROM items ORDER BY id").map(rawItem).count
                 }
             }
-        },
-        Workload(name: "SQLite 100k point fetches, one read") {
-            let items = InMemoryWorkloads.makeItems()
-            let store = try await ourFilledStore(items)
-            let ids = InMemoryWorkloads.probes(items)
-            return {
-                try await store.read { reader in
-                    var found = 0
-                    for id in ids where try reader.fetch(BenchItem.self, id: id) != nil { found += 1 }
-                    return found
-                }
-            }
-        } peer: {
+        }),
+        Workload(name: "SQLite 100k point fetches, one read", ours: StrataSide.pointFetches(ourStore), peer: {
             let items = InMemoryWorkloads.makeItems()
             let pool = try rawPool()
             try rawInsert(items, into: pool)
@@ -137,18 +109,8 @@ public enum SQLiteWorkloads {
                     return found
                 }
             }
-        },
-        Workload(name: "SQLite 100k point fetches, one read each") {
-            let items = InMemoryWorkloads.makeItems()
-            let store = try await ourFilledStore(items)
-            let ids = InMemoryWorkloads.probes(items)
-            return {
-                let repository = store.repository(BenchItem.self)
-                var found = 0
-                for id in ids where try await repository.fetch(id) != nil { found += 1 }
-                return found
-            }
-        } peer: {
+        }),
+        Workload(name: "SQLite 100k point fetches, one read each", ours: StrataSide.pointFetchesEach(ourStore), peer: {
             let items = InMemoryWorkloads.makeItems()
             let pool = try rawPool()
             try rawInsert(items, into: pool)
@@ -163,12 +125,8 @@ public enum SQLiteWorkloads {
                 }
                 return found
             }
-        },
-        Workload(name: "SQLite indexed query + sort + limit 100") {
-            let store = try await ourFilledStore(InMemoryWorkloads.makeItems())
-            let query = Query<BenchItem>.where(\.category == 7).sorted(by: \.score, .descending).limit(100)
-            return { try await store.repository(BenchItem.self).fetch(query).count }
-        } peer: {
+        }),
+        Workload(name: "SQLite indexed query + sort + limit 100", ours: StrataSide.indexedQuery(ourStore), peer: {
             let pool = try rawPool()
             try rawInsert(InMemoryWorkloads.makeItems(), into: pool)
             return {
@@ -176,19 +134,8 @@ public enum SQLiteWorkloads {
                     try Row.fetchAll(db, sql: "SELECT * FROM items WHERE category = ? ORDER BY score DESC, id LIMIT 100", arguments: [7]).map(rawItem).count
                 }
             }
-        },
-        Workload(name: "SQLite cascade delete: 1 parent, 10k children") {
-            let store = try await ourStore()
-            let parent = BenchParent(id: UUID(), name: "parent")
-            try await store.transaction { tx in
-                try tx.insert(parent)
-                for index in 0..<childCount { try tx.insert(BenchChild(id: UUID(), name: "child \(index)", parent: parent.id)) }
-            }
-            return {
-                try await store.repository(BenchParent.self).delete(parent.id)
-                return try await store.repository(BenchChild.self).count()
-            }
-        } peer: {
+        }),
+        Workload(name: "SQLite cascade delete: 1 parent, 10k children", ours: StrataSide.cascade(ourStore), peer: {
             let pool = try rawPool()
             let parent = UUID()
             try await pool.write { db in
@@ -203,6 +150,6 @@ public enum SQLiteWorkloads {
                     return try Int.fetchOne(db, sql: "SELECT count(*) FROM children") ?? -1
                 }
             }
-        },
+        }),
     ]
 }
