@@ -166,11 +166,10 @@ final class WorkingSet: StorageReadTransaction {
         var records = try executor.fetch(candidatePlan, in: base).filter {
             entries[RecordKey(entity: plan.entity, id: $0.id)] == nil
         }
+        let evaluator = PredicateEvaluator(self)
         if usesRelationships, let predicate = plan.predicate {
-            let evaluator = PredicateEvaluator(self)
             records = try records.filter { try evaluator.matches($0, predicate) }
         }
-        let evaluator = PredicateEvaluator(self)
         for key in order where key.entity == plan.entity {
             guard let record = entries[key]?.current else { continue }
             if try plan.predicate.map({ try evaluator.matches(record, $0) }) ?? true { records.append(record) }
