@@ -35,4 +35,5 @@ public enum ConformanceCategory: String, Sendable, Hashable, CaseIterable {
     case validation = "Validation"
     case atomicity = "Atomicity"
     case history = "History"
+    case mergePolicies = "MergePolicies"
 }

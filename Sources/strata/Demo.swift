@@ -85,7 +85,10 @@ struct Demo: AsyncParsableCommand {
         }
         print("  history token unchanged: \(try await store.currentHistoryToken() == before)")
 
-        section("5. History of this run")
+        section("5. Contexts and merge policies")
+        try await showMergePolicies(store, clara: data.clara)
+
+        section("6. History of this run")
         for entry in try await store.history(after: startToken) {
             let summary = Dictionary(grouping: entry.changes, by: \.kind).map { "\($0.value.count) \($0.key.rawValue)" }.sorted().joined(separator: ", ")
             print("  #\(entry.token) by \(entry.author ?? "-"): \(summary)")
@@ -95,6 +98,51 @@ struct Demo: AsyncParsableCommand {
         }
         try await store.close()
         print("\nDone.")
+    }
+
+    /// Two contexts read Clara; B renames her and lowers her rating and saves first; A renames her
+    /// too and sets her age. A's save conflicts, and each policy resolves it its own way.
+    private func showMergePolicies(_ store: Store, clara: Person) async throws {
+        print("  A and B read Clara (rating 3.0, no age). B saves name \"Clara B\", rating 2.0; then A saves name \"Clara A\", age 41:")
+        let custom = MergePolicy.custom { conflict in
+            guard var merged = conflict.stored, let mine = conflict.context else { return .fail }
+            if case .string(let theirs) = merged["name"], case .string(let ours) = mine["name"] { merged["name"] = .string("\(theirs) & \(ours)") }
+            merged["age"] = mine["age"]
+            return .use(merged)
+        }
+        let policies: [MergePolicy] = [.error, .objectTrumpByProperty, .storeTrumpByProperty, .overwrite, .rollback, custom]
+        for policy in policies {
+            try await store.repository(Person.self).update(clara)
+            let a = store.makeContext(name: "A", mergePolicy: policy)
+            let b = store.makeContext(name: "B")
+            guard var mine = try await a.fetch(Person.self, id: clara.id), var theirs = try await b.fetch(Person.self, id: clara.id) else { return }
+            theirs.name = "Clara B"
+            theirs.rating = 2.0
+            try await b.update(theirs)
+            try await b.save()
+            mine.name = "Clara A"
+            mine.age = 41
+            try await a.update(mine)
+            var outcome: String
+            do {
+                let result = try await a.save()
+                outcome = "\(result.conflicts.count) conflict resolved"
+            } catch let error as StrataError where error.code == .mergeConflict {
+                let kinds = error.conflicts.map { "\($0.kind.rawValue), read v\($0.baseVersion ?? 0), stored v\($0.storedVersion ?? 0)" }
+                outcome = "refused: \(kinds.joined(separator: "; "))"
+            }
+            guard let stored = try await store.repository(Person.self).fetch(clara.id) else { return }
+            let row = "name \"\(stored.name)\", rating \(stored.rating.map { String($0) } ?? "nil"), age \(stored.age.map(String.init) ?? "nil")"
+            print("  \(policy.name.padding(toLength: 22, withPad: " ", startingAt: 0)) → \(row.padding(toLength: 44, withPad: " ", startingAt: 0)) (\(outcome))")
+        }
+        // A context sees others' commits on the records it has not changed, and says so.
+        let watcher = store.makeContext(name: "watcher")
+        _ = try await watcher.fetch(Person.self, id: clara.id)
+        var renamed = clara
+        renamed.name = "Clara C"
+        try await store.repository(Person.self).update(renamed)
+        let refresh = try await watcher.mergeChangesFromStore()
+        print("  a third context refreshed \(refresh.refreshed.count) record after a repository save: now \"\(try await watcher.fetch(Person.self, id: clara.id)?.name ?? "-")\"")
     }
 
     private func section(_ title: String) {

@@ -4,13 +4,18 @@ extension SaveSession {
     struct Outcome {
         var token: HistoryToken?
         var changes: [HistoryChange]
+        /// When asked for: every record written, as stored (`nil` for a delete).
+        var written: [RecordKey: Record?] = [:]
     }
 
-    func commit(author: String?, contextName: String?) throws -> Outcome {
+    func commit(author: String?, contextName: String?, collectWritten: Bool = false) throws -> Outcome {
+        guard let base = writer else {
+            throw StrataError(.storageFailure, "a read-only overlay cannot be committed")
+        }
         try checkInsertedIDs()
         try expandDeletes()
         try validate()
-        let base = workingSet.base
+        var written: [RecordKey: Record?] = [:]
 
         // A link-list change is a change of its owner — and, for a many-to-many, of every record
         // added or removed, since which side keeps the list is an implementation detail. Each is
@@ -43,10 +48,12 @@ extension SaveSession {
                 continue
             case (let original?, nil):
                 try base.delete(key.entity, id: key.id)
+                if collectWritten { written[key] = .some(nil) }
                 changes.append(HistoryChange(kind: .delete, entity: key.entity, id: key.id, changedProperties: [], version: original.version))
             case (nil, var record?):
                 record.version = 1
                 try base.put(record)
+                if collectWritten { written[key] = record }
                 let names = record.values.filter { !$0.value.isNull }.map(\.key) + (linkChanges[key] ?? [])
                 changes.append(HistoryChange(kind: .insert, entity: key.entity, id: key.id, changedProperties: names.sorted(), version: 1))
             case (let original?, var record?):
@@ -54,6 +61,7 @@ extension SaveSession {
                 guard !names.isEmpty else { continue }
                 record.version = original.version + 1
                 try base.put(record)
+                if collectWritten { written[key] = record }
                 changes.append(HistoryChange(kind: .update, entity: key.entity, id: key.id, changedProperties: names.sorted(), version: record.version))
             }
         }
@@ -63,6 +71,6 @@ extension SaveSession {
         }
         guard !changes.isEmpty else { return Outcome(token: nil, changes: []) }
         let token = try HistoryLog.append(changes, author: author, contextName: contextName, to: base)
-        return Outcome(token: token, changes: changes)
+        return Outcome(token: token, changes: changes, written: written)
     }
 }

@@ -23,9 +23,22 @@ final class SaveSession {
     /// Inserted IDs not yet checked against the committed records, by entity.
     var uncheckedInserts: [String: [RecordID]] = [:]
 
+    /// Where ``commit(author:contextName:collectWritten:)`` writes; `nil` for an overlay staged
+    /// over a read transaction, which can never commit.
+    let writer: (any StorageWriteTransaction)?
+
     init(transaction: any StorageWriteTransaction, executor: QueryExecutor) {
         self.workingSet = WorkingSet(base: transaction, executor: executor)
         self.schema = transaction.schema
+        self.writer = transaction
+    }
+
+    /// A session whose staged state only overlays `reader`: for reads that must see changes not
+    /// yet saved.
+    init(overlaying reader: any StorageReadTransaction, executor: QueryExecutor) {
+        self.workingSet = WorkingSet(base: reader, executor: executor)
+        self.schema = reader.schema
+        self.writer = nil
     }
 
     // MARK: Records

@@ -1,5 +1,6 @@
-/// The staged state of one save over a backend write transaction. Reads through it see the save's
-/// own changes; indexes over the staged records keep referrer and link-owner lookups from scanning.
+/// The staged state of one save over a backend transaction. Reads through it see the save's own
+/// changes; indexes over the staged records keep referrer and link-owner lookups from scanning.
+/// Over a read transaction it is a private overlay (a context's fetches see its pending changes).
 final class WorkingSet: StorageReadTransaction {
     struct Entry {
         /// The committed record, `nil` for an insert.
@@ -20,7 +21,7 @@ final class WorkingSet: StorageReadTransaction {
         var owner: RecordID
     }
 
-    let base: any StorageWriteTransaction
+    let base: any StorageReadTransaction
     let schema: Schema
     let executor: QueryExecutor
 
@@ -36,7 +37,7 @@ final class WorkingSet: StorageReadTransaction {
     /// For every staged link list: which owners contain a target now.
     private var stagedLinkOwners: [ReferenceKey: Set<RecordID>] = [:]
 
-    init(base: any StorageWriteTransaction, executor: QueryExecutor) {
+    init(base: any StorageReadTransaction, executor: QueryExecutor) {
         self.base = base
         self.schema = base.schema
         self.executor = executor

@@ -69,6 +69,8 @@ public struct StrataError: Error, Sendable, CustomStringConvertible {
     public var count: Int?
     /// The error that caused this one (a decoding error, an I/O error, a backend error).
     public var underlying: (any Error & Sendable)?
+    /// For ``Code/mergeConflict``: every conflict the save found, with both snapshots.
+    public var conflicts: [MergeConflict] = []
 
     /// An error with its code, location and message.
     public init(

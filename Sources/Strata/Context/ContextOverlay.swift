@@ -1,0 +1,37 @@
+/// A context's pending changes laid over a read transaction, so its fetches, counts and
+/// relationship reads see them. Nothing is validated or written: the overlay is a private view.
+struct ContextOverlay: Sendable {
+    struct MembershipState: Sendable {
+        var owner: RecordKey
+        var relationship: String
+        var desired: [RecordID]
+    }
+
+    /// Pending records in change order: the context's view, `nil` for a delete.
+    var records: [(key: RecordKey, record: Record?)]
+    var memberships: [MembershipState]
+
+    /// Runs `body` over the committed state with the pending changes staged on top. With nothing
+    /// pending, the body reads the backend directly (and the backend evaluates what it can).
+    func view<T>(
+        over reader: StoreReader, executor: QueryExecutor,
+        _ body: (any StorageReadTransaction, QueryExecutor) throws -> T
+    ) throws -> T {
+        if records.isEmpty && memberships.isEmpty { return try body(reader.transaction, executor) }
+        let session = SaveSession(overlaying: reader.transaction, executor: executor)
+        let workingSet = session.workingSet
+        for (key, record) in records { try workingSet.stage(key, record) }
+        for membership in memberships {
+            guard try workingSet.record(membership.owner.entity, id: membership.owner.id) != nil,
+                let relationship = workingSet.schema.entity(membership.owner.entity)?.relationship(membership.relationship)
+            else { continue }
+            var present: [RecordID] = []
+            for target in membership.desired where try workingSet.record(relationship.destination, id: target) != nil {
+                present.append(target)
+            }
+            try session.setRelated(membership.owner, membership.relationship, present)
+        }
+        // The working set evaluates whole plans itself, over committed and staged records alike.
+        return try body(workingSet, QueryExecutor(capabilities: .all))
+    }
+}

@@ -1,0 +1,105 @@
+extension ModelContext {
+    /// What one save wrote, read back inside its write transaction.
+    private struct SaveOutcome: Sendable {
+        var token: HistoryToken?
+        var conflicts: [MergeConflict]
+        /// The stored state, after the save, of every record the context had pending (`nil`: gone).
+        var records: [RecordKey: Record?]
+        var refresh: RefreshRequest.Found?
+    }
+
+    /// Saves every pending change in one atomic backend transaction: conflicts are detected against
+    /// the versions this context read and resolved by ``mergePolicy``; then delete rules, inverse
+    /// upkeep, validation, versioning and history run as for any save. On any error nothing is
+    /// written and the pending changes stay, so the caller can refresh, change and save again.
+    ///
+    /// Saves of one context run one after another; a save that finds nothing pending writes nothing.
+    @discardableResult
+    public func save() async throws -> ContextSaveResult {
+        await beginSave()
+        defer { endSave() }
+        compactChangeOrder()
+        var revisions: [RecordKey: Int] = [:]
+        var records: [ContextChangeSet.RecordChange] = []
+        for key in changeOrder {
+            guard let entry = tracked[key] else { continue }
+            records.append(.init(key: key, base: entry.base, current: entry.current, changed: entry.changed))
+            revisions[key] = entry.revision
+        }
+        var membershipRevisions: [MembershipKey: Int] = [:]
+        var membershipChanges: [ContextChangeSet.MembershipChange] = []
+        for key in membershipOrder {
+            guard let membership = memberships[key], membership.base != membership.desired else { continue }
+            membershipChanges.append(.init(owner: key.owner, relationship: key.relationship, base: membership.base, desired: membership.desired))
+            membershipRevisions[key] = membership.revision
+        }
+        let changes = ContextChangeSet(records: records, memberships: membershipChanges)
+        guard !changes.isEmpty else {
+            memberships.removeAll()
+            membershipOrder.removeAll()
+            return ContextSaveResult(token: nil, conflicts: [])
+        }
+
+        let policy = mergePolicy
+        let (author, contextName, executor) = (author, name, store.executor)
+        let request = refreshRequest(force: false)
+        let outcome = try await store.backend.write { transaction in
+            let session = SaveSession(transaction: transaction, executor: executor)
+            var merge = ContextMerge(changes, policy: policy, session: session)
+            let conflicts = try merge.stage()
+            let committed = try session.commit(author: author, contextName: contextName, collectWritten: true)
+            var after: [RecordKey: Record?] = [:]
+            var keys = Set(changes.records.map(\.key)).union(changes.memberships.map(\.owner))
+            for conflict in conflicts where conflict.kind == .uniqueness {
+                keys.insert(RecordKey(entity: conflict.entity, id: conflict.survivingID))
+            }
+            for key in keys {
+                after[key] = try committed.written[key] ?? .some(transaction.record(key.entity, id: key.id))
+            }
+            let refresh = try request.map { try $0.run(in: transaction, executor: executor, ownSave: committed.token) }
+            return SaveOutcome(token: committed.token, conflicts: conflicts, records: after, refresh: refresh)
+        }
+
+        for (key, record) in outcome.records {
+            let entry = tracked[key]
+            if let entry, let revision = revisions[key], entry.revision != revision {
+                // Changed again while the save ran: those changes stay pending over the new state.
+                setTracked(key, base: record, current: entry.current.map { current in
+                    var updated = current
+                    updated.version = record?.version ?? current.version
+                    return updated
+                })
+                continue
+            }
+            if let record {
+                tracked[key] = Tracked(base: record, current: record, changed: [], revision: nextRevision())
+            } else {
+                forget(key)
+            }
+        }
+        for (key, revision) in membershipRevisions where memberships[key]?.revision == revision {
+            memberships[key] = nil
+        }
+        membershipOrder.removeAll { memberships[$0] == nil }
+        compactChangeOrder()
+        if let refresh = outcome.refresh { apply(refresh) }
+        return ContextSaveResult(token: outcome.token, conflicts: outcome.conflicts)
+    }
+
+    private func beginSave() async {
+        if saving {
+            // `endSave` hands the turn over directly, so `saving` stays true.
+            await withCheckedContinuation { saveWaiters.append($0) }
+        } else {
+            saving = true
+        }
+    }
+
+    private func endSave() {
+        if saveWaiters.isEmpty {
+            saving = false
+        } else {
+            saveWaiters.removeFirst().resume()
+        }
+    }
+}
