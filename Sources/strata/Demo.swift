@@ -91,7 +91,7 @@ struct Demo: AsyncParsableCommand {
         section("6. History of this run")
         for entry in try await store.history(after: startToken) {
             let summary = Dictionary(grouping: entry.changes, by: \.kind).map { "\($0.value.count) \($0.key.rawValue)" }.sorted().joined(separator: ", ")
-            print("  #\(entry.token) by \(entry.author ?? "-"): \(summary)")
+            print("  #\(entry.token) by \(entry.author ?? "-")\(entry.contextName.map { " in context " + $0 } ?? ""): \(summary)")
             for change in entry.changes where change.kind == .update {
                 print("      update \(change.entity)(\(change.id)) \(change.changedProperties)")
             }
