@@ -36,4 +36,5 @@ public enum ConformanceCategory: String, Sendable, Hashable, CaseIterable {
     case atomicity = "Atomicity"
     case history = "History"
     case mergePolicies = "MergePolicies"
+    case offlineFirst = "OfflineFirst"
 }

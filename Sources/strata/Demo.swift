@@ -88,7 +88,10 @@ struct Demo: AsyncParsableCommand {
         section("5. Contexts and merge policies")
         try await showMergePolicies(store, clara: data.clara)
 
-        section("6. History of this run")
+        section("6. Offline-first sync (this store is the server; two clients on memory:)")
+        try await showSync(server: store, clara: data.clara.id)
+
+        section("7. History of this run")
         for entry in try await store.history(after: startToken) {
             let summary = Dictionary(grouping: entry.changes, by: \.kind).map { "\($0.value.count) \($0.key.rawValue)" }.sorted().joined(separator: ", ")
             print("  #\(entry.token) by \(entry.author ?? "-")\(entry.contextName.map { " in context " + $0 } ?? ""): \(summary)")
@@ -143,6 +146,62 @@ struct Demo: AsyncParsableCommand {
         try await store.repository(Person.self).update(renamed)
         let refresh = try await watcher.mergeChangesFromStore()
         print("  a third context refreshed \(refresh.refreshed.count) record after a repository save: now \"\(try await watcher.fetch(Person.self, id: clara.id)?.name ?? "-")\"")
+    }
+
+    /// Two clients pull the store, one writes while offline and catches up, then both edit one
+    /// trip at once and the conflict is resolved by the default policy (propertyMerge).
+    private func showSync(server store: Store, clara: Person.ID) async throws {
+        let server = SyncServer(store: store)
+        let run = UUID().uuidString.prefix(6)
+        func client(_ name: String, _ remote: any SyncRemote) async throws -> (Store, SyncEngine) {
+            let local = try await Store.open("memory:", schema: store.schema, sync: SyncConfiguration(clientID: "\(name)-\(run)"))
+            return (local, try SyncEngine(store: local, remote: remote))
+        }
+        let phoneLink = FaultInjectingRemote(InProcessTransport(server: server))
+        let (phone, phoneSync) = try await client("phone", phoneLink)
+        let (laptop, laptopSync) = try await client("laptop", InProcessTransport(server: server))
+        print("  phone pulled \(try await phoneSync.syncNow().pulled) records, laptop \(try await laptopSync.syncNow().pulled)")
+
+        await phoneLink.inject([.offline(attempts: 2)])
+        let madeira = Trip(name: "Madeira", start: TravelDomain.day(420), budget: 700, traveller: clara)
+        try await phone.repository(Trip.self).insert(madeira)
+        guard var claraOnPhone = try await phone.repository(Person.self).fetch(clara) else { return }
+        claraOnPhone.rating = 4.0
+        try await phone.repository(Person.self).update(claraOnPhone)
+        do {
+            try await phoneSync.syncNow()
+        } catch {
+            let status = await phoneSync.status
+            print("  offline: 2 local saves succeeded; sync failed (\(status.lastError ?? "?")), \(status.pendingCount) mutations wait in the outbox")
+        }
+        let back = try await phoneSync.syncNow()
+        print("  back online: pushed \(back.pushed), outbox now \(await phoneSync.status.pendingCount); server has Madeira: \(try await store.repository(Trip.self).fetch(madeira.id) != nil)")
+        _ = try await laptopSync.syncNow()
+
+        // Both edit Madeira; the phone's upload path is down when it next syncs.
+        guard var onLaptop = try await laptop.repository(Trip.self).fetch(madeira.id), var onPhone = try await phone.repository(Trip.self).fetch(madeira.id) else { return }
+        onLaptop.name = "Madeira 2027"
+        onLaptop.isFavorite = true
+        try await laptop.repository(Trip.self).update(onLaptop)
+        onPhone.name = "Madeira (phone)"
+        onPhone.budget = 900
+        try await phone.repository(Trip.self).update(onPhone)
+        _ = try await laptopSync.syncNow()
+        await phoneLink.inject([.pushesFail(attempts: 1)])
+        do {
+            try await phoneSync.syncNow()
+        } catch {
+            print("  phone: upload failed, download ran and met its pending edit → propertyMerge keeps the phone's changed properties over the server's record")
+        }
+        let settle = try await phoneSync.syncNow()
+        _ = try await laptopSync.syncNow()
+        for (name, side) in [("server", store), ("phone", phone), ("laptop", laptop)] {
+            guard let trip = try await side.repository(Trip.self).fetch(madeira.id) else { continue }
+            print("  \(name.padding(toLength: 7, withPad: " ", startingAt: 0)) name \"\(trip.name)\", budget \(trip.budget.map { String(Int($0)) } ?? "nil"), favourite \(trip.isFavorite)")
+        }
+        let phonePending = try await phoneSync.refreshStatus().pendingCount
+        let laptopPending = try await laptopSync.refreshStatus().pendingCount
+        print("  settled: phone pushed \(settle.pushed) more; outboxes hold \(phonePending) and \(laptopPending) mutations")
     }
 
     private func section(_ title: String) {

@@ -56,8 +56,9 @@ struct SQLiteBehaviourTests {
             async let write: Void = store.transaction { tx in
                 try tx.insert(Tag(id: "first", label: "First"))
                 writing.store(true, ordering: .releasing)
-                // Hold the write transaction open until the reader has read (at most 10 s).
-                let deadline = Date().addingTimeInterval(10)
+                // Hold the write transaction open until the reader has read (at most 120 s: on a
+                // loaded machine the reader's task may wait long for a thread).
+                let deadline = Date().addingTimeInterval(120)
                 while !readerDone.load(ordering: .acquiring) && Date() < deadline { usleep(1_000) }
                 for index in 0..<100 { try tx.insert(Tag(id: "t\(index)", label: "T\(index)")) }
             }

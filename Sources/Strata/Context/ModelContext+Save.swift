@@ -41,13 +41,13 @@ extension ModelContext {
         }
 
         let policy = mergePolicy
-        let (author, contextName, executor) = (author, name, store.executor)
+        let (author, contextName, executor, sync) = (author, name, store.executor, store.sync)
         let request = refreshRequest(force: false)
         let outcome = try await store.backend.write { transaction in
             let session = SaveSession(transaction: transaction, executor: executor)
             var merge = ContextMerge(changes, policy: policy, session: session)
             let conflicts = try merge.stage()
-            let committed = try session.commit(author: author, contextName: contextName, collectWritten: true)
+            let committed = try session.commit(author: author, contextName: contextName, collectWritten: true, outbox: sync)
             var after: [RecordKey: Record?] = [:]
             var keys = Set(changes.records.map(\.key)).union(changes.memberships.map(\.owner))
             for conflict in conflicts where conflict.kind == .uniqueness {
@@ -87,19 +87,8 @@ extension ModelContext {
     }
 
     private func beginSave() async {
-        if saving {
-            // `endSave` hands the turn over directly, so `saving` stays true.
-            await withCheckedContinuation { saveWaiters.append($0) }
-        } else {
-            saving = true
-        }
+        if !saveTurns.tryTake() { await withCheckedContinuation { saveTurns.enqueue($0) } }
     }
 
-    private func endSave() {
-        if saveWaiters.isEmpty {
-            saving = false
-        } else {
-            saveWaiters.removeFirst().resume()
-        }
-    }
+    private func endSave() { saveTurns.release() }
 }

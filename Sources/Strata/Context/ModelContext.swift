@@ -70,8 +70,7 @@ public actor ModelContext {
     var lastSeenToken: HistoryToken?
     var hasSeenStore = false
     var revisionCounter = 0
-    var saving = false
-    var saveWaiters: [CheckedContinuation<Void, Never>] = []
+    var saveTurns = TurnTaking()
     let refreshContinuation: AsyncStream<ContextRefresh>.Continuation
 
     init(store: Store, name: String?, author: String?, mergePolicy: MergePolicy) {

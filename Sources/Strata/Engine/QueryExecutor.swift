@@ -38,6 +38,12 @@ struct QueryExecutor {
     /// unbounded list (SQLite caps the bound variables of one statement). Each chunk's records come
     /// back in ID order.
     func fetch(_ entity: String, where property: String, in values: [Value], from transaction: any StorageReadTransaction) throws -> [Record] {
+        // A backend that cannot evaluate `IN` would be scanned once per chunk; every backend can
+        // look a record up by its key instead.
+        if property == "id", split(.inList(property, [], [])).residual != nil {
+            let ids = Set(values.compactMap(RecordID.init)).sorted()
+            return try ids.compactMap { try transaction.record(entity, id: $0) }
+        }
         var records: [Record] = []
         var start = 0
         while start < values.count {

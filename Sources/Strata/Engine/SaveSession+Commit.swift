@@ -6,9 +6,12 @@ extension SaveSession {
         var changes: [HistoryChange]
         /// When asked for: every record written, as stored (`nil` for a delete).
         var written: [RecordKey: Record?] = [:]
+        var outboxItems: [(change: HistoryChange, record: Record?)] = []
     }
 
-    func commit(author: String?, contextName: String?, collectWritten: Bool = false) throws -> Outcome {
+    /// - Parameter outbox: When sync is on, the save's mutations are appended to the outbox here,
+    ///   in the same transaction.
+    func commit(author: String?, contextName: String?, collectWritten: Bool = false, outbox: SyncConfiguration? = nil) throws -> Outcome {
         guard let base = writer else {
             throw StrataError(.storageFailure, "a read-only overlay cannot be committed")
         }
@@ -16,6 +19,7 @@ extension SaveSession {
         try expandDeletes()
         try validate()
         var written: [RecordKey: Record?] = [:]
+        var outboxItems: [(change: HistoryChange, record: Record?)] = []
 
         // A link-list change is a change of its owner — and, for a many-to-many, of every record
         // added or removed, since which side keeps the list is an implementation detail. Each is
@@ -50,12 +54,14 @@ extension SaveSession {
                 try base.delete(key.entity, id: key.id)
                 if collectWritten { written[key] = .some(nil) }
                 changes.append(HistoryChange(kind: .delete, entity: key.entity, id: key.id, changedProperties: [], version: original.version))
+                if outbox != nil { outboxItems.append((changes[changes.count - 1], Record?.none)) }
             case (nil, var record?):
                 record.version = 1
                 try base.put(record)
                 if collectWritten { written[key] = record }
                 let names = record.values.filter { !$0.value.isNull }.map(\.key) + (linkChanges[key] ?? [])
                 changes.append(HistoryChange(kind: .insert, entity: key.entity, id: key.id, changedProperties: names.sorted(), version: 1))
+                if outbox != nil { outboxItems.append((changes[changes.count - 1], record)) }
             case (let original?, var record?):
                 let names = Set(record.changedProperties(comparedTo: original)).union(linkChanges[key] ?? [])
                 guard !names.isEmpty else { continue }
@@ -63,6 +69,7 @@ extension SaveSession {
                 try base.put(record)
                 if collectWritten { written[key] = record }
                 changes.append(HistoryChange(kind: .update, entity: key.entity, id: key.id, changedProperties: names.sorted(), version: record.version))
+                if outbox != nil { outboxItems.append((changes[changes.count - 1], record)) }
             }
         }
         for key in workingSet.linkOrder {
@@ -70,6 +77,7 @@ extension SaveSession {
             try base.setLinks(key.entity, relationship: key.relationship, from: key.owner, to: entry.current)
         }
         guard !changes.isEmpty else { return Outcome(token: nil, changes: []) }
+        if let outbox { try Outbox.append(outboxItems, workingSet: workingSet, to: base, configuration: outbox) }
         let token = try HistoryLog.append(changes, author: author, contextName: contextName, to: base)
         return Outcome(token: token, changes: changes, written: written)
     }

@@ -51,7 +51,8 @@ extension SaveSession {
                 throw failure(.typeMismatch, relationship.name, "expected a \(destination.idKind) ID of \(destination.name), got \(value)")
             }
             // Unchanged references may dangle (noAction); a reference set in this save must resolve.
-            if original?[relationship.name] != value, try workingSet.record(destination.name, id: target) == nil {
+            if original?[relationship.name] != value, try workingSet.record(destination.name, id: target) == nil,
+                !(mirrorsRemoteState && (schema.inverse(of: relationship)?.deleteRule ?? .noAction) == .noAction) {
                 throw failure(.invalidReference, relationship.name, "\(destination.name)(\(target)) does not exist")
             }
         }

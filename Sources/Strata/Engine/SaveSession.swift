@@ -22,6 +22,9 @@ final class SaveSession {
     var touchedMemberships: Set<MembershipKey> = []
     /// Inserted IDs not yet checked against the committed records, by entity.
     var uncheckedInserts: [String: [RecordID]] = [:]
+    /// Set when the save copies another store's state (a sync pull): a reference that dangles
+    /// there because its destination was deleted under noAction may dangle here too.
+    var mirrorsRemoteState = false
 
     /// Where ``commit(author:contextName:collectWritten:)`` writes; `nil` for an overlay staged
     /// over a read transaction, which can never commit.

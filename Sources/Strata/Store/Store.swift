@@ -11,21 +11,32 @@ public final class Store: Sendable {
     public let location: StoreLocation?
     /// The storage backend underneath.
     public let backend: any StorageBackend
+    /// Offline-first sync, when on: every local save also appends its mutations to the outbox.
+    public let sync: SyncConfiguration?
     let executor: QueryExecutor
 
     /// Opens the store at `url` with the backend registered for its scheme.
-    public static func open(_ url: String, schema: Schema, registry: BackendRegistry = .shared) async throws -> Store {
+    ///
+    /// - Parameter sync: Turns on the durable outbox for a ``SyncEngine`` to push.
+    public static func open(_ url: String, schema: Schema, registry: BackendRegistry = .shared, sync: SyncConfiguration? = nil) async throws -> Store {
         let location = try StoreLocation(url)
         let backend = try await registry.open(location, schema: schema)
-        return Store(backend: backend, location: location)
+        return Store(backend: backend, location: location, sync: sync)
     }
 
     /// Wraps a backend opened by other means (a custom backend, a test).
-    public init(backend: any StorageBackend, location: StoreLocation? = nil) {
+    public init(backend: any StorageBackend, location: StoreLocation? = nil, sync: SyncConfiguration? = nil) {
         self.schema = backend.schema
         self.backend = backend
         self.location = location
+        self.sync = sync
         self.executor = QueryExecutor(capabilities: backend.capabilities)
+    }
+
+    /// The same store with sync configured as given (`nil` turns the outbox off for saves made
+    /// through the returned store).
+    public func withSync(_ configuration: SyncConfiguration?) -> Store {
+        Store(backend: backend, location: location, sync: configuration)
     }
 
     /// The typed repository for one model.
@@ -52,11 +63,11 @@ public final class Store: Sendable {
     public func save<T: Sendable>(
         author: String? = nil, contextName: String? = nil, _ body: @escaping @Sendable (StoreTransaction) throws -> T
     ) async throws -> (value: T, token: HistoryToken?) {
-        let executor = executor
+        let (executor, sync) = (executor, sync)
         return try await backend.write { transaction in
             let session = SaveSession(transaction: transaction, executor: executor)
             let value = try body(StoreTransaction(session: session))
-            let outcome = try session.commit(author: author, contextName: contextName)
+            let outcome = try session.commit(author: author, contextName: contextName, outbox: sync)
             return (value, outcome.token)
         }
     }

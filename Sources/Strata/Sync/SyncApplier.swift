@@ -1,0 +1,152 @@
+/// Applies server state to a client's local store inside one write transaction, without echoing
+/// it to the outbox, and resolves pulled records that meet pending local mutations.
+struct SyncApplier {
+    let session: SaveSession
+    let writer: any StorageWriteTransaction
+    let configuration: SyncConfiguration
+    /// Server link lists to set once every record of the batch is staged (targets may come later).
+    private var linkPasses: [(key: RecordKey, links: [String: [RecordID]])] = []
+    /// Pending mutations a resolution made obsolete.
+    private(set) var superseded: Set<MutationID> = []
+    /// Records to send whole after the save (the client's version won), with the server's lists.
+    private var wholePuts: [(key: RecordKey, serverLinks: [String: [RecordID]])] = []
+    private(set) var conflicts = 0
+
+    init(session: SaveSession, writer: any StorageWriteTransaction, configuration: SyncConfiguration) {
+        self.session = session
+        self.writer = writer
+        self.configuration = configuration
+        session.mirrorsRemoteState = true
+    }
+
+    private var workingSet: WorkingSet { session.workingSet }
+
+    /// Makes the local record what the server holds (deleting it, with local delete rules, for a tombstone).
+    mutating func applyServerState(_ change: RemoteChange) throws {
+        try stage(change.key, change.values, links: change.links)
+        try Outbox.setServerVersion(change.key, change.isTombstone ? nil : change.serverVersion, in: writer)
+    }
+
+    private mutating func stage(_ key: RecordKey, _ values: [String: Value]?, links: [String: [RecordID]]) throws {
+        guard let entity = workingSet.schema.entity(key.entity) else { return }
+        let existing = try workingSet.record(key.entity, id: key.id)
+        guard let values else {
+            if existing != nil { try session.delete(key) }
+            return
+        }
+        let record = Record(entity: key.entity, id: key.id, values: values.filter { entity.isStoredProperty($0.key) })
+        if let existing {
+            // Most pulled records are this client's own writes coming back: nothing to stage.
+            if existing.changedProperties(comparedTo: record).isEmpty == false { try session.update(record) }
+        } else {
+            try session.insert(record)
+        }
+        if !links.isEmpty { linkPasses.append((key, links)) }
+    }
+
+    /// A pulled record with pending local mutations: the entity's policy decides.
+    mutating func resolve(_ change: RemoteChange, pending: [SyncMutation], policy: SyncConflictPolicy) throws {
+        conflicts += 1
+        let key = change.key
+        let local = try workingSet.record(key.entity, id: key.id)
+        let server = change.values.map { Record(entity: key.entity, id: key.id, version: change.serverVersion, values: $0) }
+        var pendingProperties: Set<String> = []
+        for mutation in pending where mutation.kind == .put {
+            pendingProperties.formUnion(mutation.values.keys)
+            pendingProperties.formUnion(mutation.links.keys)
+        }
+        let localTimestamp = pending.map(\.timestamp).max()
+        let ids = Set(pending.map(\.id))
+        let decision: SyncResolution
+        switch policy {
+        case .serverWins: decision = .serverWins
+        case .clientWins: decision = .clientWins
+        case .propertyMerge: decision = .propertyMerge
+        case .lastWriterWins:
+            decision = (localTimestamp.map { $0 > change.timestamp } ?? false) ? .clientWins : .serverWins
+        case .custom(let decide):
+            decision = decide(SyncConflict(
+                entity: key.entity, id: key.id, local: local, server: server, pendingProperties: pendingProperties.sorted(),
+                localTimestamp: localTimestamp, serverTimestamp: change.timestamp))
+        }
+        try Outbox.setServerVersion(key, change.isTombstone ? nil : change.serverVersion, in: writer)
+        switch decision {
+        case .serverWins:
+            try stage(key, change.values, links: change.links)
+            superseded.formUnion(ids)
+        case .clientWins:
+            // A local delete stays pending as it is; a local record is sent whole.
+            guard local != nil else { return }
+            superseded.formUnion(ids)
+            wholePuts.append((key, change.links))
+        case .propertyMerge:
+            guard let server, let local else {
+                if server == nil {
+                    try stage(key, nil, links: [:])
+                    superseded.formUnion(ids)
+                }
+                return
+            }
+            var merged = server.values
+            for name in pendingProperties where local.values[name] != nil { merged[name] = local[name] }
+            var links = change.links
+            for mutation in pending where mutation.kind == .put {
+                for (name, delta) in mutation.links {
+                    var list = (links[name] ?? []).filter { !delta.removed.contains($0) }
+                    for target in delta.added where !list.contains(target) { list.append(target) }
+                    links[name] = list
+                }
+            }
+            try stage(key, merged, links: links)
+        case .merged(let record):
+            try stage(key, record.values, links: change.links)
+            superseded.formUnion(ids)
+            wholePuts.append((key, change.links))
+        }
+    }
+
+    /// Sets the deferred link lists, now that every record of the batch is staged.
+    mutating func finishLinks() throws {
+        for (key, links) in linkPasses {
+            guard try workingSet.record(key.entity, id: key.id) != nil, let entity = workingSet.schema.entity(key.entity) else { continue }
+            for (name, targets) in links.sorted(by: { $0.key < $1.key }) {
+                guard let relationship = entity.relationship(name), relationship.storage == .links || relationship.storage == .orderedLinks else { continue }
+                var present: [RecordID] = []
+                for target in targets where try workingSet.record(relationship.destination, id: target) != nil { present.append(target) }
+                if let owner = try workingSet.record(key.entity, id: key.id), try workingSet.relatedIDs(of: owner, relationship) != present {
+                    try session.setRelated(key, name, present)
+                }
+            }
+        }
+        linkPasses.removeAll()
+    }
+
+    /// After the save: drops superseded mutations and queues whole-record puts for the records the
+    /// client kept, so the server converges on them.
+    func finishOutbox() throws {
+        try Outbox.remove(superseded, in: writer)
+        guard !wholePuts.isEmpty else { return }
+        let timestamp = HybridTimestamp.next(after: try Outbox.clock(in: writer), now: configuration.clock(), node: configuration.clientID)
+        var puts: [(RecordKey, Record, [String: LinkDelta])] = []
+        for (key, serverLinks) in wholePuts {
+            guard let record = try writer.record(key.entity, id: key.id), let entity = writer.schema.entity(key.entity) else { continue }
+            var links: [String: LinkDelta] = [:]
+            for relationship in entity.relationships where relationship.storage == .links || relationship.storage == .orderedLinks {
+                let list = try writer.links(key.entity, relationship: relationship.name, from: key.id)
+                let local = Set(list)
+                links[relationship.name] = LinkDelta(added: list, removed: (serverLinks[relationship.name] ?? []).filter { !local.contains($0) }, order: list)
+            }
+            var values: [String: Value] = [:]
+            for name in entity.storedPropertyNames { values[name] = record[name] }
+            puts.append((key, Record(entity: key.entity, id: key.id, values: values), links))
+        }
+        let base = try puts.map { try Outbox.serverVersion($0.0, in: writer) }
+        _ = try Outbox.appendRaw({ first in
+            puts.enumerated().map { index, put in
+                SyncMutation(
+                    id: MutationID(clientID: configuration.clientID, sequence: first + UInt64(index)), kind: .put, entity: put.0.entity,
+                    recordID: put.0.id, isInsert: true, values: put.1.values, links: put.2, baseServerVersion: base[index], timestamp: timestamp)
+            }
+        }, in: writer)
+    }
+}

@@ -1,0 +1,50 @@
+import Foundation
+
+/// Turns offline-first sync on for a store: every committed local save then appends its mutations
+/// to a durable outbox in the same backend transaction as the data.
+///
+/// ```swift
+/// let local = try await Store.open("sqlite:./app.sqlite", schema: schema,
+///                                  sync: SyncConfiguration(clientID: deviceID))
+/// let engine = SyncEngine(store: local, remote: remote)
+/// ```
+public struct SyncConfiguration: Sendable {
+    /// Identifies this client to the server; part of every mutation ID. Keep it stable per store.
+    public var clientID: String
+    /// The wall clock the hybrid logical clock reads (injectable for tests).
+    public var clock: @Sendable () -> Date
+
+    /// A configuration for a client.
+    public init(clientID: String, clock: @escaping @Sendable () -> Date = { Date() }) {
+        self.clientID = clientID
+        self.clock = clock
+    }
+}
+
+/// A hybrid logical clock reading: wall-clock milliseconds, a counter for events within one
+/// millisecond (or when the wall clock is behind a timestamp already seen), and the node that made
+/// it as the last tie-break. Ordered, so "last writer" is well defined across clients.
+public struct HybridTimestamp: Sendable, Hashable, Codable, Comparable, CustomStringConvertible {
+    public var millis: Int64
+    public var counter: UInt32
+    public var node: String
+
+    public init(millis: Int64, counter: UInt32 = 0, node: String) {
+        self.millis = millis
+        self.counter = counter
+        self.node = node
+    }
+
+    public static func < (lhs: HybridTimestamp, rhs: HybridTimestamp) -> Bool {
+        (lhs.millis, lhs.counter, lhs.node) < (rhs.millis, rhs.counter, rhs.node)
+    }
+
+    /// The next local timestamp: never behind `last`, never behind the wall clock.
+    public static func next(after last: HybridTimestamp?, now: Date, node: String) -> HybridTimestamp {
+        let wall = Int64((now.timeIntervalSince1970 * 1000).rounded(.down))
+        guard let last, last.millis >= wall else { return HybridTimestamp(millis: wall, node: node) }
+        return HybridTimestamp(millis: last.millis, counter: last.counter &+ 1, node: node)
+    }
+
+    public var description: String { "\(millis).\(counter)@\(node)" }
+}

@@ -1,0 +1,111 @@
+import Foundation
+
+/// What the client does when a pulled record has local mutations not yet acknowledged by the server.
+///
+/// | policy | the local record becomes | the pending mutations |
+/// |---|---|---|
+/// | `serverWins` | the server's | dropped |
+/// | `clientWins` | kept as it is | replaced by one put of the whole local record, so the server takes it all |
+/// | `propertyMerge` (default) | the server's, with the properties the pending mutations change kept from the local record; a server delete wins | kept (only their properties are sent) |
+/// | `lastWriterWins` | `clientWins` when the newest pending mutation is later than the server's last write on the hybrid logical clock, else `serverWins` | as that policy |
+/// | `custom` | what the closure decides | as the decision |
+public enum SyncConflictPolicy: Sendable {
+    case serverWins
+    case clientWins
+    case propertyMerge
+    case lastWriterWins
+    case custom(@Sendable (SyncConflict) -> SyncResolution)
+
+    public var name: String {
+        switch self {
+        case .serverWins: "serverWins"
+        case .clientWins: "clientWins"
+        case .propertyMerge: "propertyMerge"
+        case .lastWriterWins: "lastWriterWins"
+        case .custom: "custom"
+        }
+    }
+}
+
+/// A pulled record meeting local mutations not yet acknowledged.
+public struct SyncConflict: Sendable, Hashable {
+    public var entity: String
+    public var id: RecordID
+    /// The local record (`nil`: deleted locally).
+    public var local: Record?
+    /// The server's record (`nil`: deleted on the server).
+    public var server: Record?
+    /// Properties the pending local mutations change.
+    public var pendingProperties: [String]
+    /// When the newest pending local mutation was made.
+    public var localTimestamp: HybridTimestamp?
+    /// When the server's record was last written.
+    public var serverTimestamp: HybridTimestamp
+}
+
+/// A ``SyncConflictPolicy/custom(_:)`` decision.
+public enum SyncResolution: Sendable, Hashable {
+    case serverWins
+    case clientWins
+    case propertyMerge
+    /// Make the local record this, and send it whole.
+    case merged(Record)
+}
+
+/// A pushed mutation the server refused. The engine has already restored the server's state of
+/// the record locally and removed the mutation from the outbox.
+public struct SyncRejection: Sendable, Hashable {
+    public var mutation: SyncMutation
+    /// The ``StrataError/Code`` raw value the server gave.
+    public var code: String
+    public var reason: String
+}
+
+/// Where a ``SyncEngine`` stands, as published on ``SyncEngine/statusUpdates()``.
+public struct SyncStatus: Sendable, Hashable {
+    /// Mutations in the outbox, not yet acknowledged.
+    public var pendingCount = 0
+    /// Mutations in the push under way.
+    public var inFlight = 0
+    /// The last failure, if the last attempt failed.
+    public var lastError: String?
+    /// When the background loop tries again after a failure.
+    public var nextRetry: Date?
+    /// The server cursor the client has caught up with.
+    public var lastSyncedCursor: SyncCursor?
+    /// Consecutive failed attempts.
+    public var failures = 0
+}
+
+/// How the background loop retries: exponential backoff from `initialDelay`, capped at
+/// `maximumDelay`, each delay scaled by a random factor in `1 - jitter ... 1`.
+public struct RetryPolicy: Sendable, Hashable {
+    public var initialDelay: Duration
+    public var maximumDelay: Duration
+    public var jitter: Double
+    /// How long the loop waits after a successful sync before the next.
+    public var interval: Duration
+
+    public init(initialDelay: Duration = .milliseconds(250), maximumDelay: Duration = .seconds(30), jitter: Double = 0.5, interval: Duration = .seconds(5)) {
+        self.initialDelay = initialDelay
+        self.maximumDelay = maximumDelay
+        self.jitter = min(max(jitter, 0), 1)
+        self.interval = interval
+    }
+
+    /// The delay before attempt `failures + 1`.
+    public func delay(afterFailures failures: Int, random: Double = Double.random(in: 0...1)) -> Duration {
+        let exponent = min(max(failures - 1, 0), 30)
+        let raw = initialDelay * Double(1 << exponent)
+        let capped = raw > maximumDelay ? maximumDelay : raw
+        return capped * (1 - jitter * random)
+    }
+}
+
+/// What one ``SyncEngine/syncNow()`` did.
+public struct SyncReport: Sendable, Hashable {
+    public var pushed = 0
+    public var pulled = 0
+    public var rejected = 0
+    public var conflicts = 0
+}

@@ -1,0 +1,305 @@
+import Foundation
+
+/// The client side of offline-first sync: pushes the store's outbox to a ``SyncRemote`` and pulls
+/// the server's changes into the store.
+///
+/// ```swift
+/// let store = try await Store.open("sqlite:./app.sqlite", schema: schema, sync: SyncConfiguration(clientID: "phone-1"))
+/// let engine = try SyncEngine(store: store, remote: InProcessTransport(server: server),
+///                             options: .init(policies: ["Trip": .lastWriterWins]))
+/// await engine.start()                       // background loop with backoff; or:
+/// try await engine.syncNow()
+/// for await status in await engine.statusUpdates() { print(status.pendingCount) }
+/// ```
+///
+/// - **Push** sends the outbox in commit order, in batches of at most ``Options/batchSize``.
+///   Mutations leave the outbox only when the server acknowledges them (applied, already applied,
+///   or rejected). Rejections are kept in ``rejections`` and the record's server state is restored
+///   locally. A mutation is never dropped silently.
+/// - **Pull** applies the server's changes after the stored cursor in one local save that writes
+///   no outbox entries (no echo). A pulled record with pending local mutations is resolved by the
+///   entity's ``SyncConflictPolicy``.
+/// - ``syncNow()`` pushes, then pulls — and pulls even when the push failed, so an upload outage
+///   does not stop downloads. Local writes never wait for the network.
+public actor SyncEngine {
+    public struct Options: Sendable {
+        /// At most this many mutations per push.
+        public var batchSize: Int
+        /// At most this many server transactions per pull request.
+        public var pullLimit: Int
+        /// Per-entity conflict policies for pulled records with pending local mutations.
+        public var policies: [String: SyncConflictPolicy]
+        /// The policy of entities not in ``policies``.
+        public var defaultPolicy: SyncConflictPolicy
+        /// Backoff for the background loop.
+        public var retry: RetryPolicy
+
+        public init(
+            batchSize: Int = 500, pullLimit: Int = 500, policies: [String: SyncConflictPolicy] = [:],
+            defaultPolicy: SyncConflictPolicy = .propertyMerge, retry: RetryPolicy = RetryPolicy()
+        ) {
+            self.batchSize = max(1, batchSize)
+            self.pullLimit = max(1, pullLimit)
+            self.policies = policies
+            self.defaultPolicy = defaultPolicy
+            self.retry = retry
+        }
+    }
+
+    public nonisolated let store: Store
+    public nonisolated let remote: any SyncRemote
+    public nonisolated let options: Options
+    let configuration: SyncConfiguration
+
+    /// Where the engine stands now.
+    public private(set) var status = SyncStatus()
+    /// Mutations the server refused, oldest first (their records were restored from the server).
+    public private(set) var rejections: [SyncRejection] = []
+    /// How many push and pull round trips were made (successful or not).
+    public private(set) var attempts = 0
+    private var watchers: [UUID: AsyncStream<SyncStatus>.Continuation] = [:]
+    private var loop: Task<Void, Never>?
+    private var turns = TurnTaking()
+
+    /// An engine for a store opened with a ``SyncConfiguration``; a store without one is
+    /// ``StrataError/Code/unsupportedStore``.
+    public init(store: Store, remote: any SyncRemote, options: Options = Options()) throws {
+        guard let configuration = store.sync else {
+            throw StrataError(.unsupportedStore, "sync is not enabled on this store: open it with a SyncConfiguration")
+        }
+        self.store = store
+        self.remote = remote
+        self.options = options
+        self.configuration = configuration
+    }
+
+    // MARK: Status
+
+    /// A stream of status changes, starting with the current status.
+    public func statusUpdates() -> AsyncStream<SyncStatus> {
+        let (stream, continuation) = AsyncStream.makeStream(of: SyncStatus.self, bufferingPolicy: .bufferingNewest(16))
+        let id = UUID()
+        watchers[id] = continuation
+        continuation.yield(status)
+        continuation.onTermination = { _ in Task { await self.removeWatcher(id) } }
+        return stream
+    }
+
+    private func removeWatcher(_ id: UUID) { watchers[id] = nil }
+
+    private func publish() {
+        for continuation in watchers.values { continuation.yield(status) }
+    }
+
+    /// Reads the outbox size and cursor into ``status``.
+    @discardableResult
+    public func refreshStatus() async throws -> SyncStatus {
+        let (pending, cursor) = try await store.backend.read { (try Outbox.pendingCount(in: $0), try Outbox.cursor(in: $0)) }
+        status.pendingCount = pending
+        status.lastSyncedCursor = cursor
+        publish()
+        return status
+    }
+
+    /// The mutations waiting in the outbox, oldest first.
+    public func pendingMutations(limit: Int? = nil) async throws -> [SyncMutation] {
+        try await store.backend.read { try Outbox.mutations(in: $0, limit: limit) }
+    }
+
+    // MARK: Sync
+
+    /// Pushes the whole outbox, then pulls everything new. The pull runs even when the push
+    /// failed; the first error is rethrown after both.
+    @discardableResult
+    public func syncNow() async throws -> SyncReport {
+        await beginRun()
+        defer { endRun() }
+        var report = SyncReport()
+        var failure: (any Error)?
+        do {
+            let pushed = try await pushAll()
+            report.pushed = pushed.count
+            report.rejected = pushed.rejected
+        } catch {
+            failure = error
+        }
+        do {
+            let pulled = try await pullAll()
+            report.pulled = pulled.count
+            report.conflicts = pulled.conflicts
+        } catch {
+            failure = failure ?? error
+        }
+        try await refreshStatus()
+        if let failure {
+            status.lastError = String(describing: failure)
+            status.failures += 1
+            publish()
+            throw failure
+        }
+        status.lastError = nil
+        status.failures = 0
+        status.nextRetry = nil
+        publish()
+        return report
+    }
+
+    /// Pushes the outbox in batches until it is empty; returns how many mutations were acknowledged.
+    @discardableResult
+    public func push() async throws -> Int {
+        await beginRun()
+        defer { endRun() }
+        let result = try await pushAll()
+        try await refreshStatus()
+        return result.count
+    }
+
+    /// Pulls and applies everything after the stored cursor; returns how many records changed.
+    @discardableResult
+    public func pull() async throws -> Int {
+        await beginRun()
+        defer { endRun() }
+        let result = try await pullAll()
+        try await refreshStatus()
+        return result.count
+    }
+
+    private func pushAll() async throws -> (count: Int, rejected: Int) {
+        var total = 0
+        var rejectedCount = 0
+        let (batchSize, configuration, executor) = (options.batchSize, configuration, store.executor)
+        while true {
+            let batch = try await store.backend.read { try Outbox.mutations(in: $0, limit: batchSize) }
+            guard !batch.isEmpty else { break }
+            status.inFlight = batch.count
+            publish()
+            attempts += 1
+            let response: PushResponse
+            do {
+                response = try await remote.push(PushRequest(clientID: configuration.clientID, mutations: batch))
+            } catch {
+                status.inFlight = 0
+                throw error
+            }
+            let byID = Dictionary(batch.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+            let newRejections: [SyncRejection] = try await store.backend.write { transaction in
+                let session = SaveSession(transaction: transaction, executor: executor)
+                var applier = SyncApplier(session: session, writer: transaction, configuration: configuration)
+                var acknowledged: Set<MutationID> = []
+                var rejections: [SyncRejection] = []
+                for result in response.results {
+                    guard let mutation = byID[result.id] else { continue }
+                    acknowledged.insert(result.id)
+                    switch result.outcome {
+                    case .applied, .duplicate:
+                        if mutation.kind == .delete {
+                            try Outbox.setServerVersion(mutation.key, nil, in: transaction)
+                        } else if let version = result.serverVersion {
+                            try Outbox.setServerVersion(mutation.key, version, in: transaction)
+                        }
+                    case .rejected:
+                        rejections.append(SyncRejection(mutation: mutation, code: result.code ?? "rejected", reason: result.reason ?? ""))
+                        if let current = result.current { try applier.applyServerState(current) }
+                    }
+                }
+                try applier.finishLinks()
+                _ = try session.commit(author: nil, contextName: "sync")
+                try Outbox.remove(acknowledged, in: transaction)
+                return rejections
+            }
+            rejections += newRejections
+            rejectedCount += newRejections.count
+            total += response.results.count
+            status.inFlight = 0
+            // A server that acknowledges nothing would loop forever: stop and let the caller retry.
+            if response.results.isEmpty { throw SyncTransportError("the server acknowledged none of \(batch.count) mutations") }
+        }
+        return (total, rejectedCount)
+    }
+
+    private func pullAll() async throws -> (count: Int, conflicts: Int) {
+        var total = 0
+        var conflicts = 0
+        let (limit, configuration, executor, options) = (options.pullLimit, configuration, store.executor, options)
+        while true {
+            let cursor = try await store.backend.read { try Outbox.cursor(in: $0) }
+            attempts += 1
+            let response = try await remote.pull(PullRequest(clientID: configuration.clientID, cursor: cursor, limit: limit))
+            let found = try await store.backend.write { transaction -> Int in
+                // Another pull may have moved the cursor meanwhile; apply only from where we asked.
+                guard try Outbox.cursor(in: transaction) == cursor else { return 0 }
+                let session = SaveSession(transaction: transaction, executor: executor)
+                var applier = SyncApplier(session: session, writer: transaction, configuration: configuration)
+                var pending: [RecordKey: [SyncMutation]] = [:]
+                if try Outbox.pendingCount(in: transaction) > 0 {
+                    for mutation in try Outbox.mutations(in: transaction) { pending[mutation.key, default: []].append(mutation) }
+                }
+                try Outbox.observe(response.changes.map(\.timestamp), in: transaction)
+                for change in response.changes {
+                    if let mine = pending[change.key], !mine.isEmpty {
+                        try applier.resolve(change, pending: mine, policy: options.policies[change.entity] ?? options.defaultPolicy)
+                    } else {
+                        try applier.applyServerState(change)
+                    }
+                }
+                try applier.finishLinks()
+                _ = try session.commit(author: nil, contextName: "sync")
+                try applier.finishOutbox()
+                try Outbox.setCursor(response.cursor, in: transaction)
+                return applier.conflicts
+            }
+            conflicts += found
+            total += response.changes.count
+            guard response.hasMore, response.cursor != cursor else { break }
+        }
+        return (total, conflicts)
+    }
+
+    /// One push or pull at a time per engine (the outbox and the cursor are read, then updated).
+    private func beginRun() async {
+        if !turns.tryTake() { await withCheckedContinuation { turns.enqueue($0) } }
+    }
+
+    private func endRun() { turns.release() }
+
+    // MARK: Background loop
+
+    /// Starts syncing in the background: ``syncNow()`` every ``RetryPolicy/interval``, and after a
+    /// failure again after an exponential backoff with jitter (published as ``SyncStatus/nextRetry``).
+    /// Call ``stop()`` to end it.
+    public func start() {
+        guard loop == nil else { return }
+        loop = Task { await self.runLoop() }
+    }
+
+    /// Stops the background loop (a sync under way finishes first).
+    public func stop() async {
+        let task = loop
+        loop = nil
+        task?.cancel()
+        await task?.value
+    }
+
+    private func runLoop() async {
+        var failures = 0
+        while !Task.isCancelled {
+            let wait: Duration
+            do {
+                try await syncNow()
+                failures = 0
+                wait = options.retry.interval
+            } catch {
+                failures += 1
+                wait = options.retry.delay(afterFailures: failures)
+                let seconds = Double(wait.components.seconds) + Double(wait.components.attoseconds) / 1e18
+                status.nextRetry = Date().addingTimeInterval(seconds)
+                publish()
+            }
+            do {
+                try await Task.sleep(for: wait)
+            } catch {
+                break
+            }
+        }
+    }
+}

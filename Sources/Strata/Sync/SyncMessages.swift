@@ -1,0 +1,163 @@
+/// The messages between a ``SyncEngine`` and a ``SyncServer``. All are `Codable` and carry a
+/// format version, so a transport may serialise them (the HTTP transport will send them as JSON).
+
+/// A mutation's stable identity: the client that made it and its sequence number there. A retry
+/// sends the same ID, which is how the server applies each mutation at most once.
+public struct MutationID: Sendable, Hashable, Codable, Comparable, CustomStringConvertible {
+    public var clientID: String
+    public var sequence: UInt64
+
+    public init(clientID: String, sequence: UInt64) {
+        self.clientID = clientID
+        self.sequence = sequence
+    }
+
+    public static func < (lhs: MutationID, rhs: MutationID) -> Bool { (lhs.clientID, lhs.sequence) < (rhs.clientID, rhs.sequence) }
+    public var description: String { "\(clientID)#\(sequence)" }
+}
+
+/// Additions and removals of a to-many kept as a link list (many-to-many, or the order of an
+/// ordered to-many), so concurrent edits of one membership merge element by element.
+public struct LinkDelta: Sendable, Hashable, Codable {
+    public var added: [RecordID]
+    public var removed: [RecordID]
+    /// The whole list after the change, for its order.
+    public var order: [RecordID]
+
+    public init(added: [RecordID], removed: [RecordID], order: [RecordID]) {
+        self.added = added
+        self.removed = removed
+        self.order = order
+    }
+}
+
+/// One change of one record made by a local save: a put of the properties it changed, or a delete.
+public struct SyncMutation: Sendable, Hashable, Codable {
+    public enum Kind: String, Sendable, Hashable, Codable {
+        case put, delete
+    }
+
+    public var id: MutationID
+    public var kind: Kind
+    public var entity: String
+    public var recordID: RecordID
+    /// Whether the put created the record locally.
+    public var isInsert: Bool
+    /// For a put: the changed attributes and to-ones (for an insert, every non-null one).
+    public var values: [String: Value]
+    /// For a put: changed link lists, by relationship name.
+    public var links: [String: LinkDelta]
+    /// The server's version of the record when the change was made (`nil`: never seen from the server).
+    public var baseServerVersion: Int64?
+    /// When the change was made, on the client's hybrid logical clock.
+    public var timestamp: HybridTimestamp
+
+    public init(
+        id: MutationID, kind: Kind, entity: String, recordID: RecordID, isInsert: Bool = false, values: [String: Value] = [:],
+        links: [String: LinkDelta] = [:], baseServerVersion: Int64? = nil, timestamp: HybridTimestamp
+    ) {
+        self.id = id
+        self.kind = kind
+        self.entity = entity
+        self.recordID = recordID
+        self.isInsert = isInsert
+        self.values = values
+        self.links = links
+        self.baseServerVersion = baseServerVersion
+        self.timestamp = timestamp
+    }
+
+    public var key: RecordKey { RecordKey(entity: entity, id: recordID) }
+}
+
+/// A position in the server's change feed.
+public struct SyncCursor: Sendable, Hashable, Codable, Comparable, CustomStringConvertible {
+    public var value: Int64
+    public init(_ value: Int64) { self.value = value }
+    public static func < (lhs: SyncCursor, rhs: SyncCursor) -> Bool { lhs.value < rhs.value }
+    public var description: String { String(value) }
+}
+
+/// The server's current state of one record: its values and link lists, or a tombstone.
+public struct RemoteChange: Sendable, Hashable, Codable {
+    public var entity: String
+    public var recordID: RecordID
+    /// The record's values on the server; `nil` when it was deleted (a tombstone).
+    public var values: [String: Value]?
+    /// The record's link lists on the server, by relationship name.
+    public var links: [String: [RecordID]]
+    /// The server's version of the record (its last version for a tombstone).
+    public var serverVersion: Int64
+    /// When it was last written, on the writing client's clock (the server's for its own writes).
+    public var timestamp: HybridTimestamp
+    /// The client whose mutation wrote it last, when a client did.
+    public var origin: String?
+
+    public var key: RecordKey { RecordKey(entity: entity, id: recordID) }
+    public var isTombstone: Bool { values == nil }
+}
+
+/// A batch of mutations, in the client's commit order.
+public struct PushRequest: Sendable, Hashable, Codable {
+    public static let currentVersion = 1
+    public var version = PushRequest.currentVersion
+    public var clientID: String
+    public var mutations: [SyncMutation]
+
+    public init(clientID: String, mutations: [SyncMutation]) {
+        self.clientID = clientID
+        self.mutations = mutations
+    }
+}
+
+/// What became of one pushed mutation.
+public struct MutationResult: Sendable, Hashable, Codable {
+    public enum Outcome: String, Sendable, Hashable, Codable {
+        /// Applied now.
+        case applied
+        /// Applied by an earlier push (a retry): nothing was done again.
+        case duplicate
+        /// Refused; see `code` and `reason`. The record's server state is in `current`.
+        case rejected
+    }
+
+    public var id: MutationID
+    public var outcome: Outcome
+    /// The record's server version after the mutation, when it exists.
+    public var serverVersion: Int64?
+    /// For a rejection: the ``StrataError/Code`` raw value and a sentence.
+    public var code: String?
+    public var reason: String?
+    /// For a rejection: the record's state on the server, which the client restores.
+    public var current: RemoteChange?
+}
+
+public struct PushResponse: Sendable, Hashable, Codable {
+    public var version = PushRequest.currentVersion
+    public var results: [MutationResult]
+}
+
+/// Asks for the changes after `cursor` (all of them when `nil`).
+public struct PullRequest: Sendable, Hashable, Codable {
+    public static let currentVersion = 1
+    public var version = PullRequest.currentVersion
+    public var clientID: String
+    public var cursor: SyncCursor?
+    public var limit: Int
+
+    public init(clientID: String, cursor: SyncCursor?, limit: Int = 1_000) {
+        self.clientID = clientID
+        self.cursor = cursor
+        self.limit = limit
+    }
+}
+
+public struct PullResponse: Sendable, Hashable, Codable {
+    public var version = PullRequest.currentVersion
+    /// The current state of every record changed after the request's cursor, in change order.
+    public var changes: [RemoteChange]
+    /// Where the next pull starts.
+    public var cursor: SyncCursor?
+    /// Whether more changes wait after `cursor`.
+    public var hasMore: Bool
+}

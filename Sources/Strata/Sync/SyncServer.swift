@@ -1,0 +1,293 @@
+import Foundation
+
+/// The server role of offline-first sync, over any Strata store.
+///
+/// - **Push** applies a client's mutations at most once: the last applied sequence number of each
+///   client is stored in the same transaction as the data, so a retried batch is answered with
+///   `duplicate` for what was already applied (and with the same rejection for what was rejected).
+///   A batch is one save; the schema's delete rules, inverses and validation run as for any save.
+///   A mutation that fails is rejected with its reason and the rest of the batch still applies.
+/// - **Concurrent edits** resolve per entity (``ConflictPolicy``); the default is per-property last
+///   writer wins, in the order mutations reach the server.
+/// - **Pull** is a change feed over the store's history: a monotonic cursor, the current state of
+///   every record changed after it, and tombstones for deleted ones. Purging the server's history
+///   past a client's cursor would lose tombstones for that client; keep history at least as long as
+///   the slowest client's cursor.
+public struct SyncServer: SyncRemote {
+    /// How the server resolves a put against the record it holds.
+    public enum ConflictPolicy: Sendable {
+        /// Apply the mutation's changed properties over the stored record (per-property last
+        /// writer wins, in arrival order).
+        case lastWriterWins
+        /// Reject a put made against a server version that is no longer current.
+        case rejectStale
+        /// Decide in code: return the values to write over the stored record, or `nil` to reject.
+        case custom(@Sendable (_ stored: Record, _ mutation: SyncMutation) -> [String: Value]?)
+    }
+
+    /// The server's store.
+    public let store: Store
+    /// Per-entity policies; entities not named use ``ConflictPolicy/lastWriterWins``.
+    public var policies: [String: ConflictPolicy]
+
+    static let clientPrefix = "strata.server.client."
+    static let rejectedPrefix = "strata.server.rejected."
+    static let stampPrefix = "strata.server.stamp."
+    static let contextName = "sync"
+
+    public init(store: Store, policies: [String: ConflictPolicy] = [:]) {
+        self.store = store
+        self.policies = policies
+    }
+
+    // MARK: Push
+
+    public func push(_ request: PushRequest) async throws -> PushResponse {
+        guard request.version == PushRequest.currentVersion else {
+            throw StrataError(.unsupportedStore, "push format version \(request.version) is not supported (this server speaks \(PushRequest.currentVersion))")
+        }
+        var rejected: [MutationID: StrataError] = [:]
+        // Each failing mutation is set aside and the batch retried without it.
+        for _ in 0...request.mutations.count {
+            do {
+                return try await apply(request, rejecting: rejected)
+            } catch let error as StrataError where error.code != .storeClosed && error.code != .storageFailure {
+                guard let culprit = culprit(of: error, in: request.mutations, excluding: rejected) else { throw error }
+                rejected[culprit] = error
+            }
+        }
+        throw StrataError(.storageFailure, "push could not be applied")
+    }
+
+    /// The mutation an error names (the last put or delete of that record), if any.
+    private func culprit(of error: StrataError, in mutations: [SyncMutation], excluding rejected: [MutationID: StrataError]) -> MutationID? {
+        let candidates = mutations.filter { rejected[$0.id] == nil }
+        if let entity = error.entity, let id = error.recordID,
+            let match = candidates.last(where: { $0.entity == entity && $0.recordID == id }) {
+            return match.id
+        }
+        // An error naming a record the batch did not touch directly (a delete rule reaching it):
+        // blame the first delete, then the first mutation.
+        return candidates.first(where: { $0.kind == .delete })?.id ?? candidates.first?.id
+    }
+
+    private func apply(_ request: PushRequest, rejecting rejected: [MutationID: StrataError]) async throws -> PushResponse {
+        let (executor, policies) = (store.executor, policies)
+        return try await store.backend.write { transaction in
+            let session = SaveSession(transaction: transaction, executor: executor)
+            let workingSet = session.workingSet
+            var lastApplied: [String: UInt64] = [:]
+            var results: [MutationResult] = []
+            var newRejections: [(MutationID, String, String)] = []
+            var stamps: [RecordKey: (HybridTimestamp, String)] = [:]
+            var linkMutations: [SyncMutation] = []
+            var appliedKeys: [Int: RecordKey] = [:]
+
+            for mutation in request.mutations {
+                let client = mutation.id.clientID
+                let last = try lastApplied[client] ?? Self.lastApplied(client, in: transaction)
+                if mutation.id.sequence <= last {
+                    if let (code, reason) = try Self.rejection(mutation.id, in: transaction) {
+                        results.append(MutationResult(id: mutation.id, outcome: .rejected, code: code, reason: reason))
+                    } else {
+                        results.append(MutationResult(id: mutation.id, outcome: .duplicate))
+                    }
+                    continue
+                }
+                lastApplied[client] = mutation.id.sequence
+                func reject(_ code: StrataError.Code, _ reason: String) {
+                    newRejections.append((mutation.id, code.rawValue, reason))
+                    results.append(MutationResult(id: mutation.id, outcome: .rejected, code: code.rawValue, reason: reason))
+                }
+                if let error = rejected[mutation.id] {
+                    reject(error.code, error.description)
+                    continue
+                }
+                let key = mutation.key
+                guard let entity = transaction.schema.entity(mutation.entity) else {
+                    reject(.unknownEntity, "\(mutation.entity) is not an entity of this store")
+                    continue
+                }
+                switch mutation.kind {
+                case .delete:
+                    if try workingSet.record(key.entity, id: key.id) != nil { try session.delete(key) }
+                case .put:
+                    let values = mutation.values.filter { entity.isStoredProperty($0.key) }
+                    if let stored = try workingSet.record(key.entity, id: key.id) {
+                        switch policies[mutation.entity] ?? .lastWriterWins {
+                        case .lastWriterWins:
+                            try session.patch(key, values)
+                        case .rejectStale:
+                            let committed = try transaction.record(key.entity, id: key.id)?.version
+                            guard mutation.baseServerVersion == committed else {
+                                reject(.mergeConflict, "\(key) changed on the server since version \(mutation.baseServerVersion.map(String.init) ?? "none")")
+                                continue
+                            }
+                            try session.patch(key, values)
+                        case .custom(let resolve):
+                            guard let resolved = resolve(stored, mutation) else {
+                                reject(.mergeConflict, "\(key): refused by the server's policy for \(mutation.entity)")
+                                continue
+                            }
+                            try session.patch(key, resolved.filter { entity.isStoredProperty($0.key) })
+                        }
+                    } else if mutation.isInsert {
+                        try session.insert(Record(entity: key.entity, id: key.id, values: values))
+                    } else {
+                        reject(.notFound, "\(key) was deleted on the server")
+                        continue
+                    }
+                    if !mutation.links.isEmpty { linkMutations.append(mutation) }
+                }
+                stamps[key] = (mutation.timestamp, client)
+                appliedKeys[results.count] = key
+                results.append(MutationResult(id: mutation.id, outcome: .applied))
+            }
+            for mutation in linkMutations { try Self.applyLinks(mutation, session) }
+            _ = try session.commit(author: request.clientID, contextName: Self.contextName)
+
+            for (client, sequence) in lastApplied {
+                var bytes = BinaryWriter()
+                bytes.unsigned(sequence)
+                try transaction.setMetadata(Self.clientPrefix + client, bytes.bytes)
+            }
+            for (id, code, reason) in newRejections {
+                var bytes = BinaryWriter()
+                bytes.string(code)
+                bytes.string(reason)
+                try transaction.setMetadata(Self.rejectionKey(id), bytes.bytes)
+            }
+            for (key, stamp) in stamps {
+                var bytes = BinaryWriter()
+                Outbox.writeTimestamp(stamp.0, &bytes)
+                bytes.string(stamp.1)
+                try transaction.setMetadata(Self.stampKey(key), bytes.bytes)
+            }
+            for index in results.indices {
+                if let key = appliedKeys[index] {
+                    results[index].serverVersion = try transaction.record(key.entity, id: key.id)?.version
+                } else if results[index].outcome == .rejected, let mutation = request.mutations.first(where: { $0.id == results[index].id }) {
+                    results[index].current = try Self.currentState(mutation.key, lastVersion: 0, historyTime: Date(), in: transaction)
+                }
+            }
+            return PushResponse(results: results)
+        }
+    }
+
+    /// Applies a put's link deltas: many-to-many element by element; an ordered list is reordered
+    /// (its members follow their own to-one references).
+    static func applyLinks(_ mutation: SyncMutation, _ session: SaveSession) throws {
+        let workingSet = session.workingSet
+        guard let owner = try workingSet.record(mutation.entity, id: mutation.recordID),
+            let entity = workingSet.schema.entity(mutation.entity)
+        else { return }
+        for (name, delta) in mutation.links.sorted(by: { $0.key < $1.key }) {
+            guard let relationship = entity.relationship(name) else { continue }
+            switch relationship.storage {
+            case .links:
+                for target in delta.removed { try session.unlink(owner.key, name, target) }
+                for target in delta.added where try workingSet.record(relationship.destination, id: target) != nil {
+                    try session.link(owner.key, name, target)
+                }
+                if relationship.isOrdered { try reorder(owner, relationship, delta.order, session) }
+            case .orderedLinks:
+                try reorder(owner, relationship, delta.order, session)
+            case .reference, .inverseReference, .inverseLinks:
+                continue
+            }
+        }
+    }
+
+    /// Puts the current members of an ordered relationship in the order given; members the order
+    /// does not name keep their relative order after those it does.
+    static func reorder(_ owner: Record, _ relationship: RelationshipDescription, _ order: [RecordID], _ session: SaveSession) throws {
+        let stored = try session.workingSet.relatedIDs(of: owner, relationship)
+        var current = stored
+        // Members follow the destinations' own references, which may have been staged before the
+        // owner existed: add those the list misses.
+        if relationship.storage == .orderedLinks, let inverse = relationship.inverse {
+            let listed = Set(current)
+            current += try session.workingSet.referrers(relationship.destination, property: inverse, to: owner.id).filter { !listed.contains($0) }
+        }
+        let members = Set(current)
+        var seen: Set<RecordID> = []
+        var wanted = order.filter { members.contains($0) && seen.insert($0).inserted }
+        wanted += current.filter { !seen.contains($0) }
+        if wanted != stored { try session.setRelated(owner.key, relationship.name, wanted) }
+    }
+
+    // MARK: Pull
+
+    public func pull(_ request: PullRequest) async throws -> PullResponse {
+        guard request.version == PullRequest.currentVersion else {
+            throw StrataError(.unsupportedStore, "pull format version \(request.version) is not supported (this server speaks \(PullRequest.currentVersion))")
+        }
+        let limit = max(1, request.limit)
+        return try await store.backend.read { transaction in
+            let history = try HistoryLog.read(after: request.cursor.map { HistoryToken($0.value) }, limit: limit, in: transaction)
+            var order: [RecordKey] = []
+            var last: [RecordKey: (version: Int64, time: Date)] = [:]
+            for entry in history {
+                for change in entry.changes {
+                    let key = RecordKey(entity: change.entity, id: change.id)
+                    if last[key] == nil { order.append(key) }
+                    last[key] = (change.version, entry.timestamp)
+                }
+            }
+            let changes = try order.map { key in
+                try Self.currentState(key, lastVersion: last[key]?.version ?? 0, historyTime: last[key]?.time ?? Date(), in: transaction)
+            }
+            let cursor = history.last.map { SyncCursor($0.token.value) } ?? request.cursor
+            return PullResponse(changes: changes, cursor: cursor, hasMore: history.count == limit)
+        }
+    }
+
+    /// The record's state on the server, or its tombstone.
+    static func currentState(_ key: RecordKey, lastVersion: Int64, historyTime: Date, in transaction: any StorageReadTransaction) throws -> RemoteChange {
+        var timestamp = HybridTimestamp(millis: Int64(historyTime.timeIntervalSince1970 * 1000), node: "server")
+        var origin: String?
+        if let bytes = try transaction.metadata(stampKey(key)) {
+            var reader = BinaryReader(bytes)
+            timestamp = try Outbox.readTimestamp(&reader)
+            origin = try reader.string()
+        }
+        guard let record = try transaction.record(key.entity, id: key.id), let entity = transaction.schema.entity(key.entity) else {
+            return RemoteChange(entity: key.entity, recordID: key.id, values: nil, links: [:], serverVersion: lastVersion, timestamp: timestamp, origin: origin)
+        }
+        var links: [String: [RecordID]] = [:]
+        for relationship in entity.relationships where relationship.storage == .links || relationship.storage == .orderedLinks {
+            links[relationship.name] = try transaction.links(key.entity, relationship: relationship.name, from: key.id)
+        }
+        return RemoteChange(
+            entity: key.entity, recordID: key.id, values: record.values, links: links, serverVersion: record.version,
+            timestamp: timestamp, origin: origin)
+    }
+
+    // MARK: Bookkeeping
+
+    static func lastApplied(_ client: String, in transaction: any StorageReadTransaction) throws -> UInt64 {
+        guard let bytes = try transaction.metadata(clientPrefix + client) else { return 0 }
+        var reader = BinaryReader(bytes)
+        return try reader.unsigned()
+    }
+
+    static func rejectionKey(_ id: MutationID) -> String {
+        let digits = String(id.sequence)
+        return rejectedPrefix + id.clientID + "\u{1F}" + String(repeating: "0", count: max(0, 20 - digits.count)) + digits
+    }
+
+    static func rejection(_ id: MutationID, in transaction: any StorageReadTransaction) throws -> (String, String)? {
+        guard let bytes = try transaction.metadata(rejectionKey(id)) else { return nil }
+        var reader = BinaryReader(bytes)
+        return (try reader.string(), try reader.string())
+    }
+
+    static func stampKey(_ key: RecordKey) -> String {
+        Outbox.serverVersionKey(key).replacingOccurrences(of: Outbox.serverVersionPrefix, with: stampPrefix)
+    }
+
+    /// How many mutations of `clientID` the server has applied or rejected (its last sequence number).
+    public func lastAppliedSequence(of clientID: String) async throws -> UInt64 {
+        try await store.backend.read { try Self.lastApplied(clientID, in: $0) }
+    }
+}

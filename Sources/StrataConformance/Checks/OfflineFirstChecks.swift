@@ -1,0 +1,411 @@
+import Foundation
+import Strata
+import Synchronization
+
+/// A server and its clients for one check. The server's store and every client's local store come
+/// from the backend under test, so the suite proves both roles on it.
+struct SyncWorld {
+    let server: SyncServer
+    let context: ConformanceContext
+
+    static func make(_ c: ConformanceContext) async throws -> SyncWorld {
+        SyncWorld(server: SyncServer(store: try await c.store()), context: c)
+    }
+
+    var transport: InProcessTransport { InProcessTransport(server: server) }
+
+    /// A server and clients `a` and `b`, both synced after `a` seeded the travel data.
+    static func twoSyncedClients(_ c: ConformanceContext) async throws -> (SyncWorld, Store, SyncEngine, Store, SyncEngine, TravelData) {
+        let world = try await make(c)
+        let (a, engineA) = try await world.client("a")
+        let (b, engineB) = try await world.client("b")
+        let data = try await TravelData.seed(a)
+        try await engineA.syncNow()
+        try await engineB.syncNow()
+        return (world, a, engineA, b, engineB, data)
+    }
+
+    /// A client store with sync on, and its engine over `remote` (the in-process transport by default).
+    func client(
+        _ id: String, remote: (any SyncRemote)? = nil, options: SyncEngine.Options = .init(), clock: (@Sendable () -> Date)? = nil
+    ) async throws -> (Store, SyncEngine) {
+        let configuration = clock.map { SyncConfiguration(clientID: id, clock: $0) } ?? SyncConfiguration(clientID: id)
+        let store = try await context.store().withSync(configuration)
+        return (store, try SyncEngine(store: store, remote: remote ?? transport, options: options))
+    }
+}
+
+/// What must be equal between a client and the server once sync settles: every record's values and
+/// every to-many's members in order (versions are each store's own).
+struct SyncedState: Equatable {
+    var records: [RecordKey: [String: Value]]
+    var related: [String: [RecordID]]
+
+    static func take(_ store: Store) async throws -> SyncedState {
+        let snapshot = try await StoreSnapshot.take(store)
+        return SyncedState(records: snapshot.records.mapValues(\.values), related: snapshot.related)
+    }
+
+    func difference(from other: SyncedState) -> String {
+        var notes: [String] = []
+        for key in Set(records.keys).union(other.records.keys) where records[key] != other.records[key] {
+            notes.append("\(key): \(records[key].map { "\($0)" } ?? "absent") ≠ \(other.records[key].map { "\($0)" } ?? "absent")")
+        }
+        for key in Set(related.keys).union(other.related.keys) where related[key] != other.related[key] {
+            notes.append("\(key): \(related[key] ?? []) ≠ \(other.related[key] ?? [])")
+        }
+        return notes.prefix(5).joined(separator: "; ")
+    }
+}
+
+func expectSettled(
+    _ stores: [Store], server: SyncServer, fileID: String = #fileID, filePath: String = #filePath, line: Int = #line
+) async throws {
+    let expected = try await SyncedState.take(server.store)
+    for store in stores {
+        let state = try await SyncedState.take(store)
+        if state != expected {
+            throw ConformanceFailure("client and server differ: \(state.difference(from: expected))", fileID: fileID, filePath: filePath, line: line)
+        }
+        let pending = try await SyncEngine(store: store, remote: InProcessTransport(server: server)).pendingMutations()
+        if !pending.isEmpty {
+            throw ConformanceFailure("outbox not empty: \(pending.count) mutation(s) left", fileID: fileID, filePath: filePath, line: line)
+        }
+    }
+}
+
+/// Syncs until a sync succeeds (faults make the first attempts fail); returns the failures seen.
+@discardableResult
+func syncUntilSettled(_ engine: SyncEngine, attempts: Int = 12) async throws -> Int {
+    var failures = 0
+    for _ in 0..<attempts {
+        do {
+            try await engine.syncNow()
+            return failures
+        } catch {
+            failures += 1
+        }
+    }
+    throw ConformanceFailure("sync did not succeed in \(attempts) attempts", fileID: #fileID, filePath: #filePath, line: #line)
+}
+
+/// A wall clock a check sets by hand.
+final class ManualClock: Sendable {
+    private let time: Mutex<Date>
+    init(_ start: Date) { time = Mutex(start) }
+    var now: Date { time.withLock { $0 } }
+    func set(_ date: Date) { time.withLock { $0 = date } }
+}
+
+enum SyncFault: String, CaseIterable, Sendable {
+    case failBeforeApplying, failAfterApplying, failMidBatch, slow, offlineForThreeAttempts
+
+    var faults: [FaultInjectingRemote.Fault] {
+        switch self {
+        case .failBeforeApplying: [.failBeforeApplying, .failBeforeApplying]
+        case .failAfterApplying: [.failAfterApplying, .failAfterApplying]
+        case .failMidBatch: [.failMidBatch, .failMidBatch]
+        case .slow: [.slow(.milliseconds(30)), .slow(.milliseconds(30))]
+        case .offlineForThreeAttempts: [.offline(attempts: 3)]
+        }
+    }
+}
+
+enum PolicyForSync: String, CaseIterable, Sendable {
+    case serverWins, clientWins, propertyMerge, lastWriterWins, custom
+
+    var policy: SyncConflictPolicy {
+        switch self {
+        case .serverWins: .serverWins
+        case .clientWins: .clientWins
+        case .propertyMerge: .propertyMerge
+        case .lastWriterWins: .lastWriterWins
+        case .custom:
+            // A domain rule: the server's record, but the client's name.
+            .custom { conflict in
+                guard var merged = conflict.server, let local = conflict.local else { return .serverWins }
+                merged["name"] = local["name"]
+                return .merged(merged)
+            }
+        }
+    }
+}
+
+enum OfflineFirstChecks {
+    static var all: [ConformanceCheck] {
+        basics + SyncFault.allCases.map(exactlyOnce) + PolicyForSync.allCases.map(convergence) + settling
+    }
+
+    static let basics: [ConformanceCheck] = [
+        ConformanceCheck(.offlineFirst, "outboxRecordsEverySaveInTheSameTransaction") { c in
+            let world = try await SyncWorld.make(c)
+            let (store, engine) = try await world.client("phone")
+            let ana = Person(name: "Ana", email: "ana@example.com")
+            let trip = Trip(name: "Lisbon", start: TravelDomain.day(10), traveller: ana.id)
+            let stop = Stop(name: "Alfama", city: "Lisbon", trip: trip.id)
+            try await store.transaction { tx in
+                try tx.insert(ana)
+                try tx.insert(Tag(id: "city", label: "City"))
+                try tx.insert(trip)
+                try tx.insert(stop)
+                try tx.link(Trip.tags, from: trip.id, to: "city")
+            }
+            var mutations = try await engine.pendingMutations()
+            try expectEqual(mutations.count, 4)
+            try expectEqual(mutations.map(\.id.sequence), [1, 2, 3, 4], "stable, ordered mutation IDs")
+            try expect(mutations.allSatisfy { $0.id.clientID == "phone" && $0.kind == .put && $0.isInsert })
+            let tripPut = try expectNotNil(mutations.first { $0.recordID == .uuid(trip.id) })
+            try expectEqual(tripPut.values["name"], "Lisbon")
+            // The many-to-many travels with the side that keeps the link list (Tag.trips).
+            let tagPut = try expectNotNil(mutations.first { $0.recordID == .string("city") })
+            try expectEqual(tagPut.links["trips"]?.added, [.uuid(trip.id)])
+            // A save that fails appends nothing.
+            try await expectRejected(store, .validationFailed) { try await store.repository(Person.self).insert(Person(name: "")) }
+            try expectEqual(try await engine.pendingMutations().count, 4)
+            // An update carries only what changed; a delete carries its cascade.
+            var renamed = ana
+            renamed.age = 35
+            try await store.repository(Person.self).update(renamed)
+            try await store.repository(Person.self).delete(ana.id)
+            mutations = try await engine.pendingMutations()
+            let update = try expectNotNil(mutations.dropFirst(4).first)
+            try expectEqual(update.kind, .put)
+            try expectEqual(Array(update.values.keys), ["age"])
+            let deleted = Set(mutations.dropFirst(5).filter { $0.kind == .delete }.map(\.recordID))
+            try expectEqual(deleted, [.uuid(ana.id), .uuid(trip.id), .uuid(stop.id)], "cascaded deletes are in the outbox")
+            // A store without sync writes no outbox.
+            let plain = store.withSync(nil)
+            try await plain.repository(Tag.self).insert(Tag(id: "food", label: "Food"))
+            try expectEqual(try await engine.pendingMutations().count, mutations.count)
+            try expectEqual(try await engine.refreshStatus().pendingCount, mutations.count)
+        },
+        ConformanceCheck(.offlineFirst, "writesMadeOfflineSurviveReopen", requires: [.reopen]) { c in
+            let world = try await SyncWorld.make(c)
+            let offline = FaultInjectingRemote(world.transport, faults: [.offline(attempts: 100)])
+            let (store, engine) = try await world.client("laptop", remote: offline)
+            let data = try await TravelData.seed(store)
+            var ana = data.ana
+            ana.age = 40
+            try await store.repository(Person.self).update(ana)
+            do {
+                try await engine.syncNow()
+                try expect(false, "an offline sync should fail")
+            } catch is SyncTransportError {}
+            let pending = try await engine.pendingMutations().count
+            try expectEqual(pending, 19, "18 seeded records and one update")
+            let reopened = try await c.reopen(store).withSync(SyncConfiguration(clientID: "laptop"))
+            let online = try SyncEngine(store: reopened, remote: world.transport)
+            try expectEqual(try await online.pendingMutations().count, pending, "the outbox survived the reopen")
+            try await online.syncNow()
+            try expectEqual(try await world.server.store.repository(Person.self).fetch(data.ana.id)?.age, 40)
+            try await expectSettled([reopened], server: world.server)
+        },
+        ConformanceCheck(.offlineFirst, "aCascadeDeleteOnOneClientReachesTheServerAndTheOtherClient") { c in
+            let (world, a, engineA, b, engineB, data) = try await SyncWorld.twoSyncedClients(c)
+            try expectEqual(try await b.repository(Stop.self).count(), 5)
+            try await a.repository(Person.self).delete(data.ana.id)
+            try await engineA.syncNow()
+            try await engineB.syncNow()
+            for store in [world.server.store, b] {
+                try expectEqual(try await store.repository(Person.self).fetch(data.ana.id), nil)
+                try expectEqual(try await store.repository(Trip.self).count(where: \.traveller == data.ana.id), 0)
+                try expectEqual(try await store.repository(Stop.self).count(), 1, "only the Açores stop is left")
+            }
+            try await expectSettled([a, b], server: world.server)
+        },
+        ConformanceCheck(.offlineFirst, "aNoActionDanglingReferenceTravelsAsItIs") { c in
+            let world = try await SyncWorld.make(c)
+            let (a, engineA) = try await world.client("a")
+            let (b, engineB) = try await world.client("b")
+            let data = try await TravelData.seed(a)
+            let photo = Photo(caption: "cover")
+            try await a.transaction { tx in
+                try tx.insert(photo)
+                var trip = data.portoWine
+                trip.coverPhoto = photo.id
+                try tx.update(trip)
+            }
+            try await engineA.syncNow()
+            try await engineB.syncNow()
+            try await a.repository(Photo.self).delete(photo.id)
+            try await engineA.syncNow()
+            try await engineB.syncNow()
+            // A client that starts now receives the trip with its reference already dangling.
+            let (late, engineLate) = try await world.client("late")
+            try await engineLate.syncNow()
+            for store in [world.server.store, b, late] {
+                try expectEqual(try await store.repository(Trip.self).fetch(data.portoWine.id)?.coverPhoto, photo.id, "noAction leaves the reference")
+                try expectEqual(try await store.repository(Photo.self).fetch(photo.id), nil)
+            }
+            try await expectSettled([a, b, late], server: world.server)
+        },
+        ConformanceCheck(.offlineFirst, "aRejectedMutationIsReportedAndTheRecordRestored") { c in
+            let (world, a, engineA, b, engineB, data) = try await SyncWorld.twoSyncedClients(c)
+            // A takes an email and deletes Dário; B, not yet aware, takes the same email and edits Dário.
+            try await a.repository(Person.self).insert(Person(name: "Eva", email: "eva@example.com"))
+            try await a.repository(Person.self).delete(data.dario.id)
+            try await engineA.syncNow()
+            let twin = Person(name: "Eva B", email: "eva@example.com")
+            try await b.repository(Person.self).insert(twin)
+            var dario = data.dario
+            dario.age = 46
+            try await b.repository(Person.self).update(dario)
+            let report = try await engineB.syncNow()
+            try expectEqual(report.rejected, 2)
+            let rejections = await engineB.rejections
+            try expectEqual(Set(rejections.map(\.code)), ["uniqueViolation", "notFound"])
+            try expect(rejections.allSatisfy { !$0.reason.isEmpty }, "each rejection says why")
+            try expectEqual(try await b.repository(Person.self).fetch(twin.id), nil, "the refused insert is undone locally")
+            try expectEqual(try await b.repository(Person.self).fetch(data.dario.id), nil, "the server's delete is restored")
+            try await expectSettled([a, b], server: world.server)
+        },
+    ]
+
+    static func exactlyOnce(_ fault: SyncFault) -> ConformanceCheck {
+        ConformanceCheck(.offlineFirst, "pushAppliesEachMutationExactlyOnce_\(fault.rawValue)") { c in
+            let world = try await SyncWorld.make(c)
+            let remote = FaultInjectingRemote(world.transport, faults: fault.faults)
+            let (store, engine) = try await world.client("tablet", remote: remote, options: .init(batchSize: 4))
+            var people: [Person] = []
+            for index in 0..<6 {
+                let person = Person(name: "P\(index)", email: "p\(index)@example.com")
+                people.append(person)
+                try await store.repository(Person.self).insert(person)
+            }
+            var first = people[0]
+            first.age = 30
+            try await store.repository(Person.self).update(first)
+            try await store.repository(Person.self).delete(people[1].id)
+            try await store.repository(Tag.self).insert(Tag(id: "t", label: "T"))
+            try await store.repository(Person.self).link(Person.interests, from: people[2].id, to: "t")
+            let sent = try await engine.pendingMutations()
+            let failures = try await syncUntilSettled(engine)
+            if fault != .slow { try expect(failures > 0, "the fault was injected") }
+            try expectEqual(await engine.rejections.count, 0, "a mutation applied twice would have been refused (duplicate ID)")
+            try expectEqual(try await world.server.lastAppliedSequence(of: "tablet"), sent.last?.id.sequence ?? 0)
+            // The server's history holds exactly one insert per inserted record.
+            let history = try await world.server.store.history()
+            for person in people {
+                let inserts = history.flatMap(\.changes).filter { $0.kind == .insert && $0.id == .uuid(person.id) }
+                try expectEqual(inserts.count, 1, "\(person.name) inserted once")
+            }
+            try expectEqual(try await world.server.store.repository(Person.self).fetch(people[0].id)?.age, 30)
+            try await expectSettled([store], server: world.server)
+        }
+    }
+
+    static func convergence(_ policy: PolicyForSync) -> ConformanceCheck {
+        ConformanceCheck(.offlineFirst, "twoClientsConverge_\(policy.rawValue)") { c in
+            let world = try await SyncWorld.make(c)
+            // A's edit is made later than B's on A's clock, so under lastWriterWins A's edit wins.
+            let clockA = ManualClock(Date(timeIntervalSince1970: 2_000_000))
+            let (a, engineA) = try await world.client("a", clock: { clockA.now })
+            let uploadDown = FaultInjectingRemote(world.transport)
+            let (b, engineB) = try await world.client(
+                "b", remote: uploadDown, options: .init(policies: ["Person": policy.policy]), clock: { Date(timeIntervalSince1970: 1_000_000) })
+            let data = try await TravelData.seed(a)
+            try await engineA.syncNow()
+            try await engineB.syncNow()
+            // B edits Ana while its uploads fail; A edits her too and syncs.
+            var mine = data.ana
+            mine.name = "Ana B"
+            mine.age = 50
+            try await b.repository(Person.self).update(mine)
+            clockA.set(Date(timeIntervalSince1970: 3_000_000))
+            var theirs = data.ana
+            theirs.rating = 1.0
+            try await a.repository(Person.self).update(theirs)
+            try await engineA.syncNow()
+            await uploadDown.inject([.pushesFail(attempts: 1)])
+            do {
+                try await engineB.syncNow()
+                try expect(false, "the push should have failed")
+            } catch is SyncTransportError {}
+            // The pull ran despite the failed push and met B's pending edit: the policy decided.
+            try await engineB.syncNow()
+            try await engineA.syncNow()
+            let (name, age, rating): (String, Int?, Double?) = switch policy {
+            case .serverWins, .lastWriterWins: ("Ana", 34, 1.0)
+            case .clientWins: ("Ana B", 50, 4.5)
+            case .propertyMerge: ("Ana B", 50, 1.0)
+            case .custom: ("Ana B", 34, 1.0)
+            }
+            for store in [world.server.store, a, b] {
+                let ana = try expectNotNil(try await store.repository(Person.self).fetch(data.ana.id))
+                try expectEqual(ana.name, name)
+                try expectEqual(ana.age, age)
+                try expectEqual(ana.rating, rating)
+            }
+            try await expectSettled([a, b], server: world.server)
+        }
+    }
+
+    static let settling: [ConformanceCheck] = [
+        ConformanceCheck(.offlineFirst, "tenThousandQueuedWritesDrainInBatches") { c in
+            let world = try await SyncWorld.make(c)
+            let counting = FaultInjectingRemote(world.transport)
+            let (store, engine) = try await world.client("bulk", remote: counting, options: .init(batchSize: 500))
+            for batch in 0..<20 {
+                try await store.transaction { tx in
+                    for index in 0..<500 { try tx.insert(Photo(caption: "photo \(batch * 500 + index)")) }
+                }
+            }
+            try expectEqual(try await engine.refreshStatus().pendingCount, 10_000)
+            let report = try await engine.syncNow()
+            try expectEqual(report.pushed, 10_000)
+            let sizes = await counting.batchSizes
+            try expectEqual(sizes.count, 20)
+            try expect(sizes.allSatisfy { $0 <= 500 }, "batches are bounded")
+            try expectEqual(try await world.server.store.repository(Photo.self).count(), 10_000)
+            try expectEqual(try await engine.refreshStatus().pendingCount, 0)
+            try expectEqual(try await engine.syncNow().pushed, 0, "pulled changes are not echoed back")
+        },
+        ConformanceCheck(.offlineFirst, "bothSidesEqualAndOutboxEmptyWhenSyncSettles") { c in
+            let (world, a, engineA, b, engineB, data) = try await SyncWorld.twoSyncedClients(c)
+            // Both edit different things: memberships, order, to-ones, deletes, inserts.
+            try await a.repository(Trip.self).link(Trip.tags, from: data.portoWine.id, to: "beach")
+            try await a.repository(Trip.self).setRelated(Trip.stops, of: data.lisbonSpring.id, to: [data.sintra.id, data.alfama.id, data.belem.id])
+            try await b.repository(Trip.self).unlink(Trip.tags, from: data.lisbonSpring.id, to: "city")
+            var trip = data.azoresHike
+            trip.traveller = data.clara.id
+            try await b.repository(Trip.self).update(trip)
+            try await b.repository(Person.self).link(Person.interests, from: data.bruno.id, to: "food")
+            try await a.repository(Stop.self).delete(data.ribeira.id)
+            try await b.repository(Person.self).insert(Person(name: "Gil", email: "gil@example.com"))
+            try await engineA.syncNow()
+            try await engineB.syncNow()
+            try await engineA.syncNow()
+            try await expectSettled([a, b], server: world.server)
+            let stops = try await b.repository(Trip.self).related(Trip.stops, of: data.lisbonSpring.id).map(\.name)
+            try expectEqual(stops, ["Sintra", "Alfama", "Belém"], "order travels")
+            try expectEqual(Set(try await a.repository(Trip.self).related(Trip.tags, of: data.lisbonSpring.id).map(\.id)), ["beach"])
+        },
+        ConformanceCheck(.offlineFirst, "offlineRetriesWithBackoffAndPublishesStatus") { c in
+            let world = try await SyncWorld.make(c)
+            let flaky = FaultInjectingRemote(world.transport, faults: [.offline(attempts: 3)])
+            let retry = RetryPolicy(initialDelay: .milliseconds(5), maximumDelay: .milliseconds(20), jitter: 0.5, interval: .milliseconds(10))
+            let (store, engine) = try await world.client("watch", remote: flaky, options: .init(retry: retry))
+            try await store.repository(Tag.self).insert(Tag(id: "late", label: "Late"))
+            let updates = await engine.statusUpdates()
+            await engine.start()
+            var sawError = false
+            var sawRetry = false
+            var settled = false
+            let deadline = ContinuousClock.now + .seconds(120)
+            for await status in updates {
+                if status.lastError != nil { sawError = true }
+                if status.nextRetry != nil { sawRetry = true }
+                if status.pendingCount == 0 && status.lastError == nil && status.failures == 0 && sawError {
+                    settled = true
+                    break
+                }
+                if ContinuousClock.now > deadline { break }
+            }
+            await engine.stop()
+            try expect(settled, "the engine caught up after the outage")
+            try expect(sawError && sawRetry, "the outage and the next retry were published")
+            try expectEqual(await flaky.failuresInjected, 3)
+            try expectEqual(try await world.server.store.repository(Tag.self).fetch("late")?.label, "Late")
+        },
+    ]
+}

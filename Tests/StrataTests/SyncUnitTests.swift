@@ -1,0 +1,59 @@
+import Foundation
+@testable import Strata
+import Testing
+
+@Suite("Sync building blocks")
+struct SyncUnitTests {
+    @Test func backoffGrowsExponentiallyWithinItsCapAndJitter() {
+        let policy = RetryPolicy(initialDelay: .milliseconds(100), maximumDelay: .seconds(2), jitter: 0.5)
+        #expect(policy.delay(afterFailures: 1, random: 0) == .milliseconds(100))
+        #expect(policy.delay(afterFailures: 2, random: 0) == .milliseconds(200))
+        #expect(policy.delay(afterFailures: 4, random: 0) == .milliseconds(800))
+        #expect(policy.delay(afterFailures: 10, random: 0) == .seconds(2), "capped")
+        #expect(policy.delay(afterFailures: 60, random: 0) == .seconds(2), "no overflow for long outages")
+        #expect(policy.delay(afterFailures: 2, random: 1) == .milliseconds(100), "full jitter halves the delay")
+        for _ in 0..<100 {
+            let delay = policy.delay(afterFailures: 3)
+            #expect(delay >= .milliseconds(200) && delay <= .milliseconds(400))
+        }
+    }
+
+    @Test func hybridClockNeverGoesBackwards() {
+        let early = Date(timeIntervalSince1970: 1_000)
+        let first = HybridTimestamp.next(after: nil, now: early, node: "a")
+        #expect(first == HybridTimestamp(millis: 1_000_000, node: "a"))
+        // The wall clock stepped back: the counter moves on instead.
+        let second = HybridTimestamp.next(after: first, now: Date(timeIntervalSince1970: 999), node: "a")
+        #expect(second > first)
+        #expect(second.millis == first.millis && second.counter == 1)
+        let later = HybridTimestamp.next(after: second, now: Date(timeIntervalSince1970: 1_001), node: "a")
+        #expect(later == HybridTimestamp(millis: 1_001_000, node: "a"))
+        // Ties break on the node.
+        #expect(HybridTimestamp(millis: 5, node: "a") < HybridTimestamp(millis: 5, node: "b"))
+    }
+
+    @Test func outboxEntriesRoundTrip() throws {
+        let mutations = [
+            SyncMutation(
+                id: MutationID(clientID: "c", sequence: 7), kind: .put, entity: "Trip", recordID: .uuid(UUID()), isInsert: true,
+                values: ["name": "Lisbon", "budget": .double(12.5), "end": .null],
+                links: ["tags": LinkDelta(added: [.string("a")], removed: [.string("b")], order: [.string("a"), .string("c")])],
+                baseServerVersion: nil, timestamp: HybridTimestamp(millis: 42, counter: 3, node: "c")),
+            SyncMutation(
+                id: MutationID(clientID: "c", sequence: 8), kind: .delete, entity: "Tag", recordID: .string("b"), baseServerVersion: 4,
+                timestamp: HybridTimestamp(millis: 43, node: "c")),
+        ]
+        #expect(try Outbox.decode(Outbox.encode(mutations)) == mutations)
+        var bytes = Outbox.encode(mutations)
+        bytes[0] = 99
+        #expect(throws: StrataError.self) { try Outbox.decode(bytes) }
+        #expect(throws: StrataError.self) { try Outbox.decode(Array(Outbox.encode(mutations).dropLast(3))) }
+    }
+
+    @Test func messagesAreVersionedJSON() throws {
+        let request = PushRequest(clientID: "c", mutations: [])
+        let json = String(decoding: try JSONEncoder().encode(request), as: UTF8.self)
+        #expect(json.contains("\"version\":1"))
+        #expect(try JSONDecoder().decode(PushRequest.self, from: Data(json.utf8)) == request)
+    }
+}
