@@ -33,8 +33,16 @@ enum Outbox {
         _ items: [(change: HistoryChange, record: Record?)], workingSet: WorkingSet, to writer: any StorageWriteTransaction,
         configuration: SyncConfiguration
     ) throws {
-        guard !items.isEmpty else { return }
         let schema = writer.schema
+        // An update that only touched the inverse side of a many-to-many travels with the owning
+        // side's mutation; on its own it would be an empty put.
+        let items = items.filter { item in
+            guard item.change.kind == .update, let entity = schema.entity(item.change.entity) else { return true }
+            return item.change.changedProperties.contains { name in
+                entity.isStoredProperty(name) || entity.relationship(name).map { $0.storage == .links || $0.storage == .orderedLinks } ?? false
+            }
+        }
+        guard !items.isEmpty else { return }
         var state = try State.read(writer)
         let timestamp = HybridTimestamp.next(after: state.clock, now: configuration.clock(), node: configuration.clientID)
         let first = state.sequence + 1

@@ -239,6 +239,39 @@ enum OfflineFirstChecks {
             }
             try await expectSettled([a, b, late], server: world.server)
         },
+        ConformanceCheck(.offlineFirst, "serverPoliciesRejectStaleWritesOrDecideInCode") { c in
+            let base = try await SyncWorld.make(c)
+            var server = base.server
+            server.policies = [
+                "Person": .rejectStale,
+                // Tags keep the longest label anyone sent.
+                "Tag": .custom { stored, mutation in
+                    guard case .string(let label)? = mutation.values["label"], case .string(let current) = stored["label"] else { return mutation.values }
+                    return label.count >= current.count ? mutation.values : [:]
+                },
+            ]
+            let world = SyncWorld(server: server, context: c)
+            let (a, engineA) = try await world.client("a")
+            let (b, engineB) = try await world.client("b")
+            let data = try await TravelData.seed(a)
+            try await engineA.syncNow()
+            try await engineB.syncNow()
+            var first = data.ana
+            first.age = 40
+            try await a.repository(Person.self).update(first)
+            var second = data.ana
+            second.age = 41
+            try await b.repository(Person.self).update(second)
+            try await b.repository(Tag.self).update(Tag(id: "city", label: "City and coast"))
+            try await a.repository(Tag.self).update(Tag(id: "city", label: "Town"))
+            try await engineA.syncNow()
+            try await engineB.syncNow()
+            try await engineA.syncNow()
+            try expectEqual(await engineB.rejections.map(\.code), ["mergeConflict"], "B wrote against a server version A had replaced")
+            try expectEqual(try await b.repository(Person.self).fetch(data.ana.id)?.age, 40, "B's record was restored from the server")
+            try expectEqual(try await world.server.store.repository(Tag.self).fetch("city")?.label, "City and coast", "the custom rule kept the longer label")
+            try await expectSettled([a, b], server: world.server)
+        },
         ConformanceCheck(.offlineFirst, "aRejectedMutationIsReportedAndTheRecordRestored") { c in
             let (world, a, engineA, b, engineB, data) = try await SyncWorld.twoSyncedClients(c)
             // A takes an email and deletes Dário; B, not yet aware, takes the same email and edits Dário.
@@ -279,6 +312,7 @@ enum OfflineFirstChecks {
             try await store.repository(Tag.self).insert(Tag(id: "t", label: "T"))
             try await store.repository(Person.self).link(Person.interests, from: people[2].id, to: "t")
             let sent = try await engine.pendingMutations()
+            try expectEqual(sent.count, 10, "6 inserts, an update, a delete, the tag, and the link on its owning side")
             let failures = try await syncUntilSettled(engine)
             if fault != .slow { try expect(failures > 0, "the fault was injected") }
             try expectEqual(await engine.rejections.count, 0, "a mutation applied twice would have been refused (duplicate ID)")
