@@ -37,7 +37,8 @@ struct LMDBCrashTests {
                 while true { sleep(1) }
             }
         } else {
-            let store = Store(backend: backend)
+            // Sync on: the outbox must be exactly as whole as the data after the kill.
+            let store = Store(backend: backend, sync: SyncConfiguration(clientID: "child"))
             for batch in 0... {
                 try await store.transaction { tx in for index in 0..<50 { try tx.insert(Tag(id: "b\(batch)-\(index)", label: "B\(batch)-\(index)")) } }
                 if batch == 4 { _ = FileManager.default.createFile(atPath: childPath + "/busy", contents: nil) }
@@ -68,10 +69,20 @@ struct LMDBCrashTests {
             usleep(50_000)
             kill(child.processIdentifier, SIGKILL)
             child.waitUntilExit()
-            let store = Store(backend: try await LMDBBackend.open(path: path, schema: try TravelDomain.schema()))
+            let store = Store(
+                backend: try await LMDBBackend.open(path: path, schema: try TravelDomain.schema()), sync: SyncConfiguration(clientID: "child"))
             let count = try await store.repository(Tag.self).count()
             #expect(count >= 250 && count % 50 == 0, "every committed save is whole: \(count) tags")
             #expect(try await store.history().count == count / 50)
+            // Every committed write is in the outbox, and reaches a server.
+            try await withTemporaryDirectory { serverPath in
+                let server = SyncServer(store: Store(backend: try await LMDBBackend.open(path: serverPath, schema: try TravelDomain.schema())))
+                let engine = try SyncEngine(store: store, remote: InProcessTransport(server: server))
+                #expect(try await engine.pendingMutations().count == count)
+                try await engine.syncNow()
+                #expect(try await server.store.repository(Tag.self).count() == count)
+                try await server.store.close()
+            }
             try await store.repository(Tag.self).insert(Tag(id: "after", label: "After"))
         }
     }
