@@ -39,6 +39,8 @@ struct RefreshRequest: Sendable {
     func run(in transaction: any StorageReadTransaction, executor: QueryExecutor, ownSave: HistoryToken? = nil) throws -> Found {
         let token = try HistoryLog.lastToken(in: transaction)
         guard hasSeenStore, token != after, !bases.isEmpty else { return Found(token: token, records: [:]) }
+        // Nothing but this context's own save happened since it last looked.
+        if let ownSave, token == ownSave, (after?.value ?? 0) + 1 == ownSave.value { return Found(token: token, records: [:]) }
         let history = try HistoryLog.read(after: after, limit: Self.historyWindow + 1, in: transaction)
         let expectedFirst = (after?.value ?? 0) + 1
         let complete = history.count <= Self.historyWindow && (history.first.map { $0.token.value == expectedFirst } ?? true)
