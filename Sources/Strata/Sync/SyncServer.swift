@@ -62,9 +62,13 @@ public struct SyncServer: SyncRemote {
     /// The mutation an error names (the last put or delete of that record), if any.
     private func culprit(of error: StrataError, in mutations: [SyncMutation], excluding rejected: [MutationID: StrataError]) -> MutationID? {
         let candidates = mutations.filter { rejected[$0.id] == nil }
-        if let entity = error.entity, let id = error.recordID,
-            let match = candidates.last(where: { $0.entity == entity && $0.recordID == id }) {
-            return match.id
+        if let entity = error.entity, let id = error.recordID {
+            let ofRecord = candidates.filter { $0.entity == entity && $0.recordID == id }
+            // The put that set the property the error names; otherwise the record's last mutation.
+            let setting = error.property.flatMap { property in
+                ofRecord.last { $0.values[property] != nil || $0.links[property] != nil }
+            }
+            if let match = setting ?? ofRecord.last { return match.id }
         }
         // An error naming a record the batch did not touch directly (a delete rule reaching it):
         // blame the first delete, then the first mutation.
@@ -112,7 +116,12 @@ public struct SyncServer: SyncRemote {
                 case .delete:
                     if try workingSet.record(key.entity, id: key.id) != nil { try session.delete(key) }
                 case .put:
-                    let values = mutation.values.filter { entity.isStoredProperty($0.key) }
+                    if let unknown = mutation.values.keys.sorted().first(where: { !entity.isStoredProperty($0) }) {
+                        reject(.unknownProperty, StrataError(.unknownProperty, entity: key.entity, recordID: key.id, property: unknown,
+                                                             "\(unknown) is not an attribute or to-one of \(key.entity)").description)
+                        continue
+                    }
+                    let values = mutation.values
                     if let stored = try workingSet.record(key.entity, id: key.id) {
                         switch policies[mutation.entity] ?? .lastWriterWins {
                         case .lastWriterWins:
@@ -166,7 +175,8 @@ public struct SyncServer: SyncRemote {
             for index in results.indices {
                 if let key = appliedKeys[index] {
                     results[index].serverVersion = try transaction.record(key.entity, id: key.id)?.version
-                } else if results[index].outcome == .rejected, let mutation = request.mutations.first(where: { $0.id == results[index].id }) {
+                } else if results[index].outcome == .rejected, let mutation = request.mutations.first(where: { $0.id == results[index].id }),
+                    transaction.schema.entity(mutation.entity) != nil {
                     results[index].current = try Self.currentState(mutation.key, lastVersion: 0, historyTime: Date(), in: transaction)
                 }
             }

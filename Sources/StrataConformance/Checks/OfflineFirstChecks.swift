@@ -272,6 +272,31 @@ enum OfflineFirstChecks {
             try expectEqual(try await world.server.store.repository(Tag.self).fetch("city")?.label, "City and coast", "the custom rule kept the longer label")
             try await expectSettled([a, b], server: world.server)
         },
+        ConformanceCheck(.offlineFirst, "badMutationsAreRejectedWithTypedReasonsAndChangeNothing") { c in
+            let world = try await SyncWorld.make(c)
+            let data = try await TravelData.seed(world.server.store)
+            let before = try await StoreSnapshot.take(world.server.store)
+            let stamp = HybridTimestamp(millis: 1, node: "rogue")
+            func put(_ sequence: UInt64, _ entity: String, _ id: RecordID, _ values: [String: Value], insert: Bool = false) -> SyncMutation {
+                SyncMutation(id: MutationID(clientID: "rogue", sequence: sequence), kind: .put, entity: entity, recordID: id,
+                             isInsert: insert, values: values, timestamp: stamp)
+            }
+            let request = PushRequest(clientID: "rogue", mutations: [
+                put(1, "Person", .uuid(data.ana.id), ["age": "old"]),
+                put(2, "Person", .uuid(data.ana.id), ["shoeSize": 42]),
+                put(3, "Spaceship", .int(1), ["name": "x"], insert: true),
+                put(4, "Person", .uuid(UUID()), ["name": "Copy", "address.city": "Porto", "email": "bruno@example.com"], insert: true),
+                put(5, "Trip", .uuid(UUID()), ["name": "Orphan", "start": .date(TravelDomain.day(1)), "traveller": .uuid(UUID())], insert: true),
+            ])
+            let response = try await InProcessTransport(server: world.server).push(request)
+            try expectEqual(response.results.map(\.outcome), Array(repeating: .rejected, count: 5))
+            try expectEqual(response.results.map(\.code), ["typeMismatch", "unknownProperty", "unknownEntity", "uniqueViolation", "invalidReference"])
+            try expect(response.results[0].reason?.contains("Person(\(data.ana.id)).age") == true, "the reason names entity, record and property")
+            try expectEqual(try await StoreSnapshot.take(world.server.store), before, "the server's store is unchanged")
+            // Retried, the same mutations get the same answers, not a silent "duplicate".
+            let again = try await world.server.push(request)
+            try expectEqual(again.results.map(\.code), response.results.map(\.code))
+        },
         ConformanceCheck(.offlineFirst, "aRejectedMutationIsReportedAndTheRecordRestored") { c in
             let (world, a, engineA, b, engineB, data) = try await SyncWorld.twoSyncedClients(c)
             // A takes an email and deletes Dário; B, not yet aware, takes the same email and edits Dário.
