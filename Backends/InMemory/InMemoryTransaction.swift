@@ -134,7 +134,7 @@ final class InMemoryWriteTransaction: InMemoryReading, StorageWriteTransaction {
     func delete(_ entity: String, id: RecordID) throws {
         guard let previous = state.remove(entity, id) else { return }
         undoLog.append(.record(entity, id, previous))
-        for relationship in schema.entity(entity)?.relationships ?? [] where relationship.storage == .links || relationship.storage == .orderedLinks {
+        for relationship in schema.entity(entity)?.relationships ?? [] where relationship.keepsLinkList {
             try setLinks(entity, relationship: relationship.name, from: id, to: [])
         }
     }

@@ -34,7 +34,7 @@ enum JSONDocument {
                 text.raw("}")
             }
             text.raw(records.isEmpty ? "}" : "\n    }")
-            for relationship in entity.relationships where relationship.storage == .links || relationship.storage == .orderedLinks {
+            for relationship in entity.relationships where relationship.keepsLinkList {
                 var lists: [(RecordID, [RecordID])] = []
                 for record in records {
                     let targets = try transaction.links(entity.name, relationship: relationship.name, from: record.id)

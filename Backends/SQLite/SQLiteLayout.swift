@@ -77,7 +77,7 @@ struct SQLiteLayout: Sendable {
     /// Relationships whose link lists this store keeps.
     var linkRelationships: [(entity: EntityDescription, relationship: RelationshipDescription)] {
         schema.entities.flatMap { entity in
-            entity.relationships.filter { $0.storage == .links || $0.storage == .orderedLinks }.map { (entity, $0) }
+            entity.relationships.filter { $0.keepsLinkList }.map { (entity, $0) }
         }
     }
 

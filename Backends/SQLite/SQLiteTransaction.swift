@@ -154,7 +154,7 @@ final class SQLiteWriteTransaction: SQLiteReadTransaction, StorageWriteTransacti
     func delete(_ entity: String, id: RecordID) throws {
         let table = try layout.table(entity)
         try db.cachedStatement(sql: table.deleteSQL).execute(arguments: [SQLiteValues.databaseValue(id)])
-        for relationship in table.entity.relationships where relationship.storage == .links || relationship.storage == .orderedLinks {
+        for relationship in table.entity.relationships where relationship.keepsLinkList {
             try setLinks(entity, relationship: relationship.name, from: id, to: [])
         }
     }

@@ -18,7 +18,7 @@ struct LMDBLayout: Sendable {
         for entity in schema.entities {
             specs.append((Self.records(entity.name), false))
             for property in entity.indexedProperties.sorted() { specs.append((Self.index(entity.name, property), true)) }
-            for relationship in entity.relationships where relationship.storage == .links || relationship.storage == .orderedLinks {
+            for relationship in entity.relationships where relationship.keepsLinkList {
                 specs.append((Self.links(entity.name, relationship.name), false))
                 specs.append((Self.linkOwners(entity.name, relationship.name), true))
             }
@@ -342,7 +342,7 @@ final class LMDBWriteTransaction: LMDBReadTransaction, StorageWriteTransaction {
         guard let old = try get(recordsDB, key).map({ try RecordCodec.decode($0, id: id, entity) }) else { return }
         try remove(recordsDB, key)
         try updateIndexes(entity, id: key, old: old, new: nil)
-        for relationship in entity.relationships where relationship.storage == .links || relationship.storage == .orderedLinks {
+        for relationship in entity.relationships where relationship.keepsLinkList {
             try setLinks(entityName, relationship: relationship.name, from: id, to: [])
         }
     }

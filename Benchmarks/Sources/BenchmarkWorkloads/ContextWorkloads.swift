@@ -1,6 +1,5 @@
 import Foundation
 import Strata
-import StrataInMemory
 
 /// A `ModelContext` save beside the cheapest equivalent: the same updates through one repository
 /// transaction (no read versions, no conflict detection), and a save that meets conflicts beside
@@ -10,12 +9,11 @@ public enum ContextWorkloads {
     static let updatedCount = 1_000
     static let conflictCount = 100
 
-    /// A store holding `storedCount` items, and the first `count` of them read back.
-    static func seeded(_ makeStore: @Sendable () async throws -> Store, reading count: Int) async throws -> (Store, [BenchItem]) {
+    /// A store holding `storedCount` items.
+    static func seeded(_ makeStore: @Sendable () async throws -> Store) async throws -> Store {
         let store = try await makeStore()
-        let items = (0..<storedCount).map(BenchItem.make)
-        try await store.repository(BenchItem.self).insert(contentsOf: items)
-        return (store, Array(items.prefix(count)))
+        try await store.repository(BenchItem.self).insert(contentsOf: (0..<storedCount).map(BenchItem.make))
+        return store
     }
 
     static func changed(_ item: BenchItem) -> BenchItem {
@@ -29,7 +27,7 @@ public enum ContextWorkloads {
     /// staging each update and the save.
     static func contextSave(_ makeStore: @escaping @Sendable () async throws -> Store) -> @Sendable () async throws -> @Sendable () async throws -> Int {
         {
-            let (store, _) = try await seeded(makeStore, reading: 0)
+            let store = try await seeded(makeStore)
             let context = store.makeContext()
             let models = try await context.fetch(Query<BenchItem>.all.sorted(by: \.name).limit(updatedCount))
             return {
@@ -43,7 +41,7 @@ public enum ContextWorkloads {
     /// Repository side: the same updates in one transaction, last-writer-wins.
     static func repositorySave(_ makeStore: @escaping @Sendable () async throws -> Store) -> @Sendable () async throws -> @Sendable () async throws -> Int {
         {
-            let (store, _) = try await seeded(makeStore, reading: 0)
+            let store = try await seeded(makeStore)
             let models = try await store.repository(BenchItem.self).fetch(Query<BenchItem>.all.sorted(by: \.name).limit(updatedCount))
             return {
                 try await store.transaction { tx in for model in models { try tx.update(changed(model)) } }
@@ -56,7 +54,7 @@ public enum ContextWorkloads {
     /// another writer changed another property of each of them after the context read them.
     static func conflictSave(_ makeStore: @escaping @Sendable () async throws -> Store, conflicting: Bool) -> @Sendable () async throws -> @Sendable () async throws -> Int {
         {
-            let (store, _) = try await seeded(makeStore, reading: 0)
+            let store = try await seeded(makeStore)
             let context = store.makeContext(mergePolicy: .objectTrumpByProperty)
             let models = try await context.fetch(Query<BenchItem>.all.sorted(by: \.name).limit(conflictCount))
             if conflicting {
@@ -72,24 +70,20 @@ public enum ContextWorkloads {
         }
     }
 
-    @Sendable static func memoryStore() async throws -> Store {
-        Store(backend: InMemoryBackend(schema: try BenchSchema.make()))
-    }
-
     public static let groups: [WorkloadGroup] = [
         WorkloadGroup(backend: "context save (SQLite)", peer: "repository", workloads: [
             Workload(name: "save 1,000 updated records", ours: contextSave(SQLiteWorkloads.ourStore), peer: repositorySave(SQLiteWorkloads.ourStore)),
         ]),
         WorkloadGroup(backend: "context save (in-memory)", peer: "repository", workloads: [
-            Workload(name: "save 1,000 updated records", ours: contextSave(memoryStore), peer: repositorySave(memoryStore)),
+            Workload(name: "save 1,000 updated records", ours: contextSave(InMemoryWorkloads.makeStore), peer: repositorySave(InMemoryWorkloads.makeStore)),
         ]),
         WorkloadGroup(backend: "objectTrumpByProperty save (SQLite)", peer: "no conflict", workloads: [
             Workload(name: "save 100 updates, all conflicting", ours: conflictSave(SQLiteWorkloads.ourStore, conflicting: true),
                      peer: conflictSave(SQLiteWorkloads.ourStore, conflicting: false)),
         ]),
         WorkloadGroup(backend: "objectTrumpByProperty save (in-memory)", peer: "no conflict", workloads: [
-            Workload(name: "save 100 updates, all conflicting", ours: conflictSave(memoryStore, conflicting: true),
-                     peer: conflictSave(memoryStore, conflicting: false)),
+            Workload(name: "save 100 updates, all conflicting", ours: conflictSave(InMemoryWorkloads.makeStore, conflicting: true),
+                     peer: conflictSave(InMemoryWorkloads.makeStore, conflicting: false)),
         ]),
     ]
 }

@@ -1,6 +1,5 @@
 import Foundation
 import Strata
-import StrataInMemory
 
 /// The outbox's cost on local saves (the same saves with sync on and off), and draining a queued
 /// outbox to a server through the in-process transport (beside writing the same records on the
@@ -73,16 +72,16 @@ public enum SyncWorkloads {
             Workload(name: "one save of 10,000 records", ours: bulkSave(SQLiteWorkloads.ourStore, sync: true), peer: bulkSave(SQLiteWorkloads.ourStore, sync: false)),
         ]),
         WorkloadGroup(backend: "sync on (in-memory)", peer: "sync off", workloads: [
-            Workload(name: "1,000 one-record saves", ours: singleRecordSaves(ContextWorkloads.memoryStore, sync: true), peer: singleRecordSaves(ContextWorkloads.memoryStore, sync: false)),
-            Workload(name: "one save of 10,000 records", ours: bulkSave(ContextWorkloads.memoryStore, sync: true), peer: bulkSave(ContextWorkloads.memoryStore, sync: false)),
+            Workload(name: "1,000 one-record saves", ours: singleRecordSaves(InMemoryWorkloads.makeStore, sync: true), peer: singleRecordSaves(InMemoryWorkloads.makeStore, sync: false)),
+            Workload(name: "one save of 10,000 records", ours: bulkSave(InMemoryWorkloads.makeStore, sync: true), peer: bulkSave(InMemoryWorkloads.makeStore, sync: false)),
         ]),
         WorkloadGroup(backend: "drain 10,000 queued mutations (SQLite → SQLite)", peer: "direct", workloads: [
             Workload(name: "push in batches of 500, JSON messages", ours: drain(SQLiteWorkloads.ourStore, encoding: .json), peer: directServerWrites(SQLiteWorkloads.ourStore)),
             Workload(name: "push in batches of 500, values passed", ours: drain(SQLiteWorkloads.ourStore, encoding: .none), peer: directServerWrites(SQLiteWorkloads.ourStore)),
         ]),
         WorkloadGroup(backend: "drain 10,000 queued mutations (in-memory)", peer: "direct", workloads: [
-            Workload(name: "push in batches of 500, JSON messages", ours: drain(ContextWorkloads.memoryStore, encoding: .json), peer: directServerWrites(ContextWorkloads.memoryStore)),
-            Workload(name: "push in batches of 500, values passed", ours: drain(ContextWorkloads.memoryStore, encoding: .none), peer: directServerWrites(ContextWorkloads.memoryStore)),
+            Workload(name: "push in batches of 500, JSON messages", ours: drain(InMemoryWorkloads.makeStore, encoding: .json), peer: directServerWrites(InMemoryWorkloads.makeStore)),
+            Workload(name: "push in batches of 500, values passed", ours: drain(InMemoryWorkloads.makeStore, encoding: .none), peer: directServerWrites(InMemoryWorkloads.makeStore)),
         ]),
     ]
 }

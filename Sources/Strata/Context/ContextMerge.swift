@@ -29,11 +29,6 @@ struct ContextChangeSet: Sendable {
 /// them by the merge policy, and stages the result in the save session. The session's commit then
 /// runs the usual pipeline (delete rules, inverses, validation, versions, history).
 struct ContextMerge {
-    /// How one conflict is resolved.
-    private enum Decision {
-        case objectTrump, storeTrump, overwrite, rollback, use(Record)
-    }
-
     let changes: ContextChangeSet
     let policy: MergePolicy
     let session: SaveSession
@@ -42,9 +37,14 @@ struct ContextMerge {
 
     /// Stored state, read once in batches.
     private var stored: [RecordKey: Record] = [:]
+    /// By index into `changes.memberships`: the stored membership, and whether it moved since the read.
     private var storedMemberships: [Int: [RecordID]] = [:]
+    private var movedMemberships: Set<Int> = []
+    /// Indexes into `changes.memberships` by owner.
+    private let membershipIndexes: [RecordKey: [Int]]
     private var conflicts: [RecordKey: MergeConflict] = [:]
-    private var decisions: [RecordKey: Decision] = [:]
+    /// How each conflict is resolved (never `.fail`: those abort the save).
+    private var decisions: [RecordKey: MergeResolution] = [:]
     /// Records this context inserted that merged into a stored record: new key → surviving ID.
     private var redirects: [RecordKey: RecordID] = [:]
 
@@ -52,6 +52,7 @@ struct ContextMerge {
         self.changes = changes
         self.policy = policy
         self.session = session
+        self.membershipIndexes = Dictionary(grouping: changes.memberships.indices, by: { changes.memberships[$0].owner })
     }
 
     /// Stages the resolved changes; returns the conflicts found (all resolved). Throws
@@ -90,12 +91,11 @@ struct ContextMerge {
             guard let owner = stored[membership.owner],
                 let relationship = schema.entity(owner.entity)?.relationship(membership.relationship)
             else { continue }
-            storedMemberships[index] = try workingSet.relatedIDs(of: owner, relationship)
+            let list = try workingSet.relatedIDs(of: owner, relationship)
+            storedMemberships[index] = list
+            // An unordered membership moved only if its members did.
+            if relationship.isOrdered ? list != membership.base : Set(list) != Set(membership.base) { movedMemberships.insert(index) }
         }
-    }
-
-    private func membershipsOf(_ key: RecordKey) -> [(index: Int, change: ContextChangeSet.MembershipChange)] {
-        changes.memberships.enumerated().filter { $0.element.owner == key }.map { ($0.offset, $0.element) }
     }
 
     private mutating func findVersionConflicts() throws {
@@ -103,13 +103,11 @@ struct ContextMerge {
             guard let base = change.base else { continue }
             let now = stored[change.key]
             var memberships: [String: MergeConflict.Membership] = [:]
-            var movedMemberships: [String] = []
-            for (index, membership) in membershipsOf(change.key) {
-                let storedList = storedMemberships[index] ?? []
-                memberships[membership.relationship] = .init(base: membership.base, stored: storedList, context: membership.desired)
-                if Set(storedList) != Set(membership.base) || (storedList != membership.base && isOrdered(membership)) {
-                    movedMemberships.append(membership.relationship)
-                }
+            var moved: [String] = []
+            for index in membershipIndexes[change.key] ?? [] {
+                let membership = changes.memberships[index]
+                memberships[membership.relationship] = .init(base: membership.base, stored: storedMemberships[index] ?? [], context: membership.desired)
+                if movedMemberships.contains(index) { moved.append(membership.relationship) }
             }
             let kind: MergeConflict.Kind
             switch (change.current, now) {
@@ -121,19 +119,15 @@ struct ContextMerge {
             case (_?, nil):
                 kind = .deletedInStore
             case (_?, let now?):
-                guard now.version != base.version || !movedMemberships.isEmpty else { continue }
+                guard now.version != base.version || !moved.isEmpty else { continue }
                 kind = .updatedInBoth
             }
-            let storeChanges = now.map { Set($0.changedProperties(comparedTo: base)).union(movedMemberships) } ?? []
+            let storeChanges = now.map { $0.changedPropertySet(comparedTo: base).union(moved) } ?? []
             conflicts[change.key] = MergeConflict(
                 kind: kind, entity: change.key.entity, id: change.key.id, baseVersion: base.version, storedVersion: now?.version,
                 base: base, stored: now, context: change.current, contextChanges: change.changed.sorted(),
                 storeChanges: storeChanges.sorted(), memberships: memberships, constraint: [])
         }
-    }
-
-    private func isOrdered(_ membership: ContextChangeSet.MembershipChange) -> Bool {
-        schema.entity(membership.owner.entity)?.relationship(membership.relationship)?.isOrdered ?? false
     }
 
     /// An insert whose unique values a stored record already holds — unless this context deletes
@@ -145,9 +139,7 @@ struct ContextMerge {
             constraints: for constraint in entity.uniqueConstraints {
                 let tuple = constraint.map { record[$0] }
                 if tuple.contains(where: \.isNull) { continue }
-                let predicate = FilterExpression.and(zip(constraint, tuple).map { .compare($0, .equal, $1, []) })
-                for match in try workingSet.executor.fetch(FetchPlan(entity: entity.name, predicate: predicate), in: workingSet.base)
-                where match.id != record.id {
+                for match in try session.committedRecords(entity.name, holding: tuple, in: constraint) where match.id != record.id {
                     if let other = byKey[match.key], other.base != nil {
                         guard let wanted = other.current, constraint.map({ wanted[$0] }) == tuple else { continue }
                     }
@@ -167,22 +159,18 @@ struct ContextMerge {
         var failed: [MergeConflict] = []
         for conflict in found {
             let key = RecordKey(entity: conflict.entity, id: conflict.id)
-            let decision: Decision
-            switch policy {
-            case .error: failed.append(conflict); continue
-            case .objectTrumpByProperty: decision = .objectTrump
-            case .storeTrumpByProperty: decision = .storeTrump
-            case .overwrite: decision = .overwrite
-            case .rollback: decision = .rollback
-            case .custom(let resolve):
-                switch try resolve(conflict) {
-                case .objectTrumpByProperty: decision = .objectTrump
-                case .storeTrumpByProperty: decision = .storeTrump
-                case .overwrite: decision = .overwrite
-                case .rollback: decision = .rollback
-                case .use(let record): decision = .use(record)
-                case .fail: failed.append(conflict); continue
-                }
+            // A fixed policy resolves every conflict as the matching custom decision would.
+            let decision: MergeResolution = switch policy {
+            case .error: .fail
+            case .objectTrumpByProperty: .objectTrumpByProperty
+            case .storeTrumpByProperty: .storeTrumpByProperty
+            case .overwrite: .overwrite
+            case .rollback: .rollback
+            case .custom(let resolve): try resolve(conflict)
+            }
+            if decision == .fail {
+                failed.append(conflict)
+                continue
             }
             decisions[key] = decision
             if conflict.kind == .uniqueness, let survivor = conflict.stored?.id { redirects[key] = survivor }
@@ -222,6 +210,8 @@ struct ContextMerge {
         return values
     }
 
+    private func storedValues(_ record: Record) -> [String: Value] { storedValues(record, record.values.keys) }
+
     private func applyRecords() throws {
         for change in changes.records {
             let key = change.key
@@ -236,9 +226,9 @@ struct ContextMerge {
             case (_?, nil):
                 guard stored[key] != nil else { continue }
                 switch decisions[key] {
-                case nil, .objectTrump?, .overwrite?: try session.delete(key)
-                case .storeTrump?, .rollback?: continue
-                case .use(let record)?: try session.patch(key, storedValues(record, record.values.keys))
+                case nil, .objectTrumpByProperty?, .overwrite?: try session.delete(key)
+                case .storeTrumpByProperty?, .rollback?, .fail?: continue
+                case .use(let record)?: try session.patch(key, storedValues(record))
                 }
             case (_?, let wanted?):
                 let record = redirected(wanted)
@@ -249,24 +239,24 @@ struct ContextMerge {
                 }
                 if conflict.kind == .deletedInStore {
                     switch decision {
-                    case .objectTrump, .overwrite: try session.insert(record)
+                    case .objectTrumpByProperty, .overwrite: try session.insert(record)
                     case .use(let chosen): try session.insert(redirected(chosen))
-                    case .storeTrump, .rollback: continue
+                    case .storeTrumpByProperty, .rollback, .fail: continue
                     }
                     continue
                 }
                 switch decision {
-                case .objectTrump:
+                case .objectTrumpByProperty:
                     if !changed.isEmpty { try session.patch(key, changed) }
-                case .storeTrump:
+                case .storeTrumpByProperty:
                     let untouched = changed.filter { !conflict.storeChanges.contains($0.key) }
                     if !untouched.isEmpty { try session.patch(key, untouched) }
                 case .overwrite:
                     try session.update(record)
-                case .rollback:
+                case .rollback, .fail:
                     continue
                 case .use(let chosen):
-                    try session.patch(key, storedValues(chosen, chosen.values.keys))
+                    try session.patch(key, storedValues(chosen))
                 }
             case (nil, nil):
                 continue
@@ -275,22 +265,22 @@ struct ContextMerge {
     }
 
     /// A uniqueness clash merged into the stored record, whose ID survives.
-    private func mergeInsert(_ record: Record, into existing: Record, _ decision: Decision) throws {
+    private func mergeInsert(_ record: Record, into existing: Record, _ decision: MergeResolution) throws {
         let key = existing.key
-        let incoming = storedValues(record, record.values.keys)
+        let incoming = storedValues(record)
         switch decision {
-        case .objectTrump:
+        case .objectTrumpByProperty:
             try session.patch(key, incoming.filter { !$0.value.isNull })
-        case .storeTrump:
+        case .storeTrumpByProperty:
             try session.patch(key, incoming.filter { !$0.value.isNull && existing[$0.key].isNull })
         case .overwrite:
             var replacement = record
             replacement.id = existing.id
             try session.update(replacement)
-        case .rollback:
+        case .rollback, .fail:
             return
         case .use(let chosen):
-            try session.patch(key, storedValues(chosen, chosen.values.keys))
+            try session.patch(key, storedValues(chosen))
         }
     }
 
@@ -307,38 +297,24 @@ struct ContextMerge {
                 // Merged into a stored record: the new record's destinations join the survivor's.
                 guard let decision = decisions[membership.owner] else { continue }
                 switch decision {
-                case .rollback: continue
+                case .rollback, .fail: continue
                 case .overwrite: resolved = desired
-                case .objectTrump, .storeTrump, .use: resolved = Self.merge(stored: current, base: [], desired: desired)
+                case .objectTrumpByProperty, .storeTrumpByProperty, .use: resolved = MembershipDelta(from: [], to: desired).applied(to: current)
                 }
             } else if let decision = decisions[ownerKey] {
-                let storedList = storedMemberships[index] ?? []
-                let storeMoved = Set(storedList) != Set(membership.base) || (isOrdered(membership) && storedList != membership.base)
                 switch decision {
-                case .rollback: continue
-                case .storeTrump where storeMoved: continue
+                case .rollback, .fail: continue
+                case .storeTrumpByProperty where movedMemberships.contains(index): continue
                 case _ where conflicts[ownerKey]?.kind == .deletedInStore: resolved = desired
                 case .overwrite: resolved = desired
-                case .objectTrump, .storeTrump, .use: resolved = Self.merge(stored: current, base: membership.base, desired: desired)
+                case .objectTrumpByProperty, .storeTrumpByProperty, .use:
+                    resolved = MembershipDelta(from: membership.base, to: desired).applied(to: current)
                 }
             } else {
                 resolved = desired
             }
-            var existing: [RecordID] = []
-            for target in resolved where try workingSet.record(relationship.destination, id: target) != nil { existing.append(target) }
+            let existing = try workingSet.existing(resolved, of: relationship.destination)
             if existing != current { try session.setRelated(ownerKey, relationship.name, existing) }
         }
-    }
-
-    /// A three-way merge of a membership: the context's additions and removals applied to the
-    /// stored list, which keeps its order; additions follow in the context's order.
-    static func merge(stored: [RecordID], base: [RecordID], desired: [RecordID]) -> [RecordID] {
-        let baseSet = Set(base)
-        let desiredSet = Set(desired)
-        let removed = baseSet.subtracting(desiredSet)
-        var result = stored.filter { !removed.contains($0) }
-        var present = Set(result)
-        for target in desired where !baseSet.contains(target) && present.insert(target).inserted { result.append(target) }
-        return result
     }
 }

@@ -25,11 +25,7 @@ struct ContextOverlay: Sendable {
             guard try workingSet.record(membership.owner.entity, id: membership.owner.id) != nil,
                 let relationship = workingSet.schema.entity(membership.owner.entity)?.relationship(membership.relationship)
             else { continue }
-            var present: [RecordID] = []
-            for target in membership.desired where try workingSet.record(relationship.destination, id: target) != nil {
-                present.append(target)
-            }
-            try session.setRelated(membership.owner, membership.relationship, present)
+            try session.setRelated(membership.owner, membership.relationship, try workingSet.existing(membership.desired, of: relationship.destination))
         }
         // The working set evaluates whole plans itself, over committed and staged records alike.
         return try body(workingSet, QueryExecutor(capabilities: .all))

@@ -98,7 +98,7 @@ extension ModelContext {
             return
         }
         guard mergeChanges, entry.isPending, let current = entry.current else {
-            tracked[key] = Tracked(base: stored, current: stored, changed: [], revision: nextRevision())
+            track(stored)
             return
         }
         var merged = stored
@@ -125,7 +125,7 @@ extension ModelContext {
             if entry.isPending {
                 refresh.conflicting.append(key)
             } else if let record {
-                tracked[key] = Tracked(base: record, current: record, changed: [], revision: nextRevision())
+                track(record)
                 refresh.refreshed.append(key)
             } else {
                 forget(key)

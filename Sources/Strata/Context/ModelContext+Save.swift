@@ -72,7 +72,7 @@ extension ModelContext {
                 continue
             }
             if let record {
-                tracked[key] = Tracked(base: record, current: record, changed: [], revision: nextRevision())
+                track(record)
             } else {
                 forget(key)
             }

@@ -106,37 +106,30 @@ public actor ModelContext {
     /// The models a query matches, with this context's pending inserts, updates and deletes applied.
     public func fetch<M: PersistentModel>(_ query: Query<M> = .all) async throws -> [M] {
         let plan = try query.plan()
-        let overlay = pendingOverlay()
-        let records = try await readStore { reader, executor in
-            try overlay.view(over: reader, executor: executor) { view, viewExecutor in try viewExecutor.fetch(plan, in: view) }
-        }
-        for record in records { register(record) }
-        return try records.map { try M(record: tracked[$0.key]?.current ?? $0) }
+        return try models(try await readOverlaid { view, executor in try executor.fetch(plan, in: view) })
     }
 
     /// How many models a query matches, pending changes included.
     public func count<M: PersistentModel>(_ query: Query<M> = .all) async throws -> Int {
         let plan = try query.plan()
-        let overlay = pendingOverlay()
-        return try await readStore { reader, executor in
-            try overlay.view(over: reader, executor: executor) { view, viewExecutor in try viewExecutor.count(plan, in: view) }
-        }
+        return try await readOverlaid { view, executor in try executor.count(plan, in: view) }
     }
 
     /// The destinations of a to-many of one record, pending changes included.
     public func related<M: PersistentModel, D: PersistentModel>(_ relationship: ToMany<M, D>, of id: M.ID) async throws -> [D] {
-        let overlay = pendingOverlay()
         let owner = RecordKey(entity: M.entityName, id: id.recordID)
-        let records = try await readStore { reader, executor in
-            try overlay.view(over: reader, executor: executor) { view, _ in
-                guard let record = try view.record(owner.entity, id: owner.id),
-                    let description = view.schema.entity(owner.entity)?.relationship(relationship.name)
-                else { return [Record]() }
-                return try view.relatedRecords(of: record, description)
-            }
-        }
+        return try models(try await readOverlaid { view, _ in
+            guard let record = try view.record(owner.entity, id: owner.id),
+                let description = view.schema.entity(owner.entity)?.relationship(relationship.name)
+            else { return [Record]() }
+            return try view.relatedRecords(of: record, description)
+        })
+    }
+
+    /// Registers records read through the overlay and maps them as this context sees them.
+    private func models<M: PersistentModel>(_ records: [Record]) throws -> [M] {
         for record in records { register(record) }
-        return try records.map { try D(record: tracked[$0.key]?.current ?? $0) }
+        return try records.map { try M(record: tracked[$0.key]?.current ?? $0) }
     }
 
     // MARK: Changing
@@ -149,12 +142,8 @@ public actor ModelContext {
         if let entry = tracked[record.key], entry.current != nil || entry.base == nil {
             throw StrataError(.duplicateID, entity: record.entity, recordID: record.id, "this context already holds a record with this ID")
         }
-        if let entry = tracked[record.key], let base = entry.base {
-            // Deleted here, inserted again: a replacement of the stored record.
-            setTracked(record.key, base: base, current: record)
-        } else {
-            setTracked(record.key, base: nil, current: record)
-        }
+        // Deleted here and inserted again, it replaces the stored record.
+        setTracked(record.key, base: tracked[record.key]?.base, current: record)
     }
 
     /// Stages new values for a model. A record this context has not read is read first, so its
@@ -244,7 +233,7 @@ public actor ModelContext {
         for key in changeOrder {
             guard let entry = tracked[key], entry.isPending else { continue }
             if let base = entry.base {
-                tracked[key] = Tracked(base: base, current: base, changed: [], revision: nextRevision())
+                track(base)
             } else {
                 tracked[key] = nil
             }
@@ -268,16 +257,18 @@ public actor ModelContext {
     /// Records the context's new view of a record and which properties now differ from the base.
     func setTracked(_ key: RecordKey, base: Record?, current: Record?) {
         var changed: Set<String> = []
-        if let base, let current {
-            for (name, value) in current.values where base[name] != value { changed.insert(name) }
-            for name in base.values.keys where current.values[name] == nil && !base[name].isNull { changed.insert(name) }
-        }
+        if let base, let current { changed = current.changedPropertySet(comparedTo: base) }
         for membership in membershipOrder where membership.owner == key {
             if let list = memberships[membership], list.base != list.desired { changed.insert(membership.relationship) }
         }
         let entry = Tracked(base: base, current: current, changed: changed, revision: nextRevision())
         tracked[key] = entry
         if entry.isPending && changeOrderKeys.insert(key).inserted { changeOrder.append(key) }
+    }
+
+    /// Tracks a record as stored, with nothing changed here.
+    func track(_ record: Record) {
+        tracked[record.key] = Tracked(base: record, current: record, changed: [], revision: nextRevision())
     }
 
     func forget(_ key: RecordKey) {
@@ -295,7 +286,7 @@ public actor ModelContext {
         if let entry = tracked[record.key] {
             guard !entry.isPending, let base = entry.base, record.version > base.version else { return }
         }
-        tracked[record.key] = Tracked(base: record, current: record, changed: [], revision: nextRevision())
+        track(record)
     }
 
     /// The tracked state of a record, reading it from the store when this context has not yet.
@@ -321,13 +312,10 @@ public actor ModelContext {
         }
         let key = MembershipKey(owner: ownerKey, relationship: name)
         if memberships[key] == nil {
-            let overlay = pendingOverlay()
-            let list: [RecordID] = try await readStore { reader, executor in
-                guard entry.base != nil else { return [] }
-                return try overlay.view(over: reader, executor: executor) { view, _ in
-                    guard let record = try view.record(entity, id: owner) else { return [] }
-                    return try view.relatedIDs(of: record, relationship)
-                }
+            // A record inserted here has no stored membership to start from.
+            let list: [RecordID] = entry.base == nil ? [] : try await readOverlaid { view, _ in
+                guard let record = try view.record(entity, id: owner) else { return [] }
+                return try view.relatedIDs(of: record, relationship)
             }
             if memberships[key] == nil {
                 memberships[key] = Membership(base: list, desired: list, revision: nextRevision())
@@ -352,6 +340,12 @@ public actor ModelContext {
         }
         if let found { apply(found) }
         return value
+    }
+
+    /// Runs `body` over the committed state with this context's pending changes laid on top.
+    func readOverlaid<T: Sendable>(_ body: @escaping @Sendable (any StorageReadTransaction, QueryExecutor) throws -> T) async throws -> T {
+        let overlay = pendingOverlay()
+        return try await readStore { reader, executor in try overlay.view(over: reader, executor: executor, body) }
     }
 
     func pendingOverlay() -> ContextOverlay {

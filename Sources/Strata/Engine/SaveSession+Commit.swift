@@ -63,7 +63,7 @@ extension SaveSession {
                 changes.append(HistoryChange(kind: .insert, entity: key.entity, id: key.id, changedProperties: names.sorted(), version: 1))
                 if outbox != nil { outboxItems.append((changes[changes.count - 1], record)) }
             case (let original?, var record?):
-                let names = Set(record.changedProperties(comparedTo: original)).union(linkChanges[key] ?? [])
+                let names = record.changedPropertySet(comparedTo: original).union(linkChanges[key] ?? [])
                 guard !names.isEmpty else { continue }
                 record.version = original.version + 1
                 try base.put(record)

@@ -55,7 +55,7 @@ extension SaveSession {
         // A deleted record's own link lists go with it.
         for key in queue {
             guard let entity = schema.entity(key.entity) else { continue }
-            for relationship in entity.relationships where relationship.storage == .links || relationship.storage == .orderedLinks {
+            for relationship in entity.relationships where relationship.keepsLinkList {
                 if try !workingSet.links(key.entity, relationship: relationship.name, from: key.id).isEmpty {
                     try workingSet.stageLinks(key.entity, relationship: relationship.name, from: key.id, to: [])
                 }

@@ -165,7 +165,7 @@ extension SaveSession {
         let current = try workingSet.relatedIDs(of: ownerRecord, relationship)
         for target in current where !seen.contains(target) { try unlink(owner, name, target) }
         for target in wanted { try link(owner, name, target) }
-        if relationship.storage == .orderedLinks || relationship.storage == .links {
+        if relationship.keepsLinkList {
             try workingSet.stageLinks(owner.entity, relationship: name, from: owner.id, to: wanted)
         }
     }

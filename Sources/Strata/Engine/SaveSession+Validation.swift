@@ -93,15 +93,20 @@ extension SaveSession {
                     }
                     claimed[tuple] = record.id
                     if let original = entry.original, constraint.map({ original[$0] }) == tuple { continue }
-                    let predicate = FilterExpression.and(zip(constraint, tuple).map { .compare($0, .equal, $1, []) })
-                    let plan = FetchPlan(entity: entity.name, predicate: predicate)
-                    for match in try workingSet.executor.fetch(plan, in: workingSet.base)
+                    for match in try committedRecords(entity.name, holding: tuple, in: constraint)
                     where match.id != record.id && workingSet.entries[match.key] == nil {
                         throw uniqueViolation(entity, record, constraint, match.id)
                     }
                 }
             }
         }
+    }
+
+    /// Committed records whose `constraint` properties hold `tuple`: an equality query the
+    /// backend answers from its index.
+    func committedRecords(_ entity: String, holding tuple: [Value], in constraint: [String]) throws -> [Record] {
+        let predicate = FilterExpression.and(zip(constraint, tuple).map { .compare($0, .equal, $1, []) })
+        return try workingSet.executor.fetch(FetchPlan(entity: entity, predicate: predicate), in: workingSet.base)
     }
 
     private func uniqueViolation(_ entity: EntityDescription, _ record: Record, _ constraint: [String], _ other: RecordID) -> StrataError {

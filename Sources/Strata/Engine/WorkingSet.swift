@@ -90,6 +90,12 @@ final class WorkingSet: StorageReadTransaction {
         return found
     }
 
+    /// The IDs among `ids` whose records exist now, in the given order (a relationship may only
+    /// point at records that exist).
+    func existing(_ ids: [RecordID], of entity: String) throws -> [RecordID] {
+        try ids.filter { try record(entity, id: $0) != nil }
+    }
+
     /// Whether the committed record was already looked up (or staged) by this save.
     func hasEntry(_ key: RecordKey) -> Bool { entries[key] != nil }
 

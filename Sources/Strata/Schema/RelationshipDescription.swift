@@ -60,4 +60,7 @@ public struct RelationshipDescription: Sendable {
 
     /// Whether this is a to-one.
     public var isToOne: Bool { cardinality == .toOne }
+
+    /// Whether backends keep a link list for this side (``Storage/links`` or ``Storage/orderedLinks``).
+    public var keepsLinkList: Bool { storage == .links || storage == .orderedLinks }
 }

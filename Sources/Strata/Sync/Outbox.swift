@@ -15,11 +15,6 @@ enum Outbox {
     static let serverVersionPrefix = "strata.sync.sv."
     static let formatVersion: UInt8 = 1
 
-    struct Entry {
-        var key: String
-        var mutations: [SyncMutation]
-    }
-
     static func entryKey(_ sequence: UInt64) -> String {
         let digits = String(sequence)
         return entryPrefix + String(repeating: "0", count: max(0, 20 - digits.count)) + digits
@@ -39,7 +34,7 @@ enum Outbox {
         let items = items.filter { item in
             guard item.change.kind == .update, let entity = schema.entity(item.change.entity) else { return true }
             return item.change.changedProperties.contains { name in
-                entity.isStoredProperty(name) || entity.relationship(name).map { $0.storage == .links || $0.storage == .orderedLinks } ?? false
+                entity.isStoredProperty(name) || entity.relationship(name).map { $0.keepsLinkList } ?? false
             }
         }
         guard !items.isEmpty else { return }
@@ -75,7 +70,7 @@ enum Outbox {
                 bytes.value(record[name])
             }
             let lists = change.changedProperties.compactMap { name -> RelationshipDescription? in
-                guard let relationship = entity.relationship(name), relationship.storage == .links || relationship.storage == .orderedLinks else { return nil }
+                guard let relationship = entity.relationship(name), relationship.keepsLinkList else { return nil }
                 return relationship
             }
             bytes.unsigned(UInt64(lists.count))
@@ -83,13 +78,8 @@ enum Outbox {
                 let listKey = WorkingSet.LinkKey(entity: change.entity, relationship: relationship.name, owner: change.id)
                 let original = workingSet.linkEntries[listKey]?.original ?? []
                 let current = try workingSet.links(change.entity, relationship: relationship.name, from: change.id)
-                let before = Set(original)
-                let after = Set(current)
-                bytes.string(relationship.name)
-                for list in [current.filter { !before.contains($0) }, original.filter { !after.contains($0) }, current] {
-                    bytes.unsigned(UInt64(list.count))
-                    for id in list { bytes.recordID(id) }
-                }
+                let delta = MembershipDelta(from: original, to: current)
+                writeLinks(relationship.name, LinkDelta(added: delta.added, removed: delta.removed, order: current), &bytes)
             }
         }
         try writer.setMetadata(entryKey(first), bytes.bytes)
@@ -145,30 +135,28 @@ enum Outbox {
 
     // MARK: Reading and acknowledging
 
-    /// The oldest outbox entries, up to the one that reaches `limit` mutations.
-    static func entries(in transaction: any StorageReadTransaction, limit: Int? = nil) throws -> [Entry] {
-        var result: [Entry] = []
-        var count = 0
+    /// Visits outbox entries oldest first, a page at a time, until `body` returns `false`.
+    private static func forEachEntry(
+        in transaction: any StorageReadTransaction, _ body: (_ key: String, _ mutations: [SyncMutation]) throws -> Bool
+    ) throws {
         var after: String?
-        while limit.map({ count < $0 }) ?? true {
+        while true {
             let page = try transaction.metadata(prefix: entryPrefix, after: after, limit: 64)
-            for (key, bytes) in page {
-                let mutations = try decode(bytes)
-                result.append(Entry(key: key, mutations: mutations))
-                count += mutations.count
-                if let limit, count >= limit { return result }
-            }
-            guard page.count == 64, let last = page.last else { break }
+            for (key, bytes) in page where try !body(key, decode(bytes)) { return }
+            guard page.count == 64, let last = page.last else { return }
             after = last.key
         }
-        return result
     }
 
-    /// Every pending mutation, oldest first.
+    /// Pending mutations, oldest first (at most `limit`).
     static func mutations(in transaction: any StorageReadTransaction, limit: Int? = nil) throws -> [SyncMutation] {
-        let all = try entries(in: transaction, limit: limit).flatMap(\.mutations)
-        guard let limit else { return all }
-        return Array(all.prefix(limit))
+        var result: [SyncMutation] = []
+        try forEachEntry(in: transaction) { _, mutations in
+            result += mutations
+            return limit.map { result.count < $0 } ?? true
+        }
+        guard let limit else { return result }
+        return Array(result.prefix(limit))
     }
 
     static func pendingCount(in transaction: any StorageReadTransaction) throws -> Int {
@@ -181,21 +169,14 @@ enum Outbox {
         guard !ids.isEmpty else { return }
         var removed = 0
         var remaining = ids
-        var after: String?
-        pages: while !remaining.isEmpty {
-            let page = try writer.metadata(prefix: entryPrefix, after: after, limit: 64)
-            for (key, bytes) in page {
-                let mutations = try decode(bytes)
-                let kept = mutations.filter { !remaining.contains($0.id) }
-                if kept.count != mutations.count {
-                    for mutation in mutations { remaining.remove(mutation.id) }
-                    removed += mutations.count - kept.count
-                    try writer.setMetadata(key, kept.isEmpty ? nil : encode(kept))
-                }
-                if remaining.isEmpty { break pages }
+        try forEachEntry(in: writer) { key, mutations in
+            let kept = mutations.filter { !remaining.contains($0.id) }
+            if kept.count != mutations.count {
+                for mutation in mutations { remaining.remove(mutation.id) }
+                removed += mutations.count - kept.count
+                try writer.setMetadata(key, kept.isEmpty ? nil : encode(kept))
             }
-            guard page.count == 64, let last = page.last else { break }
-            after = last.key
+            return !remaining.isEmpty
         }
         var state = try State.read(writer)
         state.pending -= min(state.pending, UInt64(removed))
@@ -217,10 +198,14 @@ enum Outbox {
 
     // MARK: Client state
 
-    static func serverVersionKey(_ key: RecordKey) -> String {
+    /// A record's key as a metadata key suffix: entity, separator, ID kind, ID (so `1` the
+    /// string and `1` the integer never meet).
+    static func recordSuffix(_ key: RecordKey) -> String {
         let kind = switch key.id { case .uuid: "u"; case .string: "s"; case .int: "i" }
-        return serverVersionPrefix + key.entity + "\u{1F}" + kind + key.id.description
+        return key.entity + "\u{1F}" + kind + key.id.description
     }
+
+    static func serverVersionKey(_ key: RecordKey) -> String { serverVersionPrefix + recordSuffix(key) }
 
     static func serverVersion(_ key: RecordKey, in transaction: any StorageReadTransaction) throws -> Int64? {
         guard let bytes = try transaction.metadata(serverVersionKey(key)) else { return nil }
@@ -276,13 +261,7 @@ enum Outbox {
                 writer.value(value)
             }
             writer.unsigned(UInt64(mutation.links.count))
-            for (name, delta) in mutation.links.sorted(by: { $0.key < $1.key }) {
-                writer.string(name)
-                for list in [delta.added, delta.removed, delta.order] {
-                    writer.unsigned(UInt64(list.count))
-                    for id in list { writer.recordID(id) }
-                }
-            }
+            for (name, delta) in mutation.links.sorted(by: { $0.key < $1.key }) { writeLinks(name, delta, &writer) }
         }
         return writer.bytes
     }
@@ -315,6 +294,14 @@ enum Outbox {
                 values: values, links: links, baseServerVersion: base, timestamp: timestamp))
         }
         return mutations
+    }
+
+    private static func writeLinks(_ name: String, _ delta: LinkDelta, _ writer: inout BinaryWriter) {
+        writer.string(name)
+        for list in [delta.added, delta.removed, delta.order] {
+            writer.unsigned(UInt64(list.count))
+            for id in list { writer.recordID(id) }
+        }
     }
 
     static func writeTimestamp(_ timestamp: HybridTimestamp, _ writer: inout BinaryWriter) {

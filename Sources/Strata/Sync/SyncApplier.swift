@@ -37,7 +37,7 @@ struct SyncApplier {
         let record = Record(entity: key.entity, id: key.id, values: values.filter { entity.isStoredProperty($0.key) })
         if let existing {
             // Most pulled records are this client's own writes coming back: nothing to stage.
-            if existing.changedProperties(comparedTo: record).isEmpty == false { try session.update(record) }
+            if existing.differs(from: record) { try session.update(record) }
         } else {
             try session.insert(record)
         }
@@ -92,9 +92,7 @@ struct SyncApplier {
             var links = change.links
             for mutation in pending where mutation.kind == .put {
                 for (name, delta) in mutation.links {
-                    var list = (links[name] ?? []).filter { !delta.removed.contains($0) }
-                    for target in delta.added where !list.contains(target) { list.append(target) }
-                    links[name] = list
+                    links[name] = MembershipDelta(added: delta.added, removed: delta.removed).applied(to: links[name] ?? [])
                 }
             }
             try stage(key, merged, links: links)
@@ -110,9 +108,8 @@ struct SyncApplier {
         for (key, links) in linkPasses {
             guard try workingSet.record(key.entity, id: key.id) != nil, let entity = workingSet.schema.entity(key.entity) else { continue }
             for (name, targets) in links.sorted(by: { $0.key < $1.key }) {
-                guard let relationship = entity.relationship(name), relationship.storage == .links || relationship.storage == .orderedLinks else { continue }
-                var present: [RecordID] = []
-                for target in targets where try workingSet.record(relationship.destination, id: target) != nil { present.append(target) }
+                guard let relationship = entity.relationship(name), relationship.keepsLinkList else { continue }
+                let present = try workingSet.existing(targets, of: relationship.destination)
                 if let owner = try workingSet.record(key.entity, id: key.id), try workingSet.relatedIDs(of: owner, relationship) != present {
                     try session.setRelated(key, name, present)
                 }
@@ -131,10 +128,11 @@ struct SyncApplier {
         for (key, serverLinks) in wholePuts {
             guard let record = try writer.record(key.entity, id: key.id), let entity = writer.schema.entity(key.entity) else { continue }
             var links: [String: LinkDelta] = [:]
-            for relationship in entity.relationships where relationship.storage == .links || relationship.storage == .orderedLinks {
+            for relationship in entity.relationships where relationship.keepsLinkList {
+                // Sent whole: every local member, and removal of what only the server has.
                 let list = try writer.links(key.entity, relationship: relationship.name, from: key.id)
-                let local = Set(list)
-                links[relationship.name] = LinkDelta(added: list, removed: (serverLinks[relationship.name] ?? []).filter { !local.contains($0) }, order: list)
+                let removed = MembershipDelta(from: serverLinks[relationship.name] ?? [], to: list).removed
+                links[relationship.name] = LinkDelta(added: list, removed: removed, order: list)
             }
             var values: [String: Value] = [:]
             for name in entity.storedPropertyNames { values[name] = record[name] }

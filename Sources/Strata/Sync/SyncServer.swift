@@ -153,7 +153,7 @@ public struct SyncServer: SyncRemote {
                 results.append(MutationResult(id: mutation.id, outcome: .applied))
             }
             for mutation in linkMutations { try Self.applyLinks(mutation, session) }
-            _ = try session.commit(author: request.clientID, contextName: Self.contextName)
+            let committed = try session.commit(author: request.clientID, contextName: Self.contextName, collectWritten: true)
 
             for (client, sequence) in lastApplied {
                 var bytes = BinaryWriter()
@@ -172,10 +172,12 @@ public struct SyncServer: SyncRemote {
                 bytes.string(stamp.1)
                 try transaction.setMetadata(Self.stampKey(key), bytes.bytes)
             }
+            let byID = Dictionary(request.mutations.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
             for index in results.indices {
                 if let key = appliedKeys[index] {
-                    results[index].serverVersion = try transaction.record(key.entity, id: key.id)?.version
-                } else if results[index].outcome == .rejected, let mutation = request.mutations.first(where: { $0.id == results[index].id }),
+                    // Written by this save, or (a put that changed nothing) as stored.
+                    results[index].serverVersion = try committed.written[key].map { $0?.version } ?? transaction.record(key.entity, id: key.id)?.version
+                } else if results[index].outcome == .rejected, let mutation = byID[results[index].id],
                     transaction.schema.entity(mutation.entity) != nil {
                     results[index].current = try Self.currentState(mutation.key, lastVersion: 0, historyTime: Date(), in: transaction)
                 }
@@ -196,9 +198,7 @@ public struct SyncServer: SyncRemote {
             switch relationship.storage {
             case .links:
                 for target in delta.removed { try session.unlink(owner.key, name, target) }
-                for target in delta.added where try workingSet.record(relationship.destination, id: target) != nil {
-                    try session.link(owner.key, name, target)
-                }
+                for target in try workingSet.existing(delta.added, of: relationship.destination) { try session.link(owner.key, name, target) }
                 if relationship.isOrdered { try reorder(owner, relationship, delta.order, session) }
             case .orderedLinks:
                 try reorder(owner, relationship, delta.order, session)
@@ -265,7 +265,7 @@ public struct SyncServer: SyncRemote {
             return RemoteChange(entity: key.entity, recordID: key.id, values: nil, links: [:], serverVersion: lastVersion, timestamp: timestamp, origin: origin)
         }
         var links: [String: [RecordID]] = [:]
-        for relationship in entity.relationships where relationship.storage == .links || relationship.storage == .orderedLinks {
+        for relationship in entity.relationships where relationship.keepsLinkList {
             links[relationship.name] = try transaction.links(key.entity, relationship: relationship.name, from: key.id)
         }
         return RemoteChange(
@@ -293,7 +293,7 @@ public struct SyncServer: SyncRemote {
     }
 
     static func stampKey(_ key: RecordKey) -> String {
-        Outbox.serverVersionKey(key).replacingOccurrences(of: Outbox.serverVersionPrefix, with: stampPrefix)
+        stampPrefix + Outbox.recordSuffix(key)
     }
 
     /// How many mutations of `clientID` the server has applied or rejected (its last sequence number).

@@ -34,9 +34,20 @@ public struct Record: Sendable, Hashable {
 
     /// Names of the properties whose values differ between `self` and `other` (null and absent are equal).
     public func changedProperties(comparedTo other: Record) -> [String] {
-        var names = Set(values.keys).union(other.values.keys)
-        names = names.filter { self[$0] != other[$0] }
-        return names.sorted()
+        changedPropertySet(comparedTo: other).sorted()
+    }
+
+    /// ``changedProperties(comparedTo:)`` unsorted, for callers that only test membership.
+    func changedPropertySet(comparedTo other: Record) -> Set<String> {
+        var names: Set<String> = []
+        for (name, value) in values where other[name] != value { names.insert(name) }
+        for (name, value) in other.values where values[name] == nil && !value.isNull { names.insert(name) }
+        return names
+    }
+
+    /// Whether any property differs from `other` (null and absent are equal).
+    public func differs(from other: Record) -> Bool {
+        values.contains { other[$0.key] != $0.value } || other.values.contains { values[$0.key] == nil && !$0.value.isNull }
     }
 }
 
