@@ -16,17 +16,35 @@ import Synchronization
 /// - Recovery replays the journal; a torn last line (a crash mid-append) is ignored and reported
 ///   (``recoveredTornJournalTail``); anything corrupt before it is a typed error naming the byte offset.
 /// - The live state is held by an in-memory backend: concurrent reads, equality indexes, rollback.
+///
+/// Opening the same path twice in one process hands back a second handle onto the same open store
+/// (as SQLite and LMDB do): both work and see each other's writes, and the files are compacted and
+/// unlocked when the last handle closes. Another *process* is refused while one holds the store.
 public final class JSONFileBackend: StorageBackend {
     public let schema: Schema
     /// The document; the journal and lock sit beside it.
     public let path: String
     public var capabilities: FetchCapabilities { memory.capabilities }
     /// Whether opening found and ignored a torn last journal entry.
-    public let recoveredTornJournalTail: Bool
+    public var recoveredTornJournalTail: Bool { shared.torn }
 
-    private let memory: InMemoryBackend
-    private let files: Files
+    private let shared: OpenFile
+    private var memory: InMemoryBackend { shared.memory }
+    private var files: Files { shared.files }
     private let isClosed = Atomic<Bool>(false)
+
+    /// One open store in this process: its live state and its files, shared by every handle.
+    final class OpenFile: Sendable {
+        let memory: InMemoryBackend
+        let files: Files
+        let torn: Bool
+
+        init(memory: InMemoryBackend, files: Files, torn: Bool) {
+            self.memory = memory
+            self.files = files
+            self.torn = torn
+        }
+    }
 
     /// The open journal and lock, used only inside the in-memory backend's write closure (which
     /// serialises writers) or after every write has finished (close).
@@ -55,17 +73,16 @@ public final class JSONFileBackend: StorageBackend {
         }
     }
 
-    private init(schema: Schema, path: String, memory: InMemoryBackend, files: Files, torn: Bool) {
+    private init(schema: Schema, path: String, shared: OpenFile) {
         self.schema = schema
         self.path = path
-        self.memory = memory
-        self.files = files
-        self.recoveredTornJournalTail = torn
+        self.shared = shared
     }
 
     static func journalPath(_ path: String) -> String { path + ".journal" }
 
-    /// Opens or creates the store at `path`, taking the write lock and replaying the journal.
+    /// Opens or creates the store at `path`, taking the write lock and replaying the journal. A
+    /// path this process already has open gives another handle onto the same store.
     public static func open(path: String, schema: Schema) async throws -> JSONFileBackend {
         guard !path.isEmpty else { throw StrataError(.unsupportedStore, "json: needs a file path") }
         let fileManager = FileManager.default
@@ -73,6 +90,13 @@ public final class JSONFileBackend: StorageBackend {
         if fileManager.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
             throw StrataError(.notAStore, "\(path) is a directory, not a JSON store")
         }
+        let shared = try await OpenFiles.acquire(path: path, schema: schema) {
+            try await openFile(path: path, schema: schema)
+        }
+        return JSONFileBackend(schema: schema, path: path, shared: shared)
+    }
+
+    private static func openFile(path: String, schema: Schema) async throws -> OpenFile {
         // One writer process: an exclusive advisory lock on a side file, never on the document.
         let lockDescriptor = Foundation.open(path + ".lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
         guard lockDescriptor >= 0 else {
@@ -80,7 +104,7 @@ public final class JSONFileBackend: StorageBackend {
         }
         guard flock(lockDescriptor, LOCK_EX | LOCK_NB) == 0 else {
             Foundation.close(lockDescriptor)
-            throw StrataError(.storageFailure, "\(path) is open for writing by another process")
+            throw StrataError(.storageFailure, "\(path) is open for writing by another process (a JSON store has one writer process; this process may open it again)")
         }
         do {
             return try await openLocked(path: path, schema: schema, lockDescriptor: lockDescriptor)
@@ -91,7 +115,7 @@ public final class JSONFileBackend: StorageBackend {
         }
     }
 
-    private static func openLocked(path: String, schema: Schema, lockDescriptor: Int32) async throws -> JSONFileBackend {
+    private static func openLocked(path: String, schema: Schema, lockDescriptor: Int32) async throws -> OpenFile {
         let fileManager = FileManager.default
         try? fileManager.removeItem(atPath: path + ".tmp")   // a compaction that never reached its rename
         var operations: [JSONOperation] = []
@@ -131,7 +155,7 @@ public final class JSONFileBackend: StorageBackend {
         let files = Files(journal: journal, lockDescriptor: lockDescriptor)
         files.journalBytes.store(validLength, ordering: .relaxed)
         files.documentBytes.store(documentSize, ordering: .relaxed)
-        return JSONFileBackend(schema: schema, path: path, memory: memory, files: files, torn: torn)
+        return OpenFile(memory: memory, files: files, torn: torn)
     }
 
     /// Parses the journal: complete lines are saves; an incomplete or unreadable *last* line is a
@@ -218,7 +242,7 @@ public final class JSONFileBackend: StorageBackend {
             return result
         }
         if files.journalBytes.load(ordering: .relaxed) > max(1 << 20, files.documentBytes.load(ordering: .relaxed)) {
-            try await compact()
+            try await Self.compact(memory: memory, files: files, path: path)
         }
         return result
     }
@@ -226,8 +250,10 @@ public final class JSONFileBackend: StorageBackend {
     /// Rewrites the document from the current state and empties the journal (see the type's notes).
     public func compact() async throws {
         try checkOpen()
-        let files = files
-        let path = path
+        try await Self.compact(memory: memory, files: files, path: path)
+    }
+
+    private static func compact(memory: InMemoryBackend, files: Files, path: String) async throws {
         try await memory.write { tx in
             // Inside the write closure: no save can land between the snapshot and the truncation.
             let document = try JSONDocument.encode(from: tx)
@@ -245,11 +271,13 @@ public final class JSONFileBackend: StorageBackend {
         }
     }
 
-    /// Compacts, then releases the lock. Later calls fail with ``StrataError/Code/storeClosed``.
+    /// Closes this handle. The last handle of the process compacts and releases the lock. Later
+    /// calls on this handle fail with ``StrataError/Code/storeClosed``.
     public func close() async throws {
-        guard !isClosed.load(ordering: .acquiring) else { return }
-        if files.journalBytes.load(ordering: .relaxed) > 0 { try await compact() }
-        isClosed.store(true, ordering: .releasing)
+        guard isClosed.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged else { return }
+        guard OpenFiles.release(path: path) else { return }
+        let (memory, files, path) = (memory, files, path)
+        if files.journalBytes.load(ordering: .relaxed) > 0 { try await Self.compact(memory: memory, files: files, path: path) }
         try await memory.close()
         files.journal.withLock { try? $0.close() }
         flock(files.lockDescriptor, LOCK_UN)

@@ -130,19 +130,35 @@ struct JSONFileTests {
         }
     }
 
-    @Test func aSecondWriterIsRefused() async throws {
+    /// As on SQLite and LMDB, a second open in the same process works and shares the store; only
+    /// another process is refused (JSONFileLockTests).
+    @Test func aSecondOpenInTheSameProcessSharesTheStore() async throws {
         try await withTemporaryPath { path in
-            let first = try await open(path)
-            do {
-                _ = try await open(path)
-                Issue.record("a second writer opened the store")
-            } catch let error as StrataError {
-                #expect(error.code == .storageFailure)
-                #expect(error.message.contains("another process"))
-            }
+            let first = Store(backend: try await open(path))
+            let second = Store(backend: try await open(path))
+            let third = Store(backend: try await open(URL(fileURLWithPath: path).deletingLastPathComponent().appendingPathComponent("./store.json").path))
+            try await first.repository(Tag.self).insert(Tag(id: "one", label: "One"))
+            try await second.repository(Tag.self).insert(Tag(id: "two", label: "Two"))
+            #expect(try await first.repository(Tag.self).count() == 2, "each handle sees the other's writes")
+            #expect(try await third.repository(Tag.self).fetch("one")?.label == "One", "another spelling of the path meets the same store")
             try await first.close()
-            let second = try await open(path)
+            await #expect(throws: StrataError.self) { try await first.repository(Tag.self).count() }
+            try await second.repository(Tag.self).insert(Tag(id: "three", label: "Three"))
             try await second.close()
+            try await third.close()
+            let reopened = Store(backend: try await open(path))
+            #expect(try await reopened.repository(Tag.self).count() == 3, "the last close made every write durable")
+            try await reopened.close()
+            // While one handle is open, a second one with another schema is refused.
+            let held = try await open(path)
+            let other = try Schema(entities: [EntityDescription(name: "Other", idKind: .string)])
+            do {
+                _ = try await JSONFileBackend.open(path: path, schema: other)
+                Issue.record("a second handle opened with another schema")
+            } catch let error as StrataError {
+                #expect(error.code == .incompatibleStore)
+            }
+            try await held.close()
         }
     }
 
