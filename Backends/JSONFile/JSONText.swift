@@ -38,7 +38,7 @@ struct JSONText {
         case .int(let number): raw(String(number))
         case .double(let number): double(number)
         case .string(let text): string(text)
-        case .date(let date): string(JSONValues.iso8601(date))
+        case .date(let date): string(JSONValues.text(date))
         case .uuid(let uuid): string(uuid.uuidString)
         case .data(let data): string(data.base64EncodedString())
         }

@@ -2,7 +2,7 @@ import Foundation
 import Strata
 
 /// Reading values back from the document and the journal (``JSONText`` writes them): natural JSON
-/// chosen by the schema's types — booleans, numbers, strings, ISO-8601 dates with microseconds,
+/// chosen by the schema's types — booleans, numbers, strings, ISO-8601 dates (exact, see ``text(_:)``),
 /// UUID strings, base64 bytes.
 enum JSONValues {
     static func decode(_ json: Any?, as type: AttributeType, _ context: @autoclosure () -> String) throws -> Value {
@@ -36,6 +36,18 @@ enum JSONValues {
         return (json as? String).flatMap { id($0, kind: kind) }
     }
 
+    /// A date as text that reads back bit-exactly: `2026-01-01T00:00:00.123456Z` (ISO-8601 with
+    /// microseconds) when that is exact, which it is for most dates people write; otherwise the
+    /// readable form followed by `|` and the exact `timeIntervalSinceReferenceDate` (Date's own
+    /// value, in Swift's shortest round-trip form): `2001-01-01T00:00:00.333333Z|0.3333333333333333`.
+    static func text(_ date: Date) -> String {
+        let readable = iso8601(date)
+        if let back = self.date(readable), back.timeIntervalSinceReferenceDate.bitPattern == date.timeIntervalSinceReferenceDate.bitPattern {
+            return readable
+        }
+        return readable + "|" + String(date.timeIntervalSinceReferenceDate)
+    }
+
     /// `2026-01-01T00:00:00.123456Z`: whole seconds by ISO-8601, then microseconds.
     static func iso8601(_ date: Date) -> String {
         let micros = (date.timeIntervalSince1970 * 1_000_000).rounded()
@@ -46,6 +58,10 @@ enum JSONValues {
     }
 
     static func date(_ text: String) -> Date? {
+        if let bar = text.lastIndex(of: "|") {
+            guard let seconds = Double(text[text.index(after: bar)...]), seconds.isFinite else { return nil }
+            return Date(timeIntervalSinceReferenceDate: seconds)
+        }
         guard text.hasSuffix("Z"), let dot = text.lastIndex(of: ".") else { return try? Date(text, strategy: .iso8601) }
         guard let base = try? Date(String(text[..<dot]) + "Z", strategy: .iso8601),
             let micros = Int(text[text.index(after: dot)..<text.index(before: text.endIndex)])

@@ -30,6 +30,7 @@ public struct ConformanceCheck: Sendable, Hashable, CustomStringConvertible {
 public enum ConformanceCategory: String, Sendable, Hashable, CaseIterable {
     case crud = "CRUD"
     case queries = "Queries"
+    case values = "Values"
     case relationships = "Relationships"
     case deleteRules = "DeleteRules"
     case validation = "Validation"

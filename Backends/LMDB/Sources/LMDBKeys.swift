@@ -20,6 +20,13 @@ enum LMDBKeys {
         }
     }
 
+    /// The key of an ID being looked up, or `nil` for a string ID too long to be a key — no
+    /// record can have one (the engine refuses such IDs on insert), so the lookup finds nothing.
+    static func lookupID(_ id: RecordID) -> [UInt8]? {
+        if case .string(let text) = id, text.utf8.count > maximumTextKey { return nil }
+        return try? self.id(id)
+    }
+
     static func decodeID(_ bytes: [UInt8], kind: RecordID.Kind) throws -> RecordID {
         switch kind {
         case .uuid:

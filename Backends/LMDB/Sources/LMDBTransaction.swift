@@ -100,7 +100,7 @@ class LMDBReadTransaction: StorageReadTransaction {
 
     func record(_ entityName: String, id: RecordID) throws -> Record? {
         let entity = try entity(entityName)
-        guard let bytes = try get(try database(LMDBLayout.records(entityName)), try LMDBKeys.id(id)) else { return nil }
+        guard let key = LMDBKeys.lookupID(id), let bytes = try get(try database(LMDBLayout.records(entityName)), key) else { return nil }
         return try RecordCodec.decode(bytes, id: id, entity)
     }
 
@@ -246,18 +246,20 @@ class LMDBReadTransaction: StorageReadTransaction {
         guard entity.indexedProperties.contains(property) else {
             throw StrataError(.invalidQuery, entity: entityName, property: property, "\(property) is not indexed")
         }
-        return try duplicates(try database(LMDBLayout.index(entityName, property)), [1] + LMDBKeys.id(target))
+        guard let key = LMDBKeys.lookupID(target) else { return [] }
+        return try duplicates(try database(LMDBLayout.index(entityName, property)), [1] + key)
             .map { try LMDBKeys.decodeID($0, kind: entity.idKind) }
     }
 
     func links(_ entity: String, relationship: String, from owner: RecordID) throws -> [RecordID] {
-        guard let bytes = try get(try database(LMDBLayout.links(entity, relationship)), try LMDBKeys.id(owner)) else { return [] }
+        guard let key = LMDBKeys.lookupID(owner), let bytes = try get(try database(LMDBLayout.links(entity, relationship)), key) else { return [] }
         return try LMDBKeys.decodeIDs(bytes)
     }
 
     func linkOwners(_ entityName: String, relationship: String, to target: RecordID) throws -> [RecordID] {
         let kind = try entity(entityName).idKind
-        return try duplicates(try database(LMDBLayout.linkOwners(entityName, relationship)), try LMDBKeys.id(target))
+        guard let key = LMDBKeys.lookupID(target) else { return [] }
+        return try duplicates(try database(LMDBLayout.linkOwners(entityName, relationship)), key)
             .map { try LMDBKeys.decodeID($0, kind: kind) }
     }
 

@@ -3,8 +3,8 @@
 struct QueryExecutor {
     let capabilities: FetchCapabilities
 
-    func fetch(_ plan: FetchPlan, in transaction: any StorageReadTransaction) throws -> [Record] {
-        try validate(plan, schema: transaction.schema)
+    func fetch(_ input: FetchPlan, in transaction: any StorageReadTransaction) throws -> [Record] {
+        let plan = try prepare(input, schema: transaction.schema)
         let (native, residual) = split(plan.predicate)
         let sortNative = plan.sort.isEmpty || capabilities.sorting
         let pageNative = (plan.limit == nil && plan.offset == 0) || (capabilities.paging && capabilities.sorting)
@@ -21,8 +21,8 @@ struct QueryExecutor {
         return PredicateEvaluator.sortAndPage(records, plan)
     }
 
-    func count(_ plan: FetchPlan, in transaction: any StorageReadTransaction) throws -> Int {
-        try validate(plan, schema: transaction.schema)
+    func count(_ input: FetchPlan, in transaction: any StorageReadTransaction) throws -> Int {
+        let plan = try prepare(input, schema: transaction.schema)
         let (_, residual) = split(plan.predicate)
         let total: Int
         if residual == nil, capabilities.counting {
@@ -64,9 +64,15 @@ struct QueryExecutor {
         return (native.isEmpty ? nil : .and(native), .and(residual))
     }
 
-    func validate(_ plan: FetchPlan, schema: Schema) throws {
+    /// The plan checked against the schema, with its constants under the value rules (text in
+    /// NFC, so every backend compares the same bytes; NaN refused).
+    func prepare(_ input: FetchPlan, schema: Schema) throws -> FetchPlan {
+        var plan = input
         let entity = try schema.requireEntity(plan.entity)
-        if let predicate = plan.predicate { try Self.validate(predicate, entity, schema) }
+        if let predicate = plan.predicate {
+            try Self.validate(predicate, entity, schema)
+            plan.predicate = predicate.normalizingConstants()
+        }
         for key in plan.sort where !entity.isQueryableProperty(key.property) {
             throw StrataError(.unknownProperty, entity: entity.name, property: key.property,
                               "cannot sort by \(key.property): not an attribute or to-one of \(entity.name)")
@@ -75,6 +81,7 @@ struct QueryExecutor {
             throw StrataError(.invalidQuery, entity: entity.name, "limit \(limit) is negative")
         }
         if plan.offset < 0 { throw StrataError(.invalidQuery, entity: entity.name, "offset \(plan.offset) is negative") }
+        return plan
     }
 
     private static func validate(_ expression: FilterExpression, _ entity: EntityDescription, _ schema: Schema) throws {
@@ -98,8 +105,13 @@ struct QueryExecutor {
             if text, !accepts(.string("")) {
                 throw StrataError(.typeMismatch, entity: entity.name, property: property, "text operators need a string property, \(property) is \(expected)")
             }
-            for constant in constants where !constant.isNull && !accepts(constant) {
-                throw StrataError(.typeMismatch, entity: entity.name, property: property, "cannot compare \(expected) \(property) with \(constant)")
+            for constant in constants where !constant.isNull {
+                guard accepts(constant) else {
+                    throw StrataError(.typeMismatch, entity: entity.name, property: property, "cannot compare \(expected) \(property) with \(constant)")
+                }
+                if let reason = ValueRules.violation(of: constant) {
+                    throw StrataError(.validationFailed, entity: entity.name, property: property, "cannot compare \(property) with \(constant): \(reason)")
+                }
             }
         }
         func relationship(_ name: String, toOne: Bool) throws -> EntityDescription {

@@ -92,7 +92,8 @@ extension SaveSession {
     }
 
     /// Adds `target` to `owner`'s relationship (for a to-one: points it at `target`).
-    func link(_ owner: RecordKey, _ name: String, _ target: RecordID) throws {
+    func link(_ ownerKey: RecordKey, _ name: String, _ targetID: RecordID) throws {
+        let (owner, target) = (ownerKey.normalized, ValueRules.normalized(targetID))
         let relationship = try requireRelationship(owner.entity, name)
         _ = try requireOwner(owner)
         try requireTarget(relationship, owner, target)
@@ -119,7 +120,8 @@ extension SaveSession {
     }
 
     /// Removes `target` from `owner`'s relationship (for a to-one: clears it if it points there).
-    func unlink(_ owner: RecordKey, _ name: String, _ target: RecordID) throws {
+    func unlink(_ ownerKey: RecordKey, _ name: String, _ targetID: RecordID) throws {
+        let (owner, target) = (ownerKey.normalized, ValueRules.normalized(targetID))
         let relationship = try requireRelationship(owner.entity, name)
         let ownerRecord = try requireOwner(owner)
         switch relationship.storage {
@@ -148,7 +150,8 @@ extension SaveSession {
     }
 
     /// Makes `owner`'s relationship hold exactly `targets`, in this order when it is ordered.
-    func setRelated(_ owner: RecordKey, _ name: String, _ targets: [RecordID]) throws {
+    func setRelated(_ ownerKey: RecordKey, _ name: String, _ targetIDs: [RecordID]) throws {
+        let (owner, targets) = (ownerKey.normalized, targetIDs.map(ValueRules.normalized))
         let relationship = try requireRelationship(owner.entity, name)
         let ownerRecord = try requireOwner(owner)
         var seen: Set<RecordID> = []

@@ -107,7 +107,8 @@ final class SaveSession {
     }
 
     /// Changes some properties of an existing record, leaving the others.
-    func patch(_ key: RecordKey, _ values: [String: Value]) throws {
+    func patch(_ input: RecordKey, _ values: [String: Value]) throws {
+        let key = input.normalized
         guard var record = try workingSet.record(key.entity, id: key.id) else {
             throw StrataError(.notFound, entity: key.entity, recordID: key.id, "cannot update a record that does not exist")
         }
@@ -116,7 +117,8 @@ final class SaveSession {
     }
 
     /// Deletes a record; its relationships' delete rules apply at commit.
-    func delete(_ key: RecordKey) throws {
+    func delete(_ input: RecordKey) throws {
+        let key = input.normalized
         _ = try schema.requireEntity(key.entity)
         guard let existing = try workingSet.record(key.entity, id: key.id) else {
             throw StrataError(.notFound, entity: key.entity, recordID: key.id, "cannot delete a record that does not exist")
@@ -149,17 +151,20 @@ final class SaveSession {
         try replace(existing, with: record)
     }
 
-    /// Checks the entity, the ID kind and the property names; fills defaults and nulls; widens
-    /// integers stored in double attributes.
+    /// Checks the entity, the ID kind and the property names; applies the value rules (text in
+    /// NFC, no NaN, finite dates, string IDs within the length limit); fills defaults and nulls;
+    /// widens integers stored in double attributes.
     func normalize(_ input: Record, inserting: Bool) throws -> Record {
         let entity = try schema.requireEntity(input.entity)
         guard input.id.kind == entity.idKind else {
             throw StrataError(.typeMismatch, entity: entity.name, recordID: input.id, property: "id",
                               "\(entity.name) uses \(entity.idKind) IDs, got a \(input.id.kind) ID")
         }
-        if case .string(let text) = input.id, text.utf8.contains(0) {
-            throw StrataError(.validationFailed, entity: entity.name, recordID: input.id, property: "id", "an ID may not contain U+0000")
+        let id = ValueRules.normalized(input.id)
+        if case .string(let text) = id, text.utf8.contains(0) {
+            throw StrataError(.validationFailed, entity: entity.name, recordID: id, property: "id", "an ID may not contain U+0000")
         }
+        try ValueRules.requireStorable(id, entity: entity.name)
         for name in input.values.keys where !entity.isStoredProperty(name) {
             if entity.relationship(name) != nil {
                 throw StrataError(.unknownProperty, entity: entity.name, recordID: input.id, property: name,
@@ -169,6 +174,13 @@ final class SaveSession {
                               "\(name) is not an attribute or to-one of \(entity.name)")
         }
         var values = input.values
+        for (name, value) in values {
+            let normalized = ValueRules.normalized(value)
+            if let reason = ValueRules.violation(of: normalized) {
+                throw StrataError(.validationFailed, entity: entity.name, recordID: id, property: name, reason)
+            }
+            if case .string = normalized { values[name] = normalized }
+        }
         for attribute in entity.attributes {
             switch values[attribute.name] {
             case nil:
@@ -182,7 +194,7 @@ final class SaveSession {
         for relationship in entity.relationships where relationship.isToOne && values[relationship.name] == nil {
             values[relationship.name] = .null
         }
-        return Record(entity: entity.name, id: input.id, version: 0, values: values)
+        return Record(entity: entity.name, id: id, version: 0, values: values)
     }
 
     func touch(_ entity: String, _ relationship: RelationshipDescription, _ owner: RecordID) {

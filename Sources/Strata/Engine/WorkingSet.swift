@@ -46,6 +46,8 @@ final class WorkingSet: StorageReadTransaction {
     // MARK: Records
 
     func record(_ entity: String, id: RecordID) throws -> Record? {
+        // No record can have an ID longer than every backend holds; none is asked for one.
+        guard ValueRules.isStorable(id) else { return nil }
         let key = RecordKey(entity: entity, id: id)
         if let entry = entries[key] { return entry.current }
         return try base.record(entity, id: id)

@@ -81,7 +81,8 @@ extension Float: AttributeConvertible {
 }
 extension String {
     public static var attributeType: AttributeType { .string }
-    public var attributeValue: Value { .string(self) }
+    /// The text in Unicode NFC: how every backend stores and compares it.
+    public var attributeValue: Value { .string(ValueRules.nfc(self)) }
 }
 extension Date: AttributeConvertible {
     public static var attributeType: AttributeType { .date }

@@ -24,6 +24,29 @@ public indirect enum FilterExpression: Sendable, Hashable {
     /// No destination of a to-many relationship matches.
     case noneRelated(relationship: String, FilterExpression)
 
+    /// The expression with every text constant in NFC (see ``ValueRules``); the same expression
+    /// when there is nothing to change, which is the common, ASCII case.
+    func normalizingConstants() -> FilterExpression {
+        switch self {
+        case .constant, .isNil:
+            return self
+        case .compare(let property, let op, let constant, let options):
+            return .compare(property, op, ValueRules.normalized(constant), options)
+        case .inList(let property, let constants, let options):
+            return .inList(property, constants.map(ValueRules.normalized), options)
+        case .between(let property, let lower, let upper):
+            return .between(property, ValueRules.normalized(lower), ValueRules.normalized(upper))
+        case .text(let property, let op, let needle, let options):
+            return .text(property, op, ValueRules.nfc(needle), options)
+        case .and(let parts): return .and(parts.map { $0.normalizingConstants() })
+        case .or(let parts): return .or(parts.map { $0.normalizingConstants() })
+        case .not(let inner): return .not(inner.normalizingConstants())
+        case .relatedOne(let name, let inner): return .relatedOne(relationship: name, inner.normalizingConstants())
+        case .anyRelated(let name, let inner): return .anyRelated(relationship: name, inner.normalizingConstants())
+        case .noneRelated(let name, let inner): return .noneRelated(relationship: name, inner.normalizingConstants())
+        }
+    }
+
     /// The features a backend needs to evaluate this expression natively.
     public var requiredFeatures: Set<PredicateFeature> {
         var features: Set<PredicateFeature> = []

@@ -112,7 +112,8 @@ public struct PredicateEvaluator {
         var compareOptions: String.CompareOptions = []
         if options.contains(.caseInsensitive) { compareOptions.insert(.caseInsensitive) }
         if options.contains(.diacriticInsensitive) { compareOptions.insert(.diacriticInsensitive) }
-        return text.folding(options: compareOptions, locale: nil)
+        // Folding can leave text decomposed; the result is compared and ordered as NFC like any text.
+        return ValueRules.nfc(text.folding(options: compareOptions, locale: nil))
     }
 
     /// Applies a plan's sort keys, offset and limit to records that already match its predicate —

@@ -16,8 +16,7 @@ public class StoreReader {
 
     /// The model with this ID, or `nil`.
     public func fetch<M: PersistentModel>(_ type: M.Type, id: M.ID) throws -> M? {
-        _ = try schema.requireEntity(M.entityName)
-        return try transaction.record(M.entityName, id: id.recordID).map(M.init(record:))
+        try record(M.entityName, id: id.recordID).map(M.init(record:))
     }
 
     /// The models a query matches, in its sort order.
@@ -68,6 +67,8 @@ public class StoreReader {
     /// The untyped record with this ID, or `nil`. An unknown entity is ``StrataError/Code/unknownEntity``.
     public func record(_ entity: String, id: RecordID) throws -> Record? {
         _ = try schema.requireEntity(entity)
+        let id = ValueRules.normalized(id)
+        guard ValueRules.isStorable(id) else { return nil }
         return try transaction.record(entity, id: id)
     }
 
@@ -97,7 +98,7 @@ public class StoreReader {
         }
         var idsByOwner: [RecordID: [RecordID]] = [:]
         for owner in owners {
-            guard let ownerRecord = try transaction.record(entityName, id: owner) else { continue }
+            guard let ownerRecord = try record(entityName, id: owner) else { continue }
             idsByOwner[owner] = try transaction.relatedIDs(of: ownerRecord, relationship)
         }
         let loaded = try records(relationship.destination, ids: idsByOwner.values.flatMap { $0 })

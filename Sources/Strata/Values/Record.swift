@@ -65,4 +65,7 @@ public struct RecordKey: Sendable, Hashable, Codable, CustomStringConvertible {
     }
 
     public var description: String { "\(entity)(\(id))" }
+
+    /// The key with its ID's text in NFC (see ``ValueRules``).
+    var normalized: RecordKey { RecordKey(entity: entity, id: ValueRules.normalized(id)) }
 }

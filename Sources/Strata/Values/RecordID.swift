@@ -47,7 +47,7 @@ public enum RecordID: Sendable, Hashable, Codable, Comparable, CustomStringConve
         }
     }
 
-    /// Within a kind: UUIDs by bytes, strings by Unicode scalars, integers numerically. Across
+    /// Within a kind: UUIDs by bytes, strings by Unicode scalars (UTF-8 bytes), integers numerically. Across
     /// kinds (never within one entity): uuid < string < int.
     public static func < (lhs: RecordID, rhs: RecordID) -> Bool {
         switch (lhs, rhs) {
@@ -88,7 +88,8 @@ extension UUID: RecordIdentifier {
 
 extension String: RecordIdentifier {
     public static var recordIDKind: RecordID.Kind { .string }
-    public var recordID: RecordID { .string(self) }
+    /// The ID in Unicode NFC, as every backend stores it.
+    public var recordID: RecordID { .string(ValueRules.nfc(self)) }
     public init?(recordID: RecordID) {
         guard case .string(let id) = recordID else { return nil }
         self = id

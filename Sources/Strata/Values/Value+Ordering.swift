@@ -5,7 +5,9 @@ import Foundation
 /// - Numbers compare numerically across `int` and `double`.
 /// - Sorting is total: `null` first (ascending), then values of one kind in their natural order;
 ///   values of different kinds order by kind (bool < number < string < date < uuid < data).
-/// - Strings compare by Unicode scalar values (the order of SQLite's `BINARY` collation on UTF-8).
+/// - Strings compare by Unicode scalar values (the order of SQLite's `BINARY` collation on UTF-8);
+///   text is NFC everywhere (``ValueRules``), so this agrees with Swift's `==`.
+/// - Doubles are never NaN (refused on the way in); ±infinity order as numbers.
 extension Value {
     /// Equality as predicates see it: numeric across `int`/`double`, otherwise structural.
     public static func predicateEquals(_ lhs: Value, _ rhs: Value) -> Bool {
@@ -55,17 +57,19 @@ extension Value {
         a < b ? .ascending : (a == b ? .same : .descending)
     }
 
+    /// Unicode scalar order, which is UTF-8 byte order (what SQLite's BINARY collation, LMDB's
+    /// memcmp keys and every other backend sort by). Stored text and query constants are NFC (see
+    /// ``ValueRules``), so this order agrees with Swift's `==` and is the same on every run.
     static func compareStrings(_ a: String, _ b: String) -> ComparisonOrder {
-        if a == b { return .same }
-        var left = a.unicodeScalars.makeIterator()
-        var right = b.unicodeScalars.makeIterator()
+        var left = a.utf8.makeIterator()
+        var right = b.utf8.makeIterator()
         while true {
             switch (left.next(), right.next()) {
             case (nil, nil): return .same
             case (nil, _): return .ascending
             case (_, nil): return .descending
             case (let l?, let r?):
-                if l.value != r.value { return l.value < r.value ? .ascending : .descending }
+                if l != r { return l < r ? .ascending : .descending }
             }
         }
     }
