@@ -34,11 +34,7 @@ public final class StoreTransaction: StoreReader {
     /// Deletes every model the query matches (delete rules apply to each); returns how many.
     @discardableResult
     public func delete<M: PersistentModel>(_ query: Query<M>) throws -> Int {
-        let matches = try executor.fetch(try query.plan(), in: transaction)
-        for record in matches where try session.workingSet.record(record.entity, id: record.id) != nil {
-            try session.delete(record.key)
-        }
-        return matches.count
+        try delete(matching: try query.plan())
     }
 
     /// Adds `destination` to a to-many of `source` (for an ordered one, at the end).
@@ -67,6 +63,15 @@ public final class StoreTransaction: StoreReader {
     /// Changes the given properties of an existing record, leaving the others.
     public func update(_ entity: String, id: RecordID, set values: [String: Value]) throws {
         try session.patch(RecordKey(entity: entity, id: id), values)
+    }
+    /// Deletes every record the plan matches (delete rules apply to each); returns how many.
+    @discardableResult
+    public func delete(matching plan: FetchPlan) throws -> Int {
+        let matches = try executor.fetch(plan, in: transaction)
+        for record in matches where try session.workingSet.record(record.entity, id: record.id) != nil {
+            try session.delete(record.key)
+        }
+        return matches.count
     }
     /// Deletes an untyped record; delete rules apply.
     public func delete(_ entity: String, id: RecordID) throws { try session.delete(RecordKey(entity: entity, id: id)) }

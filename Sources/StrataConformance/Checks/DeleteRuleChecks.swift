@@ -2,7 +2,7 @@ import Foundation
 import Strata
 
 enum DeleteRuleChecks {
-    static let all: [ConformanceCheck] = cascade + nullify + deny + noAction + batch
+    static let all: [ConformanceCheck] = cascade + nullify + deny + denyOnEveryStorage + noAction + batch
 
     static let cascade: [ConformanceCheck] = [
         ConformanceCheck(.deleteRules, "cascadeDeletesDestinations") { c in

@@ -10,7 +10,7 @@ enum RelationshipChecks {
         try await store.repository(Trip.self).related(Trip.stops, of: trip).map(\.name)
     }
 
-    static let all: [ConformanceCheck] = toOne + ordered + manyToMany + oneToOne + prefetch
+    static let all: [ConformanceCheck] = toOne + ordered + manyToMany + oneToOne + moves + prefetch
 
     static let toOne: [ConformanceCheck] = [
         ConformanceCheck(.relationships, "toOneIsVisibleFromTheInverseToMany") { c in
