@@ -79,6 +79,7 @@ extension ModelContext {
         }
         for (key, revision) in membershipRevisions where memberships[key]?.revision == revision {
             memberships[key] = nil
+            readMemberships[key] = nil  // saved: the next change starts from the stored state
         }
         membershipOrder.removeAll { memberships[$0] == nil }
         compactChangeOrder()

@@ -65,6 +65,9 @@ public actor ModelContext {
     var changeOrder: [RecordKey] = []
     var changeOrderKeys: Set<RecordKey> = []
     var memberships: [MembershipKey: Membership] = [:]
+    /// Stored memberships as this context last read them (``related(_:of:)``), the base a later
+    /// change of the membership is compared with at save.
+    var readMemberships: [MembershipKey: [RecordID]] = [:]
     var membershipOrder: [MembershipKey] = []
     /// The history position this context has caught up with.
     var lastSeenToken: HistoryToken?
@@ -116,14 +119,24 @@ public actor ModelContext {
     }
 
     /// The destinations of a to-many of one record, pending changes included.
+    ///
+    /// The stored membership read here is remembered: if the store changes it before this context
+    /// changes it and saves, that is a conflict for the merge policy, as for a changed attribute.
     public func related<M: PersistentModel, D: PersistentModel>(_ relationship: ToMany<M, D>, of id: M.ID) async throws -> [D] {
         let owner = RecordKey(entity: M.entityName, id: id.recordID)
-        return try models(try await readOverlaid { view, _ in
-            guard let record = try view.record(owner.entity, id: owner.id),
-                let description = view.schema.entity(owner.entity)?.relationship(relationship.name)
-            else { return [Record]() }
-            return try view.relatedRecords(of: record, description)
-        })
+        let key = MembershipKey(owner: owner, relationship: relationship.name)
+        let overlay = pendingOverlay()
+        let (stored, records) = try await readStore { reader, executor in
+            guard let description = reader.schema.entity(owner.entity)?.relationship(relationship.name) else { return ([RecordID]?.none, [Record]()) }
+            let stored = try reader.transaction.record(owner.entity, id: owner.id).map { try reader.transaction.relatedIDs(of: $0, description) }
+            let records = try overlay.view(over: reader, executor: executor) { view, _ in
+                guard let record = try view.record(owner.entity, id: owner.id) else { return [Record]() }
+                return try view.relatedRecords(of: record, description)
+            }
+            return (stored, records)
+        }
+        if memberships[key] == nil { readMemberships[key] = stored }
+        return try models(records)
     }
 
     /// Registers records read through the overlay and maps them as this context sees them.
@@ -311,6 +324,11 @@ public actor ModelContext {
             throw StrataError(.notFound, entity: entity, recordID: owner, "cannot change a relationship of a deleted record")
         }
         let key = MembershipKey(owner: ownerKey, relationship: name)
+        if memberships[key] == nil, entry.base != nil, let read = readMemberships[key] {
+            // Read before: the change is made against what was read, whatever the store did since.
+            memberships[key] = Membership(base: read, desired: read, revision: nextRevision())
+            membershipOrder.append(key)
+        }
         if memberships[key] == nil {
             // A record inserted here has no stored membership to start from.
             let list: [RecordID] = entry.base == nil ? [] : try await readOverlaid { view, _ in

@@ -49,6 +49,7 @@ enum MergePolicyChecks {
             + matrix("uniquenessClash", uniquenessClash)
             + matrix("relationshipChangedOnBothSides", relationshipChangedOnBothSides)
             + matrix("threeContextsRacing", threeContextsRacing)
+            + membershipConflicts
             + others
     }
 
