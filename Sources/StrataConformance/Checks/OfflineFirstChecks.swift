@@ -133,7 +133,7 @@ enum PolicyForSync: String, CaseIterable, Sendable {
 
 enum OfflineFirstChecks {
     static var all: [ConformanceCheck] {
-        basics + SyncFault.allCases.map(exactlyOnce) + PolicyForSync.allCases.map(convergence) + settling
+        basics + SyncFault.allCases.map(exactlyOnce) + PolicyForSync.allCases.map(convergence) + settling + retries
     }
 
     static let basics: [ConformanceCheck] = [
