@@ -38,4 +38,5 @@ public enum ConformanceCategory: String, Sendable, Hashable, CaseIterable {
     case history = "History"
     case mergePolicies = "MergePolicies"
     case offlineFirst = "OfflineFirst"
+    case faults = "Faults"
 }

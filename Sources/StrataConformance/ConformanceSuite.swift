@@ -27,7 +27,7 @@ public struct ConformanceSuite: Sendable {
     /// Every check, grouped by category in a stable order.
     public static var checks: [ConformanceCheck] {
         CRUDChecks.all + QueryChecks.all + ValueChecks.all + RelationshipChecks.all + DeleteRuleChecks.all + ValidationChecks.all
-            + AtomicityChecks.all + HistoryChecks.all + MergePolicyChecks.all + OfflineFirstChecks.all
+            + AtomicityChecks.all + HistoryChecks.all + MergePolicyChecks.all + OfflineFirstChecks.all + FaultChecks.all
     }
 
     /// Runs one check on a fresh store. Throws ``ConformanceFailure`` (or the unexpected error)

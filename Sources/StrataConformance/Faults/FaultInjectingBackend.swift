@@ -1,0 +1,123 @@
+import Strata
+import Synchronization
+
+/// A backend wrapper that makes one write transaction fail on purpose, so any backend can prove
+/// that a failed save leaves nothing behind: fail the Nth write operation (put, delete, link list
+/// or metadata) of the next write transaction, or fail at commit, after every write succeeded.
+///
+/// The failure is thrown inside the wrapped backend's write closure, as a real I/O error would
+/// be, so the wrapped backend rolls everything back; the caller sees a
+/// ``StrataError/Code/storageFailure``.
+///
+/// ```swift
+/// let faulty = FaultInjectingBackend(wrapping: store.backend)
+/// let store = Store(backend: faulty)
+/// faulty.inject(.failWrite(3))      // the next save fails at its third write
+/// ```
+public final class FaultInjectingBackend: StorageBackend {
+    /// What the next write transaction does wrong.
+    public enum Fault: Sendable, Hashable, CustomStringConvertible {
+        /// The `n`th write operation (1-based) throws.
+        case failWrite(Int)
+        /// Every write succeeds, then the transaction throws instead of committing.
+        case failAtCommit
+
+        public var description: String {
+            switch self {
+            case .failWrite(let n): "write \(n) fails"
+            case .failAtCommit: "the commit fails"
+            }
+        }
+    }
+
+    /// The backend doing the real work.
+    public let wrapped: any StorageBackend
+    private let pending = Mutex<Fault?>(nil)
+    private let lastWrites = Mutex<Int>(0)
+
+    public init(wrapping backend: any StorageBackend) {
+        self.wrapped = backend
+    }
+
+    public var schema: Schema { wrapped.schema }
+    public var capabilities: FetchCapabilities { wrapped.capabilities }
+
+    /// Arms a fault for the next write transaction (it is used up by that transaction, whether
+    /// or not it reaches the failing write).
+    public func inject(_ fault: Fault) { pending.withLock { $0 = fault } }
+
+    /// How many write operations the last write transaction made (to enumerate every fault point).
+    public var writesInLastTransaction: Int { lastWrites.withLock { $0 } }
+
+    public func read<T: Sendable>(_ body: @escaping @Sendable (any StorageReadTransaction) throws -> T) async throws -> T {
+        try await wrapped.read(body)
+    }
+
+    public func write<T: Sendable>(_ body: @escaping @Sendable (any StorageWriteTransaction) throws -> T) async throws -> T {
+        let fault = pending.withLock { fault in
+            defer { fault = nil }
+            return fault
+        }
+        return try await wrapped.write { [self] transaction in
+            let faulty = FaultyWriteTransaction(transaction, failAt: fault.flatMap { if case .failWrite(let n) = $0 { n } else { nil } })
+            defer { lastWrites.withLock { $0 = faulty.writes } }
+            let result = try body(faulty)
+            if fault == .failAtCommit { throw StrataError(.storageFailure, "injected fault: the commit fails") }
+            return result
+        }
+    }
+
+    public func close() async throws { try await wrapped.close() }
+}
+
+/// Forwards to the real transaction, counting writes and throwing at the chosen one.
+final class FaultyWriteTransaction: StorageWriteTransaction {
+    let base: any StorageWriteTransaction
+    let failAt: Int?
+    private(set) var writes = 0
+
+    init(_ base: any StorageWriteTransaction, failAt: Int?) {
+        self.base = base
+        self.failAt = failAt
+    }
+
+    private func write() throws {
+        writes += 1
+        if writes == failAt { throw StrataError(.storageFailure, "injected fault: write \(writes) fails") }
+    }
+
+    var schema: Schema { base.schema }
+    func record(_ entity: String, id: RecordID) throws -> Record? { try base.record(entity, id: id) }
+    func fetch(_ plan: FetchPlan) throws -> [Record] { try base.fetch(plan) }
+    func count(_ plan: FetchPlan) throws -> Int { try base.count(plan) }
+    func referrers(_ entity: String, property: String, to target: RecordID) throws -> [RecordID] {
+        try base.referrers(entity, property: property, to: target)
+    }
+    func links(_ entity: String, relationship: String, from owner: RecordID) throws -> [RecordID] {
+        try base.links(entity, relationship: relationship, from: owner)
+    }
+    func linkOwners(_ entity: String, relationship: String, to target: RecordID) throws -> [RecordID] {
+        try base.linkOwners(entity, relationship: relationship, to: target)
+    }
+    func metadata(_ key: String) throws -> [UInt8]? { try base.metadata(key) }
+    func metadata(prefix: String, after: String?, limit: Int?) throws -> [(key: String, value: [UInt8])] {
+        try base.metadata(prefix: prefix, after: after, limit: limit)
+    }
+
+    func put(_ record: Record) throws {
+        try write()
+        try base.put(record)
+    }
+    func delete(_ entity: String, id: RecordID) throws {
+        try write()
+        try base.delete(entity, id: id)
+    }
+    func setLinks(_ entity: String, relationship: String, from owner: RecordID, to targets: [RecordID]) throws {
+        try write()
+        try base.setLinks(entity, relationship: relationship, from: owner, to: targets)
+    }
+    func setMetadata(_ key: String, _ value: [UInt8]?) throws {
+        try write()
+        try base.setMetadata(key, value)
+    }
+}
