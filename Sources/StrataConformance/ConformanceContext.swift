@@ -35,6 +35,17 @@ public final class ConformanceContext: Sendable {
         return reopened
     }
 
+    /// Opens the state `store` would leave after an abrupt stop (checks that need it require
+    /// ``BackendFeature/abruptStop``); `store` stays open.
+    func reopenAfterAbruptStop(_ store: Store) async throws -> Store {
+        guard let reopen = backend.reopenAfterAbruptStop else {
+            throw ConformanceFailure("\(backend.name) cannot reopen after an abrupt stop", fileID: #fileID, filePath: #filePath, line: #line)
+        }
+        let reopened = try await reopen(store)
+        opened.withLock { $0.append(reopened) }
+        return reopened
+    }
+
     /// Closes every store the check opened and lets the backend remove what they left; runs once.
     func closeAll() async {
         let stores = opened.withLock { stores in

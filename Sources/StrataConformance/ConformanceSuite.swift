@@ -61,17 +61,26 @@ public struct BackendUnderTest: Sendable {
     public var makeStore: @Sendable (Schema) async throws -> Store
     /// Closes `store` and opens the same store again.
     public var reopen: (@Sendable (Store) async throws -> Store)?
+    /// Opens what `store` would leave if its process stopped abruptly now — no clean close, so
+    /// journals and write-ahead logs are replayed — for example by copying its files while it is
+    /// open and opening the copy. `store` itself stays open.
+    public var reopenAfterAbruptStop: (@Sendable (Store) async throws -> Store)?
     /// Removes what a check's store left behind (files), after the store is closed.
     public var dispose: (@Sendable (Store) async throws -> Void)?
 
     public init(
         name: String, features: Set<BackendFeature> = [], makeStore: @escaping @Sendable (Schema) async throws -> Store,
-        reopen: (@Sendable (Store) async throws -> Store)? = nil, dispose: (@Sendable (Store) async throws -> Void)? = nil
+        reopen: (@Sendable (Store) async throws -> Store)? = nil,
+        reopenAfterAbruptStop: (@Sendable (Store) async throws -> Store)? = nil,
+        dispose: (@Sendable (Store) async throws -> Void)? = nil
     ) {
         self.name = name
-        self.features = reopen == nil ? features.subtracting([.reopen]) : features.union([.reopen])
+        var declared = reopen == nil ? features.subtracting([.reopen]) : features.union([.reopen])
+        declared = reopenAfterAbruptStop == nil ? declared.subtracting([.abruptStop]) : declared.union([.abruptStop])
+        self.features = declared
         self.makeStore = makeStore
         self.reopen = reopen
+        self.reopenAfterAbruptStop = reopenAfterAbruptStop
         self.dispose = dispose
     }
 }
@@ -80,6 +89,8 @@ public struct BackendUnderTest: Sendable {
 public enum BackendFeature: String, Sendable, Hashable, CaseIterable {
     /// The store can be closed and reopened with its data intact.
     case reopen
+    /// The store can be reopened from the state an abrupt stop (a killed process) leaves.
+    case abruptStop
 }
 
 /// What running a check produced.

@@ -6,12 +6,18 @@ import Testing
 
 /// A new JSON document per check, reopened from the same path (closing compacts it).
 private let jsonFiles = ConformanceSuite(backend: BackendUnderTest(name: "JSONFile") { schema in
-    let path = FileManager.default.temporaryDirectory.appendingPathComponent("strata-conformance-\(UUID().uuidString).json").path
+    let path = temporaryPath("json")
     return Store(backend: try await JSONFileBackend.open(path: path, schema: schema), location: try StoreLocation("json:\(path)"))
 } reopen: { store in
     try await store.close()
     guard let backend = store.backend as? JSONFileBackend else { throw StrataError(.unsupportedStore, "not JSONFile") }
     return Store(backend: try await JSONFileBackend.open(path: backend.path, schema: store.schema), location: store.location)
+} reopenAfterAbruptStop: { store in
+    // What a killed process leaves: the document and the journal of saves since the last compaction.
+    guard let backend = store.backend as? JSONFileBackend else { throw StrataError(.unsupportedStore, "not JSONFile") }
+    let copy = temporaryPath("json")
+    try copyFiles(from: backend.path, to: copy, suffixes: ["", ".journal"])
+    return Store(backend: try await JSONFileBackend.open(path: copy, schema: store.schema), location: try StoreLocation("json:\(copy)"))
 } dispose: { store in
     guard let backend = store.backend as? JSONFileBackend else { return }
     for suffix in ["", ".journal", ".lock", ".tmp"] { try? FileManager.default.removeItem(atPath: backend.path + suffix) }

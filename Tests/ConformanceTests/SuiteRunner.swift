@@ -16,3 +16,15 @@ func run(_ check: ConformanceCheck, on suite: ConformanceSuite) async throws {
             sourceLocation: SourceLocation(fileID: failure.fileID, filePath: failure.filePath, line: failure.line, column: 1))
     }
 }
+
+/// A new path in the temporary directory for one check's store.
+func temporaryPath(_ suffix: String) -> String {
+    FileManager.default.temporaryDirectory.appendingPathComponent("strata-conformance-\(UUID().uuidString).\(suffix)").path
+}
+
+/// Copies a store's files as they are on disk (`path` + each suffix that exists).
+func copyFiles(from path: String, to copy: String, suffixes: [String]) throws {
+    for suffix in suffixes where FileManager.default.fileExists(atPath: path + suffix) {
+        try FileManager.default.copyItem(atPath: path + suffix, toPath: copy + suffix)
+    }
+}

@@ -61,7 +61,9 @@ enum FaultChecks {
         return (Store(backend: faulty, location: inner.location, sync: sync), faulty)
     }
 
-    static let all: [ConformanceCheck] = [
+    static var all: [ConformanceCheck] { failedSaves + abruptStop }
+
+    static let failedSaves: [ConformanceCheck] = [
         ConformanceCheck(.faults, "aFailedInsertWithSyncOnLeavesNoRecordHistoryOrOutboxEntry") { c in
             let (store, faulty) = try await faultyStore(c, sync: SyncConfiguration(clientID: "f"))
             let data = TravelData()
