@@ -56,7 +56,8 @@ let package = Package(
             path: "Backends/JSONFile",
             swiftSettings: strictSettings
         ),
-        .target(name: "StrataConformance", dependencies: ["Strata"], swiftSettings: strictSettings),
+        // The in-memory backend is the reference the differential category compares against.
+        .target(name: "StrataConformance", dependencies: ["Strata", "StrataInMemory"], swiftSettings: strictSettings),
         .executableTarget(
             name: "StrataCLI",
             dependencies: [

@@ -39,4 +39,5 @@ public enum ConformanceCategory: String, Sendable, Hashable, CaseIterable {
     case mergePolicies = "MergePolicies"
     case offlineFirst = "OfflineFirst"
     case faults = "Faults"
+    case differential = "Differential"
 }

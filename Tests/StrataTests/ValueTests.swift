@@ -42,4 +42,26 @@ import Testing
         #expect(try StoreLocation("SQLITE:./a:b.sqlite").path == "./a:b.sqlite")
         #expect(throws: StrataError.self) { try StoreLocation("no-scheme") }
     }
+
+    @Test func valuesRoundTripThroughJSONIncludingInfinities() throws {
+        let values: [Value] = [
+            .null, .bool(true), .int(.min), .double(-0.5), .double(.infinity), .double(-.infinity), .double(1e-320),
+            .string("É"), .date(Date(timeIntervalSinceReferenceDate: 1.0 / 3.0)), .uuid(UUID()), .data(Data([0, 255])),
+        ]
+        let decoded = try JSONDecoder().decode([Value].self, from: try JSONEncoder().encode(values))
+        #expect(decoded == values)
+        let text = String(decoding: try JSONEncoder().encode([Value.double(.infinity), .double(2)]), as: UTF8.self)
+        #expect(text == #"[{"double":{"_0":"+Infinity"}},{"double":{"_0":2}}]"#)
+        #expect(throws: DecodingError.self) { try JSONDecoder().decode(Value.self, from: Data(#"{"double":{"_0":"NaN"}}"#.utf8)) }
+    }
+
+    @Test func textIsNormalisedToNFCOnTheWayIn() {
+        #expect(ValueRules.nfc("E\u{0301}cole").unicodeScalars.map(\.value) == ValueRules.nfc("\u{00C9}cole").unicodeScalars.map(\.value))
+        #expect(Value("E\u{0301}") == .string("\u{00C9}"))
+        #expect("abc".attributeValue == .string("abc"))
+        #expect(Value.sortOrder(.string("Z"), .string("É")) == .ascending, "scalar order: U+005A before U+00C9")
+        #expect(Value.sortOrder(.string("\u{00C9}"), .string("F")) == .descending)
+        #expect(ValueRules.violation(of: .double(.nan)) != nil)
+        #expect(ValueRules.violation(of: .double(-.infinity)) == nil)
+    }
 }

@@ -80,7 +80,7 @@ struct ContextMerge {
         }
         for (entity, ids) in idsByEntity.sorted(by: { $0.key < $1.key }) {
             let found = try workingSet.records(entity, ids: ids)
-            for id in Set(ids) {
+            for id in Set(ids).sorted() {
                 let key = RecordKey(entity: entity, id: id)
                 // Remembered unchanged, so staging later reads them from memory, not the backend.
                 try workingSet.stage(key, found[id], original: .some(found[id]))

@@ -174,12 +174,14 @@ final class SaveSession {
                               "\(name) is not an attribute or to-one of \(entity.name)")
         }
         var values = input.values
+        var refused: (name: String, reason: String)?
         for (name, value) in values {
             let normalized = ValueRules.normalized(value)
-            if let reason = ValueRules.violation(of: normalized) {
-                throw StrataError(.validationFailed, entity: entity.name, recordID: id, property: name, reason)
-            }
+            if let reason = ValueRules.violation(of: normalized), name < (refused?.name ?? "\u{10FFFF}") { refused = (name, reason) }
             if case .string = normalized { values[name] = normalized }
+        }
+        if let refused {  // the first property by name, so every backend names the same one
+            throw StrataError(.validationFailed, entity: entity.name, recordID: id, property: refused.name, refused.reason)
         }
         for attribute in entity.attributes {
             switch values[attribute.name] {

@@ -5,7 +5,7 @@ import Foundation
 /// `Value` is the currency between the typed model layer, the engine and the storage backends.
 /// Integers of every width are stored as `Int64`; `Float` as `Double`; enums as their raw value;
 /// composite attributes are flattened into one `Value` per field (`address.city`).
-public enum Value: Sendable, Hashable, Codable {
+public enum Value: Sendable, Hashable {
     case null
     case bool(Bool)
     case int(Int64)

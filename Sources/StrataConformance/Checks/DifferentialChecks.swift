@@ -1,0 +1,107 @@
+import Foundation
+import Strata
+import StrataInMemory
+
+/// Seeded random sequences of mixed operations — inserts, upserts, updates, deletes under every
+/// rule, links, batch deletes, context saves under every policy with the store changing
+/// meanwhile, sync rounds, queries with every operator, sort and page, reopens — run on the
+/// backend under test and on the in-memory reference side by side. After every step the outcome,
+/// the whole state of both stores (records, versions, memberships), the history written and the
+/// client's outbox must be identical.
+///
+/// `make test` runs 20 seeds of 200 operations per backend. More:
+/// `STRATA_DIFFERENTIAL_SEEDS=500 STRATA_DIFFERENTIAL_STEPS=400 swift test --filter Differential`;
+/// replay one: `STRATA_DIFFERENTIAL_SEED=17 STRATA_DIFFERENTIAL_SEEDS=1`; see what runs:
+/// `STRATA_DIFFERENTIAL_VERBOSE=1`. A failure prints the seed, the step, and the shortest failing
+/// prefix (every operation up to the first step whose outcome or state differs).
+enum DifferentialChecks {
+    static let environment = ProcessInfo.processInfo.environment
+    static let firstSeed = environment["STRATA_DIFFERENTIAL_SEED"].flatMap(UInt64.init) ?? 1
+    static let seedCount = environment["STRATA_DIFFERENTIAL_SEEDS"].flatMap(Int.init) ?? 20
+    static let steps = max(1, environment["STRATA_DIFFERENTIAL_STEPS"].flatMap(Int.init) ?? 200)
+    /// `STRATA_DIFFERENTIAL_VERBOSE`: 1 prints each run's operations by kind and outcome; 2 adds
+    /// each outcome; 3 adds error messages.
+    static let verbosity = environment["STRATA_DIFFERENTIAL_VERBOSE"].flatMap(Int.init) ?? 0
+
+    static var all: [ConformanceCheck] {
+        (0..<UInt64(max(0, seedCount))).map { offset in
+            let seed = firstSeed + offset
+            return ConformanceCheck(.differential, "seed-\(seed)") { c in try await run(seed: seed, c) }
+        }
+    }
+
+    static func reference(_ schema: Schema) -> Store { Store(backend: InMemoryBackend(schema: schema)) }
+
+    static func run(seed: UInt64, _ c: ConformanceContext) async throws {
+        let schema = try TravelDomain.schema()
+        let features = c.backend.features
+        let tested = try DifferentialWorld(server: try await c.store(), client: try await c.store()) { store, abrupt in
+            abrupt ? try await c.reopenAfterAbruptStop(store) : try await c.reopen(store)
+        }
+        let expected = try DifferentialWorld(server: reference(schema), client: reference(schema), reopenServer: nil)
+        var generator = DifferentialGenerator(seed: seed)
+        var done: [DifferentialOperation] = []
+        func fail(_ what: String) -> ConformanceFailure {
+            let prefix = done.enumerated().map { "  \($0.offset): \($0.element)" }.joined(separator: "\n")
+            return ConformanceFailure("""
+                differential seed \(seed), step \(done.count - 1): \(what)
+                replay with STRATA_DIFFERENTIAL_SEED=\(seed) STRATA_DIFFERENTIAL_SEEDS=1 STRATA_DIFFERENTIAL_STEPS=\(done.count)
+                shortest failing prefix (\(done.count) operations):
+                \(prefix)
+                """, fileID: #fileID, filePath: #filePath, line: #line)
+        }
+        var tally: [String: Int] = [:]
+        defer {
+            if verbosity > 0 {
+                print("differential \(c.backend.name) seed \(seed): \(done.count) operations; " + tally.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
+            }
+        }
+        for _ in 0..<steps {
+            let operation = generator.operation(canReopen: features.contains(.reopen), canAbruptlyStop: features.contains(.abruptStop))
+            done.append(operation)
+            let got = await tested.run(operation)
+            let want = await expected.run(operation)
+            if got != want { throw fail("outcome \(got), the reference \(want)") }
+            let detail = verbosity > 1 ? " \(got.description.prefix(160))" : ""
+            tally["\(operation.kind) \(got.isFailure ? "failed" : "done")\(detail)", default: 0] += 1
+            for target in [DifferentialTarget.server, .client] where target == .server || operation.touchesClient {
+                let (now, reference) = (try await tested.state(target), try await expected.state(target))
+                if now != reference { throw fail("\(target) differs from the reference:\n\(now.difference(from: reference))") }
+                generator.observe(reference.snapshot, of: target)
+            }
+        }
+    }
+}
+
+extension DifferentialOperation {
+    /// Whether the operation can change the client store (the server only changes through sync).
+    var touchesClient: Bool {
+        switch self {
+        case .transaction(let target, _), .repository(let target, _), .context(let target, _, _, _, _, _): target == .client
+        case .sync: true
+        case .query, .reopen: false
+        }
+    }
+}
+
+extension DifferentialOperation {
+    /// The operation's kind, for the run's tally.
+    var kind: String {
+        switch self {
+        case .transaction: "transaction"
+        case .repository: "repository"
+        case .context: "context"
+        case .sync: "sync"
+        case .query: "query"
+        case .reopen: "reopen"
+        }
+    }
+}
+
+extension DifferentialOutcome {
+    var isFailure: Bool {
+        if case .failed = self { return true }
+        if case .done(let summary) = self { return summary.contains("failed") }
+        return false
+    }
+}
