@@ -9,7 +9,7 @@ enum JSONValues {
         guard let json, !(json is NSNull) else { return .null }
         switch type {
         case .bool: if let flag = json as? Bool { return .bool(flag) }
-        case .int: if let number = json as? NSNumber, let exact = Int64(exactly: number.doubleValue) { return .int(exact) }
+        case .int: if let exact = integer(json) { return .int(exact) }
         case .double:
             if let number = json as? NSNumber { return .double(number.doubleValue) }
             if let text = json as? String, let number = Double(text), !number.isFinite { return .double(number) }
@@ -19,6 +19,14 @@ enum JSONValues {
         case .data: if let text = json as? String, let data = Data(base64Encoded: text) { return .data(data) }
         }
         throw StrataError(.corruptStore, "\(context()): \(json) is not a \(type)")
+    }
+
+    /// A JSON integer, exactly: through `Int64` (a detour through `Double` would lose every value
+    /// beyond 2^53), or a whole number written as a double.
+    static func integer(_ json: Any?) -> Int64? {
+        if let number = json as? Int64 { return number }
+        if let number = json as? NSNumber { return Int64(exactly: number.doubleValue) }
+        return nil
     }
 
     static func idKey(_ id: RecordID) -> String { id.description }
@@ -32,7 +40,7 @@ enum JSONValues {
     }
 
     static func id(json: Any?, kind: RecordID.Kind) -> RecordID? {
-        if kind == .int, let number = json as? NSNumber { return Int64(exactly: number.doubleValue).map(RecordID.int) }
+        if kind == .int, json is NSNumber { return integer(json).map(RecordID.int) }
         return (json as? String).flatMap { id($0, kind: kind) }
     }
 

@@ -220,6 +220,39 @@ enum ValueChecks {
                 }
             }
         },
+        ConformanceCheck(.values, "emptyTextAndEmptyBytesAreValuesNotNil", requires: [.reopen]) { c in
+            var store = try await c.store()
+            let person = Person(name: "E", address: Address(city: "X", street: ""), avatar: Data())
+            let photo = Photo(caption: "", bytes: Data())
+            try await store.repository(Person.self).insert(person)
+            try await store.repository(Photo.self).insert(photo)
+            try await store.repository(Sample.self).insert(Sample(id: "e", key: "", text: ""))
+            store = try await c.reopen(store)
+            try expectEqual(try await store.repository(Person.self).fetch(person.id), person)
+            try expectEqual(try await store.repository(Photo.self).fetch(photo.id), photo)
+            try expectEqual(try await store.repository(Sample.self).fetch("e")?.text, "")
+            for property in ["key", "text"] {
+                try expectEqual(try await store.read { try $0.count(FetchPlan(entity: "Sample", predicate: .isNil(property))) }, 0, "\(property): empty is not nil")
+                try expectEqual(try await store.read { try $0.count(FetchPlan(entity: "Sample", predicate: .compare(property, .equal, "", []))) }, 1)
+            }
+            try expectEqual(try await store.repository(Person.self).count(where: .isNil(\Person.avatar)), 0)
+        },
+        ConformanceCheck(.values, "integerExtremesRoundTripAndOrder", requires: [.reopen]) { c in
+            var store = try await c.store()
+            let numbers: [Int] = [.min, -1, 0, 1, .max, .min + 1, .max - 1]
+            try await store.transaction { tx in
+                for (index, number) in numbers.enumerated() { try tx.insert(Sample(id: "i\(index)", count: number)) }
+            }
+            store = try await c.reopen(store)
+            for (index, number) in numbers.enumerated() {
+                try expectEqual(try await store.repository(Sample.self).fetch("i\(index)")?.count, number)
+                try expectEqual(try await store.repository(Sample.self).fetch(where: \Sample.count == number).map(\.id), ["i\(index)"])
+            }
+            let sorted = try await store.repository(Sample.self).fetch(Query<Sample>.all.sorted(by: \.count))
+            try expectEqual(sorted.compactMap(\.count), numbers.sorted())
+            try expectEqual(try await store.repository(Sample.self).count(where: \Sample.count < -1), 2)
+            try expectEqual(try await store.repository(Sample.self).count(where: .between(\Sample.count, Int.min, Int.min + 1)), 2)
+        },
         ConformanceCheck(.values, "indexedTextOfAnyLengthIsAnsweredExactly") { c in
             let store = try await c.store()
             let prefix = String(repeating: "ab", count: 600)  // 1,200 bytes shared
