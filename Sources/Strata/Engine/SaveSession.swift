@@ -178,7 +178,11 @@ final class SaveSession {
         for (name, value) in values {
             let normalized = ValueRules.normalized(value)
             if let reason = ValueRules.violation(of: normalized), name < (refused?.name ?? "\u{10FFFF}") { refused = (name, reason) }
-            if case .string = normalized { values[name] = normalized }
+            // Equal under `==` (canonically equivalent text, −0 and 0) yet stored differently.
+            switch value {
+            case .string, .double, .date: values[name] = normalized
+            default: break
+            }
         }
         if let refused {  // the first property by name, so every backend names the same one
             throw StrataError(.validationFailed, entity: entity.name, recordID: id, property: refused.name, refused.reason)

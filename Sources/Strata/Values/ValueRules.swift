@@ -30,11 +30,17 @@ public enum ValueRules {
         return !text.utf8.contains { $0 >= 0xCC }
     }
 
-    /// The value with its text normalised (other kinds are returned unchanged).
+    /// The value with its text normalised, and −0 as 0 (they compare equal; one bit pattern keeps
+    /// every backend's round trip bit-exact). Other values are returned unchanged.
     @inlinable
     public static func normalized(_ value: Value) -> Value {
-        if case .string(let text) = value, !isNFCStable(text) { return .string(text.precomposedStringWithCanonicalMapping) }
-        return value
+        switch value {
+        case .string(let text) where !isNFCStable(text): return .string(text.precomposedStringWithCanonicalMapping)
+        case .double(let number) where number == 0 && number.sign == .minus: return .double(0)
+        case .date(let date) where date.timeIntervalSinceReferenceDate == 0 && date.timeIntervalSinceReferenceDate.sign == .minus:
+            return .date(Date(timeIntervalSinceReferenceDate: 0))
+        default: return value
+        }
     }
 
     /// The ID with its text normalised.
