@@ -1,0 +1,143 @@
+import CLMDB
+import Foundation
+import Strata
+
+/// Fetch plans: ID lookups, index-driven candidates and pages, the rest through the engine's evaluator.
+extension LMDBReadTransaction {
+    func fetch(_ plan: FetchPlan) throws -> [Record] {
+        if let page = try sortedByIndex(plan) { return page }
+        return PredicateEvaluator.sortAndPage(try matching(plan), plan)
+    }
+
+    /// A page sorted by one indexed attribute of fixed-size type, read in index order and stopped
+    /// as soon as the page is full. Nulls sit first in the index (the contract's ascending order);
+    /// descending walks keys backwards but each key's IDs forwards, keeping the ID tie-break.
+    fileprivate func sortedByIndex(_ plan: FetchPlan) throws -> [Record]? {
+        guard let limit = plan.limit, plan.sort.count == 1, let key = plan.sort.first else { return nil }
+        let entity = try entity(plan.entity)
+        guard let attribute = entity.attribute(key.property), LMDBKeys.supportsRanges(attribute.type),
+            entity.indexedProperties.contains(key.property)
+        else { return nil }
+        let index = try database(LMDBLayout.index(entity.name, key.property))
+        let recordsDB = try database(LMDBLayout.records(entity.name))
+        let evaluator = PredicateEvaluator(self)
+        var page: [Record] = []
+        var skipped = 0
+        var cursor: OpaquePointer?
+        try check(mdb_cursor_open(txn, index, &cursor))
+        defer { mdb_cursor_close(cursor) }
+        var keyVal = MDB_val()
+        var dataVal = MDB_val()
+        // Visits every ID of the key under the cursor, in ID order; false once the page is full.
+        func visitKey() throws -> Bool {
+            var code = mdb_cursor_get(cursor, &keyVal, &dataVal, MDB_FIRST_DUP)
+            while code == 0 {
+                let idBytes = Array(UnsafeRawBufferPointer(start: dataVal.mv_data, count: dataVal.mv_size))
+                let id = try LMDBKeys.decodeID(idBytes, kind: entity.idKind)
+                if let bytes = try get(recordsDB, idBytes) {
+                    let record = try RecordCodec.decode(bytes, id: id, entity)
+                    if try plan.predicate.map({ try evaluator.matches(record, $0) }) ?? true {
+                        if skipped < plan.offset { skipped += 1 } else { page.append(record) }
+                        if page.count >= limit { return false }
+                    }
+                }
+                code = mdb_cursor_get(cursor, &keyVal, &dataVal, MDB_NEXT_DUP)
+            }
+            if code != MDB_NOTFOUND { try check(code) }
+            return true
+        }
+        if limit == 0 { return [] }
+        var code = mdb_cursor_get(cursor, &keyVal, &dataVal, key.ascending ? MDB_FIRST : MDB_LAST)
+        while code == 0 {
+            guard try visitKey() else { break }
+            code = mdb_cursor_get(cursor, &keyVal, &dataVal, key.ascending ? MDB_NEXT_NODUP : MDB_PREV_NODUP)
+        }
+        if code != 0 && code != MDB_NOTFOUND { try check(code) }
+        return page
+    }
+
+    func count(_ plan: FetchPlan) throws -> Int {
+        try matching(plan).count
+    }
+
+    /// Candidates from a secondary index when a conjunct pins an indexed property (equality, a
+    /// list, or a range over a fixed-size type), else the whole entity; then the exact predicate.
+    fileprivate func matching(_ plan: FetchPlan) throws -> [Record] {
+        let entity = try entity(plan.entity)
+        let recordsDB = try database(LMDBLayout.records(entity.name))
+        var candidates: [Record] = []
+        // Lookups by ID read the records database directly, and need no further evaluation.
+        switch plan.predicate {
+        case .compare("id", .equal, let value, [])?:
+            return try RecordID(value).flatMap { try record(entity.name, id: $0) }.map { [$0] } ?? []
+        case .inList("id", let values, [])?:
+            return try Set(values.compactMap(RecordID.init)).compactMap { try record(entity.name, id: $0) }
+        default:
+            break
+        }
+        if let predicate = plan.predicate, let ids = try indexedCandidates(predicate, entity) {
+            for id in Set(ids) {
+                if let bytes = try get(recordsDB, try LMDBKeys.id(id)) { candidates.append(try RecordCodec.decode(bytes, id: id, entity)) }
+            }
+        } else {
+            try scan(recordsDB, from: nil) { key, value in
+                candidates.append(try RecordCodec.decode(value, id: try LMDBKeys.decodeID(key, kind: entity.idKind), entity))
+                return true
+            }
+        }
+        guard let predicate = plan.predicate else { return candidates }
+        let evaluator = PredicateEvaluator(self)
+        return try candidates.filter { try evaluator.matches($0, predicate) }
+    }
+
+    fileprivate func indexedCandidates(_ predicate: FilterExpression, _ entity: EntityDescription) throws -> [RecordID]? {
+        func index(_ property: String) throws -> MDB_dbi? {
+            entity.indexedProperties.contains(property) ? try database(LMDBLayout.index(entity.name, property)) : nil
+        }
+        func normalized(_ property: String, _ value: Value) -> Value {
+            if entity.attribute(property)?.type == .double, case .int(let number) = value { return .double(Double(number)) }
+            return value
+        }
+        func ids(_ dbi: MDB_dbi, _ value: Value, _ property: String) throws -> [RecordID] {
+            try duplicates(dbi, LMDBKeys.indexKey(normalized(property, value))).map { try LMDBKeys.decodeID($0, kind: entity.idKind) }
+        }
+        func rangeAllowed(_ property: String) -> Bool {
+            if let attribute = entity.attribute(property) { return LMDBKeys.supportsRanges(attribute.type) }
+            return false
+        }
+        func range(_ dbi: MDB_dbi, _ property: String, lower: Value?, upper: Value?) throws -> [RecordID] {
+            // Ranges never include nulls: start after the null key.
+            let lowerKey = lower.map { LMDBKeys.indexKey(normalized(property, $0)) } ?? [1]
+            let upperKey = upper.map { LMDBKeys.indexKey(normalized(property, $0)) }
+            var found: [RecordID] = []
+            try scan(dbi, from: lowerKey) { key, value in
+                if let upperKey, key.lexicographicallyPrecedes(upperKey) == false, key != upperKey { return false }
+                found.append(try LMDBKeys.decodeID(value, kind: entity.idKind))
+                return true
+            }
+            return found
+        }
+        switch predicate {
+        case .compare(let property, .equal, let value, []) where !value.isNull:
+            guard let dbi = try index(property) else { return nil }
+            return try ids(dbi, value, property)
+        case .inList(let property, let values, []) where !values.contains(where: \.isNull):
+            guard let dbi = try index(property) else { return nil }
+            return try values.flatMap { try ids(dbi, $0, property) }
+        case .between(let property, let lower, let upper) where rangeAllowed(property):
+            guard let dbi = try index(property) else { return nil }
+            return try range(dbi, property, lower: lower, upper: upper)
+        case .compare(let property, let op, let value, []) where op != .equal && op != .notEqual && !value.isNull && rangeAllowed(property):
+            guard let dbi = try index(property) else { return nil }
+            switch op {
+            case .greater, .greaterOrEqual: return try range(dbi, property, lower: value, upper: nil)
+            default: return try range(dbi, property, lower: nil, upper: value)
+            }
+        case .and(let parts):
+            for part in parts { if let found = try indexedCandidates(part, entity) { return found } }
+            return nil
+        default:
+            return nil
+        }
+    }
+}

@@ -1,0 +1,120 @@
+import CLMDB
+import Foundation
+import Strata
+
+/// Reads inside one LMDB transaction (read-only, or the write transaction).
+class LMDBReadTransaction: StorageReadTransaction {
+    let txn: OpaquePointer
+    let environment: LMDBEnvironment
+    let schema: Schema
+
+    init(txn: OpaquePointer, environment: LMDBEnvironment, schema: Schema) {
+        self.txn = txn
+        self.environment = environment
+        self.schema = schema
+    }
+
+    func database(_ name: String) throws -> MDB_dbi {
+        guard let dbi = environment.databases[name] else { throw StrataError(.unknownEntity, "no database \(name) in this store") }
+        return dbi
+    }
+
+    func entity(_ name: String) throws -> EntityDescription { try schema.requireEntity(name) }
+
+    // MARK: Raw access
+
+    func get(_ dbi: MDB_dbi, _ key: [UInt8]) throws -> [UInt8]? {
+        var keyVal = MDB_val()
+        var dataVal = MDB_val()
+        let code: Int32 = key.withUnsafeBytes { raw in
+            keyVal = MDB_val(mv_size: raw.count, mv_data: UnsafeMutableRawPointer(mutating: raw.baseAddress))
+            return mdb_get(txn, dbi, &keyVal, &dataVal)
+        }
+        if code == MDB_NOTFOUND { return nil }
+        try check(code)
+        return Array(UnsafeRawBufferPointer(start: dataVal.mv_data, count: dataVal.mv_size))
+    }
+
+    /// Walks `dbi` from `start` (or the first key), calling `visit` with each key and value until it returns false.
+    func scan(_ dbi: MDB_dbi, from start: [UInt8]?, _ visit: ([UInt8], [UInt8]) throws -> Bool) throws {
+        var cursor: OpaquePointer?
+        try check(mdb_cursor_open(txn, dbi, &cursor))
+        defer { mdb_cursor_close(cursor) }
+        var keyVal = MDB_val()
+        var dataVal = MDB_val()
+        var code: Int32
+        if let start, !start.isEmpty {
+            code = start.withUnsafeBytes { raw in
+                keyVal = MDB_val(mv_size: raw.count, mv_data: UnsafeMutableRawPointer(mutating: raw.baseAddress))
+                return mdb_cursor_get(cursor, &keyVal, &dataVal, MDB_SET_RANGE)
+            }
+        } else {
+            code = mdb_cursor_get(cursor, &keyVal, &dataVal, MDB_FIRST)
+        }
+        while code == 0 {
+            let key = Array(UnsafeRawBufferPointer(start: keyVal.mv_data, count: keyVal.mv_size))
+            let value = Array(UnsafeRawBufferPointer(start: dataVal.mv_data, count: dataVal.mv_size))
+            guard try visit(key, value) else { return }
+            code = mdb_cursor_get(cursor, &keyVal, &dataVal, MDB_NEXT)
+        }
+        if code != MDB_NOTFOUND { try check(code) }
+    }
+
+    /// Every duplicate stored under `key` in a DUPSORT database.
+    func duplicates(_ dbi: MDB_dbi, _ key: [UInt8]) throws -> [[UInt8]] {
+        var found: [[UInt8]] = []
+        try scan(dbi, from: key) { candidate, value in
+            guard candidate == key else { return false }
+            found.append(value)
+            return true
+        }
+        return found
+    }
+
+    // MARK: StorageReadTransaction
+
+    func record(_ entityName: String, id: RecordID) throws -> Record? {
+        let entity = try entity(entityName)
+        guard let key = LMDBKeys.lookupID(id), let bytes = try get(try database(LMDBLayout.records(entityName)), key) else { return nil }
+        return try RecordCodec.decode(bytes, id: id, entity)
+    }
+
+    func referrers(_ entityName: String, property: String, to target: RecordID) throws -> [RecordID] {
+        let entity = try entity(entityName)
+        guard entity.indexedProperties.contains(property) else {
+            throw StrataError(.invalidQuery, entity: entityName, property: property, "\(property) is not indexed")
+        }
+        guard let key = LMDBKeys.lookupID(target) else { return [] }
+        return try duplicates(try database(LMDBLayout.index(entityName, property)), [1] + key)
+            .map { try LMDBKeys.decodeID($0, kind: entity.idKind) }
+    }
+
+    func links(_ entity: String, relationship: String, from owner: RecordID) throws -> [RecordID] {
+        guard let key = LMDBKeys.lookupID(owner), let bytes = try get(try database(LMDBLayout.links(entity, relationship)), key) else { return [] }
+        return try LMDBKeys.decodeIDs(bytes)
+    }
+
+    func linkOwners(_ entityName: String, relationship: String, to target: RecordID) throws -> [RecordID] {
+        let kind = try entity(entityName).idKind
+        guard let key = LMDBKeys.lookupID(target) else { return [] }
+        return try duplicates(try database(LMDBLayout.linkOwners(entityName, relationship)), key)
+            .map { try LMDBKeys.decodeID($0, kind: kind) }
+    }
+
+    func metadata(_ key: String) throws -> [UInt8]? {
+        try get(try database(LMDBLayout.meta), Array(key.utf8))
+    }
+
+    func metadata(prefix: String, after: String?, limit: Int?) throws -> [(key: String, value: [UInt8])] {
+        var entries: [(key: String, value: [UInt8])] = []
+        let prefixBytes = Array(prefix.utf8)
+        try scan(try database(LMDBLayout.meta), from: prefixBytes) { key, value in
+            guard key.starts(with: prefixBytes) else { return false }
+            let text = String(decoding: key, as: UTF8.self)
+            if let after, text <= after { return true }
+            entries.append((text, value))
+            return limit.map { entries.count < $0 } ?? true
+        }
+        return entries
+    }
+}

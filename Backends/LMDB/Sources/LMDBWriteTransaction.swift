@@ -1,0 +1,90 @@
+import CLMDB
+import Foundation
+import Strata
+
+/// The single write transaction: records, their index entries, link lists and metadata change together.
+final class LMDBWriteTransaction: LMDBReadTransaction, StorageWriteTransaction {
+    private func put(_ dbi: MDB_dbi, _ key: [UInt8], _ value: [UInt8]) throws {
+        var keyVal = MDB_val()
+        var dataVal = MDB_val()
+        let code: Int32 = key.withUnsafeBytes { rawKey in
+            value.withUnsafeBytes { rawValue in
+                keyVal = MDB_val(mv_size: rawKey.count, mv_data: UnsafeMutableRawPointer(mutating: rawKey.baseAddress))
+                dataVal = MDB_val(mv_size: rawValue.count, mv_data: UnsafeMutableRawPointer(mutating: rawValue.baseAddress))
+                return mdb_put(txn, dbi, &keyVal, &dataVal, 0)
+            }
+        }
+        try check(code)
+    }
+
+    /// Deletes `key` (with a value: that one duplicate). Missing is not an error.
+    private func remove(_ dbi: MDB_dbi, _ key: [UInt8], _ value: [UInt8]? = nil) throws {
+        var keyVal = MDB_val()
+        var dataVal = MDB_val()
+        let code: Int32 = key.withUnsafeBytes { rawKey in
+            keyVal = MDB_val(mv_size: rawKey.count, mv_data: UnsafeMutableRawPointer(mutating: rawKey.baseAddress))
+            guard let value else { return mdb_del(txn, dbi, &keyVal, nil) }
+            return value.withUnsafeBytes { rawValue in
+                dataVal = MDB_val(mv_size: rawValue.count, mv_data: UnsafeMutableRawPointer(mutating: rawValue.baseAddress))
+                return mdb_del(txn, dbi, &keyVal, &dataVal)
+            }
+        }
+        if code != MDB_NOTFOUND { try check(code) }
+    }
+
+    private func updateIndexes(_ entity: EntityDescription, id: [UInt8], old: Record?, new: Record?) throws {
+        for property in entity.indexedProperties {
+            let oldKey = old.map { LMDBKeys.indexKey(indexValue(entity, property, $0[property])) }
+            let newKey = new.map { LMDBKeys.indexKey(indexValue(entity, property, $0[property])) }
+            guard oldKey != newKey else { continue }
+            let dbi = try database(LMDBLayout.index(entity.name, property))
+            if let oldKey { try remove(dbi, oldKey, id) }
+            if let newKey { try put(dbi, newKey, id) }
+        }
+    }
+
+    /// References index under the destination ID's key encoding, attributes under their value's.
+    private func indexValue(_ entity: EntityDescription, _ property: String, _ value: Value) -> Value {
+        if entity.attribute(property)?.type == .double, case .int(let number) = value { return .double(Double(number)) }
+        return value
+    }
+
+    func put(_ record: Record) throws {
+        let entity = try entity(record.entity)
+        let key = try LMDBKeys.id(record.id)
+        let recordsDB = try database(LMDBLayout.records(entity.name))
+        let old = try get(recordsDB, key).map { try RecordCodec.decode($0, id: record.id, entity) }
+        try put(recordsDB, key, RecordCodec.encode(record, entity))
+        try updateIndexes(entity, id: key, old: old, new: record)
+    }
+
+    func delete(_ entityName: String, id: RecordID) throws {
+        let entity = try entity(entityName)
+        let key = try LMDBKeys.id(id)
+        let recordsDB = try database(LMDBLayout.records(entity.name))
+        guard let old = try get(recordsDB, key).map({ try RecordCodec.decode($0, id: id, entity) }) else { return }
+        try remove(recordsDB, key)
+        try updateIndexes(entity, id: key, old: old, new: nil)
+        for relationship in entity.relationships where relationship.keepsLinkList {
+            try setLinks(entityName, relationship: relationship.name, from: id, to: [])
+        }
+    }
+
+    func setLinks(_ entity: String, relationship: String, from owner: RecordID, to targets: [RecordID]) throws {
+        let listDB = try database(LMDBLayout.links(entity, relationship))
+        let ownersDB = try database(LMDBLayout.linkOwners(entity, relationship))
+        let ownerKey = try LMDBKeys.id(owner)
+        for old in try links(entity, relationship: relationship, from: owner) { try remove(ownersDB, try LMDBKeys.id(old), ownerKey) }
+        if targets.isEmpty {
+            try remove(listDB, ownerKey)
+        } else {
+            try put(listDB, ownerKey, try LMDBKeys.encodeIDs(targets))
+            for target in targets { try put(ownersDB, try LMDBKeys.id(target), ownerKey) }
+        }
+    }
+
+    func setMetadata(_ key: String, _ value: [UInt8]?) throws {
+        let dbi = try database(LMDBLayout.meta)
+        if let value { try put(dbi, Array(key.utf8), value) } else { try remove(dbi, Array(key.utf8)) }
+    }
+}
