@@ -1,0 +1,103 @@
+/// Staging changes in a context; nothing reaches the store before ``ModelContext/save()``.
+extension ModelContext {
+    // MARK: Changing
+
+    /// Stages a new model. An ID this context already holds is ``StrataError/Code/duplicateID``;
+    /// one the store holds is found at save.
+    public func insert<M: PersistentModel>(_ model: M) throws {
+        let record = try model.record()
+        _ = try store.schema.requireEntity(record.entity)
+        if let entry = tracked[record.key], entry.current != nil || entry.base == nil {
+            throw StrataError(.duplicateID, entity: record.entity, recordID: record.id, "this context already holds a record with this ID")
+        }
+        // Deleted here and inserted again, it replaces the stored record.
+        setTracked(record.key, base: tracked[record.key]?.base, current: record)
+    }
+
+    /// Stages new values for a model. A record this context has not read is read first, so its
+    /// version is known; one that does not exist (or that this context deleted) is ``StrataError/Code/notFound``.
+    public func update<M: PersistentModel>(_ model: M) async throws {
+        let record = try model.record()
+        let entry = try await trackedEntry(record.key)
+        guard let current = entry.current else {
+            throw StrataError(.notFound, entity: record.entity, recordID: record.id, "cannot update a record that was deleted")
+        }
+        var updated = record
+        updated.version = current.version
+        setTracked(record.key, base: entry.base, current: updated)
+    }
+
+    /// Stages a delete; delete rules apply when the context saves.
+    public func delete<M: PersistentModel>(_ model: M) async throws {
+        try await delete(M.self, id: model.id)
+    }
+
+    /// Stages a delete by ID; delete rules apply when the context saves.
+    public func delete<M: PersistentModel>(_ type: M.Type, id: M.ID) async throws {
+        let key = RecordKey(entity: M.entityName, id: id.recordID)
+        let entry = try await trackedEntry(key)
+        guard entry.current != nil else { return }
+        if entry.base == nil {
+            // Never saved: forgetting it is the whole delete.
+            forget(key)
+            for membership in membershipOrder where membership.owner == key { memberships[membership] = nil }
+            membershipOrder.removeAll { $0.owner == key }
+            return
+        }
+        setTracked(key, base: entry.base, current: nil)
+    }
+
+    /// Stages adding `destination` to a to-many of `source`.
+    public func link<M: PersistentModel, D: PersistentModel>(_ relationship: ToMany<M, D>, from source: M.ID, to destination: D.ID) async throws {
+        try await changeMembership(M.entityName, source.recordID, relationship.name) { list in
+            if !list.contains(destination.recordID) { list.append(destination.recordID) }
+        }
+    }
+
+    /// Stages removing `destination` from a to-many of `source`.
+    public func unlink<M: PersistentModel, D: PersistentModel>(_ relationship: ToMany<M, D>, from source: M.ID, to destination: D.ID) async throws {
+        try await changeMembership(M.entityName, source.recordID, relationship.name) { list in
+            list.removeAll { $0 == destination.recordID }
+        }
+    }
+
+    /// Stages making a to-many of `source` hold exactly `destinations` (in order, when ordered).
+    public func setRelated<M: PersistentModel, D: PersistentModel>(_ relationship: ToMany<M, D>, of source: M.ID, to destinations: [D.ID]) async throws {
+        var seen: Set<RecordID> = []
+        let wanted = destinations.map(\.recordID).filter { seen.insert($0).inserted }
+        try await changeMembership(M.entityName, source.recordID, relationship.name) { $0 = wanted }
+    }
+
+    private func changeMembership(_ entity: String, _ owner: RecordID, _ name: String, _ change: (inout [RecordID]) -> Void) async throws {
+        let ownerKey = RecordKey(entity: entity, id: owner)
+        guard let relationship = try store.schema.requireEntity(entity).relationship(name), !relationship.isToOne else {
+            throw StrataError(.unknownProperty, entity: entity, recordID: owner, property: name, "\(name) is not a to-many relationship of \(entity)")
+        }
+        let entry = try await trackedEntry(ownerKey)
+        guard entry.current != nil else {
+            throw StrataError(.notFound, entity: entity, recordID: owner, "cannot change a relationship of a deleted record")
+        }
+        let key = MembershipKey(owner: ownerKey, relationship: name)
+        if memberships[key] == nil, entry.base != nil, let read = readMemberships[key] {
+            // Read before: the change is made against what was read, whatever the store did since.
+            memberships[key] = Membership(base: read, desired: read, revision: nextRevision())
+            membershipOrder.append(key)
+        }
+        if memberships[key] == nil {
+            // A record inserted here has no stored membership to start from.
+            let list: [RecordID] = entry.base == nil ? [] : try await readOverlaid { view, _ in
+                guard let record = try view.record(entity, id: owner) else { return [] }
+                return try view.relatedIDs(of: record, relationship)
+            }
+            if memberships[key] == nil {
+                memberships[key] = Membership(base: list, desired: list, revision: nextRevision())
+                membershipOrder.append(key)
+            }
+        }
+        guard var membership = memberships[key] else { return }
+        change(&membership.desired)
+        membership.revision = nextRevision()
+        memberships[key] = membership
+        if let current = tracked[ownerKey] { setTracked(ownerKey, base: current.base, current: current.current) }
+    }
+}

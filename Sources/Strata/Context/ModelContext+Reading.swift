@@ -1,0 +1,82 @@
+/// Reading through a context: its pending changes laid over one consistent read of the store.
+extension ModelContext {
+    // MARK: Reading
+
+    /// The model with this ID as this context sees it (its own pending changes included), or `nil`.
+    public func fetch<M: PersistentModel>(_ type: M.Type, id: M.ID) async throws -> M? {
+        let key = RecordKey(entity: M.entityName, id: id.recordID)
+        _ = try store.schema.requireEntity(M.entityName)
+        if let entry = tracked[key], entry.isPending {
+            return try entry.current.map(M.init(record:))
+        }
+        let record = try await readStore { reader, _ in try reader.record(key.entity, id: key.id) }
+        if let record { register(record) } else { forget(key) }
+        return try (tracked[key]?.current ?? record).map(M.init(record:))
+    }
+
+    /// The models a query matches, with this context's pending inserts, updates and deletes applied.
+    public func fetch<M: PersistentModel>(_ query: Query<M> = .all) async throws -> [M] {
+        let plan = try query.plan()
+        return try models(try await readOverlaid { view, executor in try executor.fetch(plan, in: view) })
+    }
+
+    /// How many models a query matches, pending changes included.
+    public func count<M: PersistentModel>(_ query: Query<M> = .all) async throws -> Int {
+        let plan = try query.plan()
+        return try await readOverlaid { view, executor in try executor.count(plan, in: view) }
+    }
+
+    /// The destinations of a to-many of one record, pending changes included.
+    ///
+    /// The stored membership read here is remembered: if the store changes it before this context
+    /// changes it and saves, that is a conflict for the merge policy, as for a changed attribute.
+    public func related<M: PersistentModel, D: PersistentModel>(_ relationship: ToMany<M, D>, of id: M.ID) async throws -> [D] {
+        let owner = RecordKey(entity: M.entityName, id: id.recordID)
+        let key = MembershipKey(owner: owner, relationship: relationship.name)
+        let overlay = pendingOverlay()
+        let (stored, records) = try await readStore { reader, executor in
+            guard let description = reader.schema.entity(owner.entity)?.relationship(relationship.name) else { return ([RecordID]?.none, [Record]()) }
+            let stored = try reader.transaction.record(owner.entity, id: owner.id).map { try reader.transaction.relatedIDs(of: $0, description) }
+            let records = try overlay.view(over: reader, executor: executor) { view, _ in
+                guard let record = try view.record(owner.entity, id: owner.id) else { return [Record]() }
+                return try view.relatedRecords(of: record, description)
+            }
+            return (stored, records)
+        }
+        if memberships[key] == nil { readMemberships[key] = stored }
+        return try models(records)
+    }
+
+    /// Registers records read through the overlay and maps them as this context sees them.
+    private func models<M: PersistentModel>(_ records: [Record]) throws -> [M] {
+        for record in records { register(record) }
+        return try records.map { try M(record: tracked[$0.key]?.current ?? $0) }
+    }
+
+    /// Runs `body` in one read transaction, after catching up with others' commits in the same
+    /// snapshot (when ``automaticallyMergesChanges`` is on).
+    func readStore<T: Sendable>(_ body: @escaping @Sendable (StoreReader, QueryExecutor) throws -> T) async throws -> T {
+        let request = refreshRequest(force: false)
+        let executor = store.executor
+        let (found, value) = try await store.backend.read { transaction in
+            let found = try request.map { try $0.run(in: transaction, executor: executor) }
+            return (found, try body(StoreReader(transaction: transaction, executor: executor), executor))
+        }
+        if let found { apply(found) }
+        return value
+    }
+
+    /// Runs `body` over the committed state with this context's pending changes laid on top.
+    func readOverlaid<T: Sendable>(_ body: @escaping @Sendable (any StorageReadTransaction, QueryExecutor) throws -> T) async throws -> T {
+        let overlay = pendingOverlay()
+        return try await readStore { reader, executor in try overlay.view(over: reader, executor: executor, body) }
+    }
+
+    func pendingOverlay() -> ContextOverlay {
+        ContextOverlay(
+            records: changeOrder.compactMap { key in tracked[key].flatMap { $0.isPending ? (key, $0.current) : nil } },
+            memberships: membershipOrder.compactMap { key in
+                memberships[key].map { ContextOverlay.MembershipState(owner: key.owner, relationship: key.relationship, desired: $0.desired) }
+            })
+    }
+}
