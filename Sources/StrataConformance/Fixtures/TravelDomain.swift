@@ -7,7 +7,9 @@ import Strata
 // Person↔Passport one-to-one cascade, Trip→coverPhoto noAction (and Photo→coverOf noAction),
 // Agency→guides nullify onto a required to-one (Guide.agency), Person→ownedAgencies cascade (so a
 // deny can sit deep in a cascade), and Node next/prev, a self-referential one-to-one cascading both
-// ways (a cascade cycle).
+// ways (a cascade cycle). The schema also holds Sample (every value kind, indexed and plain:
+// Sample.swift) and Shelf/Book/Chapter/Author (deny on every relationship storage, both ways:
+// LibraryDomain.swift).
 
 /// A composite attribute: stored as `address.city`, `address.street`, `address.postcode`.
 public struct Address: CompositeAttribute, Equatable, Hashable {
@@ -270,125 +272,6 @@ public struct Node: PersistentModel, Equatable {
         .attribute(\.label),
         .toOne(\.next, Node.self, inverse: \Node.previous, deleteRule: .cascade),
         .toOne(\.previous, Node.self, inverse: \Node.next, deleteRule: .cascade),
-    ])
-}
-
-// Deny on every relationship storage, in both directions: Shelf.books (ordered links) ↔ Book.shelf
-// (to-one), Book.chapters (derived from Chapter.book) ↔ Chapter.book (to-one), Author.books
-// (link list) ↔ Book.authors (the other side of the many-to-many). Every side denies.
-
-/// Holds books in order; cannot go while it holds any.
-public struct Shelf: PersistentModel, Equatable {
-    public var id: UUID
-    public var label: String
-
-    public init(id: UUID = UUID(), label: String) {
-        self.id = id
-        self.label = label
-    }
-
-    public static let books = ToMany<Shelf, Book>("books")
-
-    public static let entity = Entity<Shelf>("Shelf", [
-        .attribute(\.label),
-        .toMany(books, inverse: \Book.shelf, ordered: true, deleteRule: .deny),
-    ])
-}
-
-public struct Book: PersistentModel, Equatable {
-    public var id: UUID
-    public var title: String
-    public var shelf: Shelf.ID?
-
-    public init(id: UUID = UUID(), title: String, shelf: Shelf.ID? = nil) {
-        self.id = id
-        self.title = title
-        self.shelf = shelf
-    }
-
-    public static let chapters = ToMany<Book, Chapter>("chapters")
-    public static let authors = ToMany<Book, Author>("authors")
-
-    public static let entity = Entity<Book>("Book", [
-        .attribute(\.title),
-        .toOne(\.shelf, Shelf.self, inverse: Shelf.books, deleteRule: .deny),
-        .toMany(chapters, inverse: \Chapter.book, deleteRule: .deny),
-        .toMany(authors, inverse: Author.books, deleteRule: .deny),
-    ])
-}
-
-public struct Chapter: PersistentModel, Equatable {
-    public var id: UUID
-    public var title: String
-    public var book: Book.ID?
-
-    public init(id: UUID = UUID(), title: String, book: Book.ID? = nil) {
-        self.id = id
-        self.title = title
-        self.book = book
-    }
-
-    public static let entity = Entity<Chapter>("Chapter", [
-        .attribute(\.title),
-        .toOne(\.book, Book.self, inverse: Book.chapters, deleteRule: .deny),
-    ])
-}
-
-/// String IDs on a link list.
-public struct Author: PersistentModel, Equatable {
-    public var id: String
-    public var name: String
-
-    public init(id: String, name: String) {
-        self.id = id
-        self.name = name
-    }
-
-    public static let books = ToMany<Author, Book>("books")
-
-    public static let entity = Entity<Author>("Author", [
-        .attribute(\.name),
-        .toMany(books, inverse: Book.authors, deleteRule: .deny),
-    ])
-}
-
-/// Values of every kind, each once indexed and once plain, for the value rules (text
-/// normalisation and order, non-finite numbers, exact dates, long text) and the differential runs.
-public struct Sample: PersistentModel, Equatable {
-    public var id: String
-    public var key: String?
-    public var text: String?
-    public var number: Double?
-    public var amount: Double?
-    public var when: Date?
-    public var moment: Date?
-    public var count: Int?
-    public var code: String?
-
-    public init(
-        id: String, key: String? = nil, text: String? = nil, number: Double? = nil, amount: Double? = nil, when: Date? = nil,
-        moment: Date? = nil, count: Int? = nil, code: String? = nil
-    ) {
-        self.id = id
-        self.key = key
-        self.text = text
-        self.number = number
-        self.amount = amount
-        self.when = when
-        self.moment = moment
-        self.count = count
-        self.code = code
-    }
-
-    public static let entity = Entity<Sample>("Sample", [
-        .attribute(\.key, indexed: true),
-        .attribute(\.text),
-        .attribute(\.number, indexed: true),
-        .attribute(\.amount),
-        .attribute(\.when, indexed: true),
-        .attribute(\.moment),
-        .attribute(\.count, indexed: true),
-        .attribute(\.code, unique: true),
     ])
 }
 

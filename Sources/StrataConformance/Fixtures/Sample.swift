@@ -1,0 +1,42 @@
+import Foundation
+import Strata
+
+/// Values of every kind, each once indexed and once plain, for the value rules (text
+/// normalisation and order, non-finite numbers, exact dates, long text) and the differential runs.
+public struct Sample: PersistentModel, Equatable {
+    public var id: String
+    public var key: String?
+    public var text: String?
+    public var number: Double?
+    public var amount: Double?
+    public var when: Date?
+    public var moment: Date?
+    public var count: Int?
+    public var code: String?
+
+    public init(
+        id: String, key: String? = nil, text: String? = nil, number: Double? = nil, amount: Double? = nil, when: Date? = nil,
+        moment: Date? = nil, count: Int? = nil, code: String? = nil
+    ) {
+        self.id = id
+        self.key = key
+        self.text = text
+        self.number = number
+        self.amount = amount
+        self.when = when
+        self.moment = moment
+        self.count = count
+        self.code = code
+    }
+
+    public static let entity = Entity<Sample>("Sample", [
+        .attribute(\.key, indexed: true),
+        .attribute(\.text),
+        .attribute(\.number, indexed: true),
+        .attribute(\.amount),
+        .attribute(\.when, indexed: true),
+        .attribute(\.moment),
+        .attribute(\.count, indexed: true),
+        .attribute(\.code, unique: true),
+    ])
+}
