@@ -29,21 +29,19 @@ extension LMDBReadTransaction {
         var keyVal = MDB_val()
         var dataVal = MDB_val()
         // Visits every ID of the key under the cursor, in ID order; false once the page is full.
+        // The IDs are read with their own cursor: after MDB_LAST, LMDB's cursor is flagged at its
+        // end, and MDB_NEXT_DUP on the last key stops after the first duplicate.
         func visitKey() throws -> Bool {
-            var code = mdb_cursor_get(cursor, &keyVal, &dataVal, MDB_FIRST_DUP)
-            while code == 0 {
-                let idBytes = Array(UnsafeRawBufferPointer(start: dataVal.mv_data, count: dataVal.mv_size))
+            let keyBytes = Array(UnsafeRawBufferPointer(start: keyVal.mv_data, count: keyVal.mv_size))
+            for idBytes in try duplicates(index, keyBytes) {
                 let id = try LMDBKeys.decodeID(idBytes, kind: entity.idKind)
-                if let bytes = try get(recordsDB, idBytes) {
-                    let record = try RecordCodec.decode(bytes, id: id, entity)
-                    if try plan.predicate.map({ try evaluator.matches(record, $0) }) ?? true {
-                        if skipped < plan.offset { skipped += 1 } else { page.append(record) }
-                        if page.count >= limit { return false }
-                    }
+                guard let bytes = try get(recordsDB, idBytes) else { continue }
+                let record = try RecordCodec.decode(bytes, id: id, entity)
+                if try plan.predicate.map({ try evaluator.matches(record, $0) }) ?? true {
+                    if skipped < plan.offset { skipped += 1 } else { page.append(record) }
+                    if page.count >= limit { return false }
                 }
-                code = mdb_cursor_get(cursor, &keyVal, &dataVal, MDB_NEXT_DUP)
             }
-            if code != MDB_NOTFOUND { try check(code) }
             return true
         }
         if limit == 0 { return [] }
