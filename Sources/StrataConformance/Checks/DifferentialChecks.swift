@@ -17,7 +17,7 @@ import StrataInMemory
 enum DifferentialChecks {
     static let environment = ProcessInfo.processInfo.environment
     static let firstSeed = environment["STRATA_DIFFERENTIAL_SEED"].flatMap(UInt64.init) ?? 1
-    static let seedCount = environment["STRATA_DIFFERENTIAL_SEEDS"].flatMap(Int.init) ?? 20
+    static let seedCount = max(1, environment["STRATA_DIFFERENTIAL_SEEDS"].flatMap(Int.init) ?? 20)
     static let steps = max(1, environment["STRATA_DIFFERENTIAL_STEPS"].flatMap(Int.init) ?? 200)
     /// `STRATA_DIFFERENTIAL_VERBOSE`: 1 prints each run's operations by kind and outcome; 2 adds
     /// each outcome; 3 adds error messages.
