@@ -4,8 +4,11 @@ import Strata
 /// Translates a ``FetchPlan`` into one SQL statement. Identifiers come from the schema and are
 /// quoted; every value is a bound argument, never text in the SQL.
 ///
-/// Each condition evaluates to 0 or 1, never NULL (comparisons are wrapped in `IFNULL(…, 0)`,
-/// `!=` is `IS NOT`), so `NOT` follows the contract's two-valued logic. To-one conditions are
+/// The contract's logic is two-valued; SQL's is three-valued, and the two differ only under a
+/// `NOT` (a comparison with a null column is NULL, and `NOT NULL` is not true). So conditions are
+/// written plainly — `col = ?`, `col IN (…)`, `col BETWEEN ? AND ?`, which SQLite answers from an
+/// index — and wrapped in `IFNULL(…, 0)` only inside a `NOT`, where a NULL must count as false
+/// before it is negated. `!=` is `IS NOT` (a null column differs from every value). To-one conditions are
 /// `EXISTS` over the destination; `any`/`none` are `EXISTS`/`NOT EXISTS` over the relationship's
 /// storage. Text with case or diacritic options goes through `strata_fold`/`strata_text`,
 /// registered on every connection with the engine's own folding, so results are identical.
@@ -21,8 +24,11 @@ struct SQLiteQuery {
     mutating func select(_ plan: FetchPlan) throws -> String {
         let table = try layout.table(plan.entity)
         var sql = "SELECT \(table.selectList) FROM \(table.name) AS t0"
-        if let predicate = plan.predicate { sql += " WHERE " + (try condition(predicate, table.entity, "t0")) }
-        let keys = plan.sort.map { "t0.\(quoted($0.property)) \($0.ascending ? "ASC" : "DESC")" } + ["t0.\"id\" ASC"]
+        if let predicate = plan.predicate { sql += " WHERE " + (try condition(predicate, table.entity, "t0", negated: false)) }
+        // With a condition an index can answer, `+` keeps SQLite from preferring a scan in ID order
+        // (the tie-break) over that index: without statistics it rates a sort dearer than a scan.
+        let idOrder = plan.predicate.map { Self.hasIndexableConjunct($0, table.entity) } == true ? "+t0.\"id\" ASC" : "t0.\"id\" ASC"
+        let keys = plan.sort.map { "t0.\(quoted($0.property)) \($0.ascending ? "ASC" : "DESC")" } + [idOrder]
         sql += " ORDER BY " + keys.joined(separator: ", ")
         if plan.limit != nil || plan.offset > 0 {
             sql += " LIMIT ? OFFSET ?"
@@ -35,8 +41,22 @@ struct SQLiteQuery {
     mutating func count(_ plan: FetchPlan) throws -> String {
         let table = try layout.table(plan.entity)
         var sql = "SELECT count(*) FROM \(table.name) AS t0"
-        if let predicate = plan.predicate { sql += " WHERE " + (try condition(predicate, table.entity, "t0")) }
+        if let predicate = plan.predicate { sql += " WHERE " + (try condition(predicate, table.entity, "t0", negated: false)) }
         return sql
+    }
+
+    /// Whether some top-level conjunct is a comparison, list or range over `id` or an indexed
+    /// property, without text options: what SQLite can answer from an index.
+    static func hasIndexableConjunct(_ expression: FilterExpression, _ entity: EntityDescription) -> Bool {
+        func indexed(_ property: String) -> Bool { property == "id" || entity.indexedProperties.contains(property) }
+        switch expression {
+        case .compare(let property, let op, let constant, let options):
+            return op != .notEqual && options.isEmpty && !constant.isNull && indexed(property)
+        case .inList(let property, _, let options): return options.isEmpty && indexed(property)
+        case .between(let property, _, _): return indexed(property)
+        case .and(let parts): return parts.contains { hasIndexableConjunct($0, entity) }
+        default: return false
+        }
     }
 
     private mutating func bind(_ value: Value) -> String {
@@ -49,8 +69,10 @@ struct SQLiteQuery {
         return "t\(aliases)"
     }
 
-    private mutating func condition(_ expression: FilterExpression, _ entity: EntityDescription, _ alias: String) throws -> String {
+    /// - Parameter negated: Whether a `NOT` encloses the condition, so a NULL must read as false.
+    private mutating func condition(_ expression: FilterExpression, _ entity: EntityDescription, _ alias: String, negated: Bool) throws -> String {
         func column(_ property: String) -> String { "\(alias).\(quoted(property))" }
+        func twoValued(_ comparison: String) -> String { negated ? "IFNULL(\(comparison), 0)" : "(\(comparison))" }
         switch expression {
         case .constant(let flag):
             return flag ? "1" : "0"
@@ -61,7 +83,7 @@ struct SQLiteQuery {
             let (left, right) = folded(column(property), constant, options)
             switch op {
             case .notEqual: return "(\(left) IS NOT \(right))"
-            default: return "IFNULL(\(left) \(op == .equal ? "=" : op.rawValue) \(right), 0)"
+            default: return twoValued("\(left) \(op == .equal ? "=" : op.rawValue) \(right)")
             }
         case .inList(let property, let constants, let options):
             let nonNull = constants.filter { !$0.isNull }
@@ -70,31 +92,32 @@ struct SQLiteQuery {
                 let textual = !options.isEmpty && nonNull.allSatisfy { if case .string = $0 { true } else { false } }
                 let target = textual ? Self.fold(column(property), options) : column(property)
                 let list = nonNull.map { constant in textual ? Self.fold(bind(constant), options) : bind(constant) }
-                parts.append("IFNULL(\(target) IN (\(list.joined(separator: ", "))), 0)")
+                parts.append(twoValued("\(target) IN (\(list.joined(separator: ", ")))"))
             }
             if nonNull.count != constants.count { parts.append("(\(column(property)) IS NULL)") }
             return parts.isEmpty ? "0" : "(" + parts.joined(separator: " OR ") + ")"
         case .between(let property, let lower, let upper):
             if lower.isNull || upper.isNull { return "0" }
-            return "IFNULL(\(column(property)) BETWEEN \(bind(lower)) AND \(bind(upper)), 0)"
+            return twoValued("\(column(property)) BETWEEN \(bind(lower)) AND \(bind(upper))")
         case .text(let property, let op, let needle, let options):
             let code = op == .contains ? 0 : op == .hasPrefix ? 1 : 2
-            return "IFNULL(strata_text(CAST(\(column(property)) AS BLOB), CAST(\(bind(.string(needle))) AS BLOB), \(code), \(options.rawValue)), 0)"
+            return twoValued("strata_text(CAST(\(column(property)) AS BLOB), CAST(\(bind(.string(needle))) AS BLOB), \(code), \(options.rawValue))")
         case .isNil(let property):
             return "(\(column(property)) IS NULL)"
         case .and(let parts):
             if parts.isEmpty { return "1" }
-            return "(" + (try parts.map { try condition($0, entity, alias) }).joined(separator: " AND ") + ")"
+            return "(" + (try parts.map { try condition($0, entity, alias, negated: negated) }).joined(separator: " AND ") + ")"
         case .or(let parts):
             if parts.isEmpty { return "0" }
-            return "(" + (try parts.map { try condition($0, entity, alias) }).joined(separator: " OR ") + ")"
+            return "(" + (try parts.map { try condition($0, entity, alias, negated: negated) }).joined(separator: " OR ") + ")"
         case .not(let inner):
-            return "(NOT \(try condition(inner, entity, alias)))"
+            return "(NOT \(try condition(inner, entity, alias, negated: true)))"
         case .relatedOne(let name, let inner):
             let relationship = try self.relationship(name, of: entity)
             let destination = try layout.table(relationship.destination)
             let other = self.alias()
-            return "EXISTS (SELECT 1 FROM \(destination.name) AS \(other) WHERE \(other).\"id\" = \(column(name)) AND \(try condition(inner, destination.entity, other)))"
+            // EXISTS is never NULL; inside it, a NULL condition drops the row, as false would.
+            return "EXISTS (SELECT 1 FROM \(destination.name) AS \(other) WHERE \(other).\"id\" = \(column(name)) AND \(try condition(inner, destination.entity, other, negated: false)))"
         case .anyRelated(let name, let inner):
             return try exists(name, inner, entity, alias)
         case .noneRelated(let name, let inner):
@@ -119,7 +142,7 @@ struct SQLiteQuery {
             let link = self.alias()
             join = "FROM \(SQLiteLayout.linkTable(relationship.destination, relationship.inverse ?? "")) AS \(link) JOIN \(destination.name) AS \(other) ON \(other).\"id\" = \(link).owner WHERE \(link).target = \(alias).\"id\""
         }
-        return "EXISTS (SELECT 1 \(join) AND \(try condition(inner, destination.entity, other)))"
+        return "EXISTS (SELECT 1 \(join) AND \(try condition(inner, destination.entity, other, negated: false)))"
     }
 
     private mutating func folded(_ column: String, _ constant: Value, _ options: TextOptions) -> (String, String) {

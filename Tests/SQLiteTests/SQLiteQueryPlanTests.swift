@@ -1,0 +1,88 @@
+import Foundation
+import GRDB
+import Strata
+import StrataConformance
+@testable import StrataSQLite
+import Testing
+
+/// Every indexable operator is answered from an index, proved by SQLite's own query plan (not by
+/// timing): no plan may `SCAN` the queried table.
+@Suite("SQLite: query plans")
+struct SQLiteQueryPlanTests {
+    static let person = Value.uuid(UUID())
+    static let trip = Value.uuid(UUID())
+
+    /// The plan SQLite chooses for the statement the backend would run, one line per step.
+    static func queryPlan(_ plan: FetchPlan, count: Bool = false) throws -> [String] {
+        let layout = SQLiteLayout(schema: try TravelDomain.schema())
+        var query = SQLiteQuery(layout: layout)
+        let sql = count ? try query.count(plan) : try query.select(plan)
+        var configuration = Configuration()
+        configuration.prepareDatabase { db in
+            db.add(function: SQLiteFunctions.fold())
+            db.add(function: SQLiteFunctions.text())
+        }
+        let database = try DatabaseQueue(configuration: configuration)
+        try database.write { db in
+            for statement in layout.creationStatements() { try db.execute(sql: statement) }
+        }
+        return try database.read { db in
+            try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql, arguments: StatementArguments(query.arguments)).map { $0["detail"] as String }
+        }
+    }
+
+    static let indexable: [(String, FetchPlan)] = [
+        ("== on an indexed attribute", FetchPlan(entity: "Trip", predicate: .compare("budget", .equal, 100.0, []))),
+        ("== on a unique attribute", FetchPlan(entity: "Person", predicate: .compare("email", .equal, "a@x.io", []))),
+        ("in on an indexed attribute", FetchPlan(entity: "Stop", predicate: .inList("city", ["Lisbon", "Porto"], []))),
+        ("< on an indexed attribute", FetchPlan(entity: "Trip", predicate: .compare("budget", .less, 100.0, []))),
+        (">= on an indexed date", FetchPlan(entity: "Trip", predicate: .compare("start", .greaterOrEqual, .date(Date()), []))),
+        ("between on an indexed attribute", FetchPlan(entity: "Trip", predicate: .between("budget", 10.0, 100.0))),
+        ("to-one equality (referrers)", FetchPlan(entity: "Trip", predicate: .compare("traveller", .equal, person, []))),
+        ("to-one in (batched referrers)", FetchPlan(entity: "Stop", predicate: .inList("trip", [trip, .uuid(UUID())], []))),
+        ("ID lookup", FetchPlan(entity: "Trip", predicate: .compare("id", .equal, trip, []))),
+        ("ID in (batched lookups, duplicate-ID check)", FetchPlan(entity: "Trip", predicate: .inList("id", [trip, .uuid(UUID())], []))),
+        ("unique check over two properties", FetchPlan(entity: "Trip", predicate: .and([.compare("name", .equal, "x", []), .compare("start", .equal, .date(Date()), [])]))),
+        ("an indexed conjunct beside a non-indexed one", FetchPlan(entity: "Trip", predicate: .and([.compare("budget", .greater, 5.0, []), .text("name", .contains, "a", [])]))),
+        ("an indexed equality with sort and limit", FetchPlan(entity: "Stop", predicate: .compare("city", .equal, "Porto", []), sort: [SortKey("nights")], limit: 100)),
+        ("a to-one condition", FetchPlan(entity: "Trip", predicate: .and([.compare("traveller", .equal, person, []), .relatedOne(relationship: "traveller", .compare("name", .equal, "Ana", []))]))),
+    ]
+
+    @Test("indexable operators use an index", arguments: indexable.indices)
+    func usesAnIndex(_ index: Int) throws {
+        let (name, plan) = Self.indexable[index]
+        for count in [false, true] {
+            let steps = try Self.queryPlan(plan, count: count)
+            #expect(!steps.contains { $0.hasPrefix("SCAN t0") }, "\(name)\(count ? " (count)" : ""): \(steps)")
+            #expect(steps.contains { $0.hasPrefix("SEARCH t0") }, "\(name)\(count ? " (count)" : ""): \(steps)")
+        }
+    }
+
+    @Test func relatedSubqueriesSearchTheirIndexes() throws {
+        // any/none over a derived to-many, a link list and its other side: the subquery searches.
+        for plan in [
+            FetchPlan(entity: "Person", predicate: .anyRelated(relationship: "trips", .compare("budget", .greater, 1.0, []))),
+            FetchPlan(entity: "Trip", predicate: .noneRelated(relationship: "tags", .compare("label", .equal, "Beach", []))),
+            FetchPlan(entity: "Tag", predicate: .anyRelated(relationship: "trips", .constant(true))),
+        ] {
+            let steps = try Self.queryPlan(plan)
+            let inner = steps.filter { !$0.hasPrefix("SCAN t0") && !$0.contains("SUBQUERY") && !$0.contains("TEMP B-TREE") }
+            #expect(inner.allSatisfy { $0.hasPrefix("SEARCH") }, "\(plan.predicate.map { "\($0)" } ?? ""): \(steps)")
+        }
+    }
+
+    @Test func negationStaysTwoValuedOverNulls() async throws {
+        // Plain comparisons outside NOT, IFNULL inside it: the answers still follow the contract.
+        let store = Store(backend: try await SQLiteBackend.open(path: ":memory:", schema: try TravelDomain.schema()))
+        try await store.transaction { tx in
+            try tx.insert(Trip(name: "a", start: TravelDomain.day(1), budget: 5))
+            try tx.insert(Trip(name: "b", start: TravelDomain.day(2)))
+        }
+        let trips = store.repository(Trip.self)
+        #expect(try await trips.count(where: \.budget < 10) == 1)
+        #expect(try await trips.count(where: !(\Trip.budget < 10)) == 1, "not(nil < 10) is true")
+        #expect(try await trips.count(where: !(\Trip.budget < 10 || \Trip.name == "a")) == 1)
+        #expect(try await trips.count(where: !(!(\Trip.budget < 10))) == 1)
+        #expect(try await trips.count(where: .not(.between(\Trip.budget, 1, 10))) == 1)
+    }
+}
