@@ -49,20 +49,25 @@ enum JSONValues {
     /// readable form followed by `|` and the exact `timeIntervalSinceReferenceDate` (Date's own
     /// value, in Swift's shortest round-trip form): `2001-01-01T00:00:00.333333Z|0.3333333333333333`.
     static func text(_ date: Date) -> String {
-        let readable = iso8601(date)
-        if let back = self.date(readable), back.timeIntervalSinceReferenceDate.bitPattern == date.timeIntervalSinceReferenceDate.bitPattern {
+        let (readable, readBack) = iso8601(date)
+        // Years 1…9999 are the ones ISO-8601 text reads back; the exact value carries the rest.
+        let fourDigitYears = -62_135_596_800.0...253_402_300_799.0
+        if fourDigitYears.contains(date.timeIntervalSince1970),
+            readBack.timeIntervalSinceReferenceDate.bitPattern == date.timeIntervalSinceReferenceDate.bitPattern {
             return readable
         }
         return readable + "|" + String(date.timeIntervalSinceReferenceDate)
     }
 
-    /// `2026-01-01T00:00:00.123456Z`: whole seconds by ISO-8601, then microseconds.
-    static func iso8601(_ date: Date) -> String {
+    /// `2026-01-01T00:00:00.123456Z`: whole seconds by ISO-8601, then microseconds; with the date
+    /// ``date(_:)`` will read back from it, computed the same way rather than by parsing.
+    static func iso8601(_ date: Date) -> (text: String, readBack: Date) {
         let micros = (date.timeIntervalSince1970 * 1_000_000).rounded()
         let seconds = (micros / 1_000_000).rounded(.down)
         let fraction = Int(micros - seconds * 1_000_000)
         let base = Date(timeIntervalSince1970: seconds).formatted(.iso8601)
-        return String(base.dropLast()) + "." + String(format: "%06d", fraction) + "Z"
+        let text = String(base.dropLast()) + "." + String(format: "%06d", fraction) + "Z"
+        return (text, Date(timeIntervalSince1970: seconds + Double(fraction) / 1_000_000))
     }
 
     static func date(_ text: String) -> Date? {

@@ -161,6 +161,7 @@ enum ValueChecks {
             let seconds: [Double] = [
                 1.0 / 3.0, 1e-7, 800_000_000.123_456_7, -1e-9, 0, -0.0, 1_767_225_600.000_001, -978_307_200.5,
                 Date.distantPast.timeIntervalSinceReferenceDate, Date.distantFuture.timeIntervalSinceReferenceDate, 0.1 + 0.2,
+                -70_000_000_000, 400_000_000_000.25,  // years before 1 and after 9999
             ]
             let dates = seconds.map(Date.init(timeIntervalSinceReferenceDate:))
             // −0 is stored as 0 (they are equal; one bit pattern on every backend).
