@@ -175,14 +175,9 @@ final class SaveSession {
         }
         var values = input.values
         var refused: (name: String, reason: String)?
-        for (name, value) in values {
-            let normalized = ValueRules.normalized(value)
-            if let reason = ValueRules.violation(of: normalized), name < (refused?.name ?? "\u{10FFFF}") { refused = (name, reason) }
-            // Equal under `==` (canonically equivalent text, −0 and 0) yet stored differently.
-            switch value {
-            case .string, .double, .date: values[name] = normalized
-            default: break
-            }
+        for (name, value) in input.values {
+            if let replacement = ValueRules.replacement(for: value) { values[name] = replacement }
+            if let reason = ValueRules.violation(of: value), name < (refused?.name ?? "\u{10FFFF}") { refused = (name, reason) }
         }
         if let refused {  // the first property by name, so every backend names the same one
             throw StrataError(.validationFailed, entity: entity.name, recordID: id, property: refused.name, refused.reason)

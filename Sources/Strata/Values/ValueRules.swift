@@ -34,12 +34,19 @@ public enum ValueRules {
     /// every backend's round trip bit-exact). Other values are returned unchanged.
     @inlinable
     public static func normalized(_ value: Value) -> Value {
+        replacement(for: value) ?? value
+    }
+
+    /// What ``normalized(_:)`` would change `value` into, or `nil` when it is already normal (the
+    /// common case, which costs no allocation).
+    @inlinable
+    public static func replacement(for value: Value) -> Value? {
         switch value {
         case .string(let text) where !isNFCStable(text): return .string(text.precomposedStringWithCanonicalMapping)
         case .double(let number) where number == 0 && number.sign == .minus: return .double(0)
         case .date(let date) where date.timeIntervalSinceReferenceDate == 0 && date.timeIntervalSinceReferenceDate.sign == .minus:
             return .date(Date(timeIntervalSinceReferenceDate: 0))
-        default: return value
+        default: return nil
         }
     }
 
