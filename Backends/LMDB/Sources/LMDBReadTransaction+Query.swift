@@ -45,13 +45,80 @@ extension LMDBReadTransaction {
             return true
         }
         if limit == 0 { return [] }
-        var code = mdb_cursor_get(cursor, &keyVal, &dataVal, key.ascending ? MDB_FIRST : MDB_LAST)
+        // A range on the sorted attribute bounds the walk: start at its near end (a seek, not a
+        // walk from the first key) and stop past its far end. The evaluator still checks each record.
+        let bounds = Self.bounds(of: key.property, in: plan.predicate, entity)
+        let (start, stop) = key.ascending ? (bounds.lower, bounds.upper) : (bounds.upper, bounds.lower)
+        var code: Int32
+        if let start {
+            code = start.withUnsafeBytes { raw in
+                keyVal = MDB_val(mv_size: raw.count, mv_data: UnsafeMutableRawPointer(mutating: raw.baseAddress))
+                return mdb_cursor_get(cursor, &keyVal, &dataVal, MDB_SET_RANGE)
+            }
+            if !key.ascending {
+                // SET_RANGE finds the first key at or after the bound; walking down starts at the
+                // last key at or before it.
+                if code == MDB_NOTFOUND {
+                    code = mdb_cursor_get(cursor, &keyVal, &dataVal, MDB_LAST)
+                } else if code == 0, Self.bytes(keyVal).lexicographicallyPrecedes(start) == false, Self.bytes(keyVal) != start {
+                    code = mdb_cursor_get(cursor, &keyVal, &dataVal, MDB_PREV_NODUP)
+                }
+            }
+        } else {
+            code = mdb_cursor_get(cursor, &keyVal, &dataVal, key.ascending ? MDB_FIRST : MDB_LAST)
+        }
         while code == 0 {
+            if let stop {
+                let current = Self.bytes(keyVal)
+                let beyond = key.ascending ? stop.lexicographicallyPrecedes(current) : current.lexicographicallyPrecedes(stop)
+                if beyond { break }
+            }
             guard try visitKey() else { break }
             code = mdb_cursor_get(cursor, &keyVal, &dataVal, key.ascending ? MDB_NEXT_NODUP : MDB_PREV_NODUP)
         }
         if code != 0 && code != MDB_NOTFOUND { try check(code) }
         return page
+    }
+
+    static func bytes(_ value: MDB_val) -> [UInt8] {
+        Array(UnsafeRawBufferPointer(start: value.mv_data, count: value.mv_size))
+    }
+
+    /// The index keys a top-level conjunct bounds `property` to (inclusive; nulls never match a
+    /// range, so a lower bound also skips them).
+    static func bounds(of property: String, in predicate: FilterExpression?, _ entity: EntityDescription) -> (lower: [UInt8]?, upper: [UInt8]?) {
+        func key(_ value: Value) -> [UInt8]? {
+            if value.isNull { return nil }
+            if entity.attribute(property)?.type == .double, case .int(let number) = value { return LMDBKeys.indexKey(.double(Double(number))) }
+            return LMDBKeys.indexKey(value)
+        }
+        var lower: [UInt8]?
+        var upper: [UInt8]?
+        func tighten(lower new: [UInt8]?) { if let new, lower.map({ $0.lexicographicallyPrecedes(new) }) ?? true { lower = new } }
+        func tighten(upper new: [UInt8]?) { if let new, upper.map({ new.lexicographicallyPrecedes($0) }) ?? true { upper = new } }
+        let conjuncts: [FilterExpression]
+        switch predicate {
+        case .and(let parts)?: conjuncts = parts
+        case let single?: conjuncts = [single]
+        case nil: conjuncts = []
+        }
+        for conjunct in conjuncts {
+            switch conjunct {
+            case .compare(property, .equal, let value, []):
+                tighten(lower: key(value))
+                tighten(upper: key(value))
+            case .compare(property, .greater, let value, []), .compare(property, .greaterOrEqual, let value, []):
+                tighten(lower: key(value))
+            case .compare(property, .less, let value, []), .compare(property, .lessOrEqual, let value, []):
+                tighten(upper: key(value))
+            case .between(property, let low, let high):
+                tighten(lower: key(low))
+                tighten(upper: key(high))
+            default:
+                break
+            }
+        }
+        return (lower, upper)
     }
 
     func count(_ plan: FetchPlan) throws -> Int {
