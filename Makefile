@@ -2,7 +2,7 @@
 export PATH := $(PATH):/opt/swift/usr/bin
 SWIFT ?= swift
 
-.PHONY: run test bench bootstrap clean
+.PHONY: run test bench bench-scale bootstrap clean
 
 bootstrap:
 	@scripts/bootstrap
@@ -18,6 +18,9 @@ test: bootstrap
 bench: bootstrap
 	cd Benchmarks && $(SWIFT) run -c release StrataRatios
 	cd Benchmarks && $(SWIFT) package --allow-writing-to-package-directory benchmark
+
+bench-scale: bootstrap
+	cd Benchmarks && $(SWIFT) run -c release StrataScale
 
 clean:
 	rm -rf .build Benchmarks/.build

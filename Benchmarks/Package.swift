@@ -36,6 +36,19 @@ let package = Package(
             dependencies: ["BenchmarkWorkloads"],
             swiftSettings: [.enableUpcomingFeature("ExistentialAny"), .enableUpcomingFeature("MemberImportVisibility")]
         ),
+        // How costs grow with store size: 10k, 100k, 1M records per backend (`make bench-scale`).
+        .executableTarget(
+            name: "StrataScale",
+            dependencies: [
+                "BenchmarkWorkloads",
+                .product(name: "Strata", package: strata),
+                .product(name: "StrataInMemory", package: strata),
+                .product(name: "StrataSQLite", package: strata),
+                .product(name: "StrataLMDB", package: strata),
+                .product(name: "StrataJSONFile", package: strata),
+            ],
+            swiftSettings: [.enableUpcomingFeature("ExistentialAny"), .enableUpcomingFeature("MemberImportVisibility")]
+        ),
         // ordo-one/benchmark: wall clock, allocations and percentiles for the same workloads.
         .executableTarget(
             name: "StrataBenchmarks",

@@ -34,6 +34,10 @@ public struct BenchItem: PersistentModel, Equatable {
 public struct BenchParent: PersistentModel {
     public var id: UUID
     public var name: String
+    public init(id: UUID, name: String) {
+        self.id = id
+        self.name = name
+    }
     public static let children = ToMany<BenchParent, BenchChild>("children")
     public static let entity = Entity<BenchParent>("BenchParent", [
         .attribute(\.name), .toMany(children, inverse: \BenchChild.parent, deleteRule: .cascade),
@@ -44,6 +48,11 @@ public struct BenchChild: PersistentModel {
     public var id: UUID
     public var name: String
     public var parent: BenchParent.ID?
+    public init(id: UUID, name: String, parent: BenchParent.ID?) {
+        self.id = id
+        self.name = name
+        self.parent = parent
+    }
     public static let entity = Entity<BenchChild>("BenchChild", [
         .attribute(\.name), .toOne(\.parent, BenchParent.self, inverse: BenchParent.children),
     ])
