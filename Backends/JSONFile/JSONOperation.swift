@@ -99,29 +99,13 @@ enum JSONOperation {
 }
 
 /// Forwards to the in-memory transaction and records every change for the journal.
-final class RecordingTransaction: StorageWriteTransaction {
+final class RecordingTransaction: ForwardingReadTransaction, StorageWriteTransaction {
     let inner: any StorageWriteTransaction
     private(set) var operations: [JSONOperation] = []
 
     init(_ inner: any StorageWriteTransaction) { self.inner = inner }
 
-    var schema: Schema { inner.schema }
-    func record(_ entity: String, id: RecordID) throws -> Record? { try inner.record(entity, id: id) }
-    func fetch(_ plan: FetchPlan) throws -> [Record] { try inner.fetch(plan) }
-    func count(_ plan: FetchPlan) throws -> Int { try inner.count(plan) }
-    func referrers(_ entity: String, property: String, to target: RecordID) throws -> [RecordID] {
-        try inner.referrers(entity, property: property, to: target)
-    }
-    func links(_ entity: String, relationship: String, from owner: RecordID) throws -> [RecordID] {
-        try inner.links(entity, relationship: relationship, from: owner)
-    }
-    func linkOwners(_ entity: String, relationship: String, to target: RecordID) throws -> [RecordID] {
-        try inner.linkOwners(entity, relationship: relationship, to: target)
-    }
-    func metadata(_ key: String) throws -> [UInt8]? { try inner.metadata(key) }
-    func metadata(prefix: String, after: String?, limit: Int?) throws -> [(key: String, value: [UInt8])] {
-        try inner.metadata(prefix: prefix, after: after, limit: limit)
-    }
+    var readsGoTo: any StorageReadTransaction { inner }
 
     func put(_ record: Record) throws {
         try inner.put(record)

@@ -27,19 +27,18 @@ public final class ConformanceContext: Sendable {
 
     /// Closes and reopens `store` (checks that need it require ``BackendFeature/reopen``).
     func reopen(_ store: Store) async throws -> Store {
-        guard let reopen = backend.reopen else {
-            throw ConformanceFailure("\(backend.name) cannot reopen a store", fileID: #fileID, filePath: #filePath, line: #line)
-        }
-        let reopened = try await reopen(store)
-        opened.withLock { $0.append(reopened) }
-        return reopened
+        try await reopen(store, with: backend.reopen, "reopen a store")
     }
 
     /// Opens the state `store` would leave after an abrupt stop (checks that need it require
     /// ``BackendFeature/abruptStop``); `store` stays open.
     func reopenAfterAbruptStop(_ store: Store) async throws -> Store {
-        guard let reopen = backend.reopenAfterAbruptStop else {
-            throw ConformanceFailure("\(backend.name) cannot reopen after an abrupt stop", fileID: #fileID, filePath: #filePath, line: #line)
+        try await reopen(store, with: backend.reopenAfterAbruptStop, "reopen after an abrupt stop")
+    }
+
+    private func reopen(_ store: Store, with reopen: (@Sendable (Store) async throws -> Store)?, _ what: String) async throws -> Store {
+        guard let reopen else {
+            throw ConformanceFailure("\(backend.name) cannot \(what)", fileID: #fileID, filePath: #filePath, line: #line)
         }
         let reopened = try await reopen(store)
         opened.withLock { $0.append(reopened) }

@@ -52,7 +52,7 @@ final class MutantBackend: StorageBackend {
     func close() async throws { try await inner.close() }
 }
 
-final class MutantTransaction: StorageWriteTransaction {
+final class MutantTransaction: ForwardingReadTransaction, StorageWriteTransaction {
     let base: any StorageReadTransaction
     let writer: (any StorageWriteTransaction)?
     let mutation: Mutation
@@ -63,7 +63,7 @@ final class MutantTransaction: StorageWriteTransaction {
         self.mutation = mutation
     }
 
-    var schema: Schema { base.schema }
+    var readsGoTo: any StorageReadTransaction { base }
 
     func record(_ entity: String, id: RecordID) throws -> Record? {
         if mutation == .unicodeIDsNotFound, case .string(let text) = id, !text.utf8.allSatisfy({ $0 < 0x80 }) { return nil }
@@ -132,8 +132,6 @@ final class MutantTransaction: StorageWriteTransaction {
     func linkOwners(_ entity: String, relationship: String, to target: RecordID) throws -> [RecordID] {
         mutation == .linkOwnersEmpty ? [] : try base.linkOwners(entity, relationship: relationship, to: target)
     }
-
-    func metadata(_ key: String) throws -> [UInt8]? { try base.metadata(key) }
 
     func metadata(prefix: String, after: String?, limit: Int?) throws -> [(key: String, value: [UInt8])] {
         switch mutation {

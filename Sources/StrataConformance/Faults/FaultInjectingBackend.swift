@@ -71,7 +71,7 @@ public final class FaultInjectingBackend: StorageBackend {
 }
 
 /// Forwards to the real transaction, counting writes and throwing at the chosen one.
-final class FaultyWriteTransaction: StorageWriteTransaction {
+final class FaultyWriteTransaction: ForwardingReadTransaction, StorageWriteTransaction {
     let base: any StorageWriteTransaction
     let failAt: Int?
     private(set) var writes = 0
@@ -86,23 +86,7 @@ final class FaultyWriteTransaction: StorageWriteTransaction {
         if writes == failAt { throw StrataError(.storageFailure, "injected fault: write \(writes) fails") }
     }
 
-    var schema: Schema { base.schema }
-    func record(_ entity: String, id: RecordID) throws -> Record? { try base.record(entity, id: id) }
-    func fetch(_ plan: FetchPlan) throws -> [Record] { try base.fetch(plan) }
-    func count(_ plan: FetchPlan) throws -> Int { try base.count(plan) }
-    func referrers(_ entity: String, property: String, to target: RecordID) throws -> [RecordID] {
-        try base.referrers(entity, property: property, to: target)
-    }
-    func links(_ entity: String, relationship: String, from owner: RecordID) throws -> [RecordID] {
-        try base.links(entity, relationship: relationship, from: owner)
-    }
-    func linkOwners(_ entity: String, relationship: String, to target: RecordID) throws -> [RecordID] {
-        try base.linkOwners(entity, relationship: relationship, to: target)
-    }
-    func metadata(_ key: String) throws -> [UInt8]? { try base.metadata(key) }
-    func metadata(prefix: String, after: String?, limit: Int?) throws -> [(key: String, value: [UInt8])] {
-        try base.metadata(prefix: prefix, after: after, limit: limit)
-    }
+    var readsGoTo: any StorageReadTransaction { base }
 
     func put(_ record: Record) throws {
         try write()
