@@ -155,11 +155,30 @@ public final class SQLiteBackend: StorageBackend {
         let schema = schema
         let path = path
         try await run { try await self.writer.write { db in
-            guard try !Self.checkStore(db, schema: schema, path: path) else { return }
+            guard try !Self.checkStore(db, schema: schema, path: path) else {
+                try Self.upgradeIndexes(db, layout: layout)
+                return
+            }
             for statement in layout.creationStatements() { try db.execute(sql: statement) }
             try db.execute(sql: "INSERT INTO \(SQLiteLayout.metaTable) (key, value) VALUES ('strata.sqlite.format', ?), ('strata.schema.fingerprint', ?)",
                            arguments: [Data(SQLiteLayout.formatVersion.utf8), Data(schema.fingerprint.utf8)])
         } }
+    }
+
+    /// Brings a store written by an earlier release to this release's secondary indexes (same
+    /// names, other columns: every index now ends in `id`). The indexes hold no data of their own,
+    /// so rebuilding one is always safe; a store already current is left untouched.
+    static func upgradeIndexes(_ db: Database, layout: SQLiteLayout) throws {
+        var present: [String: String] = [:]
+        for row in try Row.fetchAll(db, sql: "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL") {
+            if let name = String.fromDatabaseValue(row[0]), let sql = String.fromDatabaseValue(row[1]) { present[name] = sql }
+        }
+        for entity in layout.schema.entities {
+            for index in layout.indexStatements(entity) where present[index.name] != index.sql {
+                if present[index.name] != nil { try db.execute(sql: "DROP INDEX \(quoted(index.name))") }
+                try db.execute(sql: index.sql)
+            }
+        }
     }
 
     /// Whether another connection — a second `Store` on the same file, or another process — has

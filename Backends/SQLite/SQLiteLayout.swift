@@ -81,6 +81,31 @@ struct SQLiteLayout: Sendable {
         }
     }
 
+    /// The secondary indexes of an entity's table, by name. Each ends in `id`, so an equality on
+    /// the indexed columns yields its rows in ID order (the contract's tie-break) straight from the
+    /// index: `== … LIMIT 100` reads 100 entries however many rows match, and referrer lookups
+    /// need no sort.
+    func indexStatements(_ entity: EntityDescription) -> [(name: String, sql: String)] {
+        guard let table = tables[entity.name] else { return [] }
+        func create(_ name: String, _ columns: [String]) -> (name: String, sql: String) {
+            let keyed = columns.contains("id") ? columns : columns + ["id"]
+            return (name, "CREATE INDEX \(quoted(name)) ON \(table.name) (\(keyed.map(quoted).joined(separator: ", ")))")
+        }
+        var indexed = Set(entity.attributes.filter(\.isIndexed).map { [$0.name] })
+        for index in entity.indexes { indexed.insert(index) }
+        for relationship in entity.relationships where relationship.isToOne { indexed.insert([relationship.name]) }
+        var statements = indexed.sorted(by: { $0.joined() < $1.joined() }).enumerated().map { number, columns in
+            create("\(entity.name).index\(number)", columns)
+        }
+        // Unique constraints get plain indexes: the engine enforces uniqueness over the whole
+        // save inside the one write transaction, and a per-statement UNIQUE index would refuse
+        // valid saves that swap values between records.
+        for (number, columns) in entity.uniqueConstraints.enumerated() {
+            statements.append(create("\(entity.name).unique\(number)", columns))
+        }
+        return statements
+    }
+
     /// The DDL for an empty store.
     func creationStatements() -> [String] {
         var statements = ["CREATE TABLE \(Self.metaTable) (key TEXT PRIMARY KEY NOT NULL, value BLOB NOT NULL) WITHOUT ROWID"]
@@ -94,18 +119,7 @@ struct SQLiteLayout: Sendable {
                     }
                 }
             statements.append("CREATE TABLE \(table.name) (\(columns.joined(separator: ", ")))")
-            var indexed = Set(entity.attributes.filter(\.isIndexed).map { [$0.name] })
-            for index in entity.indexes { indexed.insert(index) }
-            for relationship in entity.relationships where relationship.isToOne { indexed.insert([relationship.name]) }
-            for (number, columns) in indexed.sorted(by: { $0.joined() < $1.joined() }).enumerated() {
-                statements.append("CREATE INDEX \(quoted("\(entity.name).index\(number)")) ON \(table.name) (\(columns.map(quoted).joined(separator: ", ")))")
-            }
-            // Unique constraints get plain indexes: the engine enforces uniqueness over the whole
-            // save inside the one write transaction, and a per-statement UNIQUE index would refuse
-            // valid saves that swap values between records.
-            for (number, columns) in entity.uniqueConstraints.enumerated() {
-                statements.append("CREATE INDEX \(quoted("\(entity.name).unique\(number)")) ON \(table.name) (\(columns.map(quoted).joined(separator: ", ")))")
-            }
+            statements += indexStatements(entity).map(\.sql)
         }
         for (entity, relationship) in linkRelationships {
             let ownerKind = SQLiteValues.columnType(entity.idKind)

@@ -27,7 +27,10 @@ struct SQLiteQuery {
         if let predicate = plan.predicate { sql += " WHERE " + (try condition(predicate, table.entity, "t0", negated: false)) }
         // With a condition an index can answer, `+` keeps SQLite from preferring a scan in ID order
         // (the tie-break) over that index: without statistics it rates a sort dearer than a scan.
-        let idOrder = plan.predicate.map { Self.hasIndexableConjunct($0, table.entity) } == true ? "+t0.\"id\" ASC" : "t0.\"id\" ASC"
+        // Where the condition's own index (its columns, then `id`) yields the requested order, the
+        // plain key lets SQLite read rows in order and stop at the limit.
+        let indexable = plan.predicate.map { Self.hasIndexableConjunct($0, table.entity) } == true
+        let idOrder = indexable && !Self.indexYieldsOrder(plan, table.entity) ? "+t0.\"id\" ASC" : "t0.\"id\" ASC"
         let keys = plan.sort.map { "t0.\(quoted($0.property)) \($0.ascending ? "ASC" : "DESC")" } + [idOrder]
         sql += " ORDER BY " + keys.joined(separator: ", ")
         if plan.limit != nil || plan.offset > 0 {
@@ -43,6 +46,39 @@ struct SQLiteQuery {
         var sql = "SELECT count(*) FROM \(table.name) AS t0"
         if let predicate = plan.predicate { sql += " WHERE " + (try condition(predicate, table.entity, "t0", negated: false)) }
         return sql
+    }
+
+    /// Whether a single-column index (its column, then `id`) both answers a top-level conjunct and
+    /// yields the plan's order: an equality with no sort keys (rows come in ID order), or a
+    /// condition on the one ascending sort key.
+    static func indexYieldsOrder(_ plan: FetchPlan, _ entity: EntityDescription) -> Bool {
+        let conjuncts: [FilterExpression]
+        switch plan.predicate {
+        case .and(let parts)?: conjuncts = parts
+        case let single?: conjuncts = [single]
+        case nil: return false
+        }
+        func singleIndexed(_ property: String) -> Bool {
+            entity.attribute(property)?.isIndexed == true || entity.relationship(property)?.isToOne == true
+                || entity.indexes.contains([property]) || entity.uniqueConstraints.contains([property])
+        }
+        if plan.sort.isEmpty {
+            return conjuncts.contains {
+                if case .compare(let property, .equal, let constant, let options) = $0 {
+                    return options.isEmpty && !constant.isNull && singleIndexed(property)
+                }
+                return false
+            }
+        }
+        guard plan.sort.count == 1, let key = plan.sort.first, key.ascending, singleIndexed(key.property) else { return false }
+        return conjuncts.contains {
+            switch $0 {
+            case .compare(let property, let op, let constant, let options):
+                return property == key.property && op != .notEqual && options.isEmpty && !constant.isNull
+            case .between(let property, _, _): return property == key.property
+            default: return false
+            }
+        }
     }
 
     /// Whether some top-level conjunct is a comparison, list or range over `id` or an indexed

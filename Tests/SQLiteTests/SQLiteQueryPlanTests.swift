@@ -85,4 +85,55 @@ struct SQLiteQueryPlanTests {
         #expect(try await trips.count(where: !(!(\Trip.budget < 10))) == 1)
         #expect(try await trips.count(where: .not(.between(\Trip.budget, 1, 10))) == 1)
     }
+
+    static let ordered: [(String, FetchPlan)] = [
+        ("== with limit, ID order", FetchPlan(entity: "Trip", predicate: .compare("budget", .equal, 100.0, []), limit: 100)),
+        ("to-one == (referrers in ID order)", FetchPlan(entity: "Trip", predicate: .compare("traveller", .equal, person, []))),
+        ("range sorted by its column, with limit", FetchPlan(entity: "Trip", predicate: .and([.compare("budget", .greaterOrEqual, 5.0, []), .compare("budget", .less, 9.0, [])]), sort: [SortKey("budget")], limit: 100)),
+        ("between sorted by its column", FetchPlan(entity: "Trip", predicate: .between("budget", 10.0, 100.0), sort: [SortKey("budget")], limit: 10)),
+    ]
+
+    /// The index yields the rows in the requested order, so a limit stops the walk early: no sort
+    /// of every match (a cost that would grow with the store).
+    @Test("ordered reads need no sort", arguments: ordered.indices)
+    func orderedReadsNeedNoSort(_ index: Int) throws {
+        let (name, plan) = Self.ordered[index]
+        let steps = try Self.queryPlan(plan)
+        #expect(steps.contains { $0.hasPrefix("SEARCH t0") }, "\(name): \(steps)")
+        #expect(!steps.contains { $0.contains("TEMP B-TREE") }, "\(name): \(steps)")
+    }
+
+    @Test func storesWithEarlierIndexesAreUpgradedAtOpen() async throws {
+        // A store written before indexes ended in `id`: opening it rebuilds them, data intact.
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("strata-upgrade-\(UUID().uuidString).sqlite").path
+        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+        let schema = try TravelDomain.schema()
+        let first = Store(backend: try await SQLiteBackend.open(path: path, schema: schema))
+        try await first.repository(Trip.self).insert(Trip(name: "a", start: TravelDomain.day(1), budget: 5))
+        try await first.close()
+        let database = try DatabaseQueue(path: path)
+        let layout = SQLiteLayout(schema: schema)
+        let names = try TravelDomain.schema().entities.flatMap { layout.indexStatements($0).map(\.name) }
+        try await database.write { db in
+            for name in names {
+                let sql = try String.fetchOne(db, sql: "SELECT sql FROM sqlite_master WHERE name = ?", arguments: [name]) ?? ""
+                try db.execute(sql: "DROP INDEX \(quoted(name))")
+                try db.execute(sql: sql.replacingOccurrences(of: ", \"id\")", with: ")"))
+            }
+        }
+        let old = try await database.read { db in try String.fetchOne(db, sql: "SELECT sql FROM sqlite_master WHERE name = 'Trip.index0'") }
+        #expect(old?.hasSuffix("\"id\")") == false)
+        try database.close()
+
+        let second = Store(backend: try await SQLiteBackend.open(path: path, schema: schema))
+        #expect(try await second.repository(Trip.self).count(where: \.budget == 5) == 1)
+        try await second.close()
+        let reopened = try DatabaseQueue(path: path)
+        let upgraded = try await reopened.read { db in
+            try String.fetchAll(db, sql: "SELECT sql FROM sqlite_master WHERE type = 'index' AND name IN (\(names.map { _ in "?" }.joined(separator: ", ")))", arguments: StatementArguments(names))
+        }
+        #expect(upgraded.count == names.count)
+        #expect(upgraded.allSatisfy { $0.hasSuffix("\"id\")") }, "\(upgraded)")
+        try reopened.close()
+    }
 }
