@@ -6,6 +6,7 @@ import Strata
 extension LMDBReadTransaction {
     func fetch(_ plan: FetchPlan) throws -> [Record] {
         if let page = try sortedByIndex(plan) { return page }
+        if let page = try equalityPage(plan) { return page }
         return PredicateEvaluator.sortAndPage(try matching(plan), plan)
     }
 
@@ -77,6 +78,45 @@ extension LMDBReadTransaction {
             code = mdb_cursor_get(cursor, &keyVal, &dataVal, key.ascending ? MDB_NEXT_NODUP : MDB_PREV_NODUP)
         }
         if code != 0 && code != MDB_NOTFOUND { try check(code) }
+        return page
+    }
+
+    /// A page in ID order (no sort keys) under an equality on an indexed property: the index holds
+    /// a key's IDs sorted, so records are read in order and only until the page is full, however
+    /// many match.
+    fileprivate func equalityPage(_ plan: FetchPlan) throws -> [Record]? {
+        guard let limit = plan.limit, plan.sort.isEmpty else { return nil }
+        let entity = try entity(plan.entity)
+        let conjuncts: [FilterExpression]
+        switch plan.predicate {
+        case .and(let parts)?: conjuncts = parts
+        case let single?: conjuncts = [single]
+        case nil: return nil
+        }
+        var pinned: (property: String, value: Value)?
+        for conjunct in conjuncts {
+            if case .compare(let property, .equal, let value, []) = conjunct, property != "id", !value.isNull,
+                entity.indexedProperties.contains(property) {
+                pinned = (property, value)
+                break
+            }
+        }
+        guard let (property, value) = pinned, let predicate = plan.predicate else { return nil }
+        if limit == 0 { return [] }
+        let normalized: Value
+        if entity.attribute(property)?.type == .double, case .int(let number) = value { normalized = .double(Double(number)) } else { normalized = value }
+        let index = try database(LMDBLayout.index(entity.name, property))
+        let recordsDB = try database(LMDBLayout.records(entity.name))
+        let evaluator = PredicateEvaluator(self)
+        var page: [Record] = []
+        var skipped = 0
+        for idBytes in try duplicates(index, LMDBKeys.indexKey(normalized)) {
+            guard let bytes = try get(recordsDB, idBytes) else { continue }
+            let record = try RecordCodec.decode(bytes, id: try LMDBKeys.decodeID(idBytes, kind: entity.idKind), entity)
+            guard try evaluator.matches(record, predicate) else { continue }
+            if skipped < plan.offset { skipped += 1 } else { page.append(record) }
+            if page.count >= limit { break }
+        }
         return page
     }
 
