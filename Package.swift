@@ -78,6 +78,11 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .testTarget(
+            name: "InMemoryTests",
+            dependencies: ["Strata", "StrataInMemory"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
             name: "JSONFileTests",
             dependencies: ["Strata", "StrataJSONFile", "StrataConformance"],
             swiftSettings: strictSettings

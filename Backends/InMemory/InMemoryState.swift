@@ -4,8 +4,19 @@ import Strata
 struct InMemoryState: Sendable {
     struct Table: Sendable {
         var records: [RecordID: Record] = [:]
-        /// Equality indexes over indexed, unique and reference properties: value → IDs.
-        var indexes: [String: [Value: Set<RecordID>]] = [:]
+        /// Equality indexes over indexed, unique and reference properties: value → IDs, kept in ID
+        /// order so a page of an equality, or a referrer lookup, needs no sort.
+        var indexes: [String: [Value: SortedChunks<RecordID>]] = [:]
+        /// For indexed attributes, their distinct non-null values in the contract's order: ranges
+        /// and pages sorted by the attribute seek here instead of scanning the table.
+        var orderedKeys: [String: SortedChunks<IndexKey>] = [:]
+    }
+
+    /// A value in an index's order (``Value/sortOrder(_:_:)``), which is the contract's.
+    struct IndexKey: Comparable, Sendable {
+        var value: Value
+        static func < (lhs: IndexKey, rhs: IndexKey) -> Bool { Value.sortOrder(lhs.value, rhs.value) == .ascending }
+        static func == (lhs: IndexKey, rhs: IndexKey) -> Bool { Value.sortOrder(lhs.value, rhs.value) == .same }
     }
 
     struct LinkKey: Hashable, Sendable {
@@ -25,7 +36,10 @@ struct InMemoryState: Sendable {
     init(schema: Schema) {
         for entity in schema.entities {
             var table = Table()
-            for property in entity.indexedProperties { table.indexes[property] = [:] }
+            for property in entity.indexedProperties {
+                table.indexes[property] = [:]
+                if entity.attribute(property) != nil { table.orderedKeys[property] = SortedChunks() }
+            }
             tables[entity.name] = table
         }
     }
@@ -60,7 +74,9 @@ struct InMemoryState: Sendable {
         for property in properties {
             let key = Self.indexKey(record[property])
             if key.isNull { continue }
-            tables[record.entity]?.indexes[property]?[key, default: []].insert(record.id)
+            let isNewKey = tables[record.entity]?.indexes[property]?[key] == nil
+            tables[record.entity]?.indexes[property]?[key, default: SortedChunks()].insert(record.id)
+            if isNewKey { tables[record.entity]?.orderedKeys[property]?.insert(IndexKey(value: key)) }
         }
     }
 
@@ -72,6 +88,7 @@ struct InMemoryState: Sendable {
             tables[record.entity]?.indexes[property]?[key]?.remove(record.id)
             if tables[record.entity]?.indexes[property]?[key]?.isEmpty == true {
                 tables[record.entity]?.indexes[property]?[key] = nil
+                tables[record.entity]?.orderedKeys[property]?.remove(IndexKey(value: key))
             }
         }
     }

@@ -18,57 +18,10 @@ extension InMemoryReading {
         return table
     }
 
-    func fetch(_ plan: FetchPlan) throws -> [Record] {
-        PredicateEvaluator.sortAndPage(try matching(plan), plan)
-    }
-
-    func count(_ plan: FetchPlan) throws -> Int {
-        try matching(plan).count
-    }
-
-    /// Candidates from an index when the predicate pins an indexed property, then the evaluator.
-    private func matching(_ plan: FetchPlan) throws -> [Record] {
-        let table = try table(plan.entity)
-        guard let predicate = plan.predicate else { return Array(table.records.values) }
-        let candidates: [Record]
-        if let ids = indexedCandidates(predicate, in: table) {
-            candidates = ids.compactMap { table.records[$0] }
-            // An ID lookup is answered exactly by the table itself; re-evaluating `id IN (…)` per
-            // record would scan the list once per candidate.
-            switch predicate {
-            case .compare("id", .equal, _, []), .inList("id", _, []): return candidates
-            default: break
-            }
-        } else {
-            candidates = Array(table.records.values)
-        }
-        let evaluator = PredicateEvaluator(self)
-        return try candidates.filter { try evaluator.matches($0, predicate) }
-    }
-
-    private func indexedCandidates(_ predicate: FilterExpression, in table: InMemoryState.Table) -> Set<RecordID>? {
-        switch predicate {
-        case .compare("id", .equal, let value, []):
-            return Set(RecordID(value).map { [$0] } ?? [])
-        case .inList("id", let values, []):
-            return Set(values.compactMap(RecordID.init))
-        case .compare(let property, .equal, let value, []):
-            guard let index = table.indexes[property], !value.isNull else { return nil }
-            return index[InMemoryState.indexKey(value)] ?? []
-        case .inList(let property, let values, []):
-            guard let index = table.indexes[property], !values.contains(where: \.isNull) else { return nil }
-            return values.reduce(into: Set<RecordID>()) { $0.formUnion(index[InMemoryState.indexKey($1)] ?? []) }
-        case .and(let parts):
-            return parts.lazy.compactMap { indexedCandidates($0, in: table) }.min { $0.count < $1.count }
-        default:
-            return nil
-        }
-    }
-
     func referrers(_ entity: String, property: String, to target: RecordID) throws -> [RecordID] {
         let table = try table(entity)
         if let index = table.indexes[property] {
-            return (index[InMemoryState.indexKey(target.value)] ?? []).sorted()
+            return index[InMemoryState.indexKey(target.value)]?.elements ?? []
         }
         return table.records.values.filter { $0[property] == target.value }.map(\.id).sorted()
     }

@@ -1,0 +1,134 @@
+/// A sorted set kept as a list of sorted chunks: a two-level B-tree in effect.
+///
+/// Finding, inserting and removing cost a binary search over the chunks plus one within a chunk,
+/// and a shift of at most one chunk — never a move of the whole set — so an index of a million
+/// entries stays cheap to keep. Walking in order from a bound is a seek, then sequential. Being a
+/// value of arrays, a snapshot shares every chunk with the live set until one is written to, and
+/// then copies only that chunk.
+struct SortedChunks<Element: Comparable & Sendable>: Sendable {
+    private(set) var chunks: [[Element]] = []
+    private(set) var count = 0
+
+    /// Chunks split past this size; small enough that an insert's shift is cheap.
+    static var maximumChunk: Int { 256 }
+
+    init() {}
+
+    var isEmpty: Bool { count == 0 }
+
+    /// The first chunk whose last element is not below `element` (`chunks.count` if none).
+    private func chunk(for element: Element) -> Int {
+        var low = 0
+        var high = chunks.count
+        while low < high {
+            let middle = (low + high) / 2
+            if chunks[middle][chunks[middle].count - 1] < element { low = middle + 1 } else { high = middle }
+        }
+        return low
+    }
+
+    /// The first position in `chunk` whose element is not below `element`.
+    private static func position(of element: Element, in chunk: [Element]) -> Int {
+        var low = 0
+        var high = chunk.count
+        while low < high {
+            let middle = (low + high) / 2
+            if chunk[middle] < element { low = middle + 1 } else { high = middle }
+        }
+        return low
+    }
+
+    func contains(_ element: Element) -> Bool {
+        let index = chunk(for: element)
+        guard index < chunks.count else { return false }
+        let position = Self.position(of: element, in: chunks[index])
+        return position < chunks[index].count && chunks[index][position] == element
+    }
+
+    /// Inserts `element`; `false` when it was already present.
+    @discardableResult
+    mutating func insert(_ element: Element) -> Bool {
+        if chunks.isEmpty {
+            chunks = [[element]]
+            count = 1
+            return true
+        }
+        let index = min(chunk(for: element), chunks.count - 1)
+        let position = Self.position(of: element, in: chunks[index])
+        if position < chunks[index].count && chunks[index][position] == element { return false }
+        chunks[index].insert(element, at: position)
+        count += 1
+        if chunks[index].count > Self.maximumChunk {
+            let upper = Array(chunks[index][(Self.maximumChunk / 2)...])
+            chunks[index].removeSubrange((Self.maximumChunk / 2)...)
+            chunks.insert(upper, at: index + 1)
+        }
+        return true
+    }
+
+    /// Removes `element`; `false` when it was absent.
+    @discardableResult
+    mutating func remove(_ element: Element) -> Bool {
+        let index = chunk(for: element)
+        guard index < chunks.count else { return false }
+        let position = Self.position(of: element, in: chunks[index])
+        guard position < chunks[index].count && chunks[index][position] == element else { return false }
+        chunks[index].remove(at: position)
+        count -= 1
+        if chunks[index].isEmpty { chunks.remove(at: index) }
+        return true
+    }
+
+    /// Calls `body` with the elements from `lower` up to `upper` (both inclusive, `nil` unbounded),
+    /// ascending or descending, until it returns `false`.
+    func walk(from lower: Element? = nil, through upper: Element? = nil, ascending: Bool = true, _ body: (Element) throws -> Bool) rethrows {
+        if ascending {
+            var index = lower.map(chunk(for:)) ?? 0
+            var position = lower.flatMap { bound in index < chunks.count ? Self.position(of: bound, in: chunks[index]) : nil } ?? 0
+            while index < chunks.count {
+                let current = chunks[index]
+                while position < current.count {
+                    let element = current[position]
+                    if let upper, upper < element { return }
+                    guard try body(element) else { return }
+                    position += 1
+                }
+                index += 1
+                position = 0
+            }
+        } else {
+            // Start at the last element not above `upper`.
+            var index: Int
+            var position: Int
+            if let upper {
+                index = chunk(for: upper)
+                if index == chunks.count {
+                    index -= 1
+                    position = index >= 0 ? chunks[index].count - 1 : -1
+                } else {
+                    let found = Self.position(of: upper, in: chunks[index])
+                    position = found < chunks[index].count && chunks[index][found] == upper ? found : found - 1
+                }
+            } else {
+                index = chunks.count - 1
+                position = index >= 0 ? chunks[index].count - 1 : -1
+            }
+            while index >= 0 {
+                let current = chunks[index]
+                while position >= 0 {
+                    let element = current[position]
+                    if let lower, element < lower { return }
+                    guard try body(element) else { return }
+                    position -= 1
+                }
+                index -= 1
+                if index >= 0 { position = chunks[index].count - 1 }
+            }
+        }
+    }
+
+    /// Every element, ascending.
+    var elements: [Element] {
+        chunks.count == 1 ? chunks[0] : Array(chunks.joined())
+    }
+}

@@ -1,0 +1,59 @@
+import Testing
+@testable import StrataInMemory
+
+/// The ordered index's set against a plain sorted array, under seeded random inserts, removals and
+/// bounded walks in both directions (the seed is printed on failure).
+@Suite("In-memory: ordered index")
+struct SortedChunksTests {
+    /// SplitMix64: small, seedable, the same on every platform.
+    struct Generator: RandomNumberGenerator {
+        var state: UInt64
+        mutating func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+    }
+
+    @Test("matches a sorted array", arguments: [1, 2, 3, 4])
+    func matchesASortedArray(_ seed: UInt64) {
+        var random = Generator(state: seed)
+        var set = SortedChunks<Int>()
+        var model: [Int] = []
+        // A range of values a few times the chunk size, so chunks split, empty and vanish.
+        let span = SortedChunks<Int>.maximumChunk * 8
+        for step in 0..<6_000 {
+            let value = Int.random(in: 0..<span, using: &random)
+            if Bool.random(using: &random) || step < 1_500 {
+                let inserted = set.insert(value)
+                #expect(inserted == !model.contains(value), "seed \(seed) step \(step)")
+                if inserted { model.insert(value, at: model.firstIndex { $0 > value } ?? model.count) }
+            } else {
+                let removed = set.remove(value)
+                #expect(removed == model.contains(value), "seed \(seed) step \(step)")
+                model.removeAll { $0 == value }
+            }
+            guard step % 500 == 0 else { continue }
+            #expect(set.elements == model, "seed \(seed) step \(step)")
+            #expect(set.count == model.count, "seed \(seed) step \(step)")
+            for _ in 0..<20 {
+                let lower = Bool.random(using: &random) ? Int.random(in: -5..<span + 5, using: &random) : nil
+                let upper = Bool.random(using: &random) ? Int.random(in: -5..<span + 5, using: &random) : nil
+                let expected = model.filter { value in (lower.map { value >= $0 } ?? true) && (upper.map { value <= $0 } ?? true) }
+                var ascending: [Int] = []
+                set.walk(from: lower, through: upper) { ascending.append($0); return true }
+                #expect(ascending == expected, "seed \(seed) step \(step) [\(String(describing: lower)), \(String(describing: upper))]")
+                var descending: [Int] = []
+                set.walk(from: lower, through: upper, ascending: false) { descending.append($0); return true }
+                #expect(descending == expected.reversed(), "seed \(seed) step \(step) [\(String(describing: lower)), \(String(describing: upper))] descending")
+                var firstThree: [Int] = []
+                set.walk(from: lower, through: upper) { firstThree.append($0); return firstThree.count < 3 }
+                #expect(firstThree == Array(expected.prefix(3)), "seed \(seed) step \(step) stops when asked")
+            }
+            let probe = Int.random(in: 0..<span, using: &random)
+            #expect(set.contains(probe) == model.contains(probe), "seed \(seed) step \(step)")
+        }
+    }
+}
