@@ -291,7 +291,7 @@ struct DifferentialGenerator {
             return .context(target, random.pick(PolicyUnderTest.allCases), reads: reads, memberships: memberships, interleaved: interleaved, changes: changes)
         case 64...73: return .sync
         case 74...96: return .query(target, query(random.pick(Self.entities)))
-        case 97, 98 where canReopen: return .reopen(abrupt: false)
+        case 97...98 where canReopen: return .reopen(abrupt: false)
         case 99 where canAbruptlyStop: return .reopen(abrupt: true)
         default: return .query(target, query(random.pick(Self.entities)))
         }
