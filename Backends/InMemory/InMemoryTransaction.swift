@@ -18,6 +18,30 @@ extension InMemoryReading {
         return table
     }
 
+    func records(_ entity: String, ids: [RecordID]) throws -> [RecordID: Record] {
+        let table = try table(entity)
+        var found: [RecordID: Record] = [:]
+        found.reserveCapacity(ids.count)
+        for id in ids { if let record = table.records[id] { found[id] = record } }
+        return found
+    }
+
+    func referrers(_ entity: String, property: String, toEach targets: [RecordID]) throws -> [RecordID: [RecordID]] {
+        guard let index = try table(entity).indexes[property] else {
+            var found: [RecordID: [RecordID]] = [:]
+            for target in Set(targets) {
+                let referrers = try referrers(entity, property: property, to: target)
+                if !referrers.isEmpty { found[target] = referrers }
+            }
+            return found
+        }
+        var found: [RecordID: [RecordID]] = [:]
+        for target in targets where found[target] == nil {
+            if let ids = index[InMemoryState.indexKey(target.value)] { found[target] = ids.elements }
+        }
+        return found
+    }
+
     func referrers(_ entity: String, property: String, to target: RecordID) throws -> [RecordID] {
         let table = try table(entity)
         if let index = table.indexes[property] {
@@ -82,6 +106,15 @@ final class InMemoryWriteTransaction: InMemoryReading, StorageWriteTransaction {
             throw StrataError(.unknownEntity, entity: record.entity, "entity \(record.entity) is not in the schema")
         }
         undoLog.append(.record(record.entity, record.id, state.put(record)))
+    }
+
+    func put(contentsOf records: [Record]) throws {
+        undoLog.reserveCapacity(undoLog.count + records.count)
+        for record in records { try put(record) }
+    }
+
+    func delete(_ entity: String, ids: [RecordID]) throws {
+        for id in ids { try delete(entity, id: id) }
     }
 
     func delete(_ entity: String, id: RecordID) throws {

@@ -115,6 +115,14 @@ final class RecordingTransaction: ForwardingReadTransaction, StorageWriteTransac
         try inner.delete(entity, id: id)
         operations.append(.delete(entity: entity, id: id))
     }
+    func put(contentsOf records: [Record]) throws {
+        try inner.put(contentsOf: records)
+        operations += records.map(JSONOperation.put)
+    }
+    func delete(_ entity: String, ids: [RecordID]) throws {
+        try inner.delete(entity, ids: ids)
+        operations += ids.map { .delete(entity: entity, id: $0) }
+    }
     func setLinks(_ entity: String, relationship: String, from owner: RecordID, to targets: [RecordID]) throws {
         try inner.setLinks(entity, relationship: relationship, from: owner, to: targets)
         operations.append(.links(entity: entity, relationship: relationship, owner: owner, targets: targets))

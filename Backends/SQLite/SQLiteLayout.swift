@@ -23,8 +23,18 @@ struct SQLiteLayout: Sendable {
         let columnIndex: [String: Int]
         let selectList: String
         let insertSQL: String
+        /// The upsert's `ON CONFLICT` clause, shared by the one-row and many-row forms.
+        let upsertClause: String
         let selectByIDSQL: String
         let deleteSQL: String
+
+        /// An upsert of `rows` records in one statement.
+        func insertSQL(rows: Int) -> String {
+            let names = ["id", "strata_version"] + columns.map(\.name)
+            let row = "(" + names.map { _ in "?" }.joined(separator: ", ") + ")"
+            return "INSERT INTO \(name) (\(names.map(quoted).joined(separator: ", "))) VALUES "
+                + Array(repeating: row, count: rows).joined(separator: ", ") + upsertClause
+        }
 
         enum ColumnKind: Sendable {
             case attribute(AttributeType)
@@ -49,6 +59,7 @@ struct SQLiteLayout: Sendable {
             let name = quoted(entity.name)
             let names = ["id", "strata_version"] + columns.map(\.0)
             let selectList = names.map { "t0." + quoted($0) }.joined(separator: ", ")
+            let upsertClause = " ON CONFLICT(\"id\") DO UPDATE SET " + names.dropFirst().map { "\(quoted($0)) = excluded.\(quoted($0))" }.joined(separator: ", ")
             tables[entity.name] = Table(
                 entity: entity, name: name, columns: columns,
                 columnIndex: Dictionary(uniqueKeysWithValues: columns.enumerated().map { ($1.0, $0) }),
@@ -56,7 +67,8 @@ struct SQLiteLayout: Sendable {
                 // An upsert on the primary key only: `INSERT OR REPLACE` would also resolve a
                 // conflict on any other index by deleting the other row.
                 insertSQL: "INSERT INTO \(name) (\(names.map(quoted).joined(separator: ", "))) VALUES (\(names.map { _ in "?" }.joined(separator: ", ")))"
-                    + " ON CONFLICT(\"id\") DO UPDATE SET " + names.dropFirst().map { "\(quoted($0)) = excluded.\(quoted($0))" }.joined(separator: ", "),
+                    + upsertClause,
+                upsertClause: upsertClause,
                 selectByIDSQL: "SELECT \(selectList) FROM \(name) AS t0 WHERE t0.\"id\" = ?",
                 deleteSQL: "DELETE FROM \(name) WHERE \"id\" = ?")
         }

@@ -47,6 +47,66 @@ class SQLiteReadTransaction: StorageReadTransaction {
         return try cursor.next().map { try decode($0, table) }
     }
 
+    /// The most values bound in one batched statement (SQLite allows 32,766).
+    static let batchArguments = 500
+
+    /// A statement for a batch of `count` rows: the full-size one is cached (every large batch
+    /// reuses it), a remainder is prepared for its one use.
+    func batchStatement(_ count: Int, full: Int, _ sql: () -> String) throws -> Statement {
+        try statement(sql(), cached: count == full)
+    }
+
+    func records(_ entity: String, ids: [RecordID]) throws -> [RecordID: Record] {
+        let table = try layout.table(entity)
+        var found: [RecordID: Record] = [:]
+        found.reserveCapacity(ids.count)
+        let unique = Array(Set(ids))
+        var start = 0
+        while start < unique.count {
+            let chunk = unique[start..<min(unique.count, start + Self.batchArguments)]
+            start += chunk.count
+            let statement = try batchStatement(chunk.count, full: Self.batchArguments) {
+                "SELECT \(table.selectList) FROM \(table.name) AS t0 WHERE t0.\"id\" IN (\(Array(repeating: "?", count: chunk.count).joined(separator: ", ")))"
+            }
+            let cursor = try rows(statement, chunk.map(SQLiteValues.databaseValue))
+            while let row = try cursor.next() {
+                let record = try decode(row, table)
+                found[record.id] = record
+            }
+        }
+        return found
+    }
+
+    func referrers(_ entity: String, property: String, toEach targets: [RecordID]) throws -> [RecordID: [RecordID]] {
+        let table = try layout.table(entity)
+        guard table.columnIndex[property] != nil, case .reference(let targetKind)? = table.columnIndex[property].map({ table.columns[$0].kind }) else {
+            // An indexed attribute: the per-target form handles its value types.
+            var found: [RecordID: [RecordID]] = [:]
+            for target in Set(targets) {
+                let referrers = try referrers(entity, property: property, to: target)
+                if !referrers.isEmpty { found[target] = referrers }
+            }
+            return found
+        }
+        var found: [RecordID: [RecordID]] = [:]
+        let unique = Array(Set(targets))
+        var start = 0
+        while start < unique.count {
+            let chunk = unique[start..<min(unique.count, start + Self.batchArguments)]
+            start += chunk.count
+            // The (property, id) index yields each target's referrers in ID order.
+            let statement = try batchStatement(chunk.count, full: Self.batchArguments) {
+                "SELECT \"id\", \(quoted(property)) FROM \(table.name) WHERE \(quoted(property)) IN (\(Array(repeating: "?", count: chunk.count).joined(separator: ", "))) ORDER BY \(quoted(property)), \"id\""
+            }
+            let cursor = try rows(statement, chunk.map(SQLiteValues.databaseValue))
+            while let row = try cursor.next() {
+                let target = try SQLiteValues.recordID(row[1], kind: targetKind)
+                found[target, default: []].append(try SQLiteValues.recordID(row[0], kind: table.entity.idKind))
+            }
+        }
+        return found
+    }
+
     func fetch(_ plan: FetchPlan) throws -> [Record] {
         let table = try layout.table(plan.entity)
         var query = SQLiteQuery(layout: layout)
@@ -149,6 +209,57 @@ final class SQLiteWriteTransaction: SQLiteReadTransaction, StorageWriteTransacti
         let statement = try statement(table.insertSQL)
         statement.setUncheckedArguments(StatementArguments(arguments))
         try statement.execute()
+    }
+
+    /// Many rows per `INSERT … VALUES (…), (…)`: one statement step per batch instead of per record.
+    func put(contentsOf records: [Record]) throws {
+        var byEntity: [String: [Record]] = [:]
+        for record in records { byEntity[record.entity, default: []].append(record) }
+        for (entity, group) in byEntity {
+            let table = try layout.table(entity)
+            let width = table.columns.count + 2
+            let perStatement = max(1, Self.batchArguments / width)
+            var start = 0
+            while start < group.count {
+                let count = min(perStatement, group.count - start)
+                if count < perStatement {
+                    // The remainder row by row, through the cached one-row statement.
+                    for record in group[start...] { try put(record) }
+                    break
+                }
+                var arguments: [DatabaseValue] = []
+                arguments.reserveCapacity(width * count)
+                for record in group[start..<(start + count)] {
+                    arguments.append(SQLiteValues.databaseValue(record.id))
+                    arguments.append(record.version.databaseValue)
+                    for column in table.columns { arguments.append(SQLiteValues.databaseValue(record[column.name])) }
+                }
+                let statement = try statement(table.insertSQL(rows: count))
+                statement.setUncheckedArguments(StatementArguments(arguments))
+                try statement.execute()
+                start += count
+            }
+        }
+    }
+
+    /// One `DELETE … WHERE id IN (…)` per batch, and one per owned link table.
+    func delete(_ entity: String, ids: [RecordID]) throws {
+        let table = try layout.table(entity)
+        let unique = Array(Set(ids))
+        var start = 0
+        while start < unique.count {
+            let chunk = unique[start..<min(unique.count, start + Self.batchArguments)]
+            start += chunk.count
+            let list = Array(repeating: "?", count: chunk.count).joined(separator: ", ")
+            let arguments = StatementArguments(chunk.map(SQLiteValues.databaseValue))
+            let statement = try batchStatement(chunk.count, full: Self.batchArguments) { "DELETE FROM \(table.name) WHERE \"id\" IN (\(list))" }
+            try statement.execute(arguments: arguments)
+            for relationship in table.entity.relationships where relationship.keepsLinkList {
+                let links = SQLiteLayout.linkTable(entity, relationship.name)
+                try batchStatement(chunk.count, full: Self.batchArguments) { "DELETE FROM \(links) WHERE owner IN (\(list))" }
+                    .execute(arguments: arguments)
+            }
+        }
     }
 
     func delete(_ entity: String, id: RecordID) throws {

@@ -40,4 +40,5 @@ public enum ConformanceCategory: String, Sendable, Hashable, CaseIterable {
     case offlineFirst = "OfflineFirst"
     case faults = "Faults"
     case differential = "Differential"
+    case storage = "Storage"
 }

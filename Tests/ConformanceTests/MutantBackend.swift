@@ -19,6 +19,8 @@ enum Mutation: String, CaseIterable, Sendable {
     case metadataIgnoresAfter, metadataIgnoresLimit
     // Transactions
     case writesNotAtomic, deleteIgnoredForIntegerIDs
+    // Batched forms of the SPI
+    case recordsByManyDropLast, referrersOfManyDropOneTarget, putManyDropsLast, deleteSetSkipsLast
 }
 
 /// The in-memory backend with one ``Mutation``: used to show the suite catches broken backends.
@@ -119,6 +121,18 @@ final class MutantTransaction: ForwardingReadTransaction, StorageWriteTransactio
         return mutation == .countOffByOne && count > 0 ? count + 1 : count
     }
 
+    func records(_ entity: String, ids: [RecordID]) throws -> [RecordID: Record] {
+        var found = try base.records(entity, ids: ids)
+        if mutation == .recordsByManyDropLast, found.count > 2, let last = found.keys.max() { found[last] = nil }
+        return found
+    }
+
+    func referrers(_ entity: String, property: String, toEach targets: [RecordID]) throws -> [RecordID: [RecordID]] {
+        var found = try base.referrers(entity, property: property, toEach: targets)
+        if mutation == .referrersOfManyDropOneTarget, found.count > 1, let first = found.keys.min() { found[first] = nil }
+        return found
+    }
+
     func referrers(_ entity: String, property: String, to target: RecordID) throws -> [RecordID] {
         let found = try base.referrers(entity, property: property, to: target)
         return mutation == .referrersDropLast && found.count > 1 ? Array(found.dropLast()) : found
@@ -160,6 +174,14 @@ final class MutantTransaction: ForwardingReadTransaction, StorageWriteTransactio
         }
         if mutation == .putResetsVersion { record.version = 1 }
         try requireWriter().put(record)
+    }
+
+    func put(contentsOf records: [Record]) throws {
+        for record in mutation == .putManyDropsLast && records.count > 1 ? Array(records.dropLast()) : records { try put(record) }
+    }
+
+    func delete(_ entity: String, ids: [RecordID]) throws {
+        for id in mutation == .deleteSetSkipsLast && ids.count > 1 ? Array(ids.dropLast()) : ids { try delete(entity, id: id) }
     }
 
     func delete(_ entity: String, id: RecordID) throws {

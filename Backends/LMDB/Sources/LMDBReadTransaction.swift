@@ -79,6 +79,19 @@ class LMDBReadTransaction: StorageReadTransaction {
         return try RecordCodec.decode(bytes, id: id, entity)
     }
 
+    /// In key order, so consecutive lookups descend through pages the previous one just read.
+    func records(_ entityName: String, ids: [RecordID]) throws -> [RecordID: Record] {
+        let entity = try entity(entityName)
+        let recordsDB = try database(LMDBLayout.records(entityName))
+        let keyed = Set(ids).compactMap { id in LMDBKeys.lookupID(id).map { (key: $0, id: id) } }.sorted { $0.key.lexicographicallyPrecedes($1.key) }
+        var found: [RecordID: Record] = [:]
+        found.reserveCapacity(keyed.count)
+        for (key, id) in keyed {
+            if let bytes = try get(recordsDB, key) { found[id] = try RecordCodec.decode(bytes, id: id, entity) }
+        }
+        return found
+    }
+
     func referrers(_ entityName: String, property: String, to target: RecordID) throws -> [RecordID] {
         let entity = try entity(entityName)
         guard entity.indexedProperties.contains(property) else {

@@ -24,6 +24,12 @@ extension ForwardingReadTransaction {
     public func referrers(_ entity: String, property: String, to target: RecordID) throws -> [RecordID] {
         try readsGoTo.referrers(entity, property: property, to: target)
     }
+    public func records(_ entity: String, ids: [RecordID]) throws -> [RecordID: Record] {
+        try readsGoTo.records(entity, ids: ids)
+    }
+    public func referrers(_ entity: String, property: String, toEach targets: [RecordID]) throws -> [RecordID: [RecordID]] {
+        try readsGoTo.referrers(entity, property: property, toEach: targets)
+    }
     public func links(_ entity: String, relationship: String, from owner: RecordID) throws -> [RecordID] {
         try readsGoTo.links(entity, relationship: relationship, from: owner)
     }

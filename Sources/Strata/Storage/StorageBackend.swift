@@ -57,6 +57,15 @@ public protocol StorageReadTransaction {
     /// and inverse upkeep call it for every deleted or re-pointed record.
     func referrers(_ entity: String, property: String, to target: RecordID) throws -> [RecordID]
 
+    /// The records among `ids` that exist, by ID. Called with hundreds or thousands of IDs at once
+    /// (cascades, batch loads, a save's referenced records); the default looks each up with
+    /// ``record(_:id:)``, so override it only to answer a set in fewer round trips.
+    func records(_ entity: String, ids: [RecordID]) throws -> [RecordID: Record]
+
+    /// ``referrers(_:property:to:)`` for many targets at once: for each target that has any, its
+    /// referrers, ID ascending. The default asks once per target.
+    func referrers(_ entity: String, property: String, toEach targets: [RecordID]) throws -> [RecordID: [RecordID]]
+
     /// The ordered link list of `owner` for a relationship whose storage is
     /// ``RelationshipDescription/Storage/links`` or ``RelationshipDescription/Storage/orderedLinks``.
     func links(_ entity: String, relationship: String, from owner: RecordID) throws -> [RecordID]
@@ -76,10 +85,46 @@ public protocol StorageReadTransaction {
 public protocol StorageWriteTransaction: StorageReadTransaction {
     /// Inserts or replaces the record (the engine has already set its version).
     func put(_ record: Record) throws
+    /// Inserts or replaces many records (each with its version set), in any order. The default
+    /// calls ``put(_:)`` for each; a backend overrides it to write a set in fewer operations.
+    func put(contentsOf records: [Record]) throws
     /// Removes the record and its own link lists. Does nothing if it does not exist.
     func delete(_ entity: String, id: RecordID) throws
+    /// Removes a set of records of one entity and their own link lists; IDs that do not exist are
+    /// skipped. The default calls ``delete(_:id:)`` for each; a backend overrides it to remove the
+    /// set in set-sized operations (cascades and batch deletes arrive here).
+    func delete(_ entity: String, ids: [RecordID]) throws
     /// Replaces `owner`'s link list for `relationship` (an empty list removes it).
     func setLinks(_ entity: String, relationship: String, from owner: RecordID, to targets: [RecordID]) throws
     /// Sets or (with `nil`) removes a metadata value.
     func setMetadata(_ key: String, _ value: [UInt8]?) throws
+}
+
+extension StorageReadTransaction {
+    public func records(_ entity: String, ids: [RecordID]) throws -> [RecordID: Record] {
+        var found: [RecordID: Record] = [:]
+        for id in ids where found[id] == nil {
+            if let record = try record(entity, id: id) { found[id] = record }
+        }
+        return found
+    }
+
+    public func referrers(_ entity: String, property: String, toEach targets: [RecordID]) throws -> [RecordID: [RecordID]] {
+        var found: [RecordID: [RecordID]] = [:]
+        for target in targets where found[target] == nil {
+            let referrers = try referrers(entity, property: property, to: target)
+            if !referrers.isEmpty { found[target] = referrers }
+        }
+        return found
+    }
+}
+
+extension StorageWriteTransaction {
+    public func put(contentsOf records: [Record]) throws {
+        for record in records { try put(record) }
+    }
+
+    public func delete(_ entity: String, ids: [RecordID]) throws {
+        for id in ids { try delete(entity, id: id) }
+    }
 }
