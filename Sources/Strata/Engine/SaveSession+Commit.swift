@@ -44,6 +44,14 @@ extension SaveSession {
             }
         }
 
+        // Writes are gathered per entity and handed to the backend as sets (one key is never both
+        // put and deleted, so their order within the transaction does not matter).
+        var puts: [String: [Record]] = [:]
+        var deletes: [String: [RecordID]] = [:]
+        var entityOrder: [String] = []
+        func note(_ entity: String) {
+            if puts[entity] == nil && deletes[entity] == nil { entityOrder.append(entity) }
+        }
         var changes: [HistoryChange] = []
         for key in workingSet.order {
             guard let entry = workingSet.entries[key] else { continue }
@@ -51,13 +59,15 @@ extension SaveSession {
             case (nil, nil):
                 continue
             case (let original?, nil):
-                try base.delete(key.entity, id: key.id)
+                note(key.entity)
+                deletes[key.entity, default: []].append(key.id)
                 if collectWritten { written[key] = .some(nil) }
                 changes.append(HistoryChange(kind: .delete, entity: key.entity, id: key.id, changedProperties: [], version: original.version))
                 if outbox != nil { outboxItems.append((changes[changes.count - 1], Record?.none)) }
             case (nil, var record?):
                 record.version = 1
-                try base.put(record)
+                note(key.entity)
+                puts[key.entity, default: []].append(record)
                 if collectWritten { written[key] = record }
                 let names = record.values.filter { !$0.value.isNull }.map(\.key) + (linkChanges[key] ?? [])
                 changes.append(HistoryChange(kind: .insert, entity: key.entity, id: key.id, changedProperties: names.sorted(), version: 1))
@@ -66,11 +76,16 @@ extension SaveSession {
                 let names = record.changedPropertySet(comparedTo: original).union(linkChanges[key] ?? [])
                 guard !names.isEmpty else { continue }
                 record.version = original.version + 1
-                try base.put(record)
+                note(key.entity)
+                puts[key.entity, default: []].append(record)
                 if collectWritten { written[key] = record }
                 changes.append(HistoryChange(kind: .update, entity: key.entity, id: key.id, changedProperties: names.sorted(), version: record.version))
                 if outbox != nil { outboxItems.append((changes[changes.count - 1], record)) }
             }
+        }
+        for entity in entityOrder {
+            if let ids = deletes[entity] { try base.delete(entity, ids: ids) }
+            if let records = puts[entity] { try base.put(contentsOf: records) }
         }
         for key in workingSet.linkOrder {
             guard let entry = workingSet.linkEntries[key], entry.original != entry.current else { continue }

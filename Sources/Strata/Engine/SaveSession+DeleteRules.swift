@@ -2,6 +2,12 @@
 extension SaveSession {
     /// Cascades first (the whole closure, cycles terminating), then checks every deny against the
     /// final set — destinations deleted in the same save do not count — then nullifies survivors.
+    ///
+    /// The closure grows in waves (every record deleted by the previous wave), and each wave reads
+    /// in set-sized operations: the referrers of all its records of an entity in one batched
+    /// lookup per relationship, the records a cascade reaches in one batched load. The order in
+    /// which records are staged — and so written and named in history — is the order of a
+    /// record-by-record walk.
     func expandDeletes() throws {
         var deleted = Set(requestedDeletes)
         var queue = requestedDeletes
@@ -10,30 +16,45 @@ extension SaveSession {
         var nullifications: [(Record, RelationshipDescription, [RecordID])] = []
 
         while position < queue.count {
-            let key = queue[position]
-            position += 1
-            guard let snapshot = deletedSnapshots[key], let entity = schema.entity(key.entity) else { continue }
-            for relationship in entity.relationships {
-                let destinations = try workingSet.relatedIDs(of: snapshot, relationship)
-                guard !destinations.isEmpty else { continue }
-                switch relationship.deleteRule {
-                case .cascade:
-                    let pending = destinations.filter { !deleted.contains(RecordKey(entity: relationship.destination, id: $0)) }
-                    let loaded = try workingSet.records(relationship.destination, ids: pending)
-                    for id in pending {
-                        let destinationKey = RecordKey(entity: relationship.destination, id: id)
-                        guard !deleted.contains(destinationKey), let destination = loaded[id] else { continue }
-                        deleted.insert(destinationKey)
-                        deletedSnapshots[destinationKey] = destination
-                        try workingSet.stage(destinationKey, nil, original: workingSet.hasEntry(destinationKey) ? .none : .some(destination))
-                        queue.append(destinationKey)
+            let wave = Array(queue[position...])
+            position = queue.count
+            let destinations = try relatedIDs(of: wave)
+            // Every record a cascade may reach in this wave, loaded once per destination entity.
+            var pendingByEntity: [String: [RecordID]] = [:]
+            for key in wave {
+                guard let entity = schema.entity(key.entity) else { continue }
+                for relationship in entity.relationships where relationship.deleteRule == .cascade {
+                    for id in destinations[RelationshipKey(key, relationship.name)] ?? []
+                    where !deleted.contains(RecordKey(entity: relationship.destination, id: id)) {
+                        pendingByEntity[relationship.destination, default: []].append(id)
                     }
-                case .deny:
-                    denials.append((snapshot, relationship, destinations))
-                case .nullify:
-                    nullifications.append((snapshot, relationship, destinations))
-                case .noAction:
-                    break
+                }
+            }
+            var loaded: [String: [RecordID: Record]] = [:]
+            for (entity, ids) in pendingByEntity { loaded[entity] = try workingSet.records(entity, ids: ids) }
+
+            for key in wave {
+                guard let snapshot = deletedSnapshots[key], let entity = schema.entity(key.entity) else { continue }
+                for relationship in entity.relationships {
+                    let related = destinations[RelationshipKey(key, relationship.name)] ?? []
+                    guard !related.isEmpty else { continue }
+                    switch relationship.deleteRule {
+                    case .cascade:
+                        for id in related {
+                            let destinationKey = RecordKey(entity: relationship.destination, id: id)
+                            guard !deleted.contains(destinationKey), let destination = loaded[relationship.destination]?[id] else { continue }
+                            deleted.insert(destinationKey)
+                            deletedSnapshots[destinationKey] = destination
+                            try workingSet.stage(destinationKey, nil, original: workingSet.hasEntry(destinationKey) ? .none : .some(destination))
+                            queue.append(destinationKey)
+                        }
+                    case .deny:
+                        denials.append((snapshot, relationship, related))
+                    case .nullify:
+                        nullifications.append((snapshot, relationship, related))
+                    case .noAction:
+                        break
+                    }
                 }
             }
         }
@@ -61,6 +82,43 @@ extension SaveSession {
                 }
             }
         }
+    }
+
+    struct RelationshipKey: Hashable {
+        var record: RecordKey
+        var relationship: String
+        init(_ record: RecordKey, _ relationship: String) {
+            self.record = record
+            self.relationship = relationship
+        }
+    }
+
+    /// What every relationship of every record in `wave` points at, from the deleted snapshots:
+    /// derived to-manys (the other side's to-one) in one batched referrer lookup per entity and
+    /// relationship; references read off the snapshot; link lists per owner.
+    private func relatedIDs(of wave: [RecordKey]) throws -> [RelationshipKey: [RecordID]] {
+        var result: [RelationshipKey: [RecordID]] = [:]
+        var byEntity: [String: [RecordKey]] = [:]
+        var entityOrder: [String] = []
+        for key in wave {
+            if byEntity[key.entity] == nil { entityOrder.append(key.entity) }
+            byEntity[key.entity, default: []].append(key)
+        }
+        for entityName in entityOrder {
+            guard let entity = schema.entity(entityName), let keys = byEntity[entityName] else { continue }
+            for relationship in entity.relationships {
+                if relationship.storage == .inverseReference, let inverse = relationship.inverse {
+                    let referrers = try workingSet.referrers(relationship.destination, property: inverse, toEach: keys.map(\.id))
+                    for key in keys { result[RelationshipKey(key, relationship.name)] = referrers[key.id] ?? [] }
+                    continue
+                }
+                for key in keys {
+                    guard let snapshot = deletedSnapshots[key] else { continue }
+                    result[RelationshipKey(key, relationship.name)] = try workingSet.relatedIDs(of: snapshot, relationship)
+                }
+            }
+        }
+        return result
     }
 
     /// Removes the deleted record from a surviving destination's side of the relationship.

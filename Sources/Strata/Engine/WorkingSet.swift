@@ -77,18 +77,19 @@ final class WorkingSet: StorageReadTransaction {
     func stage(_ record: Record) throws { try stage(record.key, record) }
 
     /// The current state of many records of one entity: staged ones from the working set, the
-    /// rest from the backend in batched `id IN (…)` queries rather than one lookup each.
+    /// rest from the backend's batched lookup rather than one lookup each.
     func records(_ entity: String, ids: [RecordID]) throws -> [RecordID: Record] {
         var found: [RecordID: Record] = [:]
         var missing: [RecordID] = []
-        for id in ids {
+        for id in ids where ValueRules.isStorable(id) {
             if let entry = entries[RecordKey(entity: entity, id: id)] {
                 if let current = entry.current { found[id] = current }
             } else {
                 missing.append(id)
             }
         }
-        for record in try executor.fetch(entity, where: "id", in: missing.map(\.value), from: base) { found[record.id] = record }
+        guard !missing.isEmpty else { return found }
+        for (id, record) in try base.records(entity, ids: missing) { found[id] = record }
         return found
     }
 
@@ -120,6 +121,18 @@ final class WorkingSet: StorageReadTransaction {
         var result = Set(committed.filter { entries[RecordKey(entity: entity, id: $0)] == nil })
         result.formUnion(stagedReferrers[ReferenceKey(entity: entity, property: property, target: target)] ?? [])
         return result.sorted()
+    }
+
+    func referrers(_ entity: String, property: String, toEach targets: [RecordID]) throws -> [RecordID: [RecordID]] {
+        let committed = try base.referrers(entity, property: property, toEach: targets)
+        guard touchedEntities.contains(entity) else { return committed }
+        var result: [RecordID: [RecordID]] = [:]
+        for target in Set(targets) {
+            var found = Set((committed[target] ?? []).filter { entries[RecordKey(entity: entity, id: $0)] == nil })
+            found.formUnion(stagedReferrers[ReferenceKey(entity: entity, property: property, target: target)] ?? [])
+            if !found.isEmpty { result[target] = found.sorted() }
+        }
+        return result
     }
 
     // MARK: Links

@@ -107,10 +107,10 @@ public class StoreReader {
         return result
     }
 
-    /// Loads records by ID with one query; missing IDs are skipped.
+    /// Loads records by ID with the backend's batched lookup, ID ascending; missing IDs are skipped.
     func records(_ entity: String, ids: [RecordID]) throws -> [Record] {
         guard !ids.isEmpty else { return [] }
         if ids.count == 1 { return try transaction.record(entity, id: ids[0]).map { [$0] } ?? [] }
-        return try executor.fetch(entity, where: "id", in: ids.map(\.value), from: transaction)
+        return try transaction.records(entity, ids: ids.filter(ValueRules.isStorable)).values.sorted { $0.id < $1.id }
     }
 }
