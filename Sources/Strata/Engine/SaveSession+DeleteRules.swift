@@ -91,6 +91,7 @@ extension SaveSession {
             self.record = record
             self.relationship = relationship
         }
+        func hash(into hasher: inout Hasher) { hasher.combine(record) }
     }
 
     /// What every relationship of every record in `wave` points at, from the deleted snapshots:

@@ -1,15 +1,41 @@
 /// Validation of every record the save changes, to-many counts, and uniqueness.
 extension SaveSession {
     func validate() throws {
+        let existing = try resolvedReferences()
         for key in workingSet.order {
             guard let entry = workingSet.entries[key], let record = entry.current, entry.original != record else { continue }
-            try validate(record, original: entry.original)
+            try validate(record, original: entry.original, existing: existing)
         }
         try validateMemberships()
         try validateUniqueness()
     }
 
-    private func validate(_ record: Record, original: Record?) throws {
+    /// Every record a reference set in this save points at that exists now, looked up once per
+    /// save in one batched read per destination entity (ten thousand children of one parent read
+    /// the parent once, not ten thousand times). References that are not IDs of the right kind are
+    /// left to ``validate(_:original:existing:)``, which reports them in save order.
+    private func resolvedReferences() throws -> Set<RecordKey> {
+        var wanted: [String: Set<RecordID>] = [:]
+        for key in workingSet.order {
+            guard let entry = workingSet.entries[key], let record = entry.current, entry.original != record,
+                let entity = schema.entity(record.entity)
+            else { continue }
+            for relationship in entity.relationships where relationship.isToOne {
+                let value = record[relationship.name]
+                guard !value.isNull, entry.original?[relationship.name] != value, let target = RecordID(value),
+                    target.kind == schema.entity(relationship.destination)?.idKind
+                else { continue }
+                wanted[relationship.destination, default: []].insert(target)
+            }
+        }
+        var existing = Set<RecordKey>()
+        for (destination, ids) in wanted {
+            for id in try workingSet.records(destination, ids: Array(ids)).keys { existing.insert(RecordKey(entity: destination, id: id)) }
+        }
+        return existing
+    }
+
+    private func validate(_ record: Record, original: Record?, existing: Set<RecordKey>) throws {
         let entity = try schema.requireEntity(record.entity)
         func failure(_ code: StrataError.Code, _ property: String?, _ message: String) -> StrataError {
             StrataError(code, entity: entity.name, recordID: record.id, property: property, message)
@@ -51,7 +77,7 @@ extension SaveSession {
                 throw failure(.typeMismatch, relationship.name, "expected a \(destination.idKind) ID of \(destination.name), got \(value)")
             }
             // Unchanged references may dangle (noAction); a reference set in this save must resolve.
-            if original?[relationship.name] != value, try workingSet.record(destination.name, id: target) == nil,
+            if original?[relationship.name] != value, !existing.contains(RecordKey(entity: destination.name, id: target)),
                 !(mirrorsRemoteState && (schema.inverse(of: relationship)?.deleteRule ?? .noAction) == .noAction) {
                 throw failure(.invalidReference, relationship.name, "\(destination.name)(\(target)) does not exist")
             }

@@ -9,16 +9,19 @@ final class WorkingSet: StorageReadTransaction {
         var current: Record?
     }
 
+    // Both keys hash their ID alone (see `RecordKey.hash(into:)`); equality compares every field.
     struct ReferenceKey: Hashable {
         var entity: String
         var property: String
         var target: RecordID
+        func hash(into hasher: inout Hasher) { hasher.combine(target) }
     }
 
     struct LinkKey: Hashable {
         var entity: String
         var relationship: String
         var owner: RecordID
+        func hash(into hasher: inout Hasher) { hasher.combine(owner) }
     }
 
     let base: any StorageReadTransaction
@@ -62,14 +65,17 @@ final class WorkingSet: StorageReadTransaction {
     /// Stages a new state for a record (`nil` deletes it). A caller that has just read the
     /// committed record passes it as `original`, sparing the backend a second lookup.
     func stage(_ key: RecordKey, _ record: Record?, original known: Record?? = .none) throws {
-        if entries[key] == nil {
+        guard let entry = entries[key] else {
+            // A first touch: the committed state is replaced at once, so only the new state is
+            // indexed (indexing the original only to unindex it was a third of a cascade's staging).
             let original = try known ?? base.record(key.entity, id: key.id)
-            entries[key] = Entry(original: original, current: original)
+            entries[key] = Entry(original: original, current: record)
             order.append(key)
             touchedEntities.insert(key.entity)
-            if let original { index(original, adding: true) }
+            if let record { index(record, adding: true) }
+            return
         }
-        if let previous = entries[key]?.current { index(previous, adding: false) }
+        if let previous = entry.current { index(previous, adding: false) }
         entries[key]?.current = record
         if let record { index(record, adding: true) }
     }

@@ -66,6 +66,11 @@ public struct RecordKey: Sendable, Hashable, Codable, CustomStringConvertible {
 
     public var description: String { "\(entity)(\(id))" }
 
+    /// Hashes the ID alone: keys are looked up on every staged change, and hashing the entity
+    /// name's text each time cost more than the rare bucket shared by equal IDs of two entities
+    /// (equality still compares both).
+    public func hash(into hasher: inout Hasher) { hasher.combine(id) }
+
     /// The key with its ID's text in NFC (see ``ValueRules``).
     var normalized: RecordKey { RecordKey(entity: entity, id: ValueRules.normalized(id)) }
 }
