@@ -32,8 +32,8 @@ final class LMDBWriteTransaction: LMDBReadTransaction, StorageWriteTransaction {
         if code != MDB_NOTFOUND { try check(code) }
     }
 
-    private func updateIndexes(_ entity: EntityDescription, id: [UInt8], old: Record?, new: Record?) throws {
-        for property in entity.indexedProperties {
+    private func updateIndexes(_ entity: EntityDescription, id: [UInt8], old: Record?, new: Record?, indexed: [String]? = nil) throws {
+        for property in indexed ?? Array(entity.indexedProperties) {
             let oldKey = old.map { LMDBKeys.indexKey(indexValue(entity, property, $0[property])) }
             let newKey = new.map { LMDBKeys.indexKey(indexValue(entity, property, $0[property])) }
             guard oldKey != newKey else { continue }
@@ -51,11 +51,13 @@ final class LMDBWriteTransaction: LMDBReadTransaction, StorageWriteTransaction {
 
     func put(_ record: Record) throws {
         let entity = try entity(record.entity)
-        let key = try LMDBKeys.id(record.id)
-        let recordsDB = try database(LMDBLayout.records(entity.name))
+        try put(record, key: try LMDBKeys.id(record.id), entity, try database(LMDBLayout.records(entity.name)), indexed: Array(entity.indexedProperties))
+    }
+
+    private func put(_ record: Record, key: [UInt8], _ entity: EntityDescription, _ recordsDB: MDB_dbi, indexed: [String]) throws {
         let old = try get(recordsDB, key).map { try RecordCodec.decode($0, id: record.id, entity) }
         try put(recordsDB, key, RecordCodec.encode(record, entity))
-        try updateIndexes(entity, id: key, old: old, new: record)
+        try updateIndexes(entity, id: key, old: old, new: record, indexed: indexed)
     }
 
     /// In key order: consecutive puts land on neighbouring B-tree pages, which LMDB has just
@@ -63,7 +65,16 @@ final class LMDBWriteTransaction: LMDBReadTransaction, StorageWriteTransaction {
     func put(contentsOf records: [Record]) throws {
         let keyed = try records.map { (key: try LMDBKeys.id($0.id), record: $0) }
             .sorted { $0.record.entity != $1.record.entity ? $0.record.entity < $1.record.entity : $0.key.lexicographicallyPrecedes($1.key) }
-        for (_, record) in keyed { try put(record) }
+        // The entity, its records database and its indexed properties, once per entity.
+        var current: (entity: EntityDescription, db: MDB_dbi, indexed: [String])?
+        for (key, record) in keyed {
+            if current?.entity.name != record.entity {
+                let entity = try entity(record.entity)
+                current = (entity, try database(LMDBLayout.records(entity.name)), Array(entity.indexedProperties))
+            }
+            guard let current else { continue }
+            try put(record, key: key, current.entity, current.db, indexed: current.indexed)
+        }
     }
 
     /// In key order, for the same locality as ``put(contentsOf:)``.

@@ -52,6 +52,15 @@ extension SaveSession {
         func note(_ entity: String) {
             if puts[entity] == nil && deletes[entity] == nil { entityOrder.append(entity) }
         }
+        // An insert names its non-null properties, in name order: the entity's names sorted once
+        // per run of records of one entity, not each record's names sorted.
+        var sortedNames: (entity: String, names: [String])?
+        func insertedNames(_ record: Record) -> [String] {
+            if sortedNames?.entity != record.entity {
+                sortedNames = (record.entity, (schema.entity(record.entity)?.storedPropertyNames ?? Array(record.values.keys)).sorted())
+            }
+            return (sortedNames?.names ?? []).filter { !record[$0].isNull }
+        }
         var changes: [HistoryChange] = []
         for key in workingSet.order {
             guard let entry = workingSet.entries[key] else { continue }
@@ -69,8 +78,9 @@ extension SaveSession {
                 note(key.entity)
                 puts[key.entity, default: []].append(record)
                 if collectWritten { written[key] = record }
-                let names = record.values.filter { !$0.value.isNull }.map(\.key) + (linkChanges[key] ?? [])
-                changes.append(HistoryChange(kind: .insert, entity: key.entity, id: key.id, changedProperties: names.sorted(), version: 1))
+                var names = insertedNames(record)
+                if let linked = linkChanges[key], !linked.isEmpty { names = (names + linked).sorted() }
+                changes.append(HistoryChange(kind: .insert, entity: key.entity, id: key.id, changedProperties: names, version: 1))
                 if outbox != nil { outboxItems.append((changes[changes.count - 1], record)) }
             case (let original?, var record?):
                 let names = record.changedPropertySet(comparedTo: original).union(linkChanges[key] ?? [])

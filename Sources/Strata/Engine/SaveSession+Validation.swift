@@ -1,25 +1,16 @@
 /// Validation of every record the save changes, to-many counts, and uniqueness.
 extension SaveSession {
     func validate() throws {
-        let existing = try resolvedReferences()
+        // One pass over the staged records finds what to validate and which references to
+        // resolve; the entity description is looked up once per run of records of one entity.
+        var changed: [(record: Record, original: Record?, entity: EntityDescription)] = []
+        var wanted: [String: Set<RecordID>] = [:]
+        var current: EntityDescription?
         for key in workingSet.order {
             guard let entry = workingSet.entries[key], let record = entry.current, entry.original != record else { continue }
-            try validate(record, original: entry.original, existing: existing)
-        }
-        try validateMemberships()
-        try validateUniqueness()
-    }
-
-    /// Every record a reference set in this save points at that exists now, looked up once per
-    /// save in one batched read per destination entity (ten thousand children of one parent read
-    /// the parent once, not ten thousand times). References that are not IDs of the right kind are
-    /// left to ``validate(_:original:existing:)``, which reports them in save order.
-    private func resolvedReferences() throws -> Set<RecordKey> {
-        var wanted: [String: Set<RecordID>] = [:]
-        for key in workingSet.order {
-            guard let entry = workingSet.entries[key], let record = entry.current, entry.original != record,
-                let entity = schema.entity(record.entity)
-            else { continue }
+            if current?.name != record.entity { current = try schema.requireEntity(record.entity) }
+            guard let entity = current else { continue }
+            changed.append((record, entry.original, entity))
             for relationship in entity.relationships where relationship.isToOne {
                 let value = record[relationship.name]
                 guard !value.isNull, entry.original?[relationship.name] != value, let target = RecordID(value),
@@ -28,6 +19,17 @@ extension SaveSession {
                 wanted[relationship.destination, default: []].insert(target)
             }
         }
+        let existing = try resolved(wanted)
+        for item in changed { try validate(item.record, original: item.original, entity: item.entity, existing: existing) }
+        try validateMemberships()
+        try validateUniqueness()
+    }
+
+    /// Which of the records a save's references point at exist now: one batched read per
+    /// destination entity (ten thousand children of one parent read the parent once). References
+    /// that are not IDs of the right kind are left to ``validate(_:original:entity:existing:)``,
+    /// which reports them in save order.
+    private func resolved(_ wanted: [String: Set<RecordID>]) throws -> Set<RecordKey> {
         var existing = Set<RecordKey>()
         for (destination, ids) in wanted {
             for id in try workingSet.records(destination, ids: Array(ids)).keys { existing.insert(RecordKey(entity: destination, id: id)) }
@@ -35,8 +37,7 @@ extension SaveSession {
         return existing
     }
 
-    private func validate(_ record: Record, original: Record?, existing: Set<RecordKey>) throws {
-        let entity = try schema.requireEntity(record.entity)
+    private func validate(_ record: Record, original: Record?, entity: EntityDescription, existing: Set<RecordKey>) throws {
         func failure(_ code: StrataError.Code, _ property: String?, _ message: String) -> StrataError {
             StrataError(code, entity: entity.name, recordID: record.id, property: property, message)
         }
