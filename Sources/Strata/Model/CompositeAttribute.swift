@@ -15,12 +15,17 @@ public protocol CompositeAttribute: Codable, Sendable {
 /// One field of a ``CompositeAttribute``.
 public struct CompositeField<Composite>: Sendable {
     let attribute: Result<AttributeDescription, StrataError>
+    /// The field's stored name (within the composite) and how to read its value off a composite.
+    let reader: (name: String, read: @Sendable (Composite) -> Value)?
 
     /// A scalar, optional or enum field.
     public static func field<V: AttributeConvertible>(
-        _ keyPath: KeyPath<Composite, V>, name: String? = nil, indexed: Bool = false, rules: [ValidationRule] = []
+        _ keyPath: any KeyPath<Composite, V> & Sendable, name: String? = nil, indexed: Bool = false, rules: [ValidationRule] = []
     ) -> CompositeField {
-        CompositeField(attribute: EntityMember<Composite>.describeAttribute(
-            keyPath, type: V.self, name: name, default: nil, indexed: indexed, rules: rules))
+        let attribute = EntityMember<Composite>.describeAttribute(keyPath, type: V.self, name: name, default: nil, indexed: indexed, rules: rules)
+        let reader = (try? attribute.get()).map { description -> (name: String, read: @Sendable (Composite) -> Value) in
+            (description.name, { composite in composite[keyPath: keyPath].attributeValue })
+        }
+        return CompositeField(attribute: attribute, reader: reader)
     }
 }

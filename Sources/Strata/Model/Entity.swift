@@ -6,6 +6,9 @@ public struct Entity<Model: PersistentModel>: Sendable {
     let members: [EntityMember<Model>]
     /// Stored names that differ from the key-path text (`name:` overrides), by key-path text.
     let renamed: [String: String]
+    /// Writes every declared stored property of a model into a record's values, through the
+    /// declaration's own key paths (see ``KeyPathCodec``).
+    let encoders: [ValueEncoder<Model>]
 
     /// - Parameters:
     ///   - name: The entity name; the type's name when omitted.
@@ -16,6 +19,7 @@ public struct Entity<Model: PersistentModel>: Sendable {
         var renamed: [String: String] = [:]
         for member in members { renamed.merge(member.renamed, uniquingKeysWith: { a, _ in a }) }
         self.renamed = renamed
+        self.encoders = members.compactMap(\.encoder)
     }
 
     /// An entity named after the model type.
@@ -65,6 +69,8 @@ public struct EntityMember<Model>: Sendable {
     let part: Part
     var isUnique = false
     var renamed: [String: String] = [:]
+    /// For members that store values (attributes, composites, to-ones): how to read them off a model.
+    var encoder: ValueEncoder<Model>?
 
     static func describeAttribute<Root, V: AttributeConvertible>(
         _ keyPath: KeyPath<Root, V>, type: V.Type, name: String?, default defaultValue: V?, indexed: Bool,
@@ -94,18 +100,22 @@ public struct EntityMember<Model>: Sendable {
 extension EntityMember where Model: PersistentModel {
     /// A scalar, optional or enum attribute.
     public static func attribute<V: AttributeConvertible>(
-        _ keyPath: KeyPath<Model, V>, name: String? = nil, default defaultValue: V? = nil, indexed: Bool = false,
+        _ keyPath: any KeyPath<Model, V> & Sendable, name: String? = nil, default defaultValue: V? = nil, indexed: Bool = false,
         unique: Bool = false, rules: [ValidationRule] = []
     ) -> EntityMember {
         let description = describeAttribute(keyPath, type: V.self, name: name, default: defaultValue, indexed: indexed, rules: rules)
         var member = EntityMember(part: .attributes(description.map { [$0] }))
+        if case .success(let attribute) = description {
+            let stored = attribute.name
+            member.encoder = ValueEncoder { model, values in values[stored] = model[keyPath: keyPath].attributeValue }
+        }
         member.isUnique = unique
         if let name, case .success(let text) = KeyPathName.resolve(keyPath as PartialKeyPath<Model>) { member.renamed[text] = name }
         return member
     }
 
     /// A composite attribute: one stored attribute per field, named `property.field`.
-    public static func composite<C: CompositeAttribute>(_ keyPath: KeyPath<Model, C>) -> EntityMember {
+    public static func composite<C: CompositeAttribute>(_ keyPath: any KeyPath<Model, C> & Sendable) -> EntityMember {
         let fields = KeyPathName.resolve(keyPath as PartialKeyPath<Model>).flatMap { prefix -> Result<[AttributeDescription], StrataError> in
             var attributes: [AttributeDescription] = []
             for field in C.fields {
@@ -119,35 +129,59 @@ extension EntityMember where Model: PersistentModel {
             }
             return .success(attributes)
         }
-        return EntityMember(part: .attributes(fields))
+        var member = EntityMember(part: .attributes(fields))
+        if case .success(let prefix) = KeyPathName.resolve(keyPath as PartialKeyPath<Model>) {
+            let readers = C.fields.compactMap { field in field.reader.map { (prefix + "." + $0.name, $0.read) } }
+            if readers.count == C.fields.count {
+                member.encoder = ValueEncoder { model, values in
+                    let composite = model[keyPath: keyPath]
+                    for (name, read) in readers { values[name] = read(composite) }
+                }
+            }
+        }
+        return member
     }
 
     /// A to-one whose inverse is a to-many on the destination.
     public static func toOne<D: PersistentModel>(
-        _ keyPath: KeyPath<Model, D.ID?>, _ destination: D.Type, inverse: ToMany<D, Model>, deleteRule: DeleteRule = .nullify
+        _ keyPath: any KeyPath<Model, D.ID?> & Sendable, _ destination: D.Type, inverse: ToMany<D, Model>, deleteRule: DeleteRule = .nullify
     ) -> EntityMember {
         toOne(keyPath, D.self, inverse: .success(inverse.name), required: false, deleteRule: deleteRule)
+            .encoding(keyPath) { $0?.recordID.value ?? .null }
     }
 
     /// A required to-one whose inverse is a to-many on the destination.
     public static func toOne<D: PersistentModel>(
-        _ keyPath: KeyPath<Model, D.ID>, _ destination: D.Type, inverse: ToMany<D, Model>, deleteRule: DeleteRule = .nullify
+        _ keyPath: any KeyPath<Model, D.ID> & Sendable, _ destination: D.Type, inverse: ToMany<D, Model>, deleteRule: DeleteRule = .nullify
     ) -> EntityMember {
         toOne(keyPath, D.self, inverse: .success(inverse.name), required: true, deleteRule: deleteRule)
+            .encoding(keyPath) { $0.recordID.value }
     }
 
     /// A one-to-one: both sides are to-ones, kept pointing at each other by the engine.
     public static func toOne<D: PersistentModel>(
-        _ keyPath: KeyPath<Model, D.ID?>, _ destination: D.Type, inverse: KeyPath<D, Model.ID?>, deleteRule: DeleteRule = .nullify
+        _ keyPath: any KeyPath<Model, D.ID?> & Sendable, _ destination: D.Type, inverse: KeyPath<D, Model.ID?>, deleteRule: DeleteRule = .nullify
     ) -> EntityMember {
         toOne(keyPath, D.self, inverse: KeyPathName.resolve(inverse as PartialKeyPath<D>), required: false, deleteRule: deleteRule)
+            .encoding(keyPath) { $0?.recordID.value ?? .null }
     }
 
     /// A to-one without an inverse. Deleting the destination leaves the reference dangling (it reads as not found).
     public static func toOne<D: PersistentModel>(
-        _ keyPath: KeyPath<Model, D.ID?>, _ destination: D.Type, deleteRule: DeleteRule = .nullify
+        _ keyPath: any KeyPath<Model, D.ID?> & Sendable, _ destination: D.Type, deleteRule: DeleteRule = .nullify
     ) -> EntityMember {
         toOne(keyPath, D.self, inverse: nil, required: false, deleteRule: deleteRule)
+            .encoding(keyPath) { $0?.recordID.value ?? .null }
+    }
+
+    /// This to-one member, with an encoder that stores `value(model[keyPath: keyPath])` under the
+    /// key path's name.
+    private func encoding<V>(_ keyPath: any KeyPath<Model, V> & Sendable, _ value: @escaping @Sendable (V) -> Value) -> EntityMember {
+        var member = self
+        if case .success(let name) = KeyPathName.resolve(keyPath as PartialKeyPath<Model>) {
+            member.encoder = ValueEncoder { model, values in values[name] = value(model[keyPath: keyPath]) }
+        }
+        return member
     }
 
     private static func toOne<D: PersistentModel>(

@@ -36,7 +36,7 @@ extension PersistentModel {
 
     /// This model's untyped form.
     public func record() throws -> Record {
-        try RecordEncoder.encode(self)
+        try KeyPathCodec.record(self)
     }
 
     /// Decodes a model from its untyped form.

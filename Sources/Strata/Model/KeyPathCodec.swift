@@ -1,0 +1,57 @@
+import Synchronization
+
+/// Reads one declared stored property (or a composite's fields) off a model into record values.
+struct ValueEncoder<Model>: Sendable {
+    let encode: @Sendable (Model, inout [String: Value]) -> Void
+    init(_ encode: @escaping @Sendable (Model, inout [String: Value]) -> Void) { self.encode = encode }
+}
+
+/// Model → record through the entity declaration's key paths: no `Codable` round trip on the hot
+/// path (the encoder built a dictionary through a keyed container, a string key at a time).
+///
+/// The declaration and the model's `Codable` form must agree — every stored property declared, no
+/// custom encoding that stores something else. Rather than trust that, the first
+/// ``verifiedRecords`` records of each model type are encoded both ways and compared (a null and
+/// an absent value are equal); any difference sends that type through `Codable` for good, so an
+/// undeclared property still fails the save with `unknownProperty` as before.
+enum KeyPathCodec {
+    static let verifiedRecords = 64
+
+    private enum Verdict {
+        case verifying(remaining: Int)
+        case keyPaths
+        case codable
+    }
+
+    private static let verdicts = Mutex<[ObjectIdentifier: Verdict]>([:])
+
+    static func record<M: PersistentModel>(_ model: M) throws -> Record {
+        let type = ObjectIdentifier(M.self)
+        let verdict = verdicts.withLock { $0[type] ?? .verifying(remaining: verifiedRecords) }
+        switch verdict {
+        case .codable:
+            return try RecordEncoder.encode(model)
+        case .keyPaths:
+            return encode(model)
+        case .verifying(let remaining):
+            let codable = try RecordEncoder.encode(model)
+            let viaKeyPaths = encode(model)
+            let agrees = !viaKeyPaths.differs(from: codable)
+            verdicts.withLock { $0[type] = !agrees ? .codable : remaining <= 1 ? .keyPaths : .verifying(remaining: remaining - 1) }
+            return codable
+        }
+    }
+
+    /// Whether records of `type` are now encoded through key paths alone.
+    static func usesKeyPaths<M: PersistentModel>(_ type: M.Type) -> Bool {
+        verdicts.withLock { if case .keyPaths? = $0[ObjectIdentifier(type)] { true } else { false } }
+    }
+
+    private static func encode<M: PersistentModel>(_ model: M) -> Record {
+        let encoders = M.entity.encoders
+        var values: [String: Value] = [:]
+        values.reserveCapacity(encoders.count + 4)
+        for encoder in encoders { encoder.encode(model, &values) }
+        return Record(entity: M.entityName, id: model.id.recordID, values: values)
+    }
+}
