@@ -24,7 +24,11 @@ public struct CompositeField<Composite>: Sendable {
     ) -> CompositeField {
         let attribute = EntityMember<Composite>.describeAttribute(keyPath, type: V.self, name: name, default: nil, indexed: indexed, rules: rules)
         let reader = (try? attribute.get()).map { description -> (name: String, read: @Sendable (Composite) -> Value) in
-            (description.name, { composite in composite[keyPath: keyPath].attributeValue })
+            // A stored field is read at its offset (see `ValueEncoder.reading`).
+            if let offset = MemoryLayout<Composite>.offset(of: keyPath) {
+                return (description.name, { composite in withUnsafeBytes(of: composite) { $0.load(fromByteOffset: offset, as: V.self) }.attributeValue })
+            }
+            return (description.name, { composite in composite[keyPath: keyPath].attributeValue })
         }
         return CompositeField(attribute: attribute, reader: reader)
     }

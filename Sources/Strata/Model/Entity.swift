@@ -107,7 +107,7 @@ extension EntityMember where Model: PersistentModel {
         var member = EntityMember(part: .attributes(description.map { [$0] }))
         if case .success(let attribute) = description {
             let stored = attribute.name
-            member.encoder = ValueEncoder { model, values in values[stored] = model[keyPath: keyPath].attributeValue }
+            member.encoder = ValueEncoder.reading(keyPath) { values, value in values[stored] = value.attributeValue }
         }
         member.isUnique = unique
         if let name, case .success(let text) = KeyPathName.resolve(keyPath as PartialKeyPath<Model>) { member.renamed[text] = name }
@@ -133,8 +133,7 @@ extension EntityMember where Model: PersistentModel {
         if case .success(let prefix) = KeyPathName.resolve(keyPath as PartialKeyPath<Model>) {
             let readers = C.fields.compactMap { field in field.reader.map { (prefix + "." + $0.name, $0.read) } }
             if readers.count == C.fields.count {
-                member.encoder = ValueEncoder { model, values in
-                    let composite = model[keyPath: keyPath]
+                member.encoder = ValueEncoder.reading(keyPath) { values, composite in
                     for (name, read) in readers { values[name] = read(composite) }
                 }
             }
@@ -179,7 +178,7 @@ extension EntityMember where Model: PersistentModel {
     private func encoding<V>(_ keyPath: any KeyPath<Model, V> & Sendable, _ value: @escaping @Sendable (V) -> Value) -> EntityMember {
         var member = self
         if case .success(let name) = KeyPathName.resolve(keyPath as PartialKeyPath<Model>) {
-            member.encoder = ValueEncoder { model, values in values[name] = value(model[keyPath: keyPath]) }
+            member.encoder = ValueEncoder.reading(keyPath) { values, read in values[name] = value(read) }
         }
         return member
     }

@@ -4,6 +4,21 @@ import Synchronization
 struct ValueEncoder<Model>: Sendable {
     let encode: @Sendable (Model, inout [String: Value]) -> Void
     init(_ encode: @escaping @Sendable (Model, inout [String: Value]) -> Void) { self.encode = encode }
+
+    /// An encoder that reads `keyPath`'s value and hands it to `store`. A key path to a stored
+    /// property is read at its byte offset in the model (what the compiler does for a literal
+    /// `model.property`): applying a key path through the runtime cost as much as the `Codable`
+    /// round trip it replaces. Other key paths are applied as key paths.
+    static func reading<V>(
+        _ keyPath: any KeyPath<Model, V> & Sendable, _ store: @escaping @Sendable (inout [String: Value], V) -> Void
+    ) -> ValueEncoder {
+        if let offset = MemoryLayout<Model>.offset(of: keyPath) {
+            return ValueEncoder { model, values in
+                store(&values, withUnsafeBytes(of: model) { $0.load(fromByteOffset: offset, as: V.self) })
+            }
+        }
+        return ValueEncoder { model, values in store(&values, model[keyPath: keyPath]) }
+    }
 }
 
 /// Model → record through the entity declaration's key paths: no `Codable` round trip on the hot
@@ -48,10 +63,10 @@ enum KeyPathCodec {
     }
 
     private static func encode<M: PersistentModel>(_ model: M) -> Record {
-        let encoders = M.entity.encoders
+        let entity = M.entity
         var values: [String: Value] = [:]
-        values.reserveCapacity(encoders.count + 4)
-        for encoder in encoders { encoder.encode(model, &values) }
-        return Record(entity: M.entityName, id: model.id.recordID, values: values)
+        values.reserveCapacity(entity.encoders.count + 4)
+        for encoder in entity.encoders { encoder.encode(model, &values) }
+        return Record(entity: entity.name, id: model.id.recordID, values: values)
     }
 }
