@@ -165,15 +165,35 @@ final class SaveSession {
             throw StrataError(.validationFailed, entity: entity.name, recordID: id, property: "id", "an ID may not contain U+0000")
         }
         try ValueRules.requireStorable(id, entity: entity.name)
-        for name in input.values.keys where !entity.isStoredProperty(name) {
-            if entity.relationship(name) != nil {
-                throw StrataError(.unknownProperty, entity: entity.name, recordID: input.id, property: name,
-                                  "\(name) is a to-many relationship; change it with link, unlink or setRelated")
-            }
-            throw StrataError(.unknownProperty, entity: entity.name, recordID: input.id, property: name,
-                              "\(name) is not an attribute or to-one of \(entity.name)")
-        }
+        // Each stored property is looked up once: missing ones get their default (or null),
+        // integers in double attributes become doubles, and the count of those present tells
+        // whether any other name is in the record, without a lookup per name.
         var values = input.values
+        var present = 0
+        for attribute in entity.attributes {
+            switch values[attribute.name] {
+            case nil:
+                values[attribute.name] = inserting ? (attribute.defaultValue ?? .null) : .null
+            case .int(let number)? where attribute.type == .double:
+                present += 1
+                values[attribute.name] = .double(Double(number))
+            default:
+                present += 1
+            }
+        }
+        for relationship in entity.relationships where relationship.isToOne {
+            if values[relationship.name] == nil { values[relationship.name] = .null } else { present += 1 }
+        }
+        if present != input.values.count {
+            for name in input.values.keys where !entity.isStoredProperty(name) {
+                if entity.relationship(name) != nil {
+                    throw StrataError(.unknownProperty, entity: entity.name, recordID: input.id, property: name,
+                                      "\(name) is a to-many relationship; change it with link, unlink or setRelated")
+                }
+                throw StrataError(.unknownProperty, entity: entity.name, recordID: input.id, property: name,
+                                  "\(name) is not an attribute or to-one of \(entity.name)")
+            }
+        }
         var refused: (name: String, reason: String)?
         for (name, value) in input.values {
             if let replacement = ValueRules.replacement(for: value) { values[name] = replacement }
@@ -181,19 +201,6 @@ final class SaveSession {
         }
         if let refused {  // the first property by name, so every backend names the same one
             throw StrataError(.validationFailed, entity: entity.name, recordID: id, property: refused.name, refused.reason)
-        }
-        for attribute in entity.attributes {
-            switch values[attribute.name] {
-            case nil:
-                values[attribute.name] = inserting ? (attribute.defaultValue ?? .null) : .null
-            case .int(let number)? where attribute.type == .double:
-                values[attribute.name] = .double(Double(number))
-            default:
-                break
-            }
-        }
-        for relationship in entity.relationships where relationship.isToOne && values[relationship.name] == nil {
-            values[relationship.name] = .null
         }
         return Record(entity: entity.name, id: id, version: 0, values: values)
     }
