@@ -34,16 +34,18 @@ extension LMDBReadTransaction {
         // end, and MDB_NEXT_DUP on the last key stops after the first duplicate.
         func visitKey() throws -> Bool {
             let keyBytes = Array(UnsafeRawBufferPointer(start: keyVal.mv_data, count: keyVal.mv_size))
-            for idBytes in try duplicates(index, keyBytes) {
+            var full = false
+            try walkDuplicates(index, keyBytes) { idBytes in
                 let id = try LMDBKeys.decodeID(idBytes, kind: entity.idKind)
-                guard let bytes = try get(recordsDB, idBytes) else { continue }
+                guard let bytes = try get(recordsDB, idBytes) else { return true }
                 let record = try RecordCodec.decode(bytes, id: id, entity)
                 if try plan.predicate.map({ try evaluator.matches(record, $0) }) ?? true {
                     if skipped < plan.offset { skipped += 1 } else { page.append(record) }
-                    if page.count >= limit { return false }
+                    if page.count >= limit { full = true }
                 }
+                return !full
             }
-            return true
+            return !full
         }
         if limit == 0 { return [] }
         // A range on the sorted attribute bounds the walk: start at its near end (a seek, not a
@@ -110,12 +112,12 @@ extension LMDBReadTransaction {
         let evaluator = PredicateEvaluator(self)
         var page: [Record] = []
         var skipped = 0
-        for idBytes in try duplicates(index, LMDBKeys.indexKey(normalized)) {
-            guard let bytes = try get(recordsDB, idBytes) else { continue }
+        try walkDuplicates(index, LMDBKeys.indexKey(normalized)) { idBytes in
+            guard let bytes = try get(recordsDB, idBytes) else { return true }
             let record = try RecordCodec.decode(bytes, id: try LMDBKeys.decodeID(idBytes, kind: entity.idKind), entity)
-            guard try evaluator.matches(record, predicate) else { continue }
+            guard try evaluator.matches(record, predicate) else { return true }
             if skipped < plan.offset { skipped += 1 } else { page.append(record) }
-            if page.count >= limit { break }
+            return page.count < limit
         }
         return page
     }

@@ -63,12 +63,27 @@ class LMDBReadTransaction: StorageReadTransaction {
     /// Every duplicate stored under `key` in a DUPSORT database.
     func duplicates(_ dbi: MDB_dbi, _ key: [UInt8]) throws -> [[UInt8]] {
         var found: [[UInt8]] = []
-        try scan(dbi, from: key) { candidate, value in
-            guard candidate == key else { return false }
-            found.append(value)
-            return true
-        }
+        try walkDuplicates(dbi, key) { found.append($0); return true }
         return found
+    }
+
+    /// Calls `visit` with each duplicate stored under `key`, in order, until it returns false: a
+    /// page of a key holding ten thousand IDs reads only as many as it needs.
+    func walkDuplicates(_ dbi: MDB_dbi, _ key: [UInt8], _ visit: ([UInt8]) throws -> Bool) throws {
+        var cursor: OpaquePointer?
+        try check(mdb_cursor_open(txn, dbi, &cursor))
+        defer { mdb_cursor_close(cursor) }
+        var keyVal = MDB_val()
+        var dataVal = MDB_val()
+        var code: Int32 = key.withUnsafeBytes { raw in
+            keyVal = MDB_val(mv_size: raw.count, mv_data: UnsafeMutableRawPointer(mutating: raw.baseAddress))
+            return mdb_cursor_get(cursor, &keyVal, &dataVal, MDB_SET)
+        }
+        while code == 0 {
+            guard try visit(Array(UnsafeRawBufferPointer(start: dataVal.mv_data, count: dataVal.mv_size))) else { return }
+            code = mdb_cursor_get(cursor, &keyVal, &dataVal, MDB_NEXT_DUP)
+        }
+        if code != MDB_NOTFOUND { try check(code) }
     }
 
     // MARK: StorageReadTransaction
