@@ -124,11 +124,48 @@ public final class SQLiteBackend: StorageBackend {
         if counterMatches, pages > 0, pages * pageSize > size, !hasWAL {
             throw StrataError(.corruptStore, "\(path) is truncated: the header declares \(pages * pageSize) bytes, the file has \(size)")
         }
-        var configuration = Configuration()
-        configuration.readonly = true
-        let queue = try DatabaseQueue(path: path, configuration: configuration)
+        do {
+            var configuration = Configuration()
+            configuration.readonly = true
+            let queue = try DatabaseQueue(path: path, configuration: configuration)
+            defer { try? queue.close() }
+            _ = try queue.read { db in try checkStore(db, schema: schema, path: path) }
+        } catch let error as DatabaseError where hasHotJournal(path) {
+            // A write was interrupted (a killed process, often during the first open, when the
+            // file is switched to WAL) and left a hot rollback journal. A read-only connection
+            // cannot roll it back, so every later open would fail. Recover a copy instead: if the
+            // copy is a store of this schema, the read-write open that follows rolls the original
+            // back the same way; if not, the original files are left exactly as they were.
+            try inspectRecoveredCopy(of: path, schema: schema, readOnlyError: error)
+        }
+    }
+
+    /// Whether a non-empty rollback journal sits beside the database.
+    static func hasHotJournal(_ path: String) -> Bool {
+        ((try? FileManager.default.attributesOfItem(atPath: path + "-journal")[.size] as? Int) ?? 0) > 0
+    }
+
+    /// Copies the database and its journal to a private directory, opens the copy read-write (so
+    /// SQLite rolls the journal back there) and checks that copy; the copy is then removed.
+    private static func inspectRecoveredCopy(of path: String, schema: Schema, readOnlyError: DatabaseError) throws {
+        let manager = FileManager.default
+        let directory = manager.temporaryDirectory.appendingPathComponent("strata-recover-\(UUID().uuidString)")
+        try manager.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? manager.removeItem(at: directory) }
+        let copy = directory.appendingPathComponent("store.sqlite").path
+        do {
+            try manager.copyItem(atPath: path, toPath: copy)
+            try manager.copyItem(atPath: path + "-journal", toPath: copy + "-journal")
+        } catch {
+            throw StrataError(.storageFailure, underlying: readOnlyError, "\(path) has an interrupted write to recover, and it could not be copied: \(error)")
+        }
+        let queue = try DatabaseQueue(path: copy)
         defer { try? queue.close() }
-        _ = try queue.read { db in try checkStore(db, schema: schema, path: path) }
+        do {
+            _ = try queue.read { db in try checkStore(db, schema: schema, path: path) }
+        } catch let error as DatabaseError {
+            throw map(error, path: path)
+        }
     }
 
     /// Whether the database is an empty file (`false`), a Strata store of this schema (`true`), or an error.
