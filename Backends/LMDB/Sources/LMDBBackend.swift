@@ -74,6 +74,7 @@ public final class LMDBBackend: StorageBackend {
             }
         }
         let layout = LMDBLayout(schema: schema)
+        try LMDBFileCheck.check(directory: path)
         let environment: LMDBEnvironment
         do {
             environment = try LMDBEnvironment(
