@@ -4,8 +4,8 @@ import StrataConformance
 @testable import StrataLMDB
 import Testing
 
-/// What LMDB hands back is bytes; damaged bytes must become a typed error (or, until records carry
-/// checksums, a record), never a trap in Strata's own decoding. Seeded mutations of real encodings
+/// What LMDB hands back is bytes; damaged bytes must become a typed error naming the entity and
+/// record — never a trap in Strata's own decoding, and never a record with wrong values. Seeded mutations of real encodings
 /// — flipped bits, cut ends, random tails, zeroed runs — through the record codec, the key decoder
 /// and the history codec. `STRATA_FUZZ_TRIALS` (default 3,000) and `STRATA_FUZZ_SEED` replay.
 @Suite("LMDB: decoding damaged bytes")
@@ -69,9 +69,38 @@ struct LMDBDecodingFuzzTests {
             // Decoding with the wrong entity is damage of another kind: the layout does not match.
             let entity = random.below(4) == 0 ? encoded[random.below(encoded.count)].entity : original.entity
             Self.expectTypedOutcome("\(label) record") { _ = try RecordCodec.decode(damaged, id: original.id, entity) }
+            // The checksum turns damage into an error: a changed record never decodes.
+            if damaged != original.bytes {
+                do {
+                    let decoded = try RecordCodec.decode(damaged, id: original.id, original.entity, requireChecksum: true)
+                    Issue.record("\(label): a damaged record decoded as \(decoded)")
+                } catch let error as StrataError {
+                    #expect([.corruptStore, .incompatibleStore].contains(error.code), "\(label): \(error)")
+                    #expect(error.entity == original.entity.name && error.recordID == original.id, "\(label): \(error)")
+                }
+            }
             Self.expectTypedOutcome("\(label) history") { _ = try HistoryCodec.decode(Self.damage(history, &random)) }
             let (kind, key) = keys[random.below(keys.count)]
             Self.expectTypedOutcome("\(label) key") { _ = try LMDBKeys.decodeID(Self.damage(key, &random), kind: kind) }
         }
+    }
+
+    @Test func recordsWithoutAChecksumReadOnlyInStoresThatHadThem() throws {
+        // Format 1 (written before records carried checksums) still reads in a store that has
+        // such records, and is refused in one created since, where it can only be damage.
+        let schema = try TravelDomain.schema()
+        let entity = try schema.requireEntity("Tag")
+        var writer = BinaryWriter()
+        writer.byte(1)
+        writer.signed(3)
+        for name in entity.storedPropertyNames { writer.value(name == "label" ? .string("Beach") : .null) }
+        let legacy = writer.bytes
+        let record = try RecordCodec.decode(legacy, id: .string("beach"), entity)
+        #expect(record.version == 3 && record["label"] == .string("Beach"))
+        #expect(throws: StrataError.self) { try RecordCodec.decode(legacy, id: .string("beach"), entity, requireChecksum: true) }
+        // A checksummed record read under another ID is damage too.
+        let current = RecordCodec.encode(Record(entity: "Tag", id: .string("beach"), version: 3, values: ["label": .string("Beach")]), entity)
+        #expect(throws: StrataError.self) { try RecordCodec.decode(current, id: .string("city"), entity, requireChecksum: true) }
+        #expect(try RecordCodec.decode(current, id: .string("beach"), entity, requireChecksum: true)["label"] == .string("Beach"))
     }
 }

@@ -44,6 +44,8 @@ public final class LMDBBackend: StorageBackend {
     let environment: LMDBEnvironment
     private let writer = DispatchQueue(label: "strata.lmdb.writer")
     private let isClosed = Atomic<Bool>(false)
+    /// Set at open: a store created since records carry checksums refuses records without one.
+    private let requiresChecksums = Atomic<Bool>(false)
 
     static let formatVersion = "1"
 
@@ -117,8 +119,11 @@ public final class LMDBBackend: StorageBackend {
                 try self.writeRaw { tx in
                     try tx.setMetadata("strata.lmdb.format", format)
                     try tx.setMetadata("strata.schema.fingerprint", fingerprint)
+                    try tx.setMetadata("strata.lmdb.checksums", Array("1".utf8))
                 }
             }
+            let checksummed = try self.readRaw { try $0.metadata("strata.lmdb.checksums") } == Array("1".utf8)
+            self.requiresChecksums.store(checksummed, ordering: .releasing)
         }
     }
 
@@ -184,7 +189,7 @@ public final class LMDBBackend: StorageBackend {
             }
             try check(code)
             guard let txn else { throw LMDBStatus(code: ENOMEM) }
-            return try body(LMDBReadTransaction(txn: txn, environment: environment, schema: schema))
+            return try body(LMDBReadTransaction(txn: txn, environment: environment, schema: schema, requireChecksums: requiresChecksums.load(ordering: .acquiring)))
         }
     }
 
@@ -203,7 +208,7 @@ public final class LMDBBackend: StorageBackend {
             }
             let result: T
             do {
-                result = try body(LMDBWriteTransaction(txn: txn, environment: environment, schema: schema))
+                result = try body(LMDBWriteTransaction(txn: txn, environment: environment, schema: schema, requireChecksums: requiresChecksums.load(ordering: .acquiring)))
             } catch let status as LMDBStatus where status.isMapFull {
                 mdb_txn_abort(txn)
                 environment.resizeLock.unlock()

@@ -38,7 +38,7 @@ extension LMDBReadTransaction {
             try walkDuplicates(index, keyBytes) { idBytes in
                 let id = try LMDBKeys.decodeID(idBytes, kind: entity.idKind)
                 guard let bytes = try get(recordsDB, idBytes) else { return true }
-                let record = try RecordCodec.decode(bytes, id: id, entity)
+                let record = try decodeRecord(bytes, id: id, entity)
                 if try plan.predicate.map({ try evaluator.matches(record, $0) }) ?? true {
                     if skipped < plan.offset { skipped += 1 } else { page.append(record) }
                     if page.count >= limit { full = true }
@@ -114,7 +114,7 @@ extension LMDBReadTransaction {
         var skipped = 0
         try walkDuplicates(index, LMDBKeys.indexKey(normalized)) { idBytes in
             guard let bytes = try get(recordsDB, idBytes) else { return true }
-            let record = try RecordCodec.decode(bytes, id: try LMDBKeys.decodeID(idBytes, kind: entity.idKind), entity)
+            let record = try decodeRecord(bytes, id: try LMDBKeys.decodeID(idBytes, kind: entity.idKind), entity)
             guard try evaluator.matches(record, predicate) else { return true }
             if skipped < plan.offset { skipped += 1 } else { page.append(record) }
             return page.count < limit
@@ -184,11 +184,11 @@ extension LMDBReadTransaction {
         }
         if let predicate = plan.predicate, let ids = try indexedCandidates(predicate, entity) {
             for id in Set(ids) {
-                if let bytes = try get(recordsDB, try LMDBKeys.id(id)) { candidates.append(try RecordCodec.decode(bytes, id: id, entity)) }
+                if let bytes = try get(recordsDB, try LMDBKeys.id(id)) { candidates.append(try decodeRecord(bytes, id: id, entity)) }
             }
         } else {
             try scan(recordsDB, from: nil) { key, value in
-                candidates.append(try RecordCodec.decode(value, id: try LMDBKeys.decodeID(key, kind: entity.idKind), entity))
+                candidates.append(try decodeRecord(value, id: try LMDBKeys.decodeID(key, kind: entity.idKind), entity))
                 return true
             }
         }

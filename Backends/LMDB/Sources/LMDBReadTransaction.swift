@@ -7,11 +7,19 @@ class LMDBReadTransaction: StorageReadTransaction {
     let txn: OpaquePointer
     let environment: LMDBEnvironment
     let schema: Schema
+    /// Whether every record in this store was written with a checksum (see ``RecordCodec``).
+    let requireChecksums: Bool
 
-    init(txn: OpaquePointer, environment: LMDBEnvironment, schema: Schema) {
+    init(txn: OpaquePointer, environment: LMDBEnvironment, schema: Schema, requireChecksums: Bool) {
         self.txn = txn
         self.environment = environment
         self.schema = schema
+        self.requireChecksums = requireChecksums
+    }
+
+    /// A stored record, its checksum verified: damage is `corruptStore` naming the entity and ID.
+    func decodeRecord(_ bytes: [UInt8], id: RecordID, _ entity: EntityDescription) throws -> Record {
+        try RecordCodec.decode(bytes, id: id, entity, requireChecksum: requireChecksums)
     }
 
     func database(_ name: String) throws -> MDB_dbi {
@@ -91,7 +99,7 @@ class LMDBReadTransaction: StorageReadTransaction {
     func record(_ entityName: String, id: RecordID) throws -> Record? {
         let entity = try entity(entityName)
         guard let key = LMDBKeys.lookupID(id), let bytes = try get(try database(LMDBLayout.records(entityName)), key) else { return nil }
-        return try RecordCodec.decode(bytes, id: id, entity)
+        return try decodeRecord(bytes, id: id, entity)
     }
 
     /// In key order, so consecutive lookups descend through pages the previous one just read.
@@ -102,7 +110,7 @@ class LMDBReadTransaction: StorageReadTransaction {
         var found: [RecordID: Record] = [:]
         found.reserveCapacity(keyed.count)
         for (key, id) in keyed {
-            if let bytes = try get(recordsDB, key) { found[id] = try RecordCodec.decode(bytes, id: id, entity) }
+            if let bytes = try get(recordsDB, key) { found[id] = try decodeRecord(bytes, id: id, entity) }
         }
         return found
     }

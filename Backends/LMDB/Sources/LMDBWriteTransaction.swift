@@ -55,7 +55,7 @@ final class LMDBWriteTransaction: LMDBReadTransaction, StorageWriteTransaction {
     }
 
     private func put(_ record: Record, key: [UInt8], _ entity: EntityDescription, _ recordsDB: MDB_dbi, indexed: [String]) throws {
-        let old = try get(recordsDB, key).map { try RecordCodec.decode($0, id: record.id, entity) }
+        let old = try get(recordsDB, key).map { try decodeRecord($0, id: record.id, entity) }
         try put(recordsDB, key, RecordCodec.encode(record, entity))
         try updateIndexes(entity, id: key, old: old, new: record, indexed: indexed)
     }
@@ -87,7 +87,7 @@ final class LMDBWriteTransaction: LMDBReadTransaction, StorageWriteTransaction {
         let entity = try entity(entityName)
         let key = try LMDBKeys.id(id)
         let recordsDB = try database(LMDBLayout.records(entity.name))
-        guard let old = try get(recordsDB, key).map({ try RecordCodec.decode($0, id: id, entity) }) else { return }
+        guard let old = try get(recordsDB, key).map({ try decodeRecord($0, id: id, entity) }) else { return }
         try remove(recordsDB, key)
         try updateIndexes(entity, id: key, old: old, new: nil)
         for relationship in entity.relationships where relationship.keepsLinkList {

@@ -1,28 +1,67 @@
 /// A compact, versioned binary form of a ``Record`` for backends that store bytes (LMDB):
 /// format byte, version, then each stored property's value in the entity's declared order — no
-/// property names, so a record costs little more than its values.
+/// property names, so a record costs little more than its values — then a CRC-32 of those bytes
+/// and of the record's ID.
+///
+/// The checksum makes damage visible: a flipped bit, a zeroed run, a cut end, or a record found
+/// under another key's ID decodes to ``StrataError/Code/corruptStore`` naming the entity and ID,
+/// never to a record with wrong values. Format 1 (no checksum) is still read.
 public enum RecordCodec {
-    public static let formatVersion: UInt8 = 1
+    public static let formatVersion: UInt8 = 2
 
     public static func encode(_ record: Record, _ entity: EntityDescription) -> [UInt8] {
         var writer = BinaryWriter()
-        writer.bytes.reserveCapacity(16 + entity.attributes.count * 12)
+        writer.bytes.reserveCapacity(20 + entity.attributes.count * 12)
         writer.byte(formatVersion)
         writer.signed(record.version)
         for name in entity.storedPropertyNames { writer.value(record[name]) }
+        let checksum = checksum(writer.bytes[...], id: record.id)
+        for shift in stride(from: 0, to: 32, by: 8) { writer.byte(UInt8(truncatingIfNeeded: checksum >> UInt32(shift))) }
         return writer.bytes
     }
 
-    public static func decode(_ bytes: [UInt8], id: RecordID, _ entity: EntityDescription) throws -> Record {
-        var reader = BinaryReader(bytes)
-        guard try reader.byte() == formatVersion else {
-            throw StrataError(.incompatibleStore, entity: entity.name, recordID: id, "record written in an unknown format version")
+    /// The CRC-32 of the payload followed by the ID's own encoding.
+    static func checksum(_ payload: ArraySlice<UInt8>, id: RecordID) -> UInt32 {
+        var checksum = Checksum()
+        checksum.update(payload)
+        var idWriter = BinaryWriter()
+        idWriter.recordID(id)
+        checksum.update(idWriter.bytes)
+        return checksum.final
+    }
+
+    /// - Parameter requireChecksum: Refuse format 1 (no checksum): a store that has only ever
+    ///   written checksummed records says so, so a damaged format byte cannot disable the check.
+    public static func decode(_ bytes: [UInt8], id: RecordID, _ entity: EntityDescription, requireChecksum: Bool = false) throws -> Record {
+        func corrupt(_ why: String) -> StrataError {
+            StrataError(.corruptStore, entity: entity.name, recordID: id, "stored record is damaged: \(why)")
         }
-        let version = try reader.signed()
-        var values: [String: Value] = [:]
-        let names = entity.storedPropertyNames
-        values.reserveCapacity(names.count)
-        for name in names { values[name] = try reader.value() }
-        return Record(entity: entity.name, id: id, version: version, values: values)
+        guard let format = bytes.first else { throw corrupt("it is empty") }
+        var payloadEnd = bytes.count
+        switch format {
+        case 1:
+            if requireChecksum { throw corrupt("it has no checksum, in a store whose every record has one") }
+        case 2:
+            guard bytes.count >= 5 else { throw corrupt("it is too short to hold its checksum") }
+            payloadEnd = bytes.count - 4
+            let stored = bytes[payloadEnd...].reversed().reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+            guard checksum(bytes[..<payloadEnd], id: id) == stored else { throw corrupt("its checksum does not match") }
+        default:
+            throw StrataError(.incompatibleStore, entity: entity.name, recordID: id, "record written in an unknown format version \(format)")
+        }
+        var reader = BinaryReader(bytes)
+        do {
+            _ = try reader.byte()
+            let version = try reader.signed()
+            var values: [String: Value] = [:]
+            let names = entity.storedPropertyNames
+            values.reserveCapacity(names.count)
+            for name in names { values[name] = try reader.value() }
+            // With the checksum intact, values that do not end where it begins mean another layout.
+            if format == 2, reader.position != payloadEnd { throw corrupt("its values do not fill it (\(reader.position) of \(payloadEnd) bytes)") }
+            return Record(entity: entity.name, id: id, version: version, values: values)
+        } catch let error as StrataError where error.entity == nil {
+            throw StrataError(.corruptStore, entity: entity.name, recordID: id, underlying: error, "stored record is damaged: \(error.message)")
+        }
     }
 }
