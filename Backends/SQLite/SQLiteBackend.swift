@@ -50,6 +50,8 @@ public final class SQLiteBackend: StorageBackend {
     /// `PRAGMA data_version` as last seen on the writer connection; it moves only when another
     /// connection (another `Store` on the file, or another process) commits.
     private let seenDataVersion = Atomic<Int64>(-1)
+    /// Set at open: a store created since rows carry checksums refuses rows without one.
+    private let requiresChecksums = Atomic<Bool>(false)
 
     private init(schema: Schema, path: String, writer: any DatabaseWriter) {
         self.schema = schema
@@ -202,11 +204,15 @@ public final class SQLiteBackend: StorageBackend {
         try await run { try await self.writer.write { db in
             guard try !Self.checkStore(db, schema: schema, path: path) else {
                 try Self.upgradeIndexes(db, layout: layout)
+                try Self.addChecksumColumns(db, layout: layout)
+                let checksummed = try Data.fetchOne(db, sql: "SELECT value FROM \(SQLiteLayout.metaTable) WHERE key = 'strata.sqlite.checksums'")
+                self.requiresChecksums.store(checksummed == Data("1".utf8), ordering: .releasing)
                 return
             }
             for statement in layout.creationStatements() { try db.execute(sql: statement) }
-            try db.execute(sql: "INSERT INTO \(SQLiteLayout.metaTable) (key, value) VALUES ('strata.sqlite.format', ?), ('strata.schema.fingerprint', ?)",
-                           arguments: [Data(SQLiteLayout.formatVersion.utf8), Data(schema.fingerprint.utf8)])
+            try db.execute(sql: "INSERT INTO \(SQLiteLayout.metaTable) (key, value) VALUES ('strata.sqlite.format', ?), ('strata.schema.fingerprint', ?), ('strata.sqlite.checksums', ?)",
+                           arguments: [Data(SQLiteLayout.formatVersion.utf8), Data(schema.fingerprint.utf8), Data("1".utf8)])
+            self.requiresChecksums.store(true, ordering: .releasing)
         } }
     }
 
@@ -226,6 +232,18 @@ public final class SQLiteBackend: StorageBackend {
         }
     }
 
+    /// Gives the tables of a store written before rows carried checksums their checksum column;
+    /// the rows already there keep a NULL checksum and are read unchecked.
+    static func addChecksumColumns(_ db: Database, layout: SQLiteLayout) throws {
+        for entity in layout.schema.entities {
+            guard let table = layout.tables[entity.name] else { continue }
+            let columns = try Row.fetchAll(db, sql: "PRAGMA table_info(\(table.name))").compactMap { String.fromDatabaseValue($0["name"]) }
+            if !columns.contains(SQLiteLayout.checksumColumn) {
+                try db.execute(sql: "ALTER TABLE \(table.name) ADD COLUMN \(quoted(SQLiteLayout.checksumColumn)) INTEGER")
+            }
+        }
+    }
+
     /// Whether another connection — a second `Store` on the same file, or another process — has
     /// committed since the last call (the first call only records the current state). History
     /// reads see such commits directly; this tells a caller that it should look.
@@ -239,12 +257,14 @@ public final class SQLiteBackend: StorageBackend {
 
     public func read<T: Sendable>(_ body: @escaping @Sendable (any StorageReadTransaction) throws -> T) async throws -> T {
         let layout = layout
-        return try await run { try await self.writer.read { db in try body(SQLiteReadTransaction(db: db, layout: layout)) } }
+        let checksums = requiresChecksums.load(ordering: .acquiring)
+        return try await run { try await self.writer.read { db in try body(SQLiteReadTransaction(db: db, layout: layout, requireChecksums: checksums)) } }
     }
 
     public func write<T: Sendable>(_ body: @escaping @Sendable (any StorageWriteTransaction) throws -> T) async throws -> T {
         let layout = layout
-        return try await run { try await self.writer.write { db in try body(SQLiteWriteTransaction(db: db, layout: layout)) } }
+        let checksums = requiresChecksums.load(ordering: .acquiring)
+        return try await run { try await self.writer.write { db in try body(SQLiteWriteTransaction(db: db, layout: layout, requireChecksums: checksums)) } }
     }
 
     public func close() async throws {

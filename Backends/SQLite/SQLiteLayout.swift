@@ -30,7 +30,7 @@ struct SQLiteLayout: Sendable {
 
         /// An upsert of `rows` records in one statement.
         func insertSQL(rows: Int) -> String {
-            let names = ["id", "strata_version"] + columns.map(\.name)
+            let names = ["id", "strata_version"] + columns.map(\.name) + [SQLiteLayout.checksumColumn]
             let row = "(" + names.map { _ in "?" }.joined(separator: ", ") + ")"
             return "INSERT INTO \(name) (\(names.map(quoted).joined(separator: ", "))) VALUES "
                 + Array(repeating: row, count: rows).joined(separator: ", ") + upsertClause
@@ -43,6 +43,10 @@ struct SQLiteLayout: Sendable {
     }
 
     static let formatVersion = "1"
+    /// The last column of every entity table: a CRC-32 of the row's ID, version and values (see
+    /// `Checksum.of(id:version:values:)`), checked on every read. NULL in rows written before
+    /// records carried checksums; stores created since refuse such rows.
+    static let checksumColumn = "strata_checksum"
     static let metaTable = "strata_meta"
 
     let schema: Schema
@@ -57,7 +61,7 @@ struct SQLiteLayout: Sendable {
                 columns.append((relationship.name, .reference(schema.entity(relationship.destination)?.idKind ?? .uuid)))
             }
             let name = quoted(entity.name)
-            let names = ["id", "strata_version"] + columns.map(\.0)
+            let names = ["id", "strata_version"] + columns.map(\.0) + [SQLiteLayout.checksumColumn]
             let selectList = names.map { "t0." + quoted($0) }.joined(separator: ", ")
             let upsertClause = " ON CONFLICT(\"id\") DO UPDATE SET " + names.dropFirst().map { "\(quoted($0)) = excluded.\(quoted($0))" }.joined(separator: ", ")
             tables[entity.name] = Table(
@@ -130,6 +134,7 @@ struct SQLiteLayout: Sendable {
                     case .reference(let kind): return "\(quoted(column.name)) \(SQLiteValues.columnType(kind))"
                     }
                 }
+                + ["\(quoted(Self.checksumColumn)) INTEGER"]
             statements.append("CREATE TABLE \(table.name) (\(columns.joined(separator: ", ")))")
             statements += indexStatements(entity).map(\.sql)
         }

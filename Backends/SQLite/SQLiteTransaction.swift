@@ -6,11 +6,15 @@ import Strata
 class SQLiteReadTransaction: StorageReadTransaction {
     let db: Database
     let layout: SQLiteLayout
+    /// Whether every row in this store was written with a checksum (stores created since rows
+    /// carry one); otherwise a row without one is an older row, read unchecked.
+    let requireChecksums: Bool
     var schema: Schema { layout.schema }
 
-    init(db: Database, layout: SQLiteLayout) {
+    init(db: Database, layout: SQLiteLayout, requireChecksums: Bool) {
         self.db = db
         self.layout = layout
+        self.requireChecksums = requireChecksums
     }
 
     func statement(_ sql: String, cached: Bool = true) throws -> Statement {
@@ -22,21 +26,40 @@ class SQLiteReadTransaction: StorageReadTransaction {
         return try Row.fetchCursor(statement)
     }
 
+    /// A row as a record, its checksum verified: a damaged row is `corruptStore` naming the entity
+    /// and ID, never a record with wrong values (SQLite keeps no checksums of its own).
     func decode(_ row: Row, _ table: SQLiteLayout.Table) throws -> Record {
         let id = try SQLiteValues.recordID(row[0], kind: table.entity.idKind)
-        guard case .int64(let version) = (row[1] as DatabaseValue).storage else {
-            throw StrataError(.corruptStore, entity: table.entity.name, recordID: id, "record has no version")
+        func corrupt(_ why: String, _ underlying: (any Error)? = nil) -> StrataError {
+            StrataError(.corruptStore, entity: table.entity.name, recordID: id, underlying: underlying, "stored record is damaged: \(why)")
         }
+        guard case .int64(let version) = (row[1] as DatabaseValue).storage else { throw corrupt("it has no version") }
         var values: [String: Value] = [:]
         values.reserveCapacity(table.columns.count)
+        var checksum = Checksum()
+        checksum.update(id.value)
+        checksum.update(.int(version))
         for (offset, column) in table.columns.enumerated() {
             let stored: DatabaseValue = row[offset + 2]
-            switch column.kind {
-            case .attribute(let type):
-                values[column.name] = try SQLiteValues.value(stored, as: type)
-            case .reference(let kind):
-                values[column.name] = stored.isNull ? .null : try SQLiteValues.recordID(stored, kind: kind).value
+            let value: Value
+            do {
+                switch column.kind {
+                case .attribute(let type): value = try SQLiteValues.value(stored, as: type)
+                case .reference(let kind): value = stored.isNull ? .null : try SQLiteValues.recordID(stored, kind: kind).value
+                }
+            } catch {
+                throw corrupt("\(column.name) holds a value of the wrong kind", error)
             }
+            values[column.name] = value
+            checksum.update(value)
+        }
+        switch (row[table.columns.count + 2] as DatabaseValue).storage {
+        case .int64(let stored):
+            guard stored == Int64(checksum.final) else { throw corrupt("its checksum does not match") }
+        case .null:
+            if requireChecksums { throw corrupt("it has no checksum, in a store whose every row has one") }
+        default:
+            throw corrupt("its checksum is not a number")
         }
         return Record(entity: table.entity.name, id: id, version: version, values: values)
     }
@@ -204,11 +227,24 @@ final class SQLiteWriteTransaction: SQLiteReadTransaction, StorageWriteTransacti
     func put(_ record: Record) throws {
         let table = try layout.table(record.entity)
         var arguments: [DatabaseValue] = [SQLiteValues.databaseValue(record.id), record.version.databaseValue]
-        arguments.reserveCapacity(table.columns.count + 2)
-        for column in table.columns { arguments.append(SQLiteValues.databaseValue(record[column.name])) }
+        arguments.reserveCapacity(table.columns.count + 3)
+        Self.appendColumns(of: record, table, to: &arguments)
         let statement = try statement(table.insertSQL)
         statement.setUncheckedArguments(StatementArguments(arguments))
         try statement.execute()
+    }
+
+    /// The property columns' values, then the row's checksum over the same values.
+    static func appendColumns(of record: Record, _ table: SQLiteLayout.Table, to arguments: inout [DatabaseValue]) {
+        var checksum = Checksum()
+        checksum.update(record.id.value)
+        checksum.update(.int(record.version))
+        for column in table.columns {
+            let value = record[column.name]
+            checksum.update(value)
+            arguments.append(SQLiteValues.databaseValue(value))
+        }
+        arguments.append(Int64(checksum.final).databaseValue)
     }
 
     /// Many rows per `INSERT … VALUES (…), (…)`: one statement step per batch instead of per record.
@@ -217,7 +253,7 @@ final class SQLiteWriteTransaction: SQLiteReadTransaction, StorageWriteTransacti
         for record in records { byEntity[record.entity, default: []].append(record) }
         for (entity, group) in byEntity {
             let table = try layout.table(entity)
-            let width = table.columns.count + 2
+            let width = table.columns.count + 3
             let perStatement = max(1, Self.batchArguments / width)
             var start = 0
             while start < group.count {
@@ -232,7 +268,7 @@ final class SQLiteWriteTransaction: SQLiteReadTransaction, StorageWriteTransacti
                 for record in group[start..<(start + count)] {
                     arguments.append(SQLiteValues.databaseValue(record.id))
                     arguments.append(record.version.databaseValue)
-                    for column in table.columns { arguments.append(SQLiteValues.databaseValue(record[column.name])) }
+                    Self.appendColumns(of: record, table, to: &arguments)
                 }
                 let statement = try statement(table.insertSQL(rows: count))
                 statement.setUncheckedArguments(StatementArguments(arguments))
