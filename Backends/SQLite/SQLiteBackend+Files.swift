@@ -1,0 +1,134 @@
+import Foundation
+import GRDB
+import Strata
+
+/// The file side of opening a store: reading an existing file without writing to it, recovering a
+/// copy when a killed write left a hot journal, and bringing a store written by an earlier release
+/// to this release's layout.
+extension SQLiteBackend {
+    /// Reads an existing file without writing to it: any reason it is not a store of this schema
+    /// is reported before a read-write connection (which switches the file to WAL) is opened.
+    static func inspectExistingFile(at path: String, schema: Schema) throws {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { return }
+        if isDirectory.boolValue {
+            throw StrataError(.notAStore, "\(path) is a directory, not an SQLite store")
+        }
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            throw StrataError(.storageFailure, "\(path) cannot be read")
+        }
+        defer { try? handle.close() }
+        let header = (try? handle.read(upToCount: 100)) ?? Data()
+        let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+        if size == 0 { return }
+        guard header.count >= 100, header.prefix(16) == Data("SQLite format 3\0".utf8) else {
+            throw StrataError(.notAStore, "\(path) is not an SQLite database")
+        }
+        // The header records the database size in pages (valid when the two change counters agree).
+        let pageSizeField = Int(header[16]) << 8 | Int(header[17])
+        let pageSize = pageSizeField == 1 ? 65_536 : pageSizeField
+        let pages = header[28..<32].reduce(0) { $0 << 8 | Int($1) }
+        let counterMatches = header[24..<28] == header[92..<96]
+        let hasWAL = FileManager.default.fileExists(atPath: path + "-wal")
+        if counterMatches, pages > 0, pages * pageSize > size, !hasWAL {
+            throw StrataError(.corruptStore, "\(path) is truncated: the header declares \(pages * pageSize) bytes, the file has \(size)")
+        }
+        do {
+            var configuration = Configuration()
+            configuration.readonly = true
+            let queue = try DatabaseQueue(path: path, configuration: configuration)
+            defer { try? queue.close() }
+            _ = try queue.read { db in try checkStore(db, schema: schema, path: path) }
+        } catch let error as DatabaseError where hasHotJournal(path) {
+            // A write was interrupted (a killed process, often during the first open, when the
+            // file is switched to WAL) and left a hot rollback journal. A read-only connection
+            // cannot roll it back, so every later open would fail. Recover a copy instead: if the
+            // copy is a store of this schema, the read-write open that follows rolls the original
+            // back the same way; if not, the original files are left exactly as they were.
+            try inspectRecoveredCopy(of: path, schema: schema, readOnlyError: error)
+        }
+    }
+
+    /// Whether a non-empty rollback journal sits beside the database.
+    static func hasHotJournal(_ path: String) -> Bool {
+        ((try? FileManager.default.attributesOfItem(atPath: path + "-journal")[.size] as? Int) ?? 0) > 0
+    }
+
+    /// Copies the database and its journal to a private directory, opens the copy read-write (so
+    /// SQLite rolls the journal back there) and checks that copy; the copy is then removed.
+    static func inspectRecoveredCopy(of path: String, schema: Schema, readOnlyError: DatabaseError) throws {
+        let manager = FileManager.default
+        let directory = manager.temporaryDirectory.appendingPathComponent("strata-recover-\(UUID().uuidString)")
+        try manager.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? manager.removeItem(at: directory) }
+        let copy = directory.appendingPathComponent("store.sqlite").path
+        do {
+            try manager.copyItem(atPath: path, toPath: copy)
+            try manager.copyItem(atPath: path + "-journal", toPath: copy + "-journal")
+        } catch {
+            throw StrataError(.storageFailure, underlying: readOnlyError, "\(path) has an interrupted write to recover, and it could not be copied: \(error)")
+        }
+        let queue = try DatabaseQueue(path: copy)
+        defer { try? queue.close() }
+        do {
+            _ = try queue.read { db in try checkStore(db, schema: schema, path: path) }
+        } catch let error as DatabaseError {
+            throw map(error, path: path)
+        }
+    }
+
+    /// Whether the database is an empty file (`false`), a Strata store of this schema (`true`), or an error.
+    @discardableResult
+    static func checkStore(_ db: Database, schema: Schema, path: String) throws -> Bool {
+        let tables = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'")
+        if tables.isEmpty { return false }
+        guard tables.contains(SQLiteLayout.metaTable) else {
+            throw StrataError(.notAStore, "\(path) is an SQLite database but not a Strata store")
+        }
+        let stored = try Row.fetchAll(db, sql: "SELECT key, value FROM \(SQLiteLayout.metaTable) WHERE key IN ('strata.sqlite.format', 'strata.schema.fingerprint')")
+        var meta: [String: String] = [:]
+        for row in stored {
+            if let key = String.fromDatabaseValue(row[0]), let bytes = SQLiteReadTransaction.bytes(row[1]) {
+                meta[key] = String(decoding: bytes, as: UTF8.self)
+            }
+        }
+        guard let format = meta["strata.sqlite.format"] else {
+            throw StrataError(.corruptStore, "\(path) has no Strata format version")
+        }
+        guard format == SQLiteLayout.formatVersion else {
+            throw StrataError(.incompatibleStore, "\(path) was written in SQLite store format \(format); this version reads \(SQLiteLayout.formatVersion)")
+        }
+        guard meta["strata.schema.fingerprint"] == schema.fingerprint else {
+            throw StrataError(.incompatibleStore, "\(path) was written with a different schema (migrations are not supported yet)")
+        }
+        return true
+    }
+
+    /// Brings a store written by an earlier release to this release's secondary indexes (same
+    /// names, other columns: every index now ends in `id`). The indexes hold no data of their own,
+    /// so rebuilding one is always safe; a store already current is left untouched.
+    static func upgradeIndexes(_ db: Database, layout: SQLiteLayout) throws {
+        var present: [String: String] = [:]
+        for row in try Row.fetchAll(db, sql: "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL") {
+            if let name = String.fromDatabaseValue(row[0]), let sql = String.fromDatabaseValue(row[1]) { present[name] = sql }
+        }
+        for entity in layout.schema.entities {
+            for index in layout.indexStatements(entity) where present[index.name] != index.sql {
+                if present[index.name] != nil { try db.execute(sql: "DROP INDEX \(quoted(index.name))") }
+                try db.execute(sql: index.sql)
+            }
+        }
+    }
+
+    /// Gives the tables of a store written before rows carried checksums their checksum column;
+    /// the rows already there keep a NULL checksum and are read unchecked.
+    static func addChecksumColumns(_ db: Database, layout: SQLiteLayout) throws {
+        for entity in layout.schema.entities {
+            guard let table = layout.tables[entity.name] else { continue }
+            let columns = try Row.fetchAll(db, sql: "PRAGMA table_info(\(table.name))").compactMap { String.fromDatabaseValue($0["name"]) }
+            if !columns.contains(SQLiteLayout.checksumColumn) {
+                try db.execute(sql: "ALTER TABLE \(table.name) ADD COLUMN \(quoted(SQLiteLayout.checksumColumn)) INTEGER")
+            }
+        }
+    }
+}

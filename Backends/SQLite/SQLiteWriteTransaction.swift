@@ -1,0 +1,108 @@
+import Foundation
+import GRDB
+import Strata
+
+/// Writes inside GRDB's write transaction: a throw rolls everything back.
+final class SQLiteWriteTransaction: SQLiteReadTransaction, StorageWriteTransaction {
+    func put(_ record: Record) throws {
+        let table = try layout.table(record.entity)
+        var arguments: [DatabaseValue] = [SQLiteValues.databaseValue(record.id), record.version.databaseValue]
+        arguments.reserveCapacity(table.columns.count + 3)
+        Self.appendColumns(of: record, table, to: &arguments)
+        let statement = try statement(table.insertSQL)
+        statement.setUncheckedArguments(StatementArguments(arguments))
+        try statement.execute()
+    }
+
+    /// The property columns' values, then the row's checksum over the same values.
+    static func appendColumns(of record: Record, _ table: SQLiteLayout.Table, to arguments: inout [DatabaseValue]) {
+        var checksum = Checksum()
+        checksum.update(record.id.value)
+        checksum.update(.int(record.version))
+        for column in table.columns {
+            let value = record[column.name]
+            checksum.update(value)
+            arguments.append(SQLiteValues.databaseValue(value))
+        }
+        arguments.append(Int64(checksum.final).databaseValue)
+    }
+
+    /// Many rows per `INSERT … VALUES (…), (…)`: one statement step per batch instead of per record.
+    func put(contentsOf records: [Record]) throws {
+        var byEntity: [String: [Record]] = [:]
+        for record in records { byEntity[record.entity, default: []].append(record) }
+        for (entity, group) in byEntity {
+            let table = try layout.table(entity)
+            let width = table.columns.count + 3
+            let perStatement = max(1, Self.batchArguments / width)
+            var start = 0
+            while start < group.count {
+                let count = min(perStatement, group.count - start)
+                if count < perStatement {
+                    // The remainder row by row, through the cached one-row statement.
+                    for record in group[start...] { try put(record) }
+                    break
+                }
+                var arguments: [DatabaseValue] = []
+                arguments.reserveCapacity(width * count)
+                for record in group[start..<(start + count)] {
+                    arguments.append(SQLiteValues.databaseValue(record.id))
+                    arguments.append(record.version.databaseValue)
+                    Self.appendColumns(of: record, table, to: &arguments)
+                }
+                let statement = try statement(table.insertSQL(rows: count))
+                statement.setUncheckedArguments(StatementArguments(arguments))
+                try statement.execute()
+                start += count
+            }
+        }
+    }
+
+    /// One `DELETE … WHERE id IN (…)` per batch, and one per owned link table.
+    func delete(_ entity: String, ids: [RecordID]) throws {
+        let table = try layout.table(entity)
+        let unique = Array(Set(ids))
+        var start = 0
+        while start < unique.count {
+            let chunk = unique[start..<min(unique.count, start + Self.batchArguments)]
+            start += chunk.count
+            let list = Array(repeating: "?", count: chunk.count).joined(separator: ", ")
+            let arguments = StatementArguments(chunk.map(SQLiteValues.databaseValue))
+            let statement = try batchStatement(chunk.count, full: Self.batchArguments) { "DELETE FROM \(table.name) WHERE \"id\" IN (\(list))" }
+            try statement.execute(arguments: arguments)
+            for relationship in table.entity.relationships where relationship.keepsLinkList {
+                let links = SQLiteLayout.linkTable(entity, relationship.name)
+                try batchStatement(chunk.count, full: Self.batchArguments) { "DELETE FROM \(links) WHERE owner IN (\(list))" }
+                    .execute(arguments: arguments)
+            }
+        }
+    }
+
+    func delete(_ entity: String, id: RecordID) throws {
+        let table = try layout.table(entity)
+        try db.cachedStatement(sql: table.deleteSQL).execute(arguments: [SQLiteValues.databaseValue(id)])
+        for relationship in table.entity.relationships where relationship.keepsLinkList {
+            try setLinks(entity, relationship: relationship.name, from: id, to: [])
+        }
+    }
+
+    func setLinks(_ entity: String, relationship: String, from owner: RecordID, to targets: [RecordID]) throws {
+        let table = SQLiteLayout.linkTable(entity, relationship)
+        let ownerValue = SQLiteValues.databaseValue(owner)
+        try db.cachedStatement(sql: "DELETE FROM \(table) WHERE owner = ?").execute(arguments: [ownerValue])
+        let insert = try db.cachedStatement(sql: "INSERT INTO \(table) (owner, target, position) VALUES (?, ?, ?)")
+        for (position, target) in targets.enumerated() {
+            insert.setUncheckedArguments([ownerValue, SQLiteValues.databaseValue(target), Int64(position).databaseValue])
+            try insert.execute()
+        }
+    }
+
+    func setMetadata(_ key: String, _ value: [UInt8]?) throws {
+        if let value {
+            try db.cachedStatement(sql: "INSERT OR REPLACE INTO \(SQLiteLayout.metaTable) (key, value) VALUES (?, ?)")
+                .execute(arguments: [key, Data(value)])
+        } else {
+            try db.cachedStatement(sql: "DELETE FROM \(SQLiteLayout.metaTable) WHERE key = ?").execute(arguments: [key])
+        }
+    }
+}
