@@ -79,7 +79,7 @@ let package = Package(
         ),
         .testTarget(
             name: "InMemoryTests",
-            dependencies: ["Strata", "StrataInMemory"],
+            dependencies: ["Strata", "StrataInMemory", "StrataConformance"],
             swiftSettings: strictSettings
         ),
         .testTarget(

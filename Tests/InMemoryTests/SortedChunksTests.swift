@@ -1,3 +1,4 @@
+import StrataConformance
 import Testing
 @testable import StrataInMemory
 
@@ -5,21 +6,9 @@ import Testing
 /// bounded walks in both directions (the seed is printed on failure).
 @Suite("In-memory: ordered index")
 struct SortedChunksTests {
-    /// SplitMix64: small, seedable, the same on every platform.
-    struct Generator: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     @Test("matches a sorted array", arguments: [1, 2, 3, 4])
     func matchesASortedArray(_ seed: UInt64) {
-        var random = Generator(state: seed)
+        var random = SeededRandom(seed: seed)
         var set = SortedChunks<Int>()
         var model: [Int] = []
         // A range of values a few times the chunk size, so chunks split, empty and vanish.

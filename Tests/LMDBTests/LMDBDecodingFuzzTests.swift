@@ -10,19 +10,7 @@ import Testing
 /// and the history codec. `STRATA_FUZZ_TRIALS` (default 3,000) and `STRATA_FUZZ_SEED` replay.
 @Suite("LMDB: decoding damaged bytes")
 struct LMDBDecodingFuzzTests {
-    struct SplitMix {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-        mutating func below(_ bound: Int) -> Int { bound <= 0 ? 0 : Int(next() % UInt64(bound)) }
-    }
-
-    static func damage(_ input: [UInt8], _ random: inout SplitMix) -> [UInt8] {
+    static func damage(_ input: [UInt8], _ random: inout SeededRandom) -> [UInt8] {
         var bytes = input
         switch random.below(5) {
         case 0:
@@ -47,7 +35,7 @@ struct LMDBDecodingFuzzTests {
         let environment = ProcessInfo.processInfo.environment
         let trials = Int(environment["STRATA_FUZZ_TRIALS"] ?? "") ?? 3_000
         let seed = UInt64(environment["STRATA_FUZZ_SEED"] ?? "") ?? 0xF022
-        var random = SplitMix(state: seed)
+        var random = SeededRandom(seed: seed)
         let schema = try TravelDomain.schema()
         let data = TravelData()
         var encoded: [(entity: EntityDescription, id: RecordID, bytes: [UInt8])] = []

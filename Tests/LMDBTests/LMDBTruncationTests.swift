@@ -13,7 +13,7 @@ struct LMDBTruncationTests {
     @Test func aTruncatedDataFileIsATypedErrorNeverACrash() async throws {
         let trials = Int(ProcessInfo.processInfo.environment["STRATA_LMDB_TRUNCATIONS"] ?? "") ?? 40
         let seed = UInt64(ProcessInfo.processInfo.environment["STRATA_LMDB_TRUNCATION_SEED"] ?? "") ?? 0x5EED
-        var random = SplitMix(state: seed)
+        var random = SeededRandom(seed: seed)
         try await withTemporaryDirectory { path in
             let store = Store(backend: try await LMDBBackend.open(path: path, schema: try TravelDomain.schema()))
             try await store.repository(Person.self).insert(contentsOf: (0..<2_000).map { Person(name: "Person \($0)", age: $0 % 90) })
@@ -24,7 +24,7 @@ struct LMDBTruncationTests {
 
             // Short of the two meta pages, at a page boundary, and anywhere.
             var lengths = [1, 100, 4_095, 4_096, 8_191, 8_192, whole.count - 4_096, whole.count - 1]
-            for _ in 0..<trials { lengths.append(Int(random.next() % UInt64(whole.count - 1)) + 1) }
+            for _ in 0..<trials { lengths.append(random.below(whole.count - 1) + 1) }
             for length in lengths {
                 try whole.prefix(length).write(to: URL(fileURLWithPath: data))
                 let before = FileManager.default.contents(atPath: data)
@@ -43,17 +43,6 @@ struct LMDBTruncationTests {
             let reopened = Store(backend: try await LMDBBackend.open(path: path, schema: try TravelDomain.schema()))
             #expect(try await reopened.repository(Person.self).count() == 2_000)
             try await reopened.close()
-        }
-    }
-
-    struct SplitMix {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
         }
     }
 }

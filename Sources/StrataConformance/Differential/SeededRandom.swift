@@ -2,13 +2,14 @@ import Foundation
 import Strata
 
 /// SplitMix64: a small, fast generator whose whole sequence follows from its seed, so a failing
-/// differential run is replayed exactly from the seed it prints.
-struct SeededRandom: RandomNumberGenerator {
+/// differential run — or any seeded test of a backend's own — is replayed exactly from the seed it
+/// prints.
+public struct SeededRandom: RandomNumberGenerator, Sendable {
     private var state: UInt64
 
-    init(seed: UInt64) { state = seed }
+    public init(seed: UInt64) { state = seed }
 
-    mutating func next() -> UInt64 {
+    public mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
@@ -16,12 +17,14 @@ struct SeededRandom: RandomNumberGenerator {
         return z ^ (z >> 31)
     }
 
-    mutating func int(_ range: ClosedRange<Int>) -> Int { Int.random(in: range, using: &self) }
-    mutating func chance(_ probability: Double) -> Bool { Double.random(in: 0..<1, using: &self) < probability }
-    mutating func pick<T>(_ values: [T]) -> T { values[int(0...(values.count - 1))] }
+    public mutating func int(_ range: ClosedRange<Int>) -> Int { Int.random(in: range, using: &self) }
+    /// A number in `0..<bound`; 0 when the bound is not positive.
+    public mutating func below(_ bound: Int) -> Int { bound <= 0 ? 0 : Int.random(in: 0..<bound, using: &self) }
+    public mutating func chance(_ probability: Double) -> Bool { Double.random(in: 0..<1, using: &self) < probability }
+    public mutating func pick<T>(_ values: [T]) -> T { values[int(0...(values.count - 1))] }
 
     /// A UUID that depends only on the seed's sequence.
-    mutating func uuid() -> UUID {
+    public mutating func uuid() -> UUID {
         let (a, b) = (next(), next())
         return UUID(uuid: (
             UInt8(truncatingIfNeeded: a), UInt8(truncatingIfNeeded: a >> 8), UInt8(truncatingIfNeeded: a >> 16), UInt8(truncatingIfNeeded: a >> 24),
