@@ -21,47 +21,15 @@ extension InMemoryReading {
         }
     }
 
-    /// The index keys the top-level conjuncts bound `property` to, inclusive (an index key may
-    /// round an integer, so exclusive bounds are left to the evaluator), and whether any does: a
-    /// bounded property excludes nulls, which the index does not hold.
-    private func bounds(of property: String, in conjuncts: [FilterExpression], _ entity: EntityDescription)
+    /// The index keys the predicate bounds `property` to (``FilterExpression/bounds(of:type:)``),
+    /// and whether it bounds it at all: a bounded property excludes nulls, which the index does not hold.
+    private func bounds(of property: String, in predicate: FilterExpression, _ entity: EntityDescription)
         -> (lower: InMemoryState.IndexKey?, upper: InMemoryState.IndexKey?, bounded: Bool)
     {
         guard let type = entity.attribute(property)?.type else { return (nil, nil, false) }
-        func key(_ value: Value) -> InMemoryState.IndexKey? {
-            let comparable = type == .int || type == .double ? AttributeType.double.accepts(value) : type.accepts(value)
-            return comparable ? InMemoryState.IndexKey(value: InMemoryState.indexKey(value)) : nil
-        }
-        var lower: InMemoryState.IndexKey?
-        var upper: InMemoryState.IndexKey?
-        var bounded = false
-        func tighten(lower new: InMemoryState.IndexKey?) {
-            guard let new else { return }
-            bounded = true
-            if lower.map({ $0 < new }) ?? true { lower = new }
-        }
-        func tighten(upper new: InMemoryState.IndexKey?) {
-            guard let new else { return }
-            bounded = true
-            if upper.map({ new < $0 }) ?? true { upper = new }
-        }
-        for conjunct in conjuncts {
-            switch conjunct {
-            case .compare(property, .equal, let value, []):
-                tighten(lower: key(value))
-                tighten(upper: key(value))
-            case .compare(property, .greater, let value, []), .compare(property, .greaterOrEqual, let value, []):
-                tighten(lower: key(value))
-            case .compare(property, .less, let value, []), .compare(property, .lessOrEqual, let value, []):
-                tighten(upper: key(value))
-            case .between(property, let low, let high):
-                tighten(lower: key(low))
-                tighten(upper: key(high))
-            default:
-                break
-            }
-        }
-        return (lower, upper, bounded)
+        let (lower, upper) = predicate.bounds(of: property, type: type)
+        func key(_ value: Value?) -> InMemoryState.IndexKey? { value.map { InMemoryState.IndexKey(value: InMemoryState.indexKey($0)) } }
+        return (key(lower), key(upper), lower != nil || upper != nil)
     }
 
     /// A page read in order from an index and stopped when full, however many records match:
@@ -82,7 +50,7 @@ extension InMemoryReading {
         if plan.sort.count == 1, let key = plan.sort.first, let keys = table.orderedKeys[key.property],
             let index = table.indexes[key.property]
         {
-            let bounds = bounds(of: key.property, in: conjuncts, entity)
+            let bounds = bounds(of: key.property, in: predicate, entity)
             guard bounds.bounded else { return nil }
             var full = false
             try keys.walk(from: bounds.lower, through: bounds.upper, ascending: key.ascending) { indexKey in
@@ -159,7 +127,7 @@ extension InMemoryReading {
                 continue
             }
             guard let keys = table.orderedKeys[property], let index = table.indexes[property] else { continue }
-            let bounds = bounds(of: property, in: [conjunct], entity)
+            let bounds = bounds(of: property, in: conjunct, entity)
             guard bounds.bounded else { continue }
             var ids: [RecordID] = []
             keys.walk(from: bounds.lower, through: bounds.upper) { key in

@@ -28,12 +28,7 @@ extension InMemoryReading {
 
     func referrers(_ entity: String, property: String, toEach targets: [RecordID]) throws -> [RecordID: [RecordID]] {
         guard let index = try table(entity).indexes[property] else {
-            var found: [RecordID: [RecordID]] = [:]
-            for target in Set(targets) {
-                let referrers = try referrers(entity, property: property, to: target)
-                if !referrers.isEmpty { found[target] = referrers }
-            }
-            return found
+            return try referrersOneTargetAtATime(entity, property: property, toEach: targets)
         }
         var found: [RecordID: [RecordID]] = [:]
         for target in targets where found[target] == nil {
@@ -111,10 +106,6 @@ final class InMemoryWriteTransaction: InMemoryReading, StorageWriteTransaction {
     func put(contentsOf records: [Record]) throws {
         undoLog.reserveCapacity(undoLog.count + records.count)
         for record in records { try put(record) }
-    }
-
-    func delete(_ entity: String, ids: [RecordID]) throws {
-        for id in ids { try delete(entity, id: id) }
     }
 
     func delete(_ entity: String, id: RecordID) throws {

@@ -44,7 +44,7 @@ struct SQLiteLayout: Sendable {
 
     static let formatVersion = "1"
     /// The last column of every entity table: a CRC-32 of the row's ID, version and values (see
-    /// `Checksum.of(id:version:values:)`), checked on every read. NULL in rows written before
+    /// `Checksum.record(id:version:)`), checked on every read. NULL in rows written before
     /// records carried checksums; stores created since refuse such rows.
     static let checksumColumn = "strata_checksum"
     static let metaTable = "strata_meta"

@@ -36,9 +36,7 @@ class SQLiteReadTransaction: StorageReadTransaction {
         guard case .int64(let version) = (row[1] as DatabaseValue).storage else { throw corrupt("it has no version") }
         var values: [String: Value] = [:]
         values.reserveCapacity(table.columns.count)
-        var checksum = Checksum()
-        checksum.update(id.value)
-        checksum.update(.int(version))
+        var checksum = Checksum.record(id: id, version: version)
         for (offset, column) in table.columns.enumerated() {
             let stored: DatabaseValue = row[offset + 2]
             let value: Value
@@ -73,25 +71,31 @@ class SQLiteReadTransaction: StorageReadTransaction {
     /// The most values bound in one batched statement (SQLite allows 32,766).
     static let batchArguments = 500
 
-    /// A statement for a batch of `count` rows: the full-size one is cached (every large batch
-    /// reuses it), a remainder is prepared for its one use.
-    func batchStatement(_ count: Int, full: Int, _ sql: () -> String) throws -> Statement {
-        try statement(sql(), cached: count == full)
+    /// Runs `body` once per batch of at most ``batchArguments`` distinct IDs, with the batch's
+    /// bound values, its `?, ?, …` list, and a statement preparer that caches the full-size
+    /// statement (every large batch reuses it) and prepares a remainder for its one use.
+    func forEachBatch(
+        of ids: [RecordID],
+        _ body: (_ values: [DatabaseValue], _ placeholders: String, _ prepare: (String) throws -> Statement) throws -> Void
+    ) throws {
+        let unique = Array(Set(ids))
+        var start = 0
+        while start < unique.count {
+            let batch = unique[start..<min(unique.count, start + Self.batchArguments)]
+            start += batch.count
+            let placeholders = Array(repeating: "?", count: batch.count).joined(separator: ", ")
+            try body(batch.map(SQLiteValues.databaseValue), placeholders) { sql in
+                try statement(sql, cached: batch.count == Self.batchArguments)
+            }
+        }
     }
 
     func records(_ entity: String, ids: [RecordID]) throws -> [RecordID: Record] {
         let table = try layout.table(entity)
         var found: [RecordID: Record] = [:]
         found.reserveCapacity(ids.count)
-        let unique = Array(Set(ids))
-        var start = 0
-        while start < unique.count {
-            let chunk = unique[start..<min(unique.count, start + Self.batchArguments)]
-            start += chunk.count
-            let statement = try batchStatement(chunk.count, full: Self.batchArguments) {
-                "SELECT \(table.selectList) FROM \(table.name) AS t0 WHERE t0.\"id\" IN (\(Array(repeating: "?", count: chunk.count).joined(separator: ", ")))"
-            }
-            let cursor = try rows(statement, chunk.map(SQLiteValues.databaseValue))
+        try forEachBatch(of: ids) { values, placeholders, prepare in
+            let cursor = try rows(try prepare("SELECT \(table.selectList) FROM \(table.name) AS t0 WHERE t0.\"id\" IN (\(placeholders))"), values)
             while let row = try cursor.next() {
                 let record = try decode(row, table)
                 found[record.id] = record
@@ -104,24 +108,13 @@ class SQLiteReadTransaction: StorageReadTransaction {
         let table = try layout.table(entity)
         guard table.columnIndex[property] != nil, case .reference(let targetKind)? = table.columnIndex[property].map({ table.columns[$0].kind }) else {
             // An indexed attribute: the per-target form handles its value types.
-            var found: [RecordID: [RecordID]] = [:]
-            for target in Set(targets) {
-                let referrers = try referrers(entity, property: property, to: target)
-                if !referrers.isEmpty { found[target] = referrers }
-            }
-            return found
+            return try referrersOneTargetAtATime(entity, property: property, toEach: targets)
         }
         var found: [RecordID: [RecordID]] = [:]
-        let unique = Array(Set(targets))
-        var start = 0
-        while start < unique.count {
-            let chunk = unique[start..<min(unique.count, start + Self.batchArguments)]
-            start += chunk.count
+        try forEachBatch(of: targets) { values, placeholders, prepare in
             // The (property, id) index yields each target's referrers in ID order.
-            let statement = try batchStatement(chunk.count, full: Self.batchArguments) {
-                "SELECT \"id\", \(quoted(property)) FROM \(table.name) WHERE \(quoted(property)) IN (\(Array(repeating: "?", count: chunk.count).joined(separator: ", "))) ORDER BY \(quoted(property)), \"id\""
-            }
-            let cursor = try rows(statement, chunk.map(SQLiteValues.databaseValue))
+            let sql = "SELECT \"id\", \(quoted(property)) FROM \(table.name) WHERE \(quoted(property)) IN (\(placeholders)) ORDER BY \(quoted(property)), \"id\""
+            let cursor = try rows(try prepare(sql), values)
             while let row = try cursor.next() {
                 let target = try SQLiteValues.recordID(row[1], kind: targetKind)
                 found[target, default: []].append(try SQLiteValues.recordID(row[0], kind: table.entity.idKind))

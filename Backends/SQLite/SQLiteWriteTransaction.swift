@@ -16,9 +16,7 @@ final class SQLiteWriteTransaction: SQLiteReadTransaction, StorageWriteTransacti
 
     /// The property columns' values, then the row's checksum over the same values.
     static func appendColumns(of record: Record, _ table: SQLiteLayout.Table, to arguments: inout [DatabaseValue]) {
-        var checksum = Checksum()
-        checksum.update(record.id.value)
-        checksum.update(.int(record.version))
+        var checksum = Checksum.record(id: record.id, version: record.version)
         for column in table.columns {
             let value = record[column.name]
             checksum.update(value)
@@ -61,19 +59,11 @@ final class SQLiteWriteTransaction: SQLiteReadTransaction, StorageWriteTransacti
     /// One `DELETE … WHERE id IN (…)` per batch, and one per owned link table.
     func delete(_ entity: String, ids: [RecordID]) throws {
         let table = try layout.table(entity)
-        let unique = Array(Set(ids))
-        var start = 0
-        while start < unique.count {
-            let chunk = unique[start..<min(unique.count, start + Self.batchArguments)]
-            start += chunk.count
-            let list = Array(repeating: "?", count: chunk.count).joined(separator: ", ")
-            let arguments = StatementArguments(chunk.map(SQLiteValues.databaseValue))
-            let statement = try batchStatement(chunk.count, full: Self.batchArguments) { "DELETE FROM \(table.name) WHERE \"id\" IN (\(list))" }
-            try statement.execute(arguments: arguments)
+        try forEachBatch(of: ids) { values, placeholders, prepare in
+            let arguments = StatementArguments(values)
+            try prepare("DELETE FROM \(table.name) WHERE \"id\" IN (\(placeholders))").execute(arguments: arguments)
             for relationship in table.entity.relationships where relationship.keepsLinkList {
-                let links = SQLiteLayout.linkTable(entity, relationship.name)
-                try batchStatement(chunk.count, full: Self.batchArguments) { "DELETE FROM \(links) WHERE owner IN (\(list))" }
-                    .execute(arguments: arguments)
+                try prepare("DELETE FROM \(SQLiteLayout.linkTable(entity, relationship.name)) WHERE owner IN (\(placeholders))").execute(arguments: arguments)
             }
         }
     }

@@ -126,41 +126,17 @@ extension LMDBReadTransaction {
         Array(UnsafeRawBufferPointer(start: value.mv_data, count: value.mv_size))
     }
 
-    /// The index keys a top-level conjunct bounds `property` to (inclusive; nulls never match a
-    /// range, so a lower bound also skips them).
+    /// The index keys the predicate bounds `property` to (``FilterExpression/bounds(of:type:)``;
+    /// nulls never match a range, so a lower bound also skips them).
     static func bounds(of property: String, in predicate: FilterExpression?, _ entity: EntityDescription) -> (lower: [UInt8]?, upper: [UInt8]?) {
-        func key(_ value: Value) -> [UInt8]? {
-            if value.isNull { return nil }
-            if entity.attribute(property)?.type == .double, case .int(let number) = value { return LMDBKeys.indexKey(.double(Double(number))) }
+        guard let predicate, let type = entity.attribute(property)?.type else { return (nil, nil) }
+        let (lower, upper) = predicate.bounds(of: property, type: type)
+        func key(_ value: Value?) -> [UInt8]? {
+            guard let value else { return nil }
+            if type == .double, case .int(let number) = value { return LMDBKeys.indexKey(.double(Double(number))) }
             return LMDBKeys.indexKey(value)
         }
-        var lower: [UInt8]?
-        var upper: [UInt8]?
-        func tighten(lower new: [UInt8]?) { if let new, lower.map({ $0.lexicographicallyPrecedes(new) }) ?? true { lower = new } }
-        func tighten(upper new: [UInt8]?) { if let new, upper.map({ new.lexicographicallyPrecedes($0) }) ?? true { upper = new } }
-        let conjuncts: [FilterExpression]
-        switch predicate {
-        case .and(let parts)?: conjuncts = parts
-        case let single?: conjuncts = [single]
-        case nil: conjuncts = []
-        }
-        for conjunct in conjuncts {
-            switch conjunct {
-            case .compare(property, .equal, let value, []):
-                tighten(lower: key(value))
-                tighten(upper: key(value))
-            case .compare(property, .greater, let value, []), .compare(property, .greaterOrEqual, let value, []):
-                tighten(lower: key(value))
-            case .compare(property, .less, let value, []), .compare(property, .lessOrEqual, let value, []):
-                tighten(upper: key(value))
-            case .between(property, let low, let high):
-                tighten(lower: key(low))
-                tighten(upper: key(high))
-            default:
-                break
-            }
-        }
-        return (lower, upper)
+        return (key(lower), key(upper))
     }
 
     func count(_ plan: FetchPlan) throws -> Int {

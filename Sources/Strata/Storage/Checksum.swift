@@ -78,23 +78,18 @@ public struct Checksum: Sendable {
         }
     }
 
-    /// The checksum of a record as backends that store columns keep it: its ID, its version, then
-    /// each stored property's value in the entity's declared order.
-    public static func of(id: RecordID, version: Int64, values: some Sequence<Value>) -> UInt32 {
+    /// The start of a record's checksum as backends that store columns keep it: its ID and its
+    /// version; the caller then adds each stored property's value in the entity's declared order
+    /// (as it writes or decodes them, so the values are walked once).
+    @inlinable
+    public static func record(id: RecordID, version: Int64) -> Checksum {
         var checksum = Checksum()
         checksum.update(id.value)
         checksum.update(.int(version))
-        for value in values { checksum.update(value) }
-        return checksum.final
+        return checksum
     }
 
     /// The finished checksum.
     @inlinable public var final: UInt32 { crc ^ 0xFFFF_FFFF }
 
-    /// The checksum of `bytes`.
-    public static func of(_ bytes: [UInt8]) -> UInt32 {
-        var checksum = Checksum()
-        checksum.update(bytes)
-        return checksum.final
-    }
 }

@@ -110,8 +110,14 @@ extension StorageReadTransaction {
     }
 
     public func referrers(_ entity: String, property: String, toEach targets: [RecordID]) throws -> [RecordID: [RecordID]] {
+        try referrersOneTargetAtATime(entity, property: property, toEach: targets)
+    }
+
+    /// The default of ``referrers(_:property:toEach:)``, callable by an override for the cases it
+    /// does not batch: one ``referrers(_:property:to:)`` per distinct target.
+    public func referrersOneTargetAtATime(_ entity: String, property: String, toEach targets: [RecordID]) throws -> [RecordID: [RecordID]] {
         var found: [RecordID: [RecordID]] = [:]
-        for target in targets where found[target] == nil {
+        for target in Set(targets) {
             let referrers = try referrers(entity, property: property, to: target)
             if !referrers.isEmpty { found[target] = referrers }
         }
