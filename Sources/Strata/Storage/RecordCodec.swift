@@ -1,3 +1,4 @@
+import Foundation
 /// A compact, versioned binary form of a ``Record`` for backends that store bytes (LMDB):
 /// format byte, version, then each stored property's value in the entity's declared order — no
 /// property names, so a record costs little more than its values — then a CRC-32 of those bytes
@@ -24,9 +25,30 @@ public enum RecordCodec {
     static func checksum(_ payload: ArraySlice<UInt8>, id: RecordID) -> UInt32 {
         var checksum = Checksum()
         checksum.update(payload)
-        var idWriter = BinaryWriter()
-        idWriter.recordID(id)
-        checksum.update(idWriter.bytes)
+        // The ID's bytes as `BinaryWriter.recordID` writes them, without building them: this
+        // runs once per record read.
+        func varint(_ value: UInt64) {
+            var rest = value
+            while rest >= 0x80 {
+                checksum.update(byte: UInt8(truncatingIfNeeded: rest) | 0x80)
+                rest >>= 7
+            }
+            checksum.update(byte: UInt8(rest))
+        }
+        switch id {
+        case .uuid(let uuid):
+            checksum.update(byte: 0)
+            withUnsafeBytes(of: uuid.uuid) { checksum.update($0) }
+        case .string(var text):
+            checksum.update(byte: 1)
+            text.withUTF8 { utf8 in
+                varint(UInt64(utf8.count))
+                checksum.update(UnsafeRawBufferPointer(utf8))
+            }
+        case .int(let number):
+            checksum.update(byte: 2)
+            varint(UInt64(bitPattern: (number << 1) ^ (number >> 63)))
+        }
         return checksum.final
     }
 
