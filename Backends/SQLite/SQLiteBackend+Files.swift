@@ -57,17 +57,45 @@ extension SQLiteBackend {
     /// Copies the database and its journal to a private directory, opens the copy read-write (so
     /// SQLite rolls the journal back there) and checks that copy; the copy is then removed.
     static func inspectRecoveredCopy(of path: String, schema: Schema, readOnlyError: DatabaseError) throws {
+        try withPrivateCopy(of: path, suffixes: ["-journal"], failure: { error in
+            StrataError(.storageFailure, underlying: readOnlyError, "\(path) has an interrupted write to recover, and it could not be copied: \(error)")
+        }) { copy in try checkRecovered(copy, original: path, schema: schema) }
+    }
+
+    /// Copies the database and those of its side files (`-wal`, `-journal`) that exist into a
+    /// private directory, runs `body` on the copy's path, then removes the directory.
+    static func withPrivateCopy<T>(
+        of path: String, suffixes: [String], failure: (any Error) -> StrataError, _ body: (String) async throws -> T
+    ) async throws -> T {
+        let (directory, copy) = try privateCopy(of: path, suffixes: suffixes, failure: failure)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        return try await body(copy)
+    }
+
+    static func withPrivateCopy<T>(of path: String, suffixes: [String], failure: (any Error) -> StrataError, _ body: (String) throws -> T) throws -> T {
+        let (directory, copy) = try privateCopy(of: path, suffixes: suffixes, failure: failure)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        return try body(copy)
+    }
+
+    private static func privateCopy(of path: String, suffixes: [String], failure: (any Error) -> StrataError) throws -> (URL, String) {
         let manager = FileManager.default
-        let directory = manager.temporaryDirectory.appendingPathComponent("strata-recover-\(UUID().uuidString)")
-        try manager.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? manager.removeItem(at: directory) }
+        let directory = manager.temporaryDirectory.appendingPathComponent("strata-copy-\(UUID().uuidString)")
         let copy = directory.appendingPathComponent("store.sqlite").path
         do {
+            try manager.createDirectory(at: directory, withIntermediateDirectories: true)
             try manager.copyItem(atPath: path, toPath: copy)
-            try manager.copyItem(atPath: path + "-journal", toPath: copy + "-journal")
+            for suffix in suffixes where manager.fileExists(atPath: path + suffix) {
+                try manager.copyItem(atPath: path + suffix, toPath: copy + suffix)
+            }
         } catch {
-            throw StrataError(.storageFailure, underlying: readOnlyError, "\(path) has an interrupted write to recover, and it could not be copied: \(error)")
+            try? manager.removeItem(at: directory)
+            throw failure(error)
         }
+        return (directory, copy)
+    }
+
+    private static func checkRecovered(_ copy: String, original path: String, schema: Schema) throws {
         let queue = try DatabaseQueue(path: copy)
         defer { try? queue.close() }
         do {

@@ -65,7 +65,12 @@ class SQLiteReadTransaction: StorageReadTransaction {
     func record(_ entity: String, id: RecordID) throws -> Record? {
         let table = try layout.table(entity)
         let cursor = try rows(try statement(table.selectByIDSQL), [SQLiteValues.databaseValue(id)])
-        return try cursor.next().map { try decode($0, table) }
+        guard let record = try cursor.next().map({ try decode($0, table) }) else { return nil }
+        // A damaged primary-key index can lead the lookup to another, intact row.
+        guard record.id == id else {
+            throw StrataError(.corruptStore, entity: entity, recordID: id, "the store's ID index is damaged: a lookup of \(id) found the row of \(record.id)")
+        }
+        return record
     }
 
     /// The most values bound in one batched statement (SQLite allows 32,766).
@@ -94,10 +99,14 @@ class SQLiteReadTransaction: StorageReadTransaction {
         let table = try layout.table(entity)
         var found: [RecordID: Record] = [:]
         found.reserveCapacity(ids.count)
+        let asked = Set(ids)
         try forEachBatch(of: ids) { values, placeholders, prepare in
             let cursor = try rows(try prepare("SELECT \(table.selectList) FROM \(table.name) AS t0 WHERE t0.\"id\" IN (\(placeholders))"), values)
             while let row = try cursor.next() {
                 let record = try decode(row, table)
+                guard asked.contains(record.id) else {
+                    throw StrataError(.corruptStore, entity: entity, recordID: record.id, "the store's ID index is damaged: a lookup by ID found the row of \(record.id), which was not asked for")
+                }
                 found[record.id] = record
             }
         }

@@ -1,0 +1,90 @@
+import Foundation
+import GRDB
+import Strata
+
+extension SQLiteBackend {
+    /// Checks the store at `path` without changing its files, and reports what an open would make
+    /// of them (see ``VerifyReport``).
+    ///
+    /// - The write-ahead log is read as SQLite's recovery reads it: frames damaged after a point
+    ///   are ignored by SQLite without an error (the store opens as it was before them), so verify
+    ///   reports the commits that would be lost.
+    /// - The database is checked on a private copy of its files, with the log and any interrupted
+    ///   write's journal, which SQLite recovers there as an open would (the originals are never
+    ///   opened, not even read-only, which would rewrite the wal-index): `PRAGMA integrity_check`
+    ///   for SQLite's own structures, then every row of every entity decoded with its checksum.
+    ///
+    /// Run it on a store no process is writing: the copy is taken file by file.
+    /// - Throws: ``StrataError`` `notAStore` or `incompatibleStore` when `path` is not a Strata
+    ///   SQLite store of `schema`; everything else is a finding in the report.
+    public static func verify(path: String, schema: Schema) async throws -> VerifyReport {
+        var report = VerifyReport(location: "sqlite:\(path)")
+        guard FileManager.default.fileExists(atPath: path) else {
+            throw StrataError(.notAStore, "\(path) does not exist")
+        }
+        let logSize = fileSize(path + "-wal")
+        SQLiteWALInspection(path: path + "-wal", indexPath: path + "-shm").report(into: &report, path: path, logSize: logSize)
+        if hasHotJournal(path) { report.notes.append("an interrupted write left a rollback journal; an open rolls it back") }
+        let inspected = report
+        return try await withPrivateCopy(of: path, suffixes: ["-wal", "-journal"], failure: { error in
+            StrataError(.storageFailure, underlying: error, "\(path) cannot be copied to verify it")
+        }) { copy in try await check(copy: copy, original: path, schema: schema, report: inspected) }
+    }
+
+    /// The open's own inspection, then SQLite's integrity check and every row, on the copy.
+    private static func check(copy: String, original path: String, schema: Schema, report start: VerifyReport) async throws -> VerifyReport {
+        var report = start
+        do {
+            try inspectExistingFile(at: copy, schema: schema)
+        } catch var error as StrataError where error.code == .corruptStore || error.code == .storageFailure {
+            error.message = error.message.replacingOccurrences(of: copy, with: path)
+            report.add(error)
+            return report
+        }
+        do {
+            let queue = try DatabaseQueue(path: copy)
+            defer { try? queue.close() }
+            let checked = report
+            report = try await queue.read { db in
+                var report = checked
+                try check(db, schema: schema, path: path, into: &report)
+                return report
+            }
+        } catch let error as DatabaseError {
+            report.add(map(error, path: path) as? StrataError ?? StrataError(.corruptStore, underlying: error, "\(path) cannot be read"))
+        }
+        return report
+    }
+
+    private static func check(_ db: Database, schema: Schema, path: String, into report: inout VerifyReport) throws {
+        guard try checkStore(db, schema: schema, path: path) else { return }
+        for message in try String.fetchAll(db, sql: "PRAGMA integrity_check") where message != "ok" {
+            report.add(StrataError(.corruptStore, "\(path): \(message)"))
+        }
+        let layout = SQLiteLayout(schema: schema)
+        let checksums = try Data.fetchOne(db, sql: "SELECT value FROM \(SQLiteLayout.metaTable) WHERE key = 'strata.sqlite.checksums'") == Data("1".utf8)
+        let reader = SQLiteReadTransaction(db: db, layout: layout, requireChecksums: checksums)
+        for entity in schema.entities {
+            let table = try layout.table(entity.name)
+            var checked = 0
+            do {
+                let rows = try Row.fetchCursor(db, sql: "SELECT \(table.selectList) FROM \(table.name) AS t0")
+                while let row = try rows.next() {
+                    checked += 1
+                    do {
+                        _ = try reader.decode(row, table)
+                    } catch let error as StrataError {
+                        report.add(error)
+                    }
+                }
+            } catch let error as DatabaseError {
+                report.add(StrataError(.corruptStore, entity: entity.name, underlying: error, "\(path): the table of \(entity.name) cannot be read to its end: \(error.message ?? "\(error.resultCode)")"))
+            }
+            report.recordsChecked[entity.name] = checked
+        }
+    }
+
+    static func fileSize(_ path: String) -> Int {
+        (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+    }
+}
