@@ -44,9 +44,11 @@ let package = Package(
             pkgConfig: "lmdb",
             providers: [.apt(["liblmdb-dev"])]
         ),
+        // C only: the child process that walks a possibly damaged environment runs no Swift.
+        .target(name: "CStrataLMDBWalk", dependencies: ["CLMDB"], path: "Backends/LMDB/Walk"),
         .target(
             name: "StrataLMDB",
-            dependencies: ["Strata", "CLMDB"],
+            dependencies: ["Strata", "CLMDB", "CStrataLMDBWalk"],
             path: "Backends/LMDB/Sources",
             swiftSettings: strictSettings
         ),

@@ -28,10 +28,16 @@ public final class LMDBBackend: StorageBackend {
         /// Skip the fsync at commit (see the type's notes for what it risks).
         public var noSync: Bool
 
+        /// Walk every page in a child process before opening (see ``LMDBBackend/verify(path:schema:timeout:)``):
+        /// a store that liblmdb would crash on is then `corruptStore` instead of a crash of this
+        /// process. Costs a read of the whole file at every open; off by default.
+        public var verifyStructureAtOpen: Bool
+
         /// Options; the defaults are durable, with a 64 MiB initial map.
-        public init(initialMapSize: Int = 64 << 20, noSync: Bool = false) {
+        public init(initialMapSize: Int = 64 << 20, noSync: Bool = false, verifyStructureAtOpen: Bool = false) {
             self.initialMapSize = initialMapSize
             self.noSync = noSync
+            self.verifyStructureAtOpen = verifyStructureAtOpen
         }
     }
 
@@ -45,11 +51,11 @@ public final class LMDBBackend: StorageBackend {
     private let writer = DispatchQueue(label: "strata.lmdb.writer")
     private let isClosed = Atomic<Bool>(false)
     /// Set at open: a store created since records carry checksums refuses records without one.
-    private let requiresChecksums = Atomic<Bool>(false)
+    let requiresChecksums = Atomic<Bool>(false)
 
     static let formatVersion = "1"
 
-    private init(schema: Schema, path: String, environment: LMDBEnvironment) {
+    init(schema: Schema, path: String, environment: LMDBEnvironment) {
         self.schema = schema
         self.path = path
         self.environment = environment
@@ -77,6 +83,7 @@ public final class LMDBBackend: StorageBackend {
         }
         let layout = LMDBLayout(schema: schema)
         try LMDBFileCheck.check(directory: path)
+        if options.verifyStructureAtOpen { try await checkStructure(path: path) }
         let environment: LMDBEnvironment
         do {
             environment = try LMDBEnvironment(

@@ -28,7 +28,9 @@ final class LMDBEnvironment: @unchecked Sendable {
     let resizeLock = ReadWriteLock()
     private(set) var databases: [String: MDB_dbi] = [:]
 
-    init(path: String, mapSize: Int, maxDatabases: Int, noSync: Bool) throws {
+    /// Opens the environment in `path`. `readOnly` opens it without its lock file and refuses
+    /// writes (verify: nothing on disk changes, a lock file included).
+    init(path: String, mapSize: Int, maxDatabases: Int, noSync: Bool, readOnly: Bool = false) throws {
         var env: OpaquePointer?
         try check(mdb_env_create(&env))
         guard let env else { throw LMDBStatus(code: ENOMEM) }
@@ -40,9 +42,12 @@ final class LMDBEnvironment: @unchecked Sendable {
         try check(mdb_env_set_maxreaders(env, 256))
         var flags = UInt32(MDB_NOTLS)
         if noSync { flags |= UInt32(MDB_NOSYNC) }
+        if readOnly { flags |= UInt32(MDB_RDONLY | MDB_NOLOCK) }
         try check(mdb_env_open(env, path, flags, 0o644))
-        var dead: Int32 = 0
-        _ = mdb_reader_check(env, &dead)
+        if !readOnly {
+            var dead: Int32 = 0
+            _ = mdb_reader_check(env, &dead)
+        }
     }
 
     deinit { mdb_env_close(handle) }

@@ -46,6 +46,14 @@ enum LMDBKeys {
     /// as the contract sorts them), otherwise `1` followed by the value's order-preserving bytes.
     /// Text and bytes longer than the key limit are cut: such keys only narrow candidates, and
     /// every candidate is checked against the predicate.
+    /// The key a record's `property` is indexed under: references under the destination ID's
+    /// key encoding, attributes under their value's (a double attribute holding an integer as
+    /// that double). Every record has one entry per indexed property, nil included.
+    static func indexKey(_ entity: EntityDescription, _ property: String, _ value: Value) -> [UInt8] {
+        if entity.attribute(property)?.type == .double, case .int(let number) = value { return indexKey(.double(Double(number))) }
+        return indexKey(value)
+    }
+
     static func indexKey(_ value: Value) -> [UInt8] {
         guard let bytes = self.value(value) else { return [0] }
         return [1] + bytes

@@ -34,19 +34,13 @@ final class LMDBWriteTransaction: LMDBReadTransaction, StorageWriteTransaction {
 
     private func updateIndexes(_ entity: EntityDescription, id: [UInt8], old: Record?, new: Record?, indexed: [String]? = nil) throws {
         for property in indexed ?? Array(entity.indexedProperties) {
-            let oldKey = old.map { LMDBKeys.indexKey(indexValue(entity, property, $0[property])) }
-            let newKey = new.map { LMDBKeys.indexKey(indexValue(entity, property, $0[property])) }
+            let oldKey = old.map { LMDBKeys.indexKey(entity, property, $0[property]) }
+            let newKey = new.map { LMDBKeys.indexKey(entity, property, $0[property]) }
             guard oldKey != newKey else { continue }
             let dbi = try database(LMDBLayout.index(entity.name, property))
             if let oldKey { try remove(dbi, oldKey, id) }
             if let newKey { try put(dbi, newKey, id) }
         }
-    }
-
-    /// References index under the destination ID's key encoding, attributes under their value's.
-    private func indexValue(_ entity: EntityDescription, _ property: String, _ value: Value) -> Value {
-        if entity.attribute(property)?.type == .double, case .int(let number) = value { return .double(Double(number)) }
-        return value
     }
 
     func put(_ record: Record) throws {
