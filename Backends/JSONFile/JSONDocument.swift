@@ -68,8 +68,8 @@ enum JSONDocument {
             text.raw(": ")
             text.string(Data(entry.value).base64EncodedString())
         }
-        text.raw(metadata.isEmpty ? "}\n}\n" : "\n  }\n}\n")
-        return Data(text.bytes)
+        text.raw(metadata.isEmpty ? "}" : "\n  }")
+        return Data(text.bytes + JSONIntegrity.closing(body: text.bytes))
     }
 
     /// The operations that rebuild a store from document bytes; typed errors for anything else.
@@ -86,6 +86,10 @@ enum JSONDocument {
         guard format <= formatVersion else {
             throw StrataError(.incompatibleStore, "\(path) was written in document format \(format); this version reads \(formatVersion)")
         }
+        // A document without a digest has only the five known keys: a damaged `digest` key
+        // cannot turn the check off.
+        let known: Set<String> = ["format", "schema", "entities", "links", "metadata"]
+        try JSONIntegrity.checkDigest(data, declared: !Set(document.keys).isSubset(of: known), path: path)
         guard document["schema"] as? String == schema.fingerprint else {
             throw StrataError(.incompatibleStore, "\(path) was written with a different schema (migrations are not supported yet)")
         }

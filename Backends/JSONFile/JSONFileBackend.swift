@@ -169,7 +169,14 @@ public final class JSONFileBackend: StorageBackend {
             let line = Data(bytes[offset..<newline])
             let isLast = newline == bytes.count - 1
             do {
-                guard let entry = try JSONSerialization.jsonObject(with: line) as? [String: Any], let ops = entry["ops"] as? [[String: Any]] else {
+                let integrity = JSONIntegrity.check(line: bytes[offset..<newline])
+                guard integrity != .damaged else {
+                    throw StrataError(.corruptStore, "a journal entry does not match its checksum")
+                }
+                guard let entry = try JSONSerialization.jsonObject(with: line) as? [String: Any], let ops = entry["ops"] as? [[String: Any]],
+                    // Unchecked entries are exactly `{"ops": […]}`: a damaged `crc` key cannot pass as one.
+                    integrity == .valid || entry.count == 1
+                else {
                     throw StrataError(.corruptStore, "not a journal entry")
                 }
                 operations += try ops.map { try JSONOperation.parse($0, schema) }
@@ -223,13 +230,13 @@ public final class JSONFileBackend: StorageBackend {
             guard !recorder.operations.isEmpty else { return result }
             // Durable before the save returns: a failure here throws, which rolls the memory back.
             var text = JSONText()
-            text.raw("{\"ops\": [")
+            text.raw("[")
             for (index, operation) in recorder.operations.enumerated() {
                 if index > 0 { text.raw(", ") }
                 operation.write(to: &text)
             }
-            text.raw("]}\n")
-            let line = Data(text.bytes)
+            text.raw("]")
+            let line = JSONIntegrity.journalLine(ops: text.bytes)
             do {
                 try files.journal.withLock { handle in
                     try handle.write(contentsOf: line)

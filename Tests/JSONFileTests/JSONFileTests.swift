@@ -99,6 +99,39 @@ struct JSONFileTests {
         }
     }
 
+    /// A flipped byte in a checksum's own key must not make its line or document pass as an
+    /// older, unchecked one.
+    @Test func damageToTheChecksumKeysDoesNotTurnTheChecksOff() async throws {
+        try await withTemporaryPath { path in
+            let (store, copy) = try await twoSavesThenCrashCopy(path)
+            var journal = try #require(FileManager.default.contents(atPath: copy + ".journal"))
+            journal[2] = UInt8(ascii: "x")   // {"crc" → {"xrc"
+            try journal.write(to: URL(fileURLWithPath: copy + ".journal"))
+            try await expectOpenFails(.corruptStore, at: copy)
+            try await store.close()
+            var document = try #require(FileManager.default.contents(atPath: path))
+            let at = try #require(document.firstRange(of: Data("\"digest\"".utf8))).lowerBound
+            document[at + 1] = UInt8(ascii: "x")   // "digest" → "xigest"
+            try document.write(to: URL(fileURLWithPath: path))
+            try await expectOpenFails(.corruptStore, at: path)
+        }
+    }
+
+    @Test func aChangedValueThatStillParsesIsCaughtByTheEntrysChecksum() async throws {
+        try await withTemporaryPath { path in
+            let (store, copy) = try await twoSavesThenCrashCopy(path)
+            let journal = try #require(FileManager.default.contents(atPath: copy + ".journal"))
+            let text = String(decoding: journal, as: UTF8.self)
+            let firstLine = try #require(text.split(separator: "\n").first)
+            #expect(firstLine.hasPrefix(#"{"crc": ""#), "each entry carries its checksum: \(firstLine)")
+            let damaged = text.replacingOccurrences(of: #""A""#, with: #""Z""#)
+            #expect(damaged != text)
+            try Data(damaged.utf8).write(to: URL(fileURLWithPath: copy + ".journal"))
+            await #expect(throws: StrataError.self) { _ = try await open(copy) }
+            try await store.close()
+        }
+    }
+
     @Test func aCrashAtEachCompactionStepKeepsEverySave() async throws {
         try await withTemporaryPath { path in
             let backend = try await open(path)
@@ -170,7 +203,14 @@ struct JSONFileTests {
             let bytes = try #require(FileManager.default.contents(atPath: path))
             let text = String(decoding: bytes, as: UTF8.self)
             #expect(text.contains("\"Beach\""), "the document is readable")
-            try Data(text.replacingOccurrences(of: "\"Beach\"", with: "\"Sandy beach\"").utf8).write(to: URL(fileURLWithPath: path))
+            let edited = text.replacingOccurrences(of: "\"Beach\"", with: "\"Sandy beach\"")
+            // An edit the digest does not cover is refused as damage, naming the way to accept it…
+            try Data(edited.utf8).write(to: URL(fileURLWithPath: path))
+            try await expectOpenFails(.corruptStore, at: path)
+            // …which is to delete the digest line.
+            let accepted = edited.replacingOccurrences(of: #",\n  "digest": "[0-9a-f]{8}""#, with: "", options: .regularExpression)
+            #expect(accepted != edited, "the document has a digest line")
+            try Data(accepted.utf8).write(to: URL(fileURLWithPath: path))
             let reopened = Store(backend: try await open(path))
             #expect(try await reopened.repository(Tag.self).fetch("beach")?.label == "Sandy beach")
             try await reopened.close()

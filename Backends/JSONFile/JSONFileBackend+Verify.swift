@@ -1,0 +1,55 @@
+import Foundation
+import Strata
+import StrataInMemory
+
+extension JSONFileBackend {
+    /// Checks the store at `path` without changing its files (no lock is taken, no torn tail
+    /// dropped), and reports what an open would make of them (see ``VerifyReport``): the
+    /// document against its digest and the schema, each journal entry against its checksum, and
+    /// every record rebuilt from both.
+    /// - Throws: ``StrataError`` `notAStore` or `incompatibleStore` when `path` is not a Strata
+    ///   JSON store of `schema`; everything else is a finding in the report.
+    public static func verify(path: String, schema: Schema) async throws -> VerifyReport {
+        var report = VerifyReport(location: "json:\(path)")
+        guard let document = FileManager.default.contents(atPath: path) else {
+            throw StrataError(.notAStore, "\(path) cannot be read")
+        }
+        var operations: [JSONOperation]
+        do {
+            operations = try JSONDocument.operations(document, path: path, schema: schema)
+        } catch let error as StrataError where error.code == .corruptStore {
+            report.add(error)
+            return report
+        }
+        let journal = FileManager.default.contents(atPath: journalPath(path)) ?? Data()
+        do {
+            let (replayed, torn, validLength) = try replay(journal, path: journalPath(path), schema: schema)
+            operations += replayed
+            if torn {
+                if journal.last == 0x0A {
+                    report.add(StrataError(.corruptStore, "\(journalPath(path)): the last entry (from byte \(validLength)) is complete but damaged; an open ignores it, and that save is lost"))
+                } else {
+                    report.notes.append("the journal ends in a torn append (a save interrupted before it was acknowledged) at byte \(validLength); an open drops it")
+                }
+            }
+            report.notes.append("journal: \(replayed.count) operations to replay")
+        } catch let error as StrataError {
+            report.add(error)
+            return report
+        }
+        let memory = InMemoryBackend(schema: schema)
+        let loaded = operations
+        do {
+            try await memory.write { tx in for operation in loaded { try operation.apply(to: tx) } }
+            let counts = try await memory.read { tx in
+                try schema.entities.map { ($0.name, try tx.count(FetchPlan(entity: $0.name))) }
+            }
+            for (entity, count) in counts { report.recordsChecked[entity] = count }
+        } catch var error as StrataError {
+            error.code = .corruptStore
+            report.add(error)
+        }
+        try await memory.close()
+        return report
+    }
+}
