@@ -1,7 +1,12 @@
+import Foundation
+import GRDB
 import Strata
+import StrataSQLite
 
 /// What record checksums cost where they are paid: LMDB decodes (and so verifies) every record it
-/// reads. Ours: `RecordCodec.decode` of 100k checksummed records; the peer: the same records in
+/// reads; SQLite verifies each row as it turns it into a record (an A/B of the same backend on
+/// the same rows, once with checksums and once with the column emptied and the store marked as
+/// written before checksums, which reads rows unchecked). Ours: `RecordCodec.decode` of 100k checksummed records; the peer: the same records in
 /// format 1, which has no checksum. Fetch-all and point fetches do this decode once per record, so
 /// the difference per record is the checksum's share of those reads.
 public enum ChecksumWorkloads {
@@ -28,6 +33,45 @@ public enum ChecksumWorkloads {
         return count
     }
 
+    /// A 100k-item SQLite store, with or without row checksums.
+    static func sqliteStore(checksums: Bool) async throws -> Store {
+        let path = SQLiteWorkloads.temporaryPath()
+        let schema = try BenchSchema.make()
+        let filling = Store(backend: try await SQLiteBackend.open(path: path, schema: schema))
+        try await filling.repository(BenchItem.self).insert(contentsOf: InMemoryWorkloads.makeItems())
+        try await filling.close()
+        if !checksums {
+            let queue = try DatabaseQueue(path: path)
+            try await queue.write { db in
+                for entity in schema.entities { try db.execute(sql: "UPDATE \"\(entity.name)\" SET strata_checksum = NULL") }
+                try db.execute(sql: "UPDATE strata_meta SET value = ? WHERE key = 'strata.sqlite.checksums'", arguments: [Data("0".utf8)])
+            }
+            try queue.close()
+        }
+        return Store(backend: try await SQLiteBackend.open(path: path, schema: schema))
+    }
+
+    static func sqliteFetchAll(checksums: Bool) -> @Sendable () async throws -> @Sendable () async throws -> Int {
+        {
+            let store = try await sqliteStore(checksums: checksums)
+            return { try await store.repository(BenchItem.self).fetch().count }
+        }
+    }
+
+    static func sqlitePointFetches(checksums: Bool) -> @Sendable () async throws -> @Sendable () async throws -> Int {
+        {
+            let store = try await sqliteStore(checksums: checksums)
+            let ids = InMemoryWorkloads.probes(InMemoryWorkloads.makeItems())
+            return {
+                try await store.read { reader in
+                    var found = 0
+                    for id in ids where try reader.fetch(BenchItem.self, id: id) != nil { found += 1 }
+                    return found
+                }
+            }
+        }
+    }
+
     public static let groups: [WorkloadGroup] = [
         WorkloadGroup(backend: "record checksums", peer: "no checksum", workloads: [
             Workload(name: "decode 100k records (LMDB's read path)", ours: {
@@ -37,6 +81,10 @@ public enum ChecksumWorkloads {
                 let (entity, _, unchecked) = try encoded()
                 return { try decodeAll(unchecked, entity) }
             }),
+        ]),
+        WorkloadGroup(backend: "SQLite rows with checksums", peer: "the same rows unchecked", workloads: [
+            Workload(name: "SQLite checksums: fetch all 100k", ours: sqliteFetchAll(checksums: true), peer: sqliteFetchAll(checksums: false)),
+            Workload(name: "SQLite checksums: 100k point fetches, one read", ours: sqlitePointFetches(checksums: true), peer: sqlitePointFetches(checksums: false)),
         ]),
     ]
 }

@@ -1,0 +1,126 @@
+import Foundation
+import Strata
+
+/// Kill -9 trials: a child process writes saves (and compacts, in that window) until the parent
+/// kills it with SIGKILL at a seeded moment; the parent then opens the store in this process and
+/// reads every record. The contract: the store opens (never unopenable), holds every save the
+/// child acknowledged, holds only whole saves (at most one more, the save in flight), and every
+/// record is exact. Verify must find nothing: a kill is not damage.
+///
+/// The child is this test binary run again with `--filter`, its role in the environment
+/// (``childWindow``); its test calls ``childMain(_:)``.
+public enum KillHarness {
+    public enum Window: String, CaseIterable, Sendable {
+        /// During the creation and first open of a new store.
+        case firstOpen
+        /// In the middle of saves.
+        case save
+        /// In the middle of a compaction (backends that have one), between saves.
+        case compaction
+    }
+
+    public static let batchSize = 20
+    static let windowVariable = "STRATA_KILL_CHILD_WINDOW"
+    static let locationVariable = "STRATA_KILL_CHILD_LOCATION"
+
+    /// The window this process was started for as a child, or nil in the parent.
+    public static var childWindow: Window? {
+        ProcessInfo.processInfo.environment[windowVariable].flatMap(Window.init(rawValue:))
+    }
+
+    /// The child's work: mark the start of the open, open, then save batch after batch, writing
+    /// each acknowledgement (one line) after its save returned; in the compaction window,
+    /// compact after every save. Runs until killed.
+    public static func childMain(_ backend: DurableBackend) async throws {
+        guard let window = childWindow, let location = ProcessInfo.processInfo.environment[locationVariable] else { return }
+        let acks = location + ".acks"
+        _ = FileManager.default.createFile(atPath: location + ".opening", contents: nil)
+        let opened = try await backend.open(location, try LedgerEntry.schema())
+        let store = Store(backend: opened)
+        let descriptor = open(acks, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
+        for batch in 0... {
+            try await DurableBackend.save(store, batch: batch, size: batchSize)
+            _ = "\(batch)\n".withCString { write(descriptor, $0, strlen($0)) }
+            if window == .compaction, let compact = backend.compact { try await compact(opened) }
+        }
+    }
+
+    /// Runs `trials` kills in `window`, each in a fresh directory under `directory`. `filter` is
+    /// the `--filter` that selects the child's test in this binary.
+    public static func run(
+        _ backend: DurableBackend, window: Window, in directory: String, trials: Int, seed: UInt64, filter: String
+    ) async throws -> DurabilityTally {
+        let schema = try LedgerEntry.schema()
+        var tally = DurabilityTally()
+        let category = window.rawValue
+        let manager = FileManager.default
+        for trial in 0..<trials {
+            var random = SeededRandom(seed: seed &+ UInt64(trial) &* 0x9E37_79B9_7F4A_7C15)
+            let trialDirectory = directory + "/kill-\(trial)"
+            try manager.createDirectory(atPath: trialDirectory, withIntermediateDirectories: true)
+            defer { try? manager.removeItem(atPath: trialDirectory) }
+            let location = backend.location(trialDirectory)
+            let label = "seed \(seed) trial \(trial)"
+
+            let child = Process()
+            child.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
+            child.arguments = ["--testing-library", "swift-testing", "--filter", filter]
+            child.environment = ProcessInfo.processInfo.environment.merging(
+                [windowVariable: window.rawValue, locationVariable: location], uniquingKeysWith: { $1 })
+            child.standardOutput = FileHandle.nullDevice
+            child.standardError = FileHandle.nullDevice
+            try child.run()
+            // Wait for the window to open, then kill at a seeded moment inside it.
+            let acks = location + ".acks"
+            func acknowledged() -> Int {
+                (manager.contents(atPath: acks).map { $0.filter { $0 == 0x0A }.count }) ?? 0
+            }
+            let ready: () -> Bool = switch window {
+            case .firstOpen: { manager.fileExists(atPath: location + ".opening") }
+            case .save: { acknowledged() >= 1 }
+            case .compaction: { acknowledged() >= 2 }
+            }
+            let deadline = Date().addingTimeInterval(120)
+            while !ready(), child.isRunning, Date() < deadline { usleep(500) }
+            guard child.isRunning else {
+                tally.fail(category, "\(label): the child ended by itself (status \(child.terminationStatus)) before the window")
+                continue
+            }
+            // The first open takes a few milliseconds: most first-open kills land inside it.
+            usleep(UInt32(random.below(window == .firstOpen ? 8_000 : 60_000)))
+            kill(child.processIdentifier, SIGKILL)
+            child.waitUntilExit()
+            let acked = acknowledged()
+
+            if backend.files(location).filter({ $0.role == "data" }).allSatisfy({ manager.fileExists(atPath: $0.path) }) {
+                let report = try await backend.verify(location, schema)
+                if !report.isSound { tally.fail(category, "\(label): verify found damage after a kill: \(report)") }
+            }
+            let opened: any StorageBackend
+            do {
+                opened = try await backend.open(location, schema)
+            } catch {
+                tally.fail(category, "\(label): UNOPENABLE after a kill with \(acked) saves acknowledged: \(error)")
+                continue
+            }
+            let store = Store(backend: opened)
+            do {
+                let observation = try await LedgerObservation.observe(store, batchSize: batchSize)
+                if !observation.isSaveBoundary {
+                    tally.fail(category, "\(label): not a save boundary: \(observation)")
+                } else if observation.wholeBatches < acked {
+                    tally.fail(category, "\(label): LOST acknowledged saves: \(acked) acknowledged, \(observation.wholeBatches) present")
+                } else if observation.wholeBatches > acked + 1 {
+                    tally.fail(category, "\(label): \(observation.wholeBatches) saves present, only \(acked) acknowledged")
+                } else {
+                    let outcome = observation.wholeBatches == acked ? "every acknowledged save" : "every acknowledged save + the one in flight"
+                    tally.add(category, acked == 0 ? "\(outcome) (killed before the first acknowledgement)" : outcome)
+                }
+            } catch {
+                tally.fail(category, "\(label): reading after a kill failed: \(error)")
+            }
+            try? await store.close()
+        }
+        return tally
+    }
+}

@@ -1,0 +1,33 @@
+import Foundation
+import Strata
+import StrataConformance
+import StrataJSONFile
+import Testing
+
+let jsonDurable = DurableBackend(
+    name: "JSON file", location: { $0 + "/store.json" },
+    open: { try await JSONFileBackend.open(path: $0, schema: $1) },
+    verify: { try await JSONFileBackend.verify(path: $0, schema: $1) },
+    files: { [("data", $0), ("log", $0 + ".journal")] }, pageSize: 4_096,
+    compact: { backend in try await (backend as? JSONFileBackend)?.compact() },
+    reportedRecovery: { backend in (backend as? JSONFileBackend)?.recoveredTornJournalTail ?? false })
+
+/// Seeded damaged files (`STRATA_DAMAGE_TRIALS`, `STRATA_DAMAGE_SEED`) and kill -9 in each window
+/// (`STRATA_KILL_TRIALS`, `STRATA_KILL_SEED`): see `DamageHarness` and `KillHarness`.
+@Suite("JSON file: damaged files and kills", .serialized)
+struct JSONFileDurabilityTests {
+    @Test(.enabled(if: KillHarness.childWindow != nil, "runs only as the child the kill tests start"))
+    func child() async throws { try await KillHarness.childMain(jsonDurable) }
+
+    @Test(.enabled(if: KillHarness.childWindow == nil))
+    func damagedFilesGiveTypedErrorsOrReportedLossNeverWrongValues() async throws {
+        let tally = try await DurabilityRun.damage(jsonDurable)
+        #expect(tally.failures.isEmpty, "\(tally.failures.joined(separator: "\n"))")
+    }
+
+    @Test(.enabled(if: KillHarness.childWindow == nil), arguments: KillHarness.Window.allCases)
+    func aKilledWriterLeavesEveryAcknowledgedSave(window: KillHarness.Window) async throws {
+        let tally = try await DurabilityRun.kills(jsonDurable, window: window, filter: "JSONFileDurabilityTests")
+        #expect(tally.failures.isEmpty, "\(tally.failures.joined(separator: "\n"))")
+    }
+}

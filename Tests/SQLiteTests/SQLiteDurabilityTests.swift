@@ -1,0 +1,32 @@
+import Foundation
+import Strata
+import StrataConformance
+import StrataSQLite
+import Testing
+
+let sqliteDurable = DurableBackend(
+    name: "SQLite", location: { $0 + "/store.sqlite" },
+    open: { try await SQLiteBackend.open(path: $0, schema: $1) },
+    verify: { try await SQLiteBackend.verify(path: $0, schema: $1) },
+    files: { [("data", $0), ("log", $0 + "-wal")] }, pageSize: 4_096,
+    compact: { backend in try await (backend as? SQLiteBackend)?.compact() })
+
+/// Seeded damaged files (`STRATA_DAMAGE_TRIALS`, `STRATA_DAMAGE_SEED`) and kill -9 in each window
+/// (`STRATA_KILL_TRIALS`, `STRATA_KILL_SEED`): see `DamageHarness` and `KillHarness`.
+@Suite("SQLite: damaged files and kills", .serialized)
+struct SQLiteDurabilityTests {
+    @Test(.enabled(if: KillHarness.childWindow != nil, "runs only as the child the kill tests start"))
+    func child() async throws { try await KillHarness.childMain(sqliteDurable) }
+
+    @Test(.enabled(if: KillHarness.childWindow == nil))
+    func damagedFilesGiveTypedErrorsOrReportedLossNeverWrongValues() async throws {
+        let tally = try await DurabilityRun.damage(sqliteDurable)
+        #expect(tally.failures.isEmpty, "\(tally.failures.joined(separator: "\n"))")
+    }
+
+    @Test(.enabled(if: KillHarness.childWindow == nil), arguments: KillHarness.Window.allCases)
+    func aKilledWriterLeavesEveryAcknowledgedSave(window: KillHarness.Window) async throws {
+        let tally = try await DurabilityRun.kills(sqliteDurable, window: window, filter: "SQLiteDurabilityTests")
+        #expect(tally.failures.isEmpty, "\(tally.failures.joined(separator: "\n"))")
+    }
+}
