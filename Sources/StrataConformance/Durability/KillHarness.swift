@@ -1,11 +1,14 @@
 import Foundation
 import Strata
+import StrataInMemory
 
 /// Kill -9 trials: a child process writes saves (and compacts, in that window) until the parent
 /// kills it with SIGKILL at a seeded moment; the parent then opens the store in this process and
 /// reads every record. The contract: the store opens (never unopenable), holds every save the
 /// child acknowledged, holds only whole saves (at most one more, the save in flight), and every
-/// record is exact. Verify must find nothing: a kill is not damage.
+/// record is exact. Verify must find nothing: a kill is not damage. Every other trial writes with
+/// sync on: the outbox must then hold exactly one mutation per stored record, and pushing it must
+/// bring a server to the same records; history must hold one transaction per save either way.
 ///
 /// The child is this test binary run again with `--filter`, its role in the environment
 /// (``childWindow``); its test calls ``childMain(_:)``.
@@ -22,6 +25,8 @@ public enum KillHarness {
     public static let batchSize = 20
     static let windowVariable = "STRATA_KILL_CHILD_WINDOW"
     static let locationVariable = "STRATA_KILL_CHILD_LOCATION"
+    static let syncVariable = "STRATA_KILL_CHILD_SYNC"
+    static let clientID = "killed-writer"
 
     /// The window this process was started for as a child, or nil in the parent.
     public static var childWindow: Window? {
@@ -36,7 +41,8 @@ public enum KillHarness {
         let acks = location + ".acks"
         _ = FileManager.default.createFile(atPath: location + ".opening", contents: nil)
         let opened = try await backend.open(location, try LedgerEntry.schema())
-        let store = Store(backend: opened)
+        let sync = ProcessInfo.processInfo.environment[syncVariable] == "1"
+        let store = Store(backend: opened, sync: sync ? SyncConfiguration(clientID: clientID) : nil)
         let descriptor = open(acks, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
         for batch in 0... {
             try await DurableBackend.save(store, batch: batch, size: batchSize)
@@ -60,13 +66,14 @@ public enum KillHarness {
             try manager.createDirectory(atPath: trialDirectory, withIntermediateDirectories: true)
             defer { try? manager.removeItem(atPath: trialDirectory) }
             let location = backend.location(trialDirectory)
-            let label = "seed \(seed) trial \(trial)"
+            let sync = trial % 2 == 1
+            let label = "seed \(seed) trial \(trial)\(sync ? " (sync on)" : "")"
 
             let child = Process()
             child.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
             child.arguments = ["--testing-library", "swift-testing", "--filter", filter]
             child.environment = ProcessInfo.processInfo.environment.merging(
-                [windowVariable: window.rawValue, locationVariable: location], uniquingKeysWith: { $1 })
+                [windowVariable: window.rawValue, locationVariable: location, syncVariable: sync ? "1" : "0"], uniquingKeysWith: { $1 })
             child.standardOutput = FileHandle.nullDevice
             child.standardError = FileHandle.nullDevice
             try child.run()
@@ -103,10 +110,12 @@ public enum KillHarness {
                 tally.fail(category, "\(label): UNOPENABLE after a kill with \(acked) saves acknowledged: \(error)")
                 continue
             }
-            let store = Store(backend: opened)
+            let store = Store(backend: opened, sync: sync ? SyncConfiguration(clientID: clientID) : nil)
             do {
                 let observation = try await LedgerObservation.observe(store, batchSize: batchSize)
-                if !observation.isSaveBoundary {
+                if let problem = try await historyAndOutboxProblem(store, schema: schema, observation: observation, sync: sync) {
+                    tally.fail(category, "\(label): \(problem)")
+                } else if !observation.isSaveBoundary {
                     tally.fail(category, "\(label): not a save boundary: \(observation)")
                 } else if observation.wholeBatches < acked {
                     tally.fail(category, "\(label): LOST acknowledged saves: \(acked) acknowledged, \(observation.wholeBatches) present")
@@ -122,5 +131,21 @@ public enum KillHarness {
             try? await store.close()
         }
         return tally
+    }
+
+    /// One history transaction per save; with sync, one outbox mutation per record, and a push
+    /// that brings a server to the same records.
+    static func historyAndOutboxProblem(_ store: Store, schema: Schema, observation: LedgerObservation, sync: Bool) async throws -> String? {
+        let history = try await store.history().count
+        guard history == observation.wholeBatches else { return "\(history) history transactions for \(observation.wholeBatches) saves" }
+        guard sync else { return nil }
+        let server = SyncServer(store: Store(backend: InMemoryBackend(schema: schema)))
+        let engine = try SyncEngine(store: store, remote: InProcessTransport(server: server))
+        let pending = try await engine.pendingMutations().count
+        guard pending == observation.records else { return "\(pending) outbox mutations for \(observation.records) records" }
+        try await engine.syncNow()
+        let pushed = try await server.store.repository(LedgerEntry.self).count()
+        guard pushed == observation.records else { return "a push brought \(pushed) of \(observation.records) records to the server" }
+        return nil
     }
 }
