@@ -50,7 +50,7 @@ extension ModelContext {
     /// Registers records read through the overlay and maps them as this context sees them.
     private func models<M: PersistentModel>(_ records: [Record]) throws -> [M] {
         for record in records { register(record) }
-        return try records.map { try M(record: tracked[$0.key]?.current ?? $0) }
+        return try KeyPathDecoding.decodeAll(M.self, records.map { tracked[$0.key]?.current ?? $0 })
     }
 
     /// Runs `body` in one read transaction, after catching up with others' commits in the same

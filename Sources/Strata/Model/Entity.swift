@@ -9,6 +9,9 @@ public struct Entity<Model: PersistentModel>: Sendable {
     /// Writes every declared stored property of a model into a record's values, through the
     /// declaration's own key paths (see ``KeyPathCodec``).
     let encoders: [ValueEncoder<Model>]
+    /// Writes every declared stored property of a model from a record (see ``KeyPathDecoding``);
+    /// nil when some stored member has no decoder (a composite, a computed key path).
+    let decoders: [ValueDecoder<Model>]?
 
     /// - Parameters:
     ///   - name: The entity name; the type's name when omitted.
@@ -20,6 +23,9 @@ public struct Entity<Model: PersistentModel>: Sendable {
         for member in members { renamed.merge(member.renamed, uniquingKeysWith: { a, _ in a }) }
         self.renamed = renamed
         self.encoders = members.compactMap(\.encoder)
+        let stored = members.filter { $0.encoder != nil }
+        let decoders = stored.compactMap(\.decoder)
+        self.decoders = decoders.count == stored.count ? decoders : nil
     }
 
     /// An entity named after the model type.
@@ -71,6 +77,8 @@ public struct EntityMember<Model>: Sendable {
     var renamed: [String: String] = [:]
     /// For members that store values (attributes, composites, to-ones): how to read them off a model.
     var encoder: ValueEncoder<Model>?
+    /// For the same members: how to write them into a model (nil where that is not possible).
+    var decoder: ValueDecoder<Model>?
 
     static func describeAttribute<Root, V: AttributeConvertible>(
         _ keyPath: KeyPath<Root, V>, type: V.Type, name: String?, default defaultValue: V?, indexed: Bool,
@@ -108,6 +116,7 @@ extension EntityMember where Model: PersistentModel {
         if case .success(let attribute) = description {
             let stored = attribute.name
             member.encoder = ValueEncoder.reading(keyPath) { values, value in values[stored] = value.attributeValue }
+            member.decoder = ValueDecoder.writing(keyPath, stored: stored) { V.fromAttributeValue($0) }
         }
         member.isUnique = unique
         if let name, case .success(let text) = KeyPathName.resolve(keyPath as PartialKeyPath<Model>) { member.renamed[text] = name }
@@ -146,7 +155,9 @@ extension EntityMember where Model: PersistentModel {
         _ keyPath: any KeyPath<Model, D.ID?> & Sendable, _ destination: D.Type, inverse: ToMany<D, Model>, deleteRule: DeleteRule = .nullify
     ) -> EntityMember {
         toOne(keyPath, D.self, inverse: .success(inverse.name), required: false, deleteRule: deleteRule)
-            .encoding(keyPath) { $0?.recordID.value ?? .null }
+            .encoding(keyPath, { $0?.recordID.value ?? .null }) { value in
+                value.isNull ? .some(nil) : RecordID(value).flatMap(D.ID.init(recordID:)).map { .some($0) }
+            }
     }
 
     /// A required to-one whose inverse is a to-many on the destination.
@@ -154,7 +165,7 @@ extension EntityMember where Model: PersistentModel {
         _ keyPath: any KeyPath<Model, D.ID> & Sendable, _ destination: D.Type, inverse: ToMany<D, Model>, deleteRule: DeleteRule = .nullify
     ) -> EntityMember {
         toOne(keyPath, D.self, inverse: .success(inverse.name), required: true, deleteRule: deleteRule)
-            .encoding(keyPath) { $0.recordID.value }
+            .encoding(keyPath, { $0.recordID.value }) { value in RecordID(value).flatMap(D.ID.init(recordID:)) }
     }
 
     /// A one-to-one: both sides are to-ones, kept pointing at each other by the engine.
@@ -162,7 +173,9 @@ extension EntityMember where Model: PersistentModel {
         _ keyPath: any KeyPath<Model, D.ID?> & Sendable, _ destination: D.Type, inverse: KeyPath<D, Model.ID?>, deleteRule: DeleteRule = .nullify
     ) -> EntityMember {
         toOne(keyPath, D.self, inverse: KeyPathName.resolve(inverse as PartialKeyPath<D>), required: false, deleteRule: deleteRule)
-            .encoding(keyPath) { $0?.recordID.value ?? .null }
+            .encoding(keyPath, { $0?.recordID.value ?? .null }) { value in
+                value.isNull ? .some(nil) : RecordID(value).flatMap(D.ID.init(recordID:)).map { .some($0) }
+            }
     }
 
     /// A to-one without an inverse. Deleting the destination leaves the reference dangling (it reads as not found).
@@ -170,15 +183,20 @@ extension EntityMember where Model: PersistentModel {
         _ keyPath: any KeyPath<Model, D.ID?> & Sendable, _ destination: D.Type, deleteRule: DeleteRule = .nullify
     ) -> EntityMember {
         toOne(keyPath, D.self, inverse: nil, required: false, deleteRule: deleteRule)
-            .encoding(keyPath) { $0?.recordID.value ?? .null }
+            .encoding(keyPath, { $0?.recordID.value ?? .null }) { value in
+                value.isNull ? .some(nil) : RecordID(value).flatMap(D.ID.init(recordID:)).map { .some($0) }
+            }
     }
 
     /// This to-one member, with an encoder that stores `value(model[keyPath: keyPath])` under the
-    /// key path's name.
-    private func encoding<V>(_ keyPath: any KeyPath<Model, V> & Sendable, _ value: @escaping @Sendable (V) -> Value) -> EntityMember {
+    /// key path's name, and a decoder that reads it back.
+    private func encoding<V>(
+        _ keyPath: any KeyPath<Model, V> & Sendable, _ value: @escaping @Sendable (V) -> Value, decode: @escaping @Sendable (Value) -> V?
+    ) -> EntityMember {
         var member = self
         if case .success(let name) = KeyPathName.resolve(keyPath as PartialKeyPath<Model>) {
             member.encoder = ValueEncoder.reading(keyPath) { values, read in values[name] = value(read) }
+            member.decoder = ValueDecoder.writing(keyPath, stored: name, decode)
         }
         return member
     }

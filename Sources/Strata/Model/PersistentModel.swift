@@ -41,7 +41,7 @@ extension PersistentModel {
 
     /// Decodes a model from its untyped form.
     public init(record: Record) throws {
-        self = try RecordDecoder.decode(Self.self, from: record)
+        self = try KeyPathDecoding.decode(Self.self, from: record)
     }
 }
 

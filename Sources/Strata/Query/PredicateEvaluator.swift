@@ -128,15 +128,25 @@ public struct PredicateEvaluator {
 
     /// Sorts records by the keys, nulls first ascending, ID ascending as the final key.
     public static func sort(_ records: inout [Record], by keys: [SortKey]) {
-        records.sort { a, b in
-            for key in keys {
-                switch Value.sortOrder(a[key.property], b[key.property]) {
+        guard records.count > 1 else { return }
+        // Each key's values and the IDs are read once, and positions are sorted instead of the
+        // records: moving a record copies its dictionary reference (a retain and a release per
+        // move), and reading a key looks it up by name — both n log n times otherwise.
+        let columns = keys.map { key in records.map { $0[key.property] } }
+        let ids = records.map(\.id)
+        func precedes(_ i: Int, _ j: Int) -> Bool {
+            for (column, key) in zip(columns, keys) {
+                switch Value.sortOrder(column[i], column[j]) {
                 case .same: continue
                 case .ascending: return key.ascending
                 case .descending: return !key.ascending
                 }
             }
-            return a.id < b.id
+            return ids[i] < ids[j]
         }
+        // Backends often hand records over already in order (an ID-ordered scan or index walk).
+        if (1..<records.count).allSatisfy({ !precedes($0, $0 - 1) }) { return }
+        let order = records.indices.sorted(by: precedes)
+        records = order.map { records[$0] }
     }
 }

@@ -21,7 +21,7 @@ public class StoreReader {
 
     /// The models a query matches, in its sort order.
     public func fetch<M: PersistentModel>(_ query: Query<M>) throws -> [M] {
-        try executor.fetch(try query.plan(), in: transaction).map(M.init(record:))
+        try KeyPathDecoding.decodeAll(M.self, try executor.fetch(try query.plan(), in: transaction))
     }
 
     /// The first model a query matches, or `nil`.
