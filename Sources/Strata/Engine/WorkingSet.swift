@@ -82,6 +82,13 @@ final class WorkingSet: StorageReadTransaction {
 
     func stage(_ record: Record) throws { try stage(record.key, record) }
 
+    /// Room for `count` more first touches: a save of many inserts then grows its tables once
+    /// instead of rehashing every entry at each doubling.
+    func reserve(_ count: Int) {
+        entries.reserveCapacity(entries.count + count)
+        order.reserveCapacity(order.count + count)
+    }
+
     /// The current state of many records of one entity: staged ones from the working set, the
     /// rest from the backend's batched lookup rather than one lookup each.
     func records(_ entity: String, ids: [RecordID]) throws -> [RecordID: Record] {

@@ -57,6 +57,26 @@ enum KeyPathCodec {
         }
     }
 
+    /// Many models of one type as records, the verdict and the declaration looked up once (generic
+    /// metadata built from the model type is a runtime lookup each time it is needed).
+    static func records<M: PersistentModel>(_ models: [M]) throws -> [Record] {
+        var records: [Record] = []
+        records.reserveCapacity(models.count)
+        // One at a time while the type is being verified, then the rest as a batch.
+        var index = 0
+        while index < models.count, index <= verifiedRecords, !usesKeyPaths(M.self) {
+            records.append(try record(models[index]))
+            index += 1
+        }
+        guard index < models.count else { return records }
+        guard usesKeyPaths(M.self) else { return records + (try models[index...].map(record)) }
+        let entity = M.entity
+        let name = entity.name
+        let encoders = entity.encoders
+        for model in models[index...] { records.append(encode(model, name: name, encoders: encoders)) }
+        return records
+    }
+
     /// Whether records of `type` are now encoded through key paths alone.
     static func usesKeyPaths<M: PersistentModel>(_ type: M.Type) -> Bool {
         verdicts.withLock { if case .keyPaths? = $0[ObjectIdentifier(type)] { true } else { false } }
@@ -64,9 +84,13 @@ enum KeyPathCodec {
 
     private static func encode<M: PersistentModel>(_ model: M) -> Record {
         let entity = M.entity
+        return encode(model, name: entity.name, encoders: entity.encoders)
+    }
+
+    private static func encode<M: PersistentModel>(_ model: M, name: String, encoders: [ValueEncoder<M>]) -> Record {
         var values: [String: Value] = [:]
-        values.reserveCapacity(entity.encoders.count + 4)
-        for encoder in entity.encoders { encoder.encode(model, &values) }
-        return Record(entity: entity.name, id: model.id.recordID, values: values)
+        values.reserveCapacity(encoders.count + 4)
+        for encoder in encoders { encoder.encode(model, &values) }
+        return Record(entity: name, id: model.id.recordID, values: values)
     }
 }

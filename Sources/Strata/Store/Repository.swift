@@ -13,7 +13,7 @@ public struct Repository<Model: PersistentModel>: Sendable {
 
     /// Inserts many models in one save.
     public func insert(contentsOf models: [Model]) async throws {
-        try await store.transaction { tx in for model in models { try tx.insert(model) } }
+        try await store.transaction { tx in try tx.insert(contentsOf: models) }
     }
 
     /// Inserts, or replaces an existing record with the same ID. Always explicit, never implied.
