@@ -67,6 +67,35 @@ struct InMemoryState: Sendable {
         return previous
     }
 
+    /// Removes many records of one entity; returns those that existed. Index entries are removed
+    /// per key: a key losing all its IDs at once (the children of a deleted parent, in a cascade)
+    /// is dropped whole instead of one ID at a time.
+    mutating func remove(_ entity: String, ids: [RecordID]) -> [Record] {
+        var removed: [Record] = []
+        removed.reserveCapacity(ids.count)
+        for id in ids {
+            if let previous = tables[entity]?.records.removeValue(forKey: id) { removed.append(previous) }
+        }
+        guard let properties = tables[entity].map({ Array($0.indexes.keys) }), !removed.isEmpty else { return removed }
+        for property in properties {
+            var byKey: [Value: [RecordID]] = [:]
+            for record in removed {
+                let key = Self.indexKey(record[property])
+                if !key.isNull { byKey[key, default: []].append(record.id) }
+            }
+            for (key, keyIDs) in byKey {
+                guard let count = tables[entity]?.indexes[property]?[key]?.count else { continue }
+                if count > keyIDs.count {
+                    for id in keyIDs { tables[entity]?.indexes[property]?[key]?.remove(id) }
+                    continue
+                }
+                tables[entity]?.indexes[property]?[key] = nil
+                tables[entity]?.orderedKeys[property]?.remove(IndexKey(value: key))
+            }
+        }
+        return removed
+    }
+
     // The property names are copied out first: iterating the `keys` view would keep the index
     // storage shared while it is mutated, and every insert would copy the whole index.
     private mutating func index(_ record: Record) {

@@ -116,6 +116,16 @@ final class InMemoryWriteTransaction: InMemoryReading, StorageWriteTransaction {
         }
     }
 
+    /// A set at once: see ``InMemoryState/remove(_:ids:)``.
+    func delete(_ entity: String, ids: [RecordID]) throws {
+        let removed = state.remove(entity, ids: ids)
+        let linked = schema.entity(entity)?.relationships.filter(\.keepsLinkList) ?? []
+        for previous in removed {
+            undoLog.append(.record(entity, previous.id, previous))
+            for relationship in linked { try setLinks(entity, relationship: relationship.name, from: previous.id, to: []) }
+        }
+    }
+
     func setLinks(_ entity: String, relationship: String, from owner: RecordID, to targets: [RecordID]) throws {
         let key = InMemoryState.LinkKey(entity: entity, relationship: relationship, id: owner)
         undoLog.append(.links(key, state.setLinks(key, targets)))
