@@ -108,13 +108,7 @@ final class InMemoryWriteTransaction: InMemoryReading, StorageWriteTransaction {
         for record in records { try put(record) }
     }
 
-    func delete(_ entity: String, id: RecordID) throws {
-        guard let previous = state.remove(entity, id) else { return }
-        undoLog.append(.record(entity, id, previous))
-        for relationship in schema.entity(entity)?.relationships ?? [] where relationship.keepsLinkList {
-            try setLinks(entity, relationship: relationship.name, from: id, to: [])
-        }
-    }
+    func delete(_ entity: String, id: RecordID) throws { try delete(entity, ids: [id]) }
 
     /// A set at once: see ``InMemoryState/remove(_:ids:)``.
     func delete(_ entity: String, ids: [RecordID]) throws {

@@ -37,19 +37,17 @@ extension JSONFileBackend {
             report.add(error)
             return report
         }
-        let memory = InMemoryBackend(schema: schema)
-        let loaded = operations
         do {
-            try await memory.write { tx in for operation in loaded { try operation.apply(to: tx) } }
+            let memory = try await rebuild(operations, schema: schema)
             let counts = try await memory.read { tx in
                 try schema.entities.map { ($0.name, try tx.count(FetchPlan(entity: $0.name))) }
             }
             for (entity, count) in counts { report.recordsChecked[entity] = count }
+            try await memory.close()
         } catch var error as StrataError {
             error.code = .corruptStore
             report.add(error)
         }
-        try await memory.close()
         return report
     }
 }

@@ -128,9 +128,7 @@ public final class JSONFileBackend: StorageBackend {
         let (replayed, torn, validLength) = try replay(journalData, path: journalPath(path), schema: schema)
         operations += replayed
 
-        let memory = InMemoryBackend(schema: schema)
-        let loaded = operations
-        try await memory.write { tx in for operation in loaded { try operation.apply(to: tx) } }
+        let memory = try await rebuild(operations, schema: schema)
 
         if !fileManager.fileExists(atPath: path) {
             let empty = try await memory.read { try JSONDocument.encode(from: $0) }
@@ -156,6 +154,13 @@ public final class JSONFileBackend: StorageBackend {
         files.journalBytes.store(validLength, ordering: .relaxed)
         files.documentBytes.store(documentSize, ordering: .relaxed)
         return OpenFile(memory: memory, files: files, torn: torn)
+    }
+
+    /// The live state the document's and journal's operations describe.
+    static func rebuild(_ operations: [JSONOperation], schema: Schema) async throws -> InMemoryBackend {
+        let memory = InMemoryBackend(schema: schema)
+        try await memory.write { tx in for operation in operations { try operation.apply(to: tx) } }
+        return memory
     }
 
     /// Parses the journal: complete lines are saves; an incomplete or unreadable *last* line is a

@@ -24,16 +24,16 @@ enum JSONIntegrity {
         return String(repeating: "0", count: 8 - digits.count) + digits
     }
 
-    static func crc<C: Collection>(_ bytes: C) -> UInt32 where C.Element == UInt8 {
+    static func crc(_ bytes: ArraySlice<UInt8>) -> UInt32 {
         var checksum = Checksum()
-        checksum.update(Array(bytes))
+        checksum.update(bytes)
         return checksum.final
     }
 
     /// A journal line for the ops text `ops` (a JSON array), newline included.
     static func journalLine(ops: [UInt8]) -> Data {
         var line = linePrefix
-        line += Array(hex(crc(ops)).utf8)
+        line += Array(hex(crc(ops[...])).utf8)
         line += opsPrefix
         line += ops
         line += Array("}\n".utf8)
@@ -58,7 +58,7 @@ enum JSONIntegrity {
 
     /// The document's closing: its digest over `body` (everything before it), then the final brace.
     static func closing(body: [UInt8]) -> [UInt8] {
-        digestStart + Array(hex(crc(body)).utf8) + digestEnd
+        digestStart + Array(hex(crc(body[...])).utf8) + digestEnd
     }
 
     /// Throws `corruptStore` when a document that declares a digest does not match it.

@@ -14,8 +14,10 @@ private struct Undeclared: PersistentModel {
     static let entity = Entity<Undeclared>([.attribute(\.name)])
 }
 
-/// A model whose custom `Codable` stores something other than its key paths read.
-private struct CustomCoding: PersistentModel {
+/// A model whose custom `Codable` differs from its key paths both ways: it stores the name
+/// uppercased, and reads it back with a "!" appended. Key-path encoding and decoding must each
+/// notice and keep going through `Codable` (KeyPathCodecTests, KeyPathDecodingTests).
+struct CustomCoding: PersistentModel {
     var id: UUID
     var name: String
 
@@ -29,7 +31,7 @@ private struct CustomCoding: PersistentModel {
     init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         id = try container.decode(UUID.self, forKey: .id)
-        name = try container.decode(String.self, forKey: .name)
+        name = try container.decode(String.self, forKey: .name) + "!"
     }
     func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)

@@ -38,6 +38,25 @@ extension LMDBBackend {
             report.add(error)
             return report
         }
+        report = try await walkReport(path: path, timeout: timeout, into: report)
+        guard report.isSound else { return report }
+        try checkRecords(path: path, schema: schema, into: &report)
+        return report
+    }
+
+    /// The child-process walk alone, as an open with ``Options/verifyStructureAtOpen`` runs it:
+    /// throws the first finding (`corruptStore`) when the walk did not end cleanly.
+    static func checkStructure(path: String) async throws {
+        guard ((try? FileManager.default.attributesOfItem(atPath: path + "/data.mdb")[.size] as? Int) ?? 0) > 0 else { return }
+        if let finding = try await walkReport(path: path, timeout: .seconds(600), into: VerifyReport(location: "lmdb:\(path)")).findings.first {
+            throw finding
+        }
+    }
+
+    /// Walks the data file in a child process and adds what it met to `report`: a store liblmdb
+    /// stopped on is not safe to open; errors and counts that disagree are findings.
+    private static func walkReport(path: String, timeout: Duration, into start: VerifyReport) async throws -> VerifyReport {
+        var report = start
         let walk = try await walkInChild(path: path, timeout: timeout)
         if let signal = walk.signal {
             report.isSafeToOpen = false
@@ -58,23 +77,7 @@ extension LMDBBackend {
         if walk.exitCode != 0, report.isSound {
             report.add(StrataError(.corruptStore, "\(path): the walk of the data file ended with status \(walk.exitCode)"))
         }
-        guard report.isSound else { return report }
-        try checkRecords(path: path, schema: schema, into: &report)
         return report
-    }
-
-    /// The child-process walk alone, as an open with ``Options/verifyStructureAtOpen`` runs it:
-    /// throws `corruptStore` when the walk did not end cleanly.
-    static func checkStructure(path: String) async throws {
-        let size = (try? FileManager.default.attributesOfItem(atPath: path + "/data.mdb")[.size] as? Int) ?? 0
-        guard size > 0 else { return }
-        let walk = try await walkInChild(path: path, timeout: .seconds(600))
-        if let signal = walk.signal {
-            throw StrataError(.corruptStore, "\(path): the data file is structurally damaged (a walk of it in a child process ended with signal \(signal)); opening it would crash this process")
-        }
-        if let line = walk.lines.first(where: { $0.hasPrefix("error ") || $0.hasPrefix("count ") }), !line.hasPrefix("error \(MDB_INVALID) ") {
-            throw StrataError(.corruptStore, "\(path): \(line)")
-        }
     }
 
     /// Reads every record in this process (safe once the child's walk was clean).

@@ -33,12 +33,12 @@ public enum ChecksumWorkloads {
         return count
     }
 
-    /// A 100k-item SQLite store, with or without row checksums.
-    static func sqliteStore(checksums: Bool) async throws -> Store {
+    /// A SQLite store holding `items`, with or without row checksums.
+    static func sqliteStore(_ items: [BenchItem], checksums: Bool) async throws -> Store {
         let path = SQLiteWorkloads.temporaryPath()
         let schema = try BenchSchema.make()
         let filling = Store(backend: try await SQLiteBackend.open(path: path, schema: schema))
-        try await filling.repository(BenchItem.self).insert(contentsOf: InMemoryWorkloads.makeItems())
+        try await filling.repository(BenchItem.self).insert(contentsOf: items)
         try await filling.close()
         if !checksums {
             let queue = try DatabaseQueue(path: path)
@@ -49,27 +49,6 @@ public enum ChecksumWorkloads {
             try queue.close()
         }
         return Store(backend: try await SQLiteBackend.open(path: path, schema: schema))
-    }
-
-    static func sqliteFetchAll(checksums: Bool) -> @Sendable () async throws -> @Sendable () async throws -> Int {
-        {
-            let store = try await sqliteStore(checksums: checksums)
-            return { try await store.repository(BenchItem.self).fetch().count }
-        }
-    }
-
-    static func sqlitePointFetches(checksums: Bool) -> @Sendable () async throws -> @Sendable () async throws -> Int {
-        {
-            let store = try await sqliteStore(checksums: checksums)
-            let ids = InMemoryWorkloads.probes(InMemoryWorkloads.makeItems())
-            return {
-                try await store.read { reader in
-                    var found = 0
-                    for id in ids where try reader.fetch(BenchItem.self, id: id) != nil { found += 1 }
-                    return found
-                }
-            }
-        }
     }
 
     public static let groups: [WorkloadGroup] = [
@@ -83,8 +62,12 @@ public enum ChecksumWorkloads {
             }),
         ]),
         WorkloadGroup(backend: "SQLite rows with checksums", peer: "the same rows unchecked", workloads: [
-            Workload(name: "SQLite checksums: fetch all 100k", ours: sqliteFetchAll(checksums: true), peer: sqliteFetchAll(checksums: false)),
-            Workload(name: "SQLite checksums: 100k point fetches, one read", ours: sqlitePointFetches(checksums: true), peer: sqlitePointFetches(checksums: false)),
+            Workload(name: "SQLite checksums: fetch all 100k",
+                     ours: StrataSide.fetchAll(filledBy: { try await sqliteStore($0, checksums: true) }),
+                     peer: StrataSide.fetchAll(filledBy: { try await sqliteStore($0, checksums: false) })),
+            Workload(name: "SQLite checksums: 100k point fetches, one read",
+                     ours: StrataSide.pointFetches(filledBy: { try await sqliteStore($0, checksums: true) }),
+                     peer: StrataSide.pointFetches(filledBy: { try await sqliteStore($0, checksums: false) })),
         ]),
     ]
 }

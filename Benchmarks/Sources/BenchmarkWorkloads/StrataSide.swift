@@ -27,18 +27,25 @@ enum StrataSide {
         }
     }
 
-    static func fetchAll(_ make: @escaping MakeStore) -> Prepare {
+    /// A store holding the given items.
+    typealias Fill = @Sendable ([BenchItem]) async throws -> Store
+
+    static func fetchAll(_ make: @escaping MakeStore) -> Prepare { fetchAll(filledBy: { try await filled(make, $0) }) }
+
+    static func fetchAll(filledBy fill: @escaping Fill) -> Prepare {
         {
-            let store = try await filled(make, InMemoryWorkloads.makeItems())
+            let store = try await fill(InMemoryWorkloads.makeItems())
             return { try await store.repository(BenchItem.self).fetch().count }
         }
     }
 
     /// 100k random point fetches inside one read.
-    static func pointFetches(_ make: @escaping MakeStore) -> Prepare {
+    static func pointFetches(_ make: @escaping MakeStore) -> Prepare { pointFetches(filledBy: { try await filled(make, $0) }) }
+
+    static func pointFetches(filledBy fill: @escaping Fill) -> Prepare {
         {
             let items = InMemoryWorkloads.makeItems()
-            let store = try await filled(make, items)
+            let store = try await fill(items)
             let ids = InMemoryWorkloads.probes(items)
             return {
                 try await store.read { reader in

@@ -96,5 +96,25 @@ enum StorageChecks {
             try expectEqual(try await StoreSnapshot.take(store), before)
             try await store.backend.read { tx in try expectEqual(try tx.records("Tag", ids: tags(0..<1_000).map(\.id)), [:]) }
         },
+        // A set delete may update an index per key (dropping a key whose IDs all go, as a
+        // cascade does to a parent's children): queries over the index must still agree.
+        ConformanceCheck(.storage, "indexesFollowASetDelete") { c in
+            let store = try await c.store()
+            let samples = (0..<60).map { Sample(id: "s\($0)", count: $0 % 3) }
+            try await store.repository(Sample.self).insert(contentsOf: samples)
+            // Every sample with count 0 (a whole key), and two of those with count 1 (part of one).
+            let gone = samples.filter { $0.count == 0 }.map(\.id) + ["s1", "s4"]
+            try await store.backend.write { tx in try tx.delete("Sample", ids: gone.map(RecordID.string)) }
+            let repository = store.repository(Sample.self)
+            try expectEqual(try await repository.fetch(where: \Sample.count == 0).count, 0, "a key whose IDs all went")
+            try expectEqual(try await repository.fetch(where: \Sample.count == 1).count, 18, "a key that lost two IDs")
+            try expectEqual(try await repository.fetch(where: \Sample.count == 2).count, 20, "an untouched key")
+            try expectEqual(try await repository.count(where: \Sample.count < 2), 18, "a range over the index")
+            try expectEqual(try await repository.fetch(Query<Sample>.all.sorted(by: \Sample.count).limit(5)).map(\.count), [1, 1, 1, 1, 1], "a sorted page")
+            try expectEqual(try await repository.count(), 38)
+            // A dropped key takes new IDs as a new one would.
+            try await repository.insert(Sample(id: "again", count: 0))
+            try expectEqual(try await repository.fetch(where: \Sample.count == 0).map(\.id), ["again"])
+        },
     ]
 }

@@ -95,9 +95,8 @@ public enum DamageHarness {
                 } else {
                     tally.fail(category, "\(label): records lost and nothing reported it: \(observation)")
                 }
-            } catch let error as StrataError {
+            } catch is StrataError {
                 tally.add(category, "typed error at read")
-                _ = error
             } catch {
                 tally.fail(category, "\(label): a read threw an untyped error: \(error)")
             }
