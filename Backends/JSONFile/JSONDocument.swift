@@ -30,7 +30,7 @@ enum JSONDocument {
                 text.raw(index == 0 ? "\n      " : ",\n      ")
                 text.string(JSONValues.idKey(record.id))
                 text.raw(": {\"version\": \(record.version), \"values\": ")
-                text.values(record.values)
+                text.values(of: record)
                 text.raw("}")
             }
             text.raw(records.isEmpty ? "}" : "\n    }")
@@ -131,14 +131,15 @@ enum JSONDocument {
     }
 
     static func record(_ entity: EntityDescription, id: RecordID, version: Int64, values raw: [String: Any], schema: Schema) throws -> Record {
-        var values: [String: Value] = [:]
+        var slots: [Value] = []
+        slots.reserveCapacity(entity.layout.count)
         for attribute in entity.attributes {
-            values[attribute.name] = try JSONValues.decode(raw[attribute.name], as: attribute.type, "\(entity.name)(\(id)).\(attribute.name)")
+            slots.append(try JSONValues.decode(raw[attribute.name], as: attribute.type, "\(entity.name)(\(id)).\(attribute.name)"))
         }
         for relationship in entity.relationships where relationship.isToOne {
             let kind = schema.entity(relationship.destination)?.idKind ?? .uuid
-            values[relationship.name] = JSONValues.id(json: raw[relationship.name], kind: kind)?.value ?? .null
+            slots.append(JSONValues.id(json: raw[relationship.name], kind: kind)?.value ?? .null)
         }
-        return Record(entity: entity.name, id: id, version: version, values: values)
+        return Record(entity: entity.name, id: id, version: version, layout: entity.layout, slots: slots)
     }
 }

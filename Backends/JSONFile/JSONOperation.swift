@@ -18,7 +18,7 @@ enum JSONOperation {
             text.raw(", \"id\": ")
             text.id(record.id)
             text.raw(", \"version\": \(record.version), \"values\": ")
-            text.values(record.values)
+            text.values(of: record)
             text.raw("}")
         case .delete(let entity, let id):
             text.raw("{\"delete\": ")

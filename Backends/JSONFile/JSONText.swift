@@ -48,6 +48,18 @@ struct JSONText {
         if case .int(let number) = id { raw(String(number)) } else { string(id.description) }
     }
 
+    /// A record's `{"name": value, …}`, keys sorted, on one line.
+    mutating func values(of record: Record) {
+        raw("{")
+        for (index, slot) in record.layout.slotsByName.enumerated() {
+            if index > 0 { raw(", ") }
+            string(record.layout.names[slot])
+            raw(": ")
+            value(record.slots[slot])
+        }
+        raw("}")
+    }
+
     /// `{"name": value, …}` with keys sorted, on one line.
     mutating func values(_ values: [String: Value]) {
         raw("{")

@@ -27,6 +27,8 @@ struct SQLiteLayout: Sendable {
         let upsertClause: String
         let selectByIDSQL: String
         let deleteSQL: String
+        /// The entity's record layout: the columns' order, so a row's values are its slots.
+        var layout: RecordLayout { entity.layout }
 
         /// An upsert of `rows` records in one statement.
         func insertSQL(rows: Int) -> String {

@@ -34,8 +34,8 @@ class SQLiteReadTransaction: StorageReadTransaction {
             StrataError(.corruptStore, entity: table.entity.name, recordID: id, underlying: underlying, "stored record is damaged: \(why)")
         }
         guard case .int64(let version) = (row[1] as DatabaseValue).storage else { throw corrupt("it has no version") }
-        var values: [String: Value] = [:]
-        values.reserveCapacity(table.columns.count)
+        var slots: [Value] = []
+        slots.reserveCapacity(table.columns.count)
         var checksum = Checksum.record(id: id, version: version)
         for (offset, column) in table.columns.enumerated() {
             let stored: DatabaseValue = row[offset + 2]
@@ -48,7 +48,7 @@ class SQLiteReadTransaction: StorageReadTransaction {
             } catch {
                 throw corrupt("\(column.name) holds a value of the wrong kind", error)
             }
-            values[column.name] = value
+            slots.append(value)
             checksum.update(value)
         }
         switch (row[table.columns.count + 2] as DatabaseValue).storage {
@@ -59,7 +59,7 @@ class SQLiteReadTransaction: StorageReadTransaction {
         default:
             throw corrupt("its checksum is not a number")
         }
-        return Record(entity: table.entity.name, id: id, version: version, values: values)
+        return Record(entity: table.entity.name, id: id, version: version, layout: table.layout, slots: slots)
     }
 
     func record(_ entity: String, id: RecordID) throws -> Record? {

@@ -17,8 +17,8 @@ final class SQLiteWriteTransaction: SQLiteReadTransaction, StorageWriteTransacti
     /// The property columns' values, then the row's checksum over the same values.
     static func appendColumns(of record: Record, _ table: SQLiteLayout.Table, to arguments: inout [DatabaseValue]) {
         var checksum = Checksum.record(id: record.id, version: record.version)
-        for column in table.columns {
-            let value = record[column.name]
+        let record = record.inLayout(table.layout)  // the engine's records already are
+        for value in record.slots {
             checksum.update(value)
             arguments.append(SQLiteValues.databaseValue(value))
         }

@@ -165,44 +165,47 @@ final class SaveSession {
             throw StrataError(.validationFailed, entity: entity.name, recordID: id, property: "id", "an ID may not contain U+0000")
         }
         try ValueRules.requireStorable(id, entity: entity.name)
-        // Each stored property is looked up once: missing ones get their default (or null),
-        // integers in double attributes become doubles, and the count of those present tells
-        // whether any other name is in the record, without a lookup per name.
-        var values = input.values
-        var present = 0
-        for attribute in entity.attributes {
-            switch values[attribute.name] {
-            case nil:
-                values[attribute.name] = inserting ? (attribute.defaultValue ?? .null) : .null
-            case .int(let number)? where attribute.type == .double:
-                present += 1
-                values[attribute.name] = .double(Double(number))
-            default:
-                present += 1
-            }
-        }
-        for relationship in entity.relationships where relationship.isToOne {
-            if values[relationship.name] == nil { values[relationship.name] = .null } else { present += 1 }
-        }
-        if present != input.values.count {
-            for name in input.values.keys where !entity.isStoredProperty(name) {
-                if entity.relationship(name) != nil {
+        // The record moves into the entity's layout: attribute `i` is slot `i`, to-ones follow.
+        // Missing properties get their default (or null), integers in double attributes become
+        // doubles; a name outside the layout is an unknown property.
+        let layout = entity.layout
+        var slots: [Value]
+        if input.layout === layout {
+            slots = input.slots  // every property present (an explicit null keeps no default)
+        } else {
+            slots = [Value](repeating: .null, count: layout.count)
+            for (position, name) in input.layout.names.enumerated() {
+                guard let slot = layout.slot(name) else {
+                    if entity.relationship(name) != nil {
+                        throw StrataError(.unknownProperty, entity: entity.name, recordID: input.id, property: name,
+                                          "\(name) is a to-many relationship; change it with link, unlink or setRelated")
+                    }
                     throw StrataError(.unknownProperty, entity: entity.name, recordID: input.id, property: name,
-                                      "\(name) is a to-many relationship; change it with link, unlink or setRelated")
+                                      "\(name) is not an attribute or to-one of \(entity.name)")
                 }
-                throw StrataError(.unknownProperty, entity: entity.name, recordID: input.id, property: name,
-                                  "\(name) is not an attribute or to-one of \(entity.name)")
+                slots[slot] = input.slots[position]
+            }
+            if inserting {
+                for (slot, attribute) in entity.attributes.enumerated() where input.layout.slot(attribute.name) == nil {
+                    slots[slot] = attribute.defaultValue ?? .null
+                }
             }
         }
         var refused: (name: String, reason: String)?
-        for (name, value) in input.values {
-            if let replacement = ValueRules.replacement(for: value) { values[name] = replacement }
-            if let reason = ValueRules.violation(of: value), name < (refused?.name ?? "\u{10FFFF}") { refused = (name, reason) }
+        for (slot, attribute) in entity.attributes.enumerated() {
+            if case .int(let number) = slots[slot], attribute.type == .double { slots[slot] = .double(Double(number)) }
+        }
+        for slot in slots.indices {
+            let value = slots[slot]
+            if let replacement = ValueRules.replacement(for: value) { slots[slot] = replacement }
+            if let reason = ValueRules.violation(of: value), layout.names[slot] < (refused?.name ?? "\u{10FFFF}") {
+                refused = (layout.names[slot], reason)
+            }
         }
         if let refused {  // the first property by name, so every backend names the same one
             throw StrataError(.validationFailed, entity: entity.name, recordID: id, property: refused.name, refused.reason)
         }
-        return Record(entity: entity.name, id: id, version: 0, values: values)
+        return Record(entity: entity.name, id: id, version: 0, layout: layout, slots: slots)
     }
 
     func touch(_ entity: String, _ relationship: RelationshipDescription, _ owner: RecordID) {

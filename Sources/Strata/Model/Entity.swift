@@ -12,6 +12,9 @@ public struct Entity<Model: PersistentModel>: Sendable {
     /// Writes every declared stored property of a model from a record (see ``KeyPathDecoding``);
     /// nil when some stored member has no decoder (a composite, a computed key path).
     let decoders: [ValueDecoder<Model>]?
+    /// The slots of this entity's records (attributes, then to-ones, as in the schema's
+    /// ``EntityDescription/layout``, which is the same object).
+    let layout: RecordLayout
 
     /// - Parameters:
     ///   - name: The entity name; the type's name when omitted.
@@ -22,10 +25,30 @@ public struct Entity<Model: PersistentModel>: Sendable {
         var renamed: [String: String] = [:]
         for member in members { renamed.merge(member.renamed, uniquingKeysWith: { a, _ in a }) }
         self.renamed = renamed
-        self.encoders = members.compactMap(\.encoder)
-        let stored = members.filter { $0.encoder != nil }
-        let decoders = stored.compactMap(\.decoder)
-        self.decoders = decoders.count == stored.count ? decoders : nil
+        // Attributes take the first slots and to-ones the rest (the order of
+        // `EntityDescription.storedPropertyNames`); each member's values are contiguous.
+        let attributeNames = members.filter { !$0.isReference }.flatMap(\.storedNames)
+        let referenceNames = members.filter(\.isReference).flatMap(\.storedNames)
+        self.layout = .shared(attributeNames + referenceNames)
+        var nextAttribute = 0
+        var nextReference = attributeNames.count
+        var encoders: [ValueEncoder<Model>] = []
+        var decoders: [ValueDecoder<Model>] = []
+        var stored = 0
+        for member in members {
+            let base = member.isReference ? nextReference : nextAttribute
+            if member.isReference { nextReference += member.storedNames.count } else { nextAttribute += member.storedNames.count }
+            guard var encoder = member.encoder else { continue }
+            stored += 1
+            encoder.base = base
+            encoders.append(encoder)
+            if var decoder = member.decoder {
+                decoder.slot = base
+                decoders.append(decoder)
+            }
+        }
+        self.encoders = encoders
+        self.decoders = decoders.count == stored ? decoders : nil
     }
 
     /// An entity named after the model type.
@@ -79,6 +102,10 @@ public struct EntityMember<Model>: Sendable {
     var encoder: ValueEncoder<Model>?
     /// For the same members: how to write them into a model (nil where that is not possible).
     var decoder: ValueDecoder<Model>?
+    /// The stored property names this member fills, in order (empty for to-manys and the rest).
+    var storedNames: [String] = []
+    /// Whether this member is a to-one reference (stored after every attribute).
+    var isReference = false
 
     static func describeAttribute<Root, V: AttributeConvertible>(
         _ keyPath: KeyPath<Root, V>, type: V.Type, name: String?, default defaultValue: V?, indexed: Bool,
@@ -115,7 +142,8 @@ extension EntityMember where Model: PersistentModel {
         var member = EntityMember(part: .attributes(description.map { [$0] }))
         if case .success(let attribute) = description {
             let stored = attribute.name
-            member.encoder = ValueEncoder.reading(keyPath) { values, value in values[stored] = value.attributeValue }
+            member.storedNames = [stored]
+            member.encoder = ValueEncoder.reading(keyPath) { slots, base, value in slots[base] = value.attributeValue }
             member.decoder = ValueDecoder.writing(keyPath, stored: stored) { V.fromAttributeValue($0) }
         }
         member.isUnique = unique
@@ -139,11 +167,12 @@ extension EntityMember where Model: PersistentModel {
             return .success(attributes)
         }
         var member = EntityMember(part: .attributes(fields))
-        if case .success(let prefix) = KeyPathName.resolve(keyPath as PartialKeyPath<Model>) {
-            let readers = C.fields.compactMap { field in field.reader.map { (prefix + "." + $0.name, $0.read) } }
+        if case .success(let attributes) = fields { member.storedNames = attributes.map(\.name) }
+        if case .success = fields {
+            let readers = C.fields.compactMap { field in field.reader.map(\.read) }
             if readers.count == C.fields.count {
-                member.encoder = ValueEncoder.reading(keyPath) { values, composite in
-                    for (name, read) in readers { values[name] = read(composite) }
+                member.encoder = ValueEncoder.reading(keyPath) { slots, base, composite in
+                    for (offset, read) in readers.enumerated() { slots[base + offset] = read(composite) }
                 }
             }
         }
@@ -195,7 +224,9 @@ extension EntityMember where Model: PersistentModel {
     ) -> EntityMember {
         var member = self
         if case .success(let name) = KeyPathName.resolve(keyPath as PartialKeyPath<Model>) {
-            member.encoder = ValueEncoder.reading(keyPath) { values, read in values[name] = value(read) }
+            member.storedNames = [name]
+            member.isReference = true
+            member.encoder = ValueEncoder.reading(keyPath) { slots, base, read in slots[base] = value(read) }
             member.decoder = ValueDecoder.writing(keyPath, stored: name, decode)
         }
         return member

@@ -1,23 +1,25 @@
 import Synchronization
 
-/// Reads one declared stored property (or a composite's fields) off a model into record values.
+/// Reads one declared stored property (or a composite's fields) off a model into a record's
+/// slots, starting at ``base`` (its place in the entity's ``RecordLayout``, set by ``Entity``).
 struct ValueEncoder<Model>: Sendable {
-    let encode: @Sendable (Model, inout [String: Value]) -> Void
-    init(_ encode: @escaping @Sendable (Model, inout [String: Value]) -> Void) { self.encode = encode }
+    let encode: @Sendable (Model, inout [Value], Int) -> Void
+    var base = 0
+    init(_ encode: @escaping @Sendable (Model, inout [Value], Int) -> Void) { self.encode = encode }
 
     /// An encoder that reads `keyPath`'s value and hands it to `store`. A key path to a stored
     /// property is read at its byte offset in the model (what the compiler does for a literal
     /// `model.property`): applying a key path through the runtime cost as much as the `Codable`
     /// round trip it replaces. Other key paths are applied as key paths.
     static func reading<V>(
-        _ keyPath: any KeyPath<Model, V> & Sendable, _ store: @escaping @Sendable (inout [String: Value], V) -> Void
+        _ keyPath: any KeyPath<Model, V> & Sendable, _ store: @escaping @Sendable (inout [Value], Int, V) -> Void
     ) -> ValueEncoder {
         if let offset = MemoryLayout<Model>.offset(of: keyPath) {
-            return ValueEncoder { model, values in
-                store(&values, withUnsafeBytes(of: model) { $0.load(fromByteOffset: offset, as: V.self) })
+            return ValueEncoder { model, slots, base in
+                store(&slots, base, withUnsafeBytes(of: model) { $0.load(fromByteOffset: offset, as: V.self) })
             }
         }
-        return ValueEncoder { model, values in store(&values, model[keyPath: keyPath]) }
+        return ValueEncoder { model, slots, base in store(&slots, base, model[keyPath: keyPath]) }
     }
 }
 
@@ -72,8 +74,9 @@ enum KeyPathCodec {
         guard usesKeyPaths(M.self) else { return records + (try models[index...].map(record)) }
         let entity = M.entity
         let name = entity.name
+        let layout = entity.layout
         let encoders = entity.encoders
-        for model in models[index...] { records.append(encode(model, name: name, encoders: encoders)) }
+        for model in models[index...] { records.append(encode(model, name: name, layout: layout, encoders: encoders)) }
         return records
     }
 
@@ -84,13 +87,14 @@ enum KeyPathCodec {
 
     private static func encode<M: PersistentModel>(_ model: M) -> Record {
         let entity = M.entity
-        return encode(model, name: entity.name, encoders: entity.encoders)
+        return encode(model, name: entity.name, layout: entity.layout, encoders: entity.encoders)
     }
 
-    private static func encode<M: PersistentModel>(_ model: M, name: String, encoders: [ValueEncoder<M>]) -> Record {
-        var values: [String: Value] = [:]
-        values.reserveCapacity(encoders.count + 4)
-        for encoder in encoders { encoder.encode(model, &values) }
-        return Record(entity: name, id: model.id.recordID, values: values)
+    private static func encode<M: PersistentModel>(
+        _ model: M, name: String, layout: RecordLayout, encoders: [ValueEncoder<M>]
+    ) -> Record {
+        var slots = [Value](repeating: .null, count: layout.count)
+        for encoder in encoders { encoder.encode(model, &slots, encoder.base) }
+        return Record(entity: name, id: model.id.recordID, layout: layout, slots: slots)
     }
 }

@@ -5,7 +5,22 @@ import Synchronization
 /// ``ValueEncoder``. Returns false when the stored value does not convert, and the record is then
 /// decoded through `Codable`, which names the problem in its error.
 struct ValueDecoder<Model>: Sendable {
-    let decode: @Sendable (inout Model, Record) -> Bool
+    let decode: @Sendable (inout Model, Value) -> Bool
+    /// The stored property name, for records in another layout.
+    let name: String
+    /// The property's place in the entity's ``RecordLayout`` (set by ``Entity``).
+    var slot = 0
+
+    init(name: String, _ decode: @escaping @Sendable (inout Model, Value) -> Bool) {
+        self.name = name
+        self.decode = decode
+    }
+
+    /// The property's value in `record`: by slot when the record is in `layout`.
+    @inline(__always)
+    func value(in record: Record, layout: RecordLayout) -> Value {
+        record.layout === layout ? record.slots[slot] : record[name]
+    }
 
     /// Writes the value stored under `name`, converted, at the byte offset of `keyPath`'s stored
     /// property (what the compiler does for `model.property = value`, with the same retain and
@@ -17,15 +32,15 @@ struct ValueDecoder<Model>: Sendable {
     ) -> ValueDecoder? {
         guard let offset = MemoryLayout<Model>.offset(of: keyPath) else { return nil }
         if let writer = ConcreteWriters.table[ObjectIdentifier(V.self)] {
-            return ValueDecoder { model, record in
+            return ValueDecoder(name: name) { model, value in
                 withUnsafeMutableBytes(of: &model) { raw in
                     guard let base = raw.baseAddress else { return false }
-                    return writer(record[name], base.advanced(by: offset))
+                    return writer(value, base.advanced(by: offset))
                 }
             }
         }
-        return ValueDecoder { model, record in
-            guard let value = convert(record[name]) else { return false }
+        return ValueDecoder(name: name) { model, value in
+            guard let value = convert(value) else { return false }
             write(value, at: offset, in: &model)
             return true
         }
@@ -60,6 +75,7 @@ enum KeyPathDecoding {
         let idOffset: Int
         let idWriter: ConcreteWriters.Writer
         let decoders: [ValueDecoder<M>]
+        let layout: RecordLayout
 
         /// A copy of the template with the ID and every declared property written from `record`;
         /// nil when a stored value does not convert.
@@ -69,7 +85,7 @@ enum KeyPathDecoding {
                 raw.baseAddress.map { idWriter(record.id.value, $0.advanced(by: idOffset)) } ?? false
             }
             guard wroteID else { return nil }
-            for decoder in decoders where !decoder.decode(&model, record) { return nil }
+            for decoder in decoders where !decoder.decode(&model, decoder.value(in: record, layout: layout)) { return nil }
             return model
         }
     }
@@ -136,7 +152,8 @@ enum KeyPathDecoding {
     /// values (no references inside: UUIDs and integers) with a concrete writer. Several places
     /// can match one record by chance; only those that agree on every verified record survive.
     private static func prepare<M: PersistentModel>(_ model: M) -> [any Sendable] {
-        guard _isPOD(M.ID.self), MemoryLayout<M.ID>.size > 0, let decoders = M.entity.decoders,
+        let entity = M.entity
+        guard _isPOD(M.ID.self), MemoryLayout<M.ID>.size > 0, let decoders = entity.decoders,
             let idWriter = ConcreteWriters.table[ObjectIdentifier(M.ID.self)]
         else { return [] }
         let id = withUnsafeBytes(of: model.id) { Array($0) }
@@ -145,7 +162,7 @@ enum KeyPathDecoding {
                 bytes[offset..<offset + id.count].elementsEqual(id)
             }
         }
-        return offsets.map { Prepared(template: model, idOffset: $0, idWriter: idWriter, decoders: decoders) }
+        return offsets.map { Prepared(template: model, idOffset: $0, idWriter: idWriter, decoders: decoders, layout: entity.layout) }
     }
 
     /// Whether two models store the same record (compared through their `Codable` form).

@@ -41,7 +41,7 @@ private struct ValueReader {
     let record: Record
 
     func value(_ key: String) -> Value? {
-        key == "id" ? record.id.value : record.values[key]
+        key == "id" ? record.id.value : record.value(named: key)
     }
 
     func mismatch(_ key: String, _ expected: Any.Type, _ found: Value?) -> StrataError {
@@ -80,7 +80,7 @@ private struct KeyedFlatDecoder<Key: CodingKey>: KeyedDecodingContainerProtocol 
     let record: Record
     let prefix: String
     var codingPath: [any CodingKey] { [] }
-    var allKeys: [Key] { record.values.keys.compactMap { $0.hasPrefix(prefix) ? Key(stringValue: String($0.dropFirst(prefix.count))) : nil } }
+    var allKeys: [Key] { record.layout.names.compactMap { $0.hasPrefix(prefix) ? Key(stringValue: String($0.dropFirst(prefix.count))) : nil } }
     private var reader: ValueReader { ValueReader(record: record) }
 
     @inline(__always) private func name(_ key: Key) -> String {
@@ -91,14 +91,14 @@ private struct KeyedFlatDecoder<Key: CodingKey>: KeyedDecodingContainerProtocol 
         let full = name(key)
         if reader.value(full) != nil { return true }
         let nestedPrefix = full + "."
-        return record.values.keys.contains { $0.hasPrefix(nestedPrefix) }
+        return record.layout.names.contains { $0.hasPrefix(nestedPrefix) }
     }
 
     func decodeNil(forKey key: Key) throws -> Bool {
         let full = name(key)
         guard let value = reader.value(full) else {
             let nestedPrefix = full + "."
-            return !record.values.keys.contains { $0.hasPrefix(nestedPrefix) }
+            return !record.layout.names.contains { $0.hasPrefix(nestedPrefix) }
         }
         return value.isNull
     }

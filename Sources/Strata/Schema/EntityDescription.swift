@@ -5,9 +5,9 @@ public struct EntityDescription: Sendable {
     /// The kind of ID its records use.
     public var idKind: RecordID.Kind
     /// Stored attributes, composite fields flattened (`address.city`).
-    public var attributes: [AttributeDescription]
+    public var attributes: [AttributeDescription] { didSet { rebuildLookups() } }
     /// Relationships, to-one and to-many.
-    public var relationships: [RelationshipDescription]
+    public var relationships: [RelationshipDescription] { didSet { rebuildLookups() } }
     /// Non-unique indexes, each over one or more attribute or to-one names.
     public var indexes: [[String]]
     /// Unique constraints, each over one or more attribute or to-one names. A tuple containing a
@@ -34,8 +34,12 @@ public struct EntityDescription: Sendable {
 
     private var attributeIndex: [String: Int] = [:]
     private var relationshipIndex: [String: Int] = [:]
+    /// The slots of this entity's records: ``storedPropertyNames`` in order, shared with every
+    /// other description and model declaration of the same names.
+    public private(set) var layout: RecordLayout = .empty
 
     mutating func rebuildLookups() {
+        layout = .shared(storedPropertyNames)
         attributeIndex = Dictionary(attributes.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { a, _ in a })
         relationshipIndex = Dictionary(relationships.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { a, _ in a })
     }

@@ -15,7 +15,11 @@ public enum RecordCodec {
         writer.bytes.reserveCapacity(20 + entity.attributes.count * 12)
         writer.byte(formatVersion)
         writer.signed(record.version)
-        for name in entity.storedPropertyNames { writer.value(record[name]) }
+        if record.layout === entity.layout {
+            for value in record.slots { writer.value(value) }
+        } else {
+            for name in entity.layout.names { writer.value(record[name]) }
+        }
         let checksum = checksum(writer.bytes[...], id: record.id)
         for shift in stride(from: 0, to: 32, by: 8) { writer.byte(UInt8(truncatingIfNeeded: checksum >> UInt32(shift))) }
         return writer.bytes
@@ -75,13 +79,13 @@ public enum RecordCodec {
         do {
             _ = try reader.byte()
             let version = try reader.signed()
-            var values: [String: Value] = [:]
-            let names = entity.storedPropertyNames
-            values.reserveCapacity(names.count)
-            for name in names { values[name] = try reader.value() }
+            let layout = entity.layout
+            var slots: [Value] = []
+            slots.reserveCapacity(layout.count)
+            for _ in 0..<layout.count { slots.append(try reader.value()) }
             // With the checksum intact, values that do not end where it begins mean another layout.
             if format == 2, reader.position != payloadEnd { throw corrupt("its values do not fill it (\(reader.position) of \(payloadEnd) bytes)") }
-            return Record(entity: entity.name, id: id, version: version, values: values)
+            return Record(entity: entity.name, id: id, version: version, layout: layout, slots: slots)
         } catch let error as StrataError where error.entity == nil {
             throw StrataError(.corruptStore, entity: entity.name, recordID: id, underlying: error, "stored record is damaged: \(error.message)")
         }
