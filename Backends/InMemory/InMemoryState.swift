@@ -4,12 +4,81 @@ import Strata
 struct InMemoryState: Sendable {
     struct Table: Sendable {
         var records: [RecordID: Record] = [:]
-        /// Equality indexes over indexed, unique and reference properties: value → IDs, kept in ID
-        /// order so a page of an equality, or a referrer lookup, needs no sort.
-        var indexes: [String: [Value: SortedChunks<RecordID>]] = [:]
-        /// For indexed attributes, their distinct non-null values in the contract's order: ranges
-        /// and pages sorted by the attribute seek here instead of scanning the table.
-        var orderedKeys: [String: SortedChunks<IndexKey>] = [:]
+        /// The entity's record layout: the engine's records are in it, so indexed values are
+        /// read by slot.
+        var layout: RecordLayout
+        /// One per indexed, unique or reference property.
+        var propertyIndexes: [PropertyIndex] = []
+        var indexPosition: [String: Int] = [:]
+
+        /// The equality index over `property` (value → IDs in ID order), if it has one.
+        func index(_ property: String) -> [Value: SortedChunks<RecordID>]? {
+            indexPosition[property].map { propertyIndexes[$0].entries }
+        }
+
+        /// The ordered distinct values of an indexed attribute, if it has them.
+        func orderedKeys(_ property: String) -> SortedChunks<IndexKey>? {
+            indexPosition[property].flatMap { propertyIndexes[$0].orderedKeys }
+        }
+
+        /// The value `record` holds for the index at `position`, as the index stores it.
+        func key(_ record: Record, _ position: Int) -> Value {
+            let index = propertyIndexes[position]
+            return InMemoryState.indexKey(record.layout === layout ? record.slots[index.slot] : record[index.name])
+        }
+
+        mutating func add(_ record: Record) {
+            for position in propertyIndexes.indices {
+                let key = key(record, position)
+                if key.isNull { continue }
+                let isNewKey = propertyIndexes[position].entries[key] == nil
+                propertyIndexes[position].entries[key, default: SortedChunks()].insert(record.id)
+                if isNewKey { propertyIndexes[position].orderedKeys?.insert(IndexKey(value: key)) }
+            }
+        }
+
+        /// Drops many records' entries per key: a key losing all its IDs at once (the children
+        /// of a deleted parent, in a cascade) goes whole instead of one ID at a time.
+        mutating func drop(_ removed: [Record]) {
+            for position in propertyIndexes.indices {
+                var byKey: [Value: [RecordID]] = [:]
+                for record in removed {
+                    let key = key(record, position)
+                    if !key.isNull { byKey[key, default: []].append(record.id) }
+                }
+                for (key, keyIDs) in byKey {
+                    guard let count = propertyIndexes[position].entries[key]?.count else { continue }
+                    if count > keyIDs.count {
+                        for id in keyIDs { propertyIndexes[position].entries[key]?.remove(id) }
+                        continue
+                    }
+                    propertyIndexes[position].entries[key] = nil
+                    propertyIndexes[position].orderedKeys?.remove(IndexKey(value: key))
+                }
+            }
+        }
+
+        mutating func drop(_ record: Record) {
+            for position in propertyIndexes.indices {
+                let key = key(record, position)
+                if key.isNull { continue }
+                propertyIndexes[position].entries[key]?.remove(record.id)
+                if propertyIndexes[position].entries[key]?.isEmpty == true {
+                    propertyIndexes[position].entries[key] = nil
+                    propertyIndexes[position].orderedKeys?.remove(IndexKey(value: key))
+                }
+            }
+        }
+    }
+
+    /// An index over one property: equality (value → IDs, kept in ID order so a page of an
+    /// equality, or a referrer lookup, needs no sort) and, for attributes, the distinct non-null
+    /// values in the contract's order, so ranges and sorted pages seek instead of scanning.
+    struct PropertyIndex: Sendable {
+        let name: String
+        let slot: Int
+        var entries: [Value: SortedChunks<RecordID>] = [:]
+        var orderedKeys: SortedChunks<IndexKey>?
     }
 
     /// A value in an index's order (``Value/sortOrder(_:_:)``), which is the contract's.
@@ -35,10 +104,12 @@ struct InMemoryState: Sendable {
 
     init(schema: Schema) {
         for entity in schema.entities {
-            var table = Table()
-            for property in entity.indexedProperties {
-                table.indexes[property] = [:]
-                if entity.attribute(property) != nil { table.orderedKeys[property] = SortedChunks() }
+            var table = Table(layout: entity.layout)
+            for property in entity.indexedProperties.sorted() {
+                guard let slot = entity.layout.slot(property) else { continue }
+                table.indexPosition[property] = table.propertyIndexes.count
+                table.propertyIndexes.append(PropertyIndex(
+                    name: property, slot: slot, orderedKeys: entity.attribute(property) != nil ? SortedChunks() : nil))
             }
             tables[entity.name] = table
         }
@@ -55,15 +126,15 @@ struct InMemoryState: Sendable {
     @discardableResult
     mutating func put(_ record: Record) -> Record? {
         let previous = tables[record.entity]?.records.updateValue(record, forKey: record.id)
-        if let previous { unindex(previous) }
-        index(record)
+        if let previous { tables[record.entity]?.drop(previous) }
+        tables[record.entity]?.add(record)
         return previous
     }
 
     @discardableResult
     mutating func remove(_ entity: String, _ id: RecordID) -> Record? {
         guard let previous = tables[entity]?.records.removeValue(forKey: id) else { return nil }
-        unindex(previous)
+        tables[entity]?.drop(previous)
         return previous
     }
 
@@ -76,50 +147,9 @@ struct InMemoryState: Sendable {
         for id in ids {
             if let previous = tables[entity]?.records.removeValue(forKey: id) { removed.append(previous) }
         }
-        guard let properties = tables[entity].map({ Array($0.indexes.keys) }), !removed.isEmpty else { return removed }
-        for property in properties {
-            var byKey: [Value: [RecordID]] = [:]
-            for record in removed {
-                let key = Self.indexKey(record[property])
-                if !key.isNull { byKey[key, default: []].append(record.id) }
-            }
-            for (key, keyIDs) in byKey {
-                guard let count = tables[entity]?.indexes[property]?[key]?.count else { continue }
-                if count > keyIDs.count {
-                    for id in keyIDs { tables[entity]?.indexes[property]?[key]?.remove(id) }
-                    continue
-                }
-                tables[entity]?.indexes[property]?[key] = nil
-                tables[entity]?.orderedKeys[property]?.remove(IndexKey(value: key))
-            }
-        }
+        guard !removed.isEmpty else { return removed }
+        tables[entity]?.drop(removed)
         return removed
-    }
-
-    // The property names are copied out first: iterating the `keys` view would keep the index
-    // storage shared while it is mutated, and every insert would copy the whole index.
-    private mutating func index(_ record: Record) {
-        guard let properties = tables[record.entity].map({ Array($0.indexes.keys) }) else { return }
-        for property in properties {
-            let key = Self.indexKey(record[property])
-            if key.isNull { continue }
-            let isNewKey = tables[record.entity]?.indexes[property]?[key] == nil
-            tables[record.entity]?.indexes[property]?[key, default: SortedChunks()].insert(record.id)
-            if isNewKey { tables[record.entity]?.orderedKeys[property]?.insert(IndexKey(value: key)) }
-        }
-    }
-
-    private mutating func unindex(_ record: Record) {
-        guard let properties = tables[record.entity].map({ Array($0.indexes.keys) }) else { return }
-        for property in properties {
-            let key = Self.indexKey(record[property])
-            if key.isNull { continue }
-            tables[record.entity]?.indexes[property]?[key]?.remove(record.id)
-            if tables[record.entity]?.indexes[property]?[key]?.isEmpty == true {
-                tables[record.entity]?.indexes[property]?[key] = nil
-                tables[record.entity]?.orderedKeys[property]?.remove(IndexKey(value: key))
-            }
-        }
     }
 
     /// Replaces a link list; returns the previous one.

@@ -47,8 +47,8 @@ extension InMemoryReading {
             return page.count < limit
         }
         if limit == 0 { return [] }
-        if plan.sort.count == 1, let key = plan.sort.first, let keys = table.orderedKeys[key.property],
-            let index = table.indexes[key.property]
+        if plan.sort.count == 1, let key = plan.sort.first, let keys = table.orderedKeys(key.property),
+            let index = table.index(key.property)
         {
             let bounds = bounds(of: key.property, in: predicate, entity)
             guard bounds.bounded else { return nil }
@@ -64,7 +64,7 @@ extension InMemoryReading {
         }
         guard plan.sort.isEmpty else { return nil }
         for conjunct in conjuncts {
-            guard case .compare(let property, .equal, let value, []) = conjunct, !value.isNull, let index = table.indexes[property] else { continue }
+            guard case .compare(let property, .equal, let value, []) = conjunct, !value.isNull, let index = table.index(property) else { continue }
             try index[InMemoryState.indexKey(value)]?.walk(visit)
             return page
         }
@@ -100,10 +100,10 @@ extension InMemoryReading {
             case .inList("id", let values, []):
                 return Array(Set(values.compactMap(RecordID.init)))
             case .compare(let property, .equal, let value, []):
-                guard let index = table.indexes[property], !value.isNull else { return nil }
+                guard let index = table.index(property), !value.isNull else { return nil }
                 return index[InMemoryState.indexKey(value)]?.elements ?? []
             case .inList(let property, let values, []):
-                guard let index = table.indexes[property], !values.contains(where: \.isNull) else { return nil }
+                guard let index = table.index(property), !values.contains(where: \.isNull) else { return nil }
                 var keys = Set<Value>()
                 var ids: [RecordID] = []
                 for value in values where keys.insert(InMemoryState.indexKey(value)).inserted {
@@ -126,7 +126,7 @@ extension InMemoryReading {
             default:
                 continue
             }
-            guard let keys = table.orderedKeys[property], let index = table.indexes[property] else { continue }
+            guard let keys = table.orderedKeys(property), let index = table.index(property) else { continue }
             let bounds = bounds(of: property, in: conjunct, entity)
             guard bounds.bounded else { continue }
             var ids: [RecordID] = []

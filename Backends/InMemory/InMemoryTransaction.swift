@@ -27,7 +27,7 @@ extension InMemoryReading {
     }
 
     func referrers(_ entity: String, property: String, toEach targets: [RecordID]) throws -> [RecordID: [RecordID]] {
-        guard let index = try table(entity).indexes[property] else {
+        guard let index = try table(entity).index(property) else {
             return try referrersOneTargetAtATime(entity, property: property, toEach: targets)
         }
         var found: [RecordID: [RecordID]] = [:]
@@ -39,7 +39,7 @@ extension InMemoryReading {
 
     func referrers(_ entity: String, property: String, to target: RecordID) throws -> [RecordID] {
         let table = try table(entity)
-        if let index = table.indexes[property] {
+        if let index = table.index(property) {
             return index[InMemoryState.indexKey(target.value)]?.elements ?? []
         }
         return table.records.values.filter { $0[property] == target.value }.map(\.id).sorted()

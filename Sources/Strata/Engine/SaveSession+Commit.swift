@@ -52,14 +52,11 @@ extension SaveSession {
         func note(_ entity: String) {
             if puts[entity] == nil && deletes[entity] == nil { entityOrder.append(entity) }
         }
-        // An insert names its non-null properties, in name order: the entity's names sorted once
-        // per run of records of one entity, not each record's names sorted.
-        var sortedNames: (entity: String, names: [String])?
+        // An insert names its non-null properties, in name order: the layout keeps its slots in
+        // name order, so no record's names are sorted.
         func insertedNames(_ record: Record) -> [String] {
-            if sortedNames?.entity != record.entity {
-                sortedNames = (record.entity, (schema.entity(record.entity)?.storedPropertyNames ?? Array(record.values.keys)).sorted())
-            }
-            return (sortedNames?.names ?? []).filter { !record[$0].isNull }
+            let layout = record.layout
+            return layout.slotsByName.compactMap { record.slots[$0].isNull ? nil : layout.names[$0] }
         }
         var changes: [HistoryChange] = []
         for key in workingSet.order {

@@ -11,9 +11,13 @@ extension SaveSession {
             if current?.name != record.entity { current = try schema.requireEntity(record.entity) }
             guard let entity = current else { continue }
             changed.append((record, entry.original, entity))
+            let inLayout = record.layout === entity.layout && entry.original.map { $0.layout === entity.layout } != false
+            var slot = entity.attributes.count
             for relationship in entity.relationships where relationship.isToOne {
-                let value = record[relationship.name]
-                guard !value.isNull, entry.original?[relationship.name] != value, let target = RecordID(value),
+                defer { slot += 1 }
+                let value = inLayout ? record.slots[slot] : record[relationship.name]
+                let before = entry.original.map { inLayout ? $0.slots[slot] : $0[relationship.name] }
+                guard !value.isNull, before != value, let target = RecordID(value),
                     target.kind == schema.entity(relationship.destination)?.idKind
                 else { continue }
                 wanted[relationship.destination, default: []].insert(target)
@@ -41,9 +45,12 @@ extension SaveSession {
         func failure(_ code: StrataError.Code, _ property: String?, _ message: String) -> StrataError {
             StrataError(code, entity: entity.name, recordID: record.id, property: property, message)
         }
-        // Unknown property names never get this far: `normalize` rejects them on the way in.
-        for attribute in entity.attributes {
-            let value = record[attribute.name]
+        // Unknown property names never get this far: `normalize` rejects them on the way in, and
+        // leaves the record in its entity's layout (attribute `i` in slot `i`, to-ones after).
+        let layout = entity.layout
+        let record = record.inLayout(layout)
+        for (slot, attribute) in entity.attributes.enumerated() {
+            let value = record.slots[slot]
             if value.isNull {
                 if !attribute.isOptional { throw failure(.missingValue, attribute.name, "\(attribute.name) is required") }
                 continue
@@ -65,8 +72,10 @@ extension SaveSession {
                 }
             }
         }
+        var slot = entity.attributes.count
         for relationship in entity.relationships where relationship.isToOne {
-            let value = record[relationship.name]
+            defer { slot += 1 }
+            let value = record.slots[slot]
             if value.isNull {
                 if relationship.isRequired {
                     throw failure(.missingValue, relationship.name, "\(relationship.name) is a required relationship")
@@ -78,7 +87,8 @@ extension SaveSession {
                 throw failure(.typeMismatch, relationship.name, "expected a \(destination.idKind) ID of \(destination.name), got \(value)")
             }
             // Unchanged references may dangle (noAction); a reference set in this save must resolve.
-            if original?[relationship.name] != value, !existing.contains(RecordKey(entity: destination.name, id: target)),
+            let before = original.map { $0.layout === layout ? $0.slots[slot] : $0[relationship.name] }
+            if before != value, !existing.contains(RecordKey(entity: destination.name, id: target)),
                 !(mirrorsRemoteState && (schema.inverse(of: relationship)?.deleteRule ?? .noAction) == .noAction) {
                 throw failure(.invalidReference, relationship.name, "\(destination.name)(\(target)) does not exist")
             }
