@@ -120,7 +120,12 @@ enum KeyPathDecoding {
                     for record in records[index...] { models.append(try RecordDecoder.decode(M.self, from: record)) }
                     return models
                 }
-                for record in records[index...] { models.append(try prepared.build(record) ?? RecordDecoder.decode(M.self, from: record)) }
+                // Through the buffer: iterating the array would copy each record.
+                try records.withUnsafeBufferPointer { buffer in
+                    for position in index..<buffer.count {
+                        models.append(try prepared.build(buffer[position]) ?? RecordDecoder.decode(M.self, from: buffer[position]))
+                    }
+                }
                 return models
             case .verifying(let remaining, let candidates)?:
                 let record = records[index]

@@ -129,6 +129,7 @@ public struct PredicateEvaluator {
     /// Sorts records by the keys, nulls first ascending, ID ascending as the final key.
     public static func sort(_ records: inout [Record], by keys: [SortKey]) {
         guard records.count > 1 else { return }
+        if keys.isEmpty, sortByNumericID(&records) { return }
         // Each key's values and the IDs are read once, and positions are sorted instead of the
         // records: moving a record copies its dictionary reference (a retain and a release per
         // move), and reading a key looks it up by name — both n log n times otherwise.
@@ -148,5 +149,45 @@ public struct PredicateEvaluator {
         if (1..<records.count).allSatisfy({ !precedes($0, $0 - 1) }) { return }
         let order = records.indices.sorted(by: precedes)
         records = order.map { records[$0] }
+    }
+
+    /// ID order (the default) when every ID is a UUID or every ID an integer: the IDs become
+    /// 128-bit unsigned numbers in the contract's order (a UUID's bytes big-endian; an integer
+    /// with its sign bit flipped) and are sorted as plain integers, several times faster than
+    /// comparing ``RecordID``s. False, with the records untouched, for any other mix.
+    private static func sortByNumericID(_ records: inout [Record]) -> Bool {
+        var keys: [(high: UInt64, low: UInt64, position: Int)] = []
+        keys.reserveCapacity(records.count)
+        // Read through the buffer: iterating the array would copy each record (a retain and a
+        // release of its values, a cache miss apiece when the records are many).
+        let complete = records.withUnsafeBufferPointer { buffer -> Bool in
+            switch buffer[0].id {
+            case .uuid:
+                for position in buffer.indices {
+                    guard case .uuid(let uuid) = buffer[position].id else { return false }
+                    let (high, low) = withUnsafeBytes(of: uuid.uuid) { bytes in
+                        (UInt64(bigEndian: bytes.loadUnaligned(as: UInt64.self)),
+                         UInt64(bigEndian: bytes.loadUnaligned(fromByteOffset: 8, as: UInt64.self)))
+                    }
+                    keys.append((high, low, position))
+                }
+            case .int:
+                for position in buffer.indices {
+                    guard case .int(let number) = buffer[position].id else { return false }
+                    keys.append((UInt64(bitPattern: number) ^ (1 << 63), 0, position))
+                }
+            case .string:
+                return false
+            }
+            return true
+        }
+        guard complete else { return false }
+        func precedes(_ a: (high: UInt64, low: UInt64, position: Int), _ b: (high: UInt64, low: UInt64, position: Int)) -> Bool {
+            a.high != b.high ? a.high < b.high : a.low < b.low
+        }
+        if (1..<keys.count).allSatisfy({ !precedes(keys[$0], keys[$0 - 1]) }) { return true }
+        keys.sort(by: precedes)
+        records = keys.map { records[$0.position] }
+        return true
     }
 }
