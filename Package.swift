@@ -34,7 +34,9 @@ let package = Package(
         ),
         .target(
             name: "StrataSQLite",
-            dependencies: ["Strata", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: [
+                "Strata", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            ],
             path: "Backends/SQLite",
             swiftSettings: strictSettings
         ),

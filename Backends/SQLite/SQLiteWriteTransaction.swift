@@ -6,23 +6,9 @@ import Strata
 final class SQLiteWriteTransaction: SQLiteReadTransaction, StorageWriteTransaction {
     func put(_ record: Record) throws {
         let table = try layout.table(record.entity)
-        var arguments: [DatabaseValue] = [SQLiteValues.databaseValue(record.id), record.version.databaseValue]
-        arguments.reserveCapacity(table.columns.count + 3)
-        Self.appendColumns(of: record, table, to: &arguments)
-        let statement = try statement(table.insertSQL)
-        statement.setUncheckedArguments(StatementArguments(arguments))
-        try statement.execute()
-    }
-
-    /// The property columns' values, then the row's checksum over the same values.
-    static func appendColumns(of record: Record, _ table: SQLiteLayout.Table, to arguments: inout [DatabaseValue]) {
-        var checksum = Checksum.record(id: record.id, version: record.version)
-        let record = record.inLayout(table.layout)  // the engine's records already are
-        for value in record.slots {
-            checksum.update(value)
-            arguments.append(SQLiteValues.databaseValue(value))
-        }
-        arguments.append(Int64(checksum.final).databaseValue)
+        var writer = SQLiteRowWriter(try statement(table.insertSQL))
+        writer.bindRow(record, table)
+        try writer.step(db)
     }
 
     /// Many rows per `INSERT … VALUES (…), (…)`: one statement step per batch instead of per record.
@@ -41,16 +27,9 @@ final class SQLiteWriteTransaction: SQLiteReadTransaction, StorageWriteTransacti
                     for record in group[start...] { try put(record) }
                     break
                 }
-                var arguments: [DatabaseValue] = []
-                arguments.reserveCapacity(width * count)
-                for record in group[start..<(start + count)] {
-                    arguments.append(SQLiteValues.databaseValue(record.id))
-                    arguments.append(record.version.databaseValue)
-                    Self.appendColumns(of: record, table, to: &arguments)
-                }
-                let statement = try statement(table.insertSQL(rows: count))
-                statement.setUncheckedArguments(StatementArguments(arguments))
-                try statement.execute()
+                var writer = SQLiteRowWriter(try statement(table.insertSQL(rows: count)))
+                for record in group[start..<(start + count)] { writer.bindRow(record, table) }
+                try writer.step(db)
                 start += count
             }
         }

@@ -1,0 +1,85 @@
+import Foundation
+import GRDB
+import GRDBSQLite
+import Strata
+
+/// Binds a record's values straight into a prepared `INSERT`'s parameters and steps it: the
+/// write path's hot loop. GRDB's `StatementArguments` would build an array of `DatabaseValue`s
+/// per row through a generic initializer that applies a key path per value; here each value goes
+/// from ``Value`` to `sqlite3_bind_*` with nothing allocated in between.
+///
+/// The storage classes are exactly ``SQLiteValues/databaseValue(_:)``'s (what the readers expect):
+/// booleans and integers as INTEGER, doubles and dates (seconds since 2001) as REAL, text as TEXT,
+/// UUIDs as a 16-byte BLOB, bytes as a BLOB (an empty one stays an empty BLOB, not NULL).
+struct SQLiteRowWriter {
+    let statement: Statement
+    private var parameter: Int32 = 1
+
+    init(_ statement: Statement) {
+        self.statement = statement
+        sqlite3_reset(statement.sqliteStatement)
+    }
+
+    /// SQLite copies what it is given (the bytes live only for the call).
+    private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+
+    mutating func bind(_ value: Value) {
+        let handle = statement.sqliteStatement
+        let index = parameter
+        parameter += 1
+        // A bind fails only for an index out of range or a statement in use: programming errors
+        // that `step` then reports with SQLite's own message.
+        switch value {
+        case .null: sqlite3_bind_null(handle, index)
+        case .bool(let flag): sqlite3_bind_int64(handle, index, flag ? 1 : 0)
+        case .int(let number): sqlite3_bind_int64(handle, index, number)
+        case .double(let number): sqlite3_bind_double(handle, index, number)
+        case .date(let date): sqlite3_bind_double(handle, index, date.timeIntervalSinceReferenceDate)
+        case .string(var text):
+            text.withUTF8 { utf8 in
+                if let base = utf8.baseAddress {
+                    _ = base.withMemoryRebound(to: CChar.self, capacity: utf8.count) {
+                        sqlite3_bind_text(handle, index, $0, Int32(utf8.count), Self.transient)
+                    }
+                } else {
+                    _ = sqlite3_bind_text(handle, index, "", 0, Self.transient)
+                }
+            }
+        case .uuid(let uuid):
+            withUnsafeBytes(of: uuid.uuid) { bytes in _ = sqlite3_bind_blob(handle, index, bytes.baseAddress, 16, Self.transient) }
+        case .data(let bytes):
+            if bytes.isEmpty {
+                sqlite3_bind_zeroblob(handle, index, 0)
+            } else {
+                bytes.withUnsafeBytes { raw in _ = sqlite3_bind_blob(handle, index, raw.baseAddress, Int32(raw.count), Self.transient) }
+            }
+        }
+    }
+
+    /// The row's ID, version, property values (by slot, in the table's column order) and the
+    /// checksum over them (see `Checksum.record(id:version:)`).
+    mutating func bindRow(_ record: Record, _ table: SQLiteLayout.Table) {
+        bind(record.id.value)
+        bind(.int(record.version))
+        var checksum = Checksum.record(id: record.id, version: record.version)
+        let record = record.inLayout(table.layout)  // the engine's records already are
+        for value in record.slots {
+            checksum.update(value)
+            bind(value)
+        }
+        bind(.int(Int64(checksum.final)))
+    }
+
+    /// Runs the statement; SQLite's failure as GRDB's `DatabaseError`, which the backend maps to
+    /// a typed error like any other.
+    func step(_ db: Database) throws {
+        let handle = statement.sqliteStatement
+        let code = sqlite3_step(handle)
+        guard code == SQLITE_DONE else {
+            let message = String(cString: sqlite3_errmsg(db.sqliteConnection))
+            sqlite3_reset(handle)
+            throw DatabaseError(resultCode: ResultCode(rawValue: code), message: message, sql: statement.sql)
+        }
+        sqlite3_reset(handle)
+    }
+}
