@@ -29,6 +29,10 @@ struct SQLiteLayout: Sendable {
         let deleteSQL: String
         /// The entity's record layout: the columns' order, so a row's values are its slots.
         var layout: RecordLayout { entity.layout }
+        /// Rows per many-row upsert, and its SQL, built once (the SQL is also the statement
+        /// cache's key, so rebuilding it per batch cost a long string's building and hashing).
+        var batchRows = 1
+        var batchInsertSQL = ""
 
         /// An upsert of `rows` records in one statement.
         func insertSQL(rows: Int) -> String {
@@ -45,6 +49,8 @@ struct SQLiteLayout: Sendable {
     }
 
     static let formatVersion = "1"
+    /// Bound parameters per many-row statement.
+    static let batchArguments = 500
     /// The last column of every entity table: a CRC-32 of the row's ID, version and values (see
     /// `Checksum.record(id:version:)`), checked on every read. NULL in rows written before
     /// records carried checksums; stores created since refuse such rows.
@@ -66,7 +72,7 @@ struct SQLiteLayout: Sendable {
             let names = ["id", "strata_version"] + columns.map(\.0) + [SQLiteLayout.checksumColumn]
             let selectList = names.map { "t0." + quoted($0) }.joined(separator: ", ")
             let upsertClause = " ON CONFLICT(\"id\") DO UPDATE SET " + names.dropFirst().map { "\(quoted($0)) = excluded.\(quoted($0))" }.joined(separator: ", ")
-            tables[entity.name] = Table(
+            var table = Table(
                 entity: entity, name: name, columns: columns,
                 columnIndex: Dictionary(uniqueKeysWithValues: columns.enumerated().map { ($1.0, $0) }),
                 selectList: selectList,
@@ -77,6 +83,9 @@ struct SQLiteLayout: Sendable {
                 upsertClause: upsertClause,
                 selectByIDSQL: "SELECT \(selectList) FROM \(name) AS t0 WHERE t0.\"id\" = ?",
                 deleteSQL: "DELETE FROM \(name) WHERE \"id\" = ?")
+            table.batchRows = max(1, Self.batchArguments / (columns.count + 3))
+            table.batchInsertSQL = table.insertSQL(rows: table.batchRows)
+            tables[entity.name] = table
         }
         self.tables = tables
     }

@@ -17,8 +17,7 @@ final class SQLiteWriteTransaction: SQLiteReadTransaction, StorageWriteTransacti
         for record in records { byEntity[record.entity, default: []].append(record) }
         for (entity, group) in byEntity {
             let table = try layout.table(entity)
-            let width = table.columns.count + 3
-            let perStatement = max(1, Self.batchArguments / width)
+            let perStatement = table.batchRows
             var start = 0
             while start < group.count {
                 let count = min(perStatement, group.count - start)
@@ -27,7 +26,7 @@ final class SQLiteWriteTransaction: SQLiteReadTransaction, StorageWriteTransacti
                     for record in group[start...] { try put(record) }
                     break
                 }
-                var writer = SQLiteRowWriter(try statement(table.insertSQL(rows: count)))
+                var writer = SQLiteRowWriter(try statement(table.batchInsertSQL))
                 for record in group[start..<(start + count)] { writer.bindRow(record, table) }
                 try writer.step(db)
                 start += count

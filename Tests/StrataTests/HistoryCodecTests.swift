@@ -29,4 +29,45 @@ import Testing
         let error = try #require(throws: StrataError.self) { try HistoryCodec.decode(bytes) }
         #expect(error.code == .incompatibleStore)
     }
+
+    /// Entries written before format 2 (names inline per change) still read.
+    @Test func formatOneStillReads() throws {
+        var writer = BinaryWriter()
+        writer.byte(1)
+        writer.signed(entry.token.value)
+        writer.unsigned(entry.timestamp.timeIntervalSince1970.bitPattern)
+        writer.optionalString(entry.author)
+        writer.optionalString(entry.contextName)
+        writer.unsigned(UInt64(entry.changes.count))
+        for change in entry.changes {
+            writer.byte(change.kind == .insert ? 0 : change.kind == .update ? 1 : 2)
+            writer.string(change.entity)
+            writer.recordID(change.id)
+            writer.signed(change.version)
+            writer.unsigned(UInt64(change.changedProperties.count))
+            for name in change.changedProperties { writer.string(name) }
+        }
+        #expect(try HistoryCodec.decode(writer.bytes) == entry)
+    }
+
+    /// Names repeat once per entry, not once per change: ten thousand inserts of one entity with
+    /// the same properties cost their IDs and little else.
+    @Test func repeatedNamesAreWrittenOnce() throws {
+        let names = (0..<10).map { "property\($0)" }
+        let many = HistoryTransaction(
+            token: HistoryToken(1), timestamp: Date(timeIntervalSince1970: 0), author: nil, contextName: nil,
+            changes: (0..<10_000).map { HistoryChange(kind: .insert, entity: "Item", id: .int(Int64($0)), changedProperties: names, version: 1) })
+        let bytes = HistoryCodec.encode(many)
+        #expect(bytes.count < 10_000 * 8)
+        #expect(try HistoryCodec.decode(bytes) == many)
+    }
+
+    /// An index past a table is a typed error.
+    @Test func anIndexOutOfItsTableIsATypedError() throws {
+        var bytes = HistoryCodec.encode(entry)
+        // The last change's name-list index is its last byte.
+        bytes[bytes.count - 1] = 0x7F
+        let error = try #require(throws: StrataError.self) { try HistoryCodec.decode(bytes) }
+        #expect(error.code == .corruptStore)
+    }
 }
