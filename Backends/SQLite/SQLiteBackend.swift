@@ -79,6 +79,9 @@ public final class SQLiteBackend: StorageBackend {
             db.add(function: SQLiteFunctions.text())
             try db.execute(sql: "PRAGMA synchronous = \(synchronous)")
             try db.execute(sql: "PRAGMA cache_size = -\(cacheKiB)")
+            // Statement journals (a many-row INSERT keeps one, to undo itself alone if it fails)
+            // and temporary indexes in memory: on files they were most of a large save's writes.
+            try db.execute(sql: "PRAGMA temp_store = MEMORY")
         }
         let writer: any DatabaseWriter
         do {
