@@ -26,6 +26,11 @@ extension InMemoryReading {
         return found
     }
 
+    func existingIDs(_ entity: String, among ids: [RecordID]) throws -> Set<RecordID> {
+        let table = try table(entity)
+        return Set(ids.lazy.filter { table.records[$0] != nil })
+    }
+
     func referrers(_ entity: String, property: String, toEach targets: [RecordID]) throws -> [RecordID: [RecordID]] {
         guard let index = try table(entity).index(property) else {
             return try referrersOneTargetAtATime(entity, property: property, toEach: targets)

@@ -95,6 +95,30 @@ class SQLiteReadTransaction: StorageReadTransaction {
         }
     }
 
+    /// `SELECT id … WHERE id IN (…)`, answered from the primary key's index alone.
+    func existingIDs(_ entity: String, among ids: [RecordID]) throws -> Set<RecordID> {
+        let table = try layout.table(entity)
+        let unique = Array(Set(ids))
+        var found = Set<RecordID>()
+        var start = 0
+        while start < unique.count {
+            let batch = unique[start..<min(unique.count, start + Self.batchArguments)]
+            start += batch.count
+            let placeholders = Array(repeating: "?", count: batch.count).joined(separator: ", ")
+            var query = SQLiteRawStatement(
+                try statement("SELECT \"id\" FROM \(table.name) WHERE \"id\" IN (\(placeholders))", cached: batch.count == Self.batchArguments))
+            for id in batch { query.bind(id.value) }
+            let asked = Set(batch)
+            try query.forEachRow(db) { row in
+                guard let id = SQLiteRawStatement.recordID(row, 0, kind: table.entity.idKind), asked.contains(id) else {
+                    throw StrataError(.corruptStore, entity: entity, "the store's ID index is damaged: a lookup by ID found a row that was not asked for")
+                }
+                found.insert(id)
+            }
+        }
+        return found
+    }
+
     func records(_ entity: String, ids: [RecordID]) throws -> [RecordID: Record] {
         let table = try layout.table(entity)
         var found: [RecordID: Record] = [:]

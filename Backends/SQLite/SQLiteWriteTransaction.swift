@@ -6,7 +6,7 @@ import Strata
 final class SQLiteWriteTransaction: SQLiteReadTransaction, StorageWriteTransaction {
     func put(_ record: Record) throws {
         let table = try layout.table(record.entity)
-        var writer = SQLiteRowWriter(try statement(table.insertSQL))
+        var writer = SQLiteRawStatement(try statement(table.insertSQL))
         writer.bindRow(record, table)
         try writer.step(db)
     }
@@ -26,7 +26,7 @@ final class SQLiteWriteTransaction: SQLiteReadTransaction, StorageWriteTransacti
                     for record in group[start...] { try put(record) }
                     break
                 }
-                var writer = SQLiteRowWriter(try statement(table.batchInsertSQL))
+                var writer = SQLiteRawStatement(try statement(table.batchInsertSQL))
                 for record in group[start..<(start + count)] { writer.bindRow(record, table) }
                 try writer.step(db)
                 start += count

@@ -102,6 +102,16 @@ class LMDBReadTransaction: StorageReadTransaction {
         return try decodeRecord(bytes, id: id, entity)
     }
 
+    /// Keys only: a record's bytes are neither decoded nor checked to know that it exists.
+    func existingIDs(_ entityName: String, among ids: [RecordID]) throws -> Set<RecordID> {
+        _ = try entity(entityName)
+        let recordsDB = try database(LMDBLayout.records(entityName))
+        let keyed = Set(ids).compactMap { id in LMDBKeys.lookupID(id).map { (key: $0, id: id) } }.sorted { $0.key.lexicographicallyPrecedes($1.key) }
+        var found = Set<RecordID>()
+        for (key, id) in keyed where try get(recordsDB, key) != nil { found.insert(id) }
+        return found
+    }
+
     /// In key order, so consecutive lookups descend through pages the previous one just read.
     func records(_ entityName: String, ids: [RecordID]) throws -> [RecordID: Record] {
         let entity = try entity(entityName)

@@ -81,8 +81,9 @@ final class SaveSession {
     /// Fails with ``StrataError/Code/duplicateID`` if any insert of this save reuses a committed ID.
     func checkInsertedIDs() throws {
         for (entity, ids) in uncheckedInserts.sorted(by: { $0.key < $1.key }) {
-            if let existing = try workingSet.executor.fetch(entity, where: "id", in: ids.map(\.value), from: workingSet.base).first {
-                throw duplicate(existing.key)
+            // The smallest duplicate, so every backend names the same one.
+            if let existing = try workingSet.base.existingIDs(entity, among: ids).min() {
+                throw duplicate(RecordKey(entity: entity, id: existing))
             }
         }
         uncheckedInserts.removeAll()

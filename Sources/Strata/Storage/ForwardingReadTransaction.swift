@@ -27,6 +27,9 @@ extension ForwardingReadTransaction {
     public func records(_ entity: String, ids: [RecordID]) throws -> [RecordID: Record] {
         try readsGoTo.records(entity, ids: ids)
     }
+    public func existingIDs(_ entity: String, among ids: [RecordID]) throws -> Set<RecordID> {
+        try readsGoTo.existingIDs(entity, among: ids)
+    }
     public func referrers(_ entity: String, property: String, toEach targets: [RecordID]) throws -> [RecordID: [RecordID]] {
         try readsGoTo.referrers(entity, property: property, toEach: targets)
     }

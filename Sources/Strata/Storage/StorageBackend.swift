@@ -62,6 +62,11 @@ public protocol StorageReadTransaction {
     /// ``record(_:id:)``, so override it only to answer a set in fewer round trips.
     func records(_ entity: String, ids: [RecordID]) throws -> [RecordID: Record]
 
+    /// Which of `ids` exist, without reading the records: every insert's duplicate-ID check asks
+    /// it for the whole save's IDs. The default reads them with ``records(_:ids:)``; a backend
+    /// overrides it to answer from its ID index alone.
+    func existingIDs(_ entity: String, among ids: [RecordID]) throws -> Set<RecordID>
+
     /// ``referrers(_:property:to:)`` for many targets at once: for each target that has any, its
     /// referrers, ID ascending. The default asks once per target.
     func referrers(_ entity: String, property: String, toEach targets: [RecordID]) throws -> [RecordID: [RecordID]]
@@ -101,6 +106,10 @@ public protocol StorageWriteTransaction: StorageReadTransaction {
 }
 
 extension StorageReadTransaction {
+    public func existingIDs(_ entity: String, among ids: [RecordID]) throws -> Set<RecordID> {
+        Set(try records(entity, ids: ids).keys)
+    }
+
     public func records(_ entity: String, ids: [RecordID]) throws -> [RecordID: Record] {
         var found: [RecordID: Record] = [:]
         for id in ids where found[id] == nil {

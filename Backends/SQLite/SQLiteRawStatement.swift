@@ -3,15 +3,15 @@ import GRDB
 import GRDBSQLite
 import Strata
 
-/// Binds a record's values straight into a prepared `INSERT`'s parameters and steps it: the
-/// write path's hot loop. GRDB's `StatementArguments` would build an array of `DatabaseValue`s
+/// Binds values straight into a prepared statement's parameters and steps it: the write path's
+/// hot loop (rows into a many-row `INSERT`) and the ID checks of every save. GRDB's `StatementArguments` would build an array of `DatabaseValue`s
 /// per row through a generic initializer that applies a key path per value; here each value goes
 /// from ``Value`` to `sqlite3_bind_*` with nothing allocated in between.
 ///
 /// The storage classes are exactly ``SQLiteValues/databaseValue(_:)``'s (what the readers expect):
 /// booleans and integers as INTEGER, doubles and dates (seconds since 2001) as REAL, text as TEXT,
 /// UUIDs as a 16-byte BLOB, bytes as a BLOB (an empty one stays an empty BLOB, not NULL).
-struct SQLiteRowWriter {
+struct SQLiteRawStatement {
     let statement: Statement
     private var parameter: Int32 = 1
 
@@ -68,6 +68,40 @@ struct SQLiteRowWriter {
             bind(value)
         }
         bind(.int(Int64(checksum.final)))
+    }
+
+    /// Steps through the result rows, handing each to `body` (read it with `sqlite3_column_*`).
+    func forEachRow(_ db: Database, _ body: (OpaquePointer) throws -> Void) throws {
+        let handle = statement.sqliteStatement
+        defer { sqlite3_reset(handle) }
+        while true {
+            let code = sqlite3_step(handle)
+            if code == SQLITE_DONE { return }
+            guard code == SQLITE_ROW else {
+                let message = String(cString: sqlite3_errmsg(db.sqliteConnection))
+                throw DatabaseError(resultCode: ResultCode(rawValue: code), message: message, sql: statement.sql)
+            }
+            try body(handle)
+        }
+    }
+
+    /// The ID in column `column` of the current row, or nil when it is not an ID of `kind`.
+    static func recordID(_ row: OpaquePointer, _ column: Int32, kind: RecordID.Kind) -> RecordID? {
+        switch (sqlite3_column_type(row, column), kind) {
+        case (SQLITE_BLOB, .uuid):
+            guard sqlite3_column_bytes(row, column) == 16, let bytes = sqlite3_column_blob(row, column) else { return nil }
+            var raw: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+            withUnsafeMutableBytes(of: &raw) { $0.copyMemory(from: UnsafeRawBufferPointer(start: bytes, count: 16)) }
+            return .uuid(UUID(uuid: raw))
+        case (SQLITE_TEXT, .string):
+            guard let text = sqlite3_column_text(row, column) else { return nil }
+            let count = Int(sqlite3_column_bytes(row, column))
+            return .string(String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self))
+        case (SQLITE_INTEGER, .int):
+            return .int(sqlite3_column_int64(row, column))
+        default:
+            return nil
+        }
     }
 
     /// Runs the statement; SQLite's failure as GRDB's `DatabaseError`, which the backend maps to
