@@ -34,6 +34,11 @@ struct SQLiteLayout: Sendable {
         var batchRows = 1
         var batchInsertSQL = ""
 
+        /// Which of `count` IDs exist: the duplicate-ID check of every save.
+        func existingIDsSQL(count: Int) -> String {
+            "SELECT \"id\" FROM \(name) WHERE \"id\" IN (" + Array(repeating: "?", count: count).joined(separator: ", ") + ")"
+        }
+
         /// An upsert of `rows` records in one statement.
         func insertSQL(rows: Int) -> String {
             let names = ["id", "strata_version"] + columns.map(\.name) + [SQLiteLayout.checksumColumn]

@@ -104,9 +104,7 @@ class SQLiteReadTransaction: StorageReadTransaction {
         while start < unique.count {
             let batch = unique[start..<min(unique.count, start + Self.batchArguments)]
             start += batch.count
-            let placeholders = Array(repeating: "?", count: batch.count).joined(separator: ", ")
-            var query = SQLiteRawStatement(
-                try statement("SELECT \"id\" FROM \(table.name) WHERE \"id\" IN (\(placeholders))", cached: batch.count == Self.batchArguments))
+            var query = SQLiteRawStatement(try statement(table.existingIDsSQL(count: batch.count), cached: batch.count == Self.batchArguments))
             for id in batch { query.bind(id.value) }
             let asked = Set(batch)
             try query.forEachRow(db) { row in

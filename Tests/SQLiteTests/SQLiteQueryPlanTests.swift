@@ -58,6 +58,20 @@ struct SQLiteQueryPlanTests {
         }
     }
 
+    /// The duplicate-ID check of every insert runs its own statement (IDs only).
+    @Test func theDuplicateIDCheckSearchesThePrimaryKey() throws {
+        let layout = SQLiteLayout(schema: try TravelDomain.schema())
+        let sql = try layout.table("Trip").existingIDsSQL(count: 3)
+        let database = try DatabaseQueue()
+        let steps = try database.write { db in
+            for statement in layout.creationStatements() { try db.execute(sql: statement) }
+            return try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql, arguments: [Data(count: 16), Data(count: 16), Data(count: 16)])
+                .map { $0["detail"] as String }
+        }
+        #expect(!steps.contains { $0.hasPrefix("SCAN") }, "\(steps)")
+        #expect(steps.contains { $0.hasPrefix("SEARCH") }, "\(steps)")
+    }
+
     @Test func relatedSubqueriesSearchTheirIndexes() throws {
         // any/none over a derived to-many, a link list and its other side: the subquery searches.
         for plan in [
