@@ -59,16 +59,4 @@ struct JSONText {
         }
         raw("}")
     }
-
-    /// `{"name": value, …}` with keys sorted, on one line.
-    mutating func values(_ values: [String: Value]) {
-        raw("{")
-        for (index, key) in values.keys.sorted().enumerated() {
-            if index > 0 { raw(", ") }
-            string(key)
-            raw(": ")
-            value(values[key] ?? .null)
-        }
-        raw("}")
-    }
 }

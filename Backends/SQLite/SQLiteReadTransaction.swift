@@ -74,7 +74,18 @@ class SQLiteReadTransaction: StorageReadTransaction {
     }
 
     /// The most values bound in one batched statement (SQLite allows 32,766).
-    static let batchArguments = 500
+    static var batchArguments: Int { SQLiteLayout.batchArguments }
+
+    /// Runs `body` once per batch of at most ``batchArguments`` distinct IDs.
+    func forEachIDBatch(of ids: [RecordID], _ body: (ArraySlice<RecordID>) throws -> Void) throws {
+        let unique = Array(Set(ids))
+        var start = 0
+        while start < unique.count {
+            let batch = unique[start..<min(unique.count, start + Self.batchArguments)]
+            start += batch.count
+            try body(batch)
+        }
+    }
 
     /// Runs `body` once per batch of at most ``batchArguments`` distinct IDs, with the batch's
     /// bound values, its `?, ?, …` list, and a statement preparer that caches the full-size
@@ -83,11 +94,7 @@ class SQLiteReadTransaction: StorageReadTransaction {
         of ids: [RecordID],
         _ body: (_ values: [DatabaseValue], _ placeholders: String, _ prepare: (String) throws -> Statement) throws -> Void
     ) throws {
-        let unique = Array(Set(ids))
-        var start = 0
-        while start < unique.count {
-            let batch = unique[start..<min(unique.count, start + Self.batchArguments)]
-            start += batch.count
+        try forEachIDBatch(of: ids) { batch in
             let placeholders = Array(repeating: "?", count: batch.count).joined(separator: ", ")
             try body(batch.map(SQLiteValues.databaseValue), placeholders) { sql in
                 try statement(sql, cached: batch.count == Self.batchArguments)
@@ -98,12 +105,8 @@ class SQLiteReadTransaction: StorageReadTransaction {
     /// `SELECT id … WHERE id IN (…)`, answered from the primary key's index alone.
     func existingIDs(_ entity: String, among ids: [RecordID]) throws -> Set<RecordID> {
         let table = try layout.table(entity)
-        let unique = Array(Set(ids))
         var found = Set<RecordID>()
-        var start = 0
-        while start < unique.count {
-            let batch = unique[start..<min(unique.count, start + Self.batchArguments)]
-            start += batch.count
+        try forEachIDBatch(of: ids) { batch in
             var query = SQLiteRawStatement(try statement(table.existingIDsSQL(count: batch.count), cached: batch.count == Self.batchArguments))
             for id in batch { query.bind(id.value) }
             let asked = Set(batch)

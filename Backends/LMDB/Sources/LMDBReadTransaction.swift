@@ -102,21 +102,27 @@ class LMDBReadTransaction: StorageReadTransaction {
         return try decodeRecord(bytes, id: id, entity)
     }
 
+    /// The distinct IDs with their keys, in key order, so consecutive lookups descend through
+    /// pages the previous one just read.
+    static func inKeyOrder(_ ids: [RecordID]) -> [(key: [UInt8], id: RecordID)] {
+        Set(ids).compactMap { id in LMDBKeys.lookupID(id).map { (key: $0, id: id) } }.sorted { $0.key.lexicographicallyPrecedes($1.key) }
+    }
+
     /// Keys only: a record's bytes are neither decoded nor checked to know that it exists.
     func existingIDs(_ entityName: String, among ids: [RecordID]) throws -> Set<RecordID> {
         _ = try entity(entityName)
         let recordsDB = try database(LMDBLayout.records(entityName))
-        let keyed = Set(ids).compactMap { id in LMDBKeys.lookupID(id).map { (key: $0, id: id) } }.sorted { $0.key.lexicographicallyPrecedes($1.key) }
+        let keyed = Self.inKeyOrder(ids)
         var found = Set<RecordID>()
         for (key, id) in keyed where try get(recordsDB, key) != nil { found.insert(id) }
         return found
     }
 
-    /// In key order, so consecutive lookups descend through pages the previous one just read.
+    /// In key order (see ``inKeyOrder(_:)``).
     func records(_ entityName: String, ids: [RecordID]) throws -> [RecordID: Record] {
         let entity = try entity(entityName)
         let recordsDB = try database(LMDBLayout.records(entityName))
-        let keyed = Set(ids).compactMap { id in LMDBKeys.lookupID(id).map { (key: $0, id: id) } }.sorted { $0.key.lexicographicallyPrecedes($1.key) }
+        let keyed = Self.inKeyOrder(ids)
         var found: [RecordID: Record] = [:]
         found.reserveCapacity(keyed.count)
         for (key, id) in keyed {

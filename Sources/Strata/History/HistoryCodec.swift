@@ -85,13 +85,7 @@ enum HistoryCodec {
         var changes: [HistoryChange] = []
         changes.reserveCapacity(count)
         for _ in 0..<count {
-            let kind: HistoryChange.Kind
-            switch try reader.byte() {
-            case 0: kind = .insert
-            case 1: kind = .update
-            case 2: kind = .delete
-            default: throw reader.corrupt("unknown change kind")
-            }
+            let kind = try changeKind(&reader)
             let entity = try reader.string()
             let id = try reader.recordID()
             let version = try reader.signed()
@@ -99,6 +93,15 @@ enum HistoryCodec {
             changes.append(HistoryChange(kind: kind, entity: entity, id: id, changedProperties: names, version: version))
         }
         return HistoryTransaction(token: token, timestamp: timestamp, author: author, contextName: contextName, changes: changes)
+    }
+
+    private static func changeKind(_ reader: inout BinaryReader) throws -> HistoryChange.Kind {
+        switch try reader.byte() {
+        case 0: return .insert
+        case 1: return .update
+        case 2: return .delete
+        default: throw reader.corrupt("unknown change kind")
+        }
     }
 
     /// Format 2's tables and changes.
@@ -113,13 +116,7 @@ enum HistoryCodec {
         var changes: [HistoryChange] = []
         changes.reserveCapacity(count)
         for _ in 0..<count {
-            let kind: HistoryChange.Kind
-            switch try reader.byte() {
-            case 0: kind = .insert
-            case 1: kind = .update
-            case 2: kind = .delete
-            default: throw reader.corrupt("unknown change kind")
-            }
+            let kind = try changeKind(&reader)
             let entity = try string(reader.unsigned())
             let id = try reader.recordID()
             let version = try reader.signed()
