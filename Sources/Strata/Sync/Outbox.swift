@@ -88,7 +88,7 @@ enum Outbox {
         try state.write(writer)
     }
 
-    private static func writeHeader(
+    static func writeHeader(
         clientID: String, sequence: UInt64, kind: UInt8, entity: String, id: RecordID, base: Int64?, timestamp: HybridTimestamp,
         _ writer: inout BinaryWriter
     ) {
@@ -194,125 +194,5 @@ enum Outbox {
         if let last = mutations.map(\.timestamp).max(), state.clock.map({ $0 < last }) ?? true { state.clock = last }
         try state.write(writer)
         return mutations
-    }
-
-    // MARK: Client state
-
-    /// A record's key as a metadata key suffix: entity, separator, ID kind, ID (so `1` the
-    /// string and `1` the integer never meet).
-    static func recordSuffix(_ key: RecordKey) -> String {
-        let kind = switch key.id { case .uuid: "u"; case .string: "s"; case .int: "i" }
-        return key.entity + "\u{1F}" + kind + key.id.description
-    }
-
-    static func serverVersionKey(_ key: RecordKey) -> String { serverVersionPrefix + recordSuffix(key) }
-
-    static func serverVersion(_ key: RecordKey, in transaction: any StorageReadTransaction) throws -> Int64? {
-        guard let bytes = try transaction.metadata(serverVersionKey(key)) else { return nil }
-        var reader = BinaryReader(bytes)
-        return try reader.signed()
-    }
-
-    static func setServerVersion(_ key: RecordKey, _ version: Int64?, in writer: any StorageWriteTransaction) throws {
-        var bytes = BinaryWriter()
-        if let version { bytes.signed(version) }
-        try writer.setMetadata(serverVersionKey(key), version == nil ? nil : bytes.bytes)
-    }
-
-    static func cursor(in transaction: any StorageReadTransaction) throws -> SyncCursor? {
-        guard let bytes = try transaction.metadata(cursorKey) else { return nil }
-        var reader = BinaryReader(bytes)
-        return SyncCursor(try reader.signed())
-    }
-
-    static func setCursor(_ cursor: SyncCursor?, in writer: any StorageWriteTransaction) throws {
-        guard let cursor else { return }
-        var bytes = BinaryWriter()
-        bytes.signed(cursor.value)
-        try writer.setMetadata(cursorKey, bytes.bytes)
-    }
-
-    static func clock(in transaction: any StorageReadTransaction) throws -> HybridTimestamp? {
-        try State.read(transaction).clock
-    }
-
-    /// Moves the local clock past timestamps seen from elsewhere (the receive rule of a hybrid clock).
-    static func observe(_ timestamps: some Sequence<HybridTimestamp>, in writer: any StorageWriteTransaction) throws {
-        guard let latest = timestamps.max() else { return }
-        var state = try State.read(writer)
-        if let local = state.clock, local >= latest { return }
-        state.clock = latest
-        try state.write(writer)
-    }
-
-    // MARK: Codec (compact binary: the outbox is written on every save)
-
-    static func encode(_ mutations: [SyncMutation]) -> [UInt8] {
-        var writer = BinaryWriter()
-        writer.byte(formatVersion)
-        writer.unsigned(UInt64(mutations.count))
-        for mutation in mutations {
-            writeHeader(
-                clientID: mutation.id.clientID, sequence: mutation.id.sequence, kind: mutation.kind == .put ? (mutation.isInsert ? 2 : 1) : 0,
-                entity: mutation.entity, id: mutation.recordID, base: mutation.baseServerVersion, timestamp: mutation.timestamp, &writer)
-            writer.unsigned(UInt64(mutation.values.count))
-            for (name, value) in mutation.values.sorted(by: { $0.key < $1.key }) {
-                writer.string(name)
-                writer.value(value)
-            }
-            writer.unsigned(UInt64(mutation.links.count))
-            for (name, delta) in mutation.links.sorted(by: { $0.key < $1.key }) { writeLinks(name, delta, &writer) }
-        }
-        return writer.bytes
-    }
-
-    static func decode(_ bytes: [UInt8]) throws -> [SyncMutation] {
-        var reader = BinaryReader(bytes)
-        guard try reader.byte() == formatVersion else { throw StrataError(.incompatibleStore, "outbox entry has an unknown format version") }
-        let count = try reader.count()
-        var mutations: [SyncMutation] = []
-        mutations.reserveCapacity(count)
-        for _ in 0..<count {
-            let id = MutationID(clientID: try reader.string(), sequence: try reader.unsigned())
-            let kindByte = try reader.byte()
-            guard kindByte <= 2 else { throw reader.corrupt("unknown mutation kind") }
-            let entity = try reader.string()
-            let recordID = try reader.recordID()
-            let base: Int64? = try reader.byte() == 1 ? try reader.signed() : nil
-            let timestamp = try readTimestamp(&reader)
-            var values: [String: Value] = [:]
-            for _ in 0..<(try reader.count()) { values[try reader.string()] = try reader.value() }
-            var links: [String: LinkDelta] = [:]
-            for _ in 0..<(try reader.count()) {
-                let name = try reader.string()
-                var lists: [[RecordID]] = []
-                for _ in 0..<3 { lists.append(try (0..<reader.count()).map { _ in try reader.recordID() }) }
-                links[name] = LinkDelta(added: lists[0], removed: lists[1], order: lists[2])
-            }
-            mutations.append(SyncMutation(
-                id: id, kind: kindByte == 0 ? .delete : .put, entity: entity, recordID: recordID, isInsert: kindByte == 2,
-                values: values, links: links, baseServerVersion: base, timestamp: timestamp))
-        }
-        return mutations
-    }
-
-    private static func writeLinks(_ name: String, _ delta: LinkDelta, _ writer: inout BinaryWriter) {
-        writer.string(name)
-        for list in [delta.added, delta.removed, delta.order] {
-            writer.unsigned(UInt64(list.count))
-            for id in list { writer.recordID(id) }
-        }
-    }
-
-    static func writeTimestamp(_ timestamp: HybridTimestamp, _ writer: inout BinaryWriter) {
-        writer.signed(timestamp.millis)
-        writer.unsigned(UInt64(timestamp.counter))
-        writer.string(timestamp.node)
-    }
-
-    static func readTimestamp(_ reader: inout BinaryReader) throws -> HybridTimestamp {
-        let millis = try reader.signed()
-        let counter = UInt32(truncatingIfNeeded: try reader.unsigned())
-        return HybridTimestamp(millis: millis, counter: counter, node: try reader.string())
     }
 }

@@ -1,0 +1,52 @@
+import Foundation
+
+/// A sync client's own bookkeeping beside the outbox, in the same metadata space: the server
+/// version each record was last seen at, the pull cursor, and the hybrid clock.
+extension Outbox {
+    /// A record's key as a metadata key suffix: entity, separator, ID kind, ID (so `1` the
+    /// string and `1` the integer never meet).
+    static func recordSuffix(_ key: RecordKey) -> String {
+        let kind = switch key.id { case .uuid: "u"; case .string: "s"; case .int: "i" }
+        return key.entity + "\u{1F}" + kind + key.id.description
+    }
+
+    static func serverVersionKey(_ key: RecordKey) -> String { serverVersionPrefix + recordSuffix(key) }
+
+    static func serverVersion(_ key: RecordKey, in transaction: any StorageReadTransaction) throws -> Int64? {
+        guard let bytes = try transaction.metadata(serverVersionKey(key)) else { return nil }
+        var reader = BinaryReader(bytes)
+        return try reader.signed()
+    }
+
+    static func setServerVersion(_ key: RecordKey, _ version: Int64?, in writer: any StorageWriteTransaction) throws {
+        var bytes = BinaryWriter()
+        if let version { bytes.signed(version) }
+        try writer.setMetadata(serverVersionKey(key), version == nil ? nil : bytes.bytes)
+    }
+
+    static func cursor(in transaction: any StorageReadTransaction) throws -> SyncCursor? {
+        guard let bytes = try transaction.metadata(cursorKey) else { return nil }
+        var reader = BinaryReader(bytes)
+        return SyncCursor(try reader.signed())
+    }
+
+    static func setCursor(_ cursor: SyncCursor?, in writer: any StorageWriteTransaction) throws {
+        guard let cursor else { return }
+        var bytes = BinaryWriter()
+        bytes.signed(cursor.value)
+        try writer.setMetadata(cursorKey, bytes.bytes)
+    }
+
+    static func clock(in transaction: any StorageReadTransaction) throws -> HybridTimestamp? {
+        try State.read(transaction).clock
+    }
+
+    /// Moves the local clock past timestamps seen from elsewhere (the receive rule of a hybrid clock).
+    static func observe(_ timestamps: some Sequence<HybridTimestamp>, in writer: any StorageWriteTransaction) throws {
+        guard let latest = timestamps.max() else { return }
+        var state = try State.read(writer)
+        if let local = state.clock, local >= latest { return }
+        state.clock = latest
+        try state.write(writer)
+    }
+}
