@@ -41,13 +41,13 @@ extension ModelContext {
         }
 
         let policy = mergePolicy
-        let (author, contextName, executor, sync) = (author, name, store.executor, store.sync)
+        let (author, contextName, executor, participants) = (author, name, store.executor, store.localSaveParticipants)
         let request = refreshRequest(force: false)
         let outcome = try await store.backend.write { transaction in
             let session = SaveSession(transaction: transaction, executor: executor)
             var merge = ContextMerge(changes, policy: policy, session: session)
             let conflicts = try merge.stage()
-            let committed = try session.commit(author: author, contextName: contextName, collectWritten: true, outbox: sync)
+            let committed = try session.commit(author: author, contextName: contextName, collectWritten: true, participants: participants)
             var after: [RecordKey: Record?] = [:]
             var keys = Set(changes.records.map(\.key)).union(changes.memberships.map(\.owner))
             for conflict in conflicts where conflict.kind == .uniqueness {

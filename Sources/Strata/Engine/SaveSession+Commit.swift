@@ -6,12 +6,13 @@ extension SaveSession {
         var changes: [HistoryChange]
         /// When asked for: every record written, as stored (`nil` for a delete).
         var written: [RecordKey: Record?] = [:]
-        var outboxItems: [(change: HistoryChange, record: Record?)] = []
     }
 
-    /// - Parameter outbox: When sync is on, the save's mutations are appended to the outbox here,
-    ///   in the same transaction.
-    func commit(author: String?, contextName: String?, collectWritten: Bool = false, outbox: SyncConfiguration? = nil) throws -> Outcome {
+    /// - Parameter participants: Run in order after the records are written and before the
+    ///   history entry, in the same transaction (the outbox, when sync is on).
+    func commit(
+        author: String?, contextName: String?, collectWritten: Bool = false, participants: [any CommitParticipant] = []
+    ) throws -> Outcome {
         guard let base = writer else {
             throw StrataError(.storageFailure, "a read-only overlay cannot be committed")
         }
@@ -19,7 +20,9 @@ extension SaveSession {
         try expandDeletes()
         try validate()
         var written: [RecordKey: Record?] = [:]
-        var outboxItems: [(change: HistoryChange, record: Record?)] = []
+        // The record as written per change, kept only when a participant will read it.
+        let keepRecords = !participants.isEmpty
+        var changedRecords: [Record?] = []
 
         // A link-list change is a change of its owner — and, for a many-to-many, of every record
         // added or removed, since which side keeps the list is an implementation detail. Each is
@@ -69,7 +72,7 @@ extension SaveSession {
                 deletes[key.entity, default: []].append(key.id)
                 if collectWritten { written[key] = .some(nil) }
                 changes.append(HistoryChange(kind: .delete, entity: key.entity, id: key.id, changedProperties: [], version: original.version))
-                if outbox != nil { outboxItems.append((changes[changes.count - 1], Record?.none)) }
+                if keepRecords { changedRecords.append(nil) }
             case (nil, var record?):
                 record.version = 1
                 note(key.entity)
@@ -78,7 +81,7 @@ extension SaveSession {
                 var names = insertedNames(record)
                 if let linked = linkChanges[key], !linked.isEmpty { names = (names + linked).sorted() }
                 changes.append(HistoryChange(kind: .insert, entity: key.entity, id: key.id, changedProperties: names, version: 1))
-                if outbox != nil { outboxItems.append((changes[changes.count - 1], record)) }
+                if keepRecords { changedRecords.append(record) }
             case (let original?, var record?):
                 let names = record.changedPropertySet(comparedTo: original).union(linkChanges[key] ?? [])
                 guard !names.isEmpty else { continue }
@@ -87,7 +90,7 @@ extension SaveSession {
                 puts[key.entity, default: []].append(record)
                 if collectWritten { written[key] = record }
                 changes.append(HistoryChange(kind: .update, entity: key.entity, id: key.id, changedProperties: names.sorted(), version: record.version))
-                if outbox != nil { outboxItems.append((changes[changes.count - 1], record)) }
+                if keepRecords { changedRecords.append(record) }
             }
         }
         for entity in entityOrder {
@@ -99,7 +102,10 @@ extension SaveSession {
             try base.setLinks(key.entity, relationship: key.relationship, from: key.owner, to: entry.current)
         }
         guard !changes.isEmpty else { return Outcome(token: nil, changes: []) }
-        if let outbox { try Outbox.append(outboxItems, workingSet: workingSet, to: base, configuration: outbox) }
+        if keepRecords {
+            let commit = CommitInProgress(changes: changes, records: changedRecords, workingSet: workingSet)
+            for participant in participants { try participant.participate(in: commit, transaction: base) }
+        }
         let token = try HistoryLog.append(changes, author: author, contextName: contextName, to: base)
         return Outcome(token: token, changes: changes, written: written)
     }

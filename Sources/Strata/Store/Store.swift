@@ -63,13 +63,20 @@ public final class Store: Sendable {
     public func save<T: Sendable>(
         author: String? = nil, contextName: String? = nil, _ body: @escaping @Sendable (StoreTransaction) throws -> T
     ) async throws -> (value: T, token: HistoryToken?) {
-        let (executor, sync) = (executor, sync)
+        let (executor, participants) = (executor, localSaveParticipants)
         return try await backend.write { transaction in
             let session = SaveSession(transaction: transaction, executor: executor)
             let value = try body(StoreTransaction(session: session))
-            let outcome = try session.commit(author: author, contextName: contextName, outbox: sync)
+            let outcome = try session.commit(author: author, contextName: contextName, participants: participants)
             return (value, outcome.token)
         }
+    }
+
+    /// What takes part in a local save's commit (a repository's, a transaction's, a context's): the
+    /// outbox when sync is on. Saves that apply a sync peer's changes pass none, so they do not
+    /// echo back.
+    var localSaveParticipants: [any CommitParticipant] {
+        sync.map { [Outbox.Participant(configuration: $0)] } ?? []
     }
 
     /// Runs `body` against one consistent committed state.

@@ -22,6 +22,16 @@ enum Outbox {
 
     // MARK: Appending (inside the save's transaction)
 
+    /// The outbox as a commit participant: a sync-enabled store's local saves append their
+    /// mutations here, in the save's transaction.
+    struct Participant: CommitParticipant {
+        let configuration: SyncConfiguration
+
+        func participate(in commit: CommitInProgress, transaction: any StorageWriteTransaction) throws {
+            try Outbox.append(Array(zip(commit.changes, commit.records)), workingSet: commit.workingSet, to: transaction, configuration: configuration)
+        }
+    }
+
     /// Appends the mutations of a committed save. `items` are the save's changes with the record as
     /// written (`nil` for a delete); link deltas come from the working set's link lists.
     static func append(
