@@ -52,11 +52,11 @@ public actor SyncEngine {
     let configuration: SyncConfiguration
 
     /// Where the engine stands now.
-    public private(set) var status = SyncStatus()
+    public internal(set) var status = SyncStatus()
     /// Mutations the server refused, oldest first (their records were restored from the server).
-    public private(set) var rejections: [SyncRejection] = []
+    public internal(set) var rejections: [SyncRejection] = []
     /// How many push and pull round trips were made (successful or not).
-    public private(set) var attempts = 0
+    public internal(set) var attempts = 0
     private var watchers: [UUID: AsyncStream<SyncStatus>.Continuation] = [:]
     private var loop: Task<Void, Never>?
     private var turns = TurnTaking()
@@ -87,7 +87,7 @@ public actor SyncEngine {
 
     private func removeWatcher(_ id: UUID) { watchers[id] = nil }
 
-    private func publish() {
+    func publish() {
         for continuation in watchers.values { continuation.yield(status) }
     }
 
@@ -164,98 +164,6 @@ public actor SyncEngine {
         return result.count
     }
 
-    private func pushAll() async throws -> (count: Int, rejected: Int) {
-        var total = 0
-        var rejectedCount = 0
-        let (batchSize, configuration, executor) = (options.batchSize, configuration, store.executor)
-        while true {
-            let batch = try await store.backend.read { try Outbox.mutations(in: $0, limit: batchSize) }
-            guard !batch.isEmpty else { break }
-            status.inFlight = batch.count
-            publish()
-            attempts += 1
-            let response: PushResponse
-            do {
-                response = try await remote.push(PushRequest(clientID: configuration.clientID, mutations: batch))
-            } catch {
-                status.inFlight = 0
-                throw error
-            }
-            let byID = Dictionary(batch.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
-            let newRejections: [SyncRejection] = try await store.backend.write { transaction in
-                let session = SaveSession(transaction: transaction, executor: executor)
-                var applier = SyncApplier(session: session, writer: transaction, configuration: configuration)
-                var acknowledged: Set<MutationID> = []
-                var rejections: [SyncRejection] = []
-                for result in response.results {
-                    guard let mutation = byID[result.id] else { continue }
-                    acknowledged.insert(result.id)
-                    switch result.outcome {
-                    case .applied, .duplicate:
-                        if mutation.kind == .delete {
-                            try Outbox.setServerVersion(mutation.key, nil, in: transaction)
-                        } else if let version = result.serverVersion {
-                            try Outbox.setServerVersion(mutation.key, version, in: transaction)
-                        }
-                    case .rejected:
-                        rejections.append(SyncRejection(mutation: mutation, code: result.code ?? "rejected", reason: result.reason ?? ""))
-                        if let current = result.current { try applier.applyServerState(current) }
-                    }
-                }
-                try applier.finishLinks()
-                _ = try session.commit(author: nil, contextName: "sync")
-                try Outbox.remove(acknowledged, in: transaction)
-                return rejections
-            }
-            rejections += newRejections
-            rejectedCount += newRejections.count
-            total += response.results.count
-            status.inFlight = 0
-            // A server that acknowledges nothing would loop forever: stop and let the caller retry.
-            if response.results.isEmpty { throw SyncTransportError("the server acknowledged none of \(batch.count) mutations") }
-        }
-        return (total, rejectedCount)
-    }
-
-    private func pullAll() async throws -> (count: Int, conflicts: Int) {
-        var total = 0
-        var conflicts = 0
-        let (limit, configuration, executor, options) = (options.pullLimit, configuration, store.executor, options)
-        while true {
-            let cursor = try await store.backend.read { try Outbox.cursor(in: $0) }
-            attempts += 1
-            let response = try await remote.pull(PullRequest(clientID: configuration.clientID, cursor: cursor, limit: limit))
-            let found = try await store.backend.write { transaction -> Int in
-                // Another pull may have moved the cursor meanwhile; apply only from where we asked.
-                guard try Outbox.cursor(in: transaction) == cursor else { return 0 }
-                let session = SaveSession(transaction: transaction, executor: executor)
-                var applier = SyncApplier(session: session, writer: transaction, configuration: configuration)
-                var pending: [RecordKey: [SyncMutation]] = [:]
-                if try Outbox.pendingCount(in: transaction) > 0 {
-                    for mutation in try Outbox.mutations(in: transaction) { pending[mutation.key, default: []].append(mutation) }
-                }
-                try Outbox.observe(response.changes.map(\.timestamp), in: transaction)
-                for change in response.changes {
-                    if let mine = pending[change.key], !mine.isEmpty {
-                        try applier.resolve(change, pending: mine, policy: options.policies[change.entity] ?? options.defaultPolicy)
-                    } else {
-                        try applier.applyServerState(change)
-                    }
-                }
-                try applier.finishLinks()
-                _ = try session.commit(author: nil, contextName: "sync")
-                try applier.finishOutbox()
-                try Outbox.setCursor(response.cursor, in: transaction)
-                return applier.conflicts
-            }
-            conflicts += found
-            total += response.changes.count
-            guard response.hasMore, response.cursor != cursor else { break }
-        }
-        return (total, conflicts)
-    }
-
-    /// One push or pull at a time per engine (the outbox and the cursor are read, then updated).
     private func beginRun() async {
         if !turns.tryTake() { await withCheckedContinuation { turns.enqueue($0) } }
     }

@@ -1,0 +1,44 @@
+import Foundation
+
+/// Pulling the server's changes after the cursor and applying them without echo.
+extension SyncEngine {
+    func pullAll() async throws -> (count: Int, conflicts: Int) {
+        var total = 0
+        var conflicts = 0
+        let (limit, configuration, executor, options) = (options.pullLimit, configuration, store.executor, options)
+        while true {
+            let cursor = try await store.backend.read { try Outbox.cursor(in: $0) }
+            attempts += 1
+            let response = try await remote.pull(PullRequest(clientID: configuration.clientID, cursor: cursor, limit: limit))
+            let found = try await store.backend.write { transaction -> Int in
+                // Another pull may have moved the cursor meanwhile; apply only from where we asked.
+                guard try Outbox.cursor(in: transaction) == cursor else { return 0 }
+                let session = SaveSession(transaction: transaction, executor: executor)
+                var applier = SyncApplier(session: session, writer: transaction, configuration: configuration)
+                var pending: [RecordKey: [SyncMutation]] = [:]
+                if try Outbox.pendingCount(in: transaction) > 0 {
+                    for mutation in try Outbox.mutations(in: transaction) { pending[mutation.key, default: []].append(mutation) }
+                }
+                try Outbox.observe(response.changes.map(\.timestamp), in: transaction)
+                for change in response.changes {
+                    if let mine = pending[change.key], !mine.isEmpty {
+                        try applier.resolve(change, pending: mine, policy: options.policies[change.entity] ?? options.defaultPolicy)
+                    } else {
+                        try applier.applyServerState(change)
+                    }
+                }
+                try applier.finishLinks()
+                _ = try session.commit(author: nil, contextName: "sync")
+                try applier.finishOutbox()
+                try Outbox.setCursor(response.cursor, in: transaction)
+                return applier.conflicts
+            }
+            conflicts += found
+            total += response.changes.count
+            guard response.hasMore, response.cursor != cursor else { break }
+        }
+        return (total, conflicts)
+    }
+
+    /// One push or pull at a time per engine (the outbox and the cursor are read, then updated).
+}
