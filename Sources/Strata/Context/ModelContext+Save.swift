@@ -43,11 +43,12 @@ extension ModelContext {
         let policy = mergePolicy
         let (author, contextName, executor, participants) = (author, name, store.executor, store.localSaveParticipants)
         let request = refreshRequest(force: false)
-        let outcome = try await store.backend.write { transaction in
-            let session = SaveSession(transaction: transaction, executor: executor)
+        let outcome = try await store.commit(
+            author: author, contextName: contextName, participants: participants, collectWritten: true
+        ) { session, transaction, commit in
             var merge = ContextMerge(changes, policy: policy, session: session)
             let conflicts = try merge.stage()
-            let committed = try session.commit(author: author, contextName: contextName, collectWritten: true, participants: participants)
+            let committed = try commit()
             var after: [RecordKey: Record?] = [:]
             var keys = Set(changes.records.map(\.key)).union(changes.memberships.map(\.owner))
             for conflict in conflicts where conflict.kind == .uniqueness {

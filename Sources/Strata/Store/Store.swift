@@ -14,6 +14,8 @@ public final class Store: Sendable {
     /// Offline-first sync, when on: every local save also appends its mutations to the outbox.
     public let sync: SyncConfiguration?
     let executor: QueryExecutor
+    /// Delivers commits to observers; shared by every store over the same backend.
+    let hub: CommitHub
 
     /// Opens the store at `url` with the backend registered for its scheme.
     ///
@@ -31,6 +33,7 @@ public final class Store: Sendable {
         self.location = location
         self.sync = sync
         self.executor = QueryExecutor(capabilities: backend.capabilities)
+        self.hub = CommitHub.hub(for: backend)
     }
 
     /// The same store with sync configured as given (`nil` turns the outbox off for saves made
@@ -63,12 +66,9 @@ public final class Store: Sendable {
     public func save<T: Sendable>(
         author: String? = nil, contextName: String? = nil, _ body: @escaping @Sendable (StoreTransaction) throws -> T
     ) async throws -> (value: T, token: HistoryToken?) {
-        let (executor, participants) = (executor, localSaveParticipants)
-        return try await backend.write { transaction in
-            let session = SaveSession(transaction: transaction, executor: executor)
+        try await commit(author: author, contextName: contextName, participants: localSaveParticipants) { session, _, commit in
             let value = try body(StoreTransaction(session: session))
-            let outcome = try session.commit(author: author, contextName: contextName, participants: participants)
-            return (value, outcome.token)
+            return (value, try commit().token)
         }
     }
 

@@ -5,15 +5,15 @@ extension SyncEngine {
     func pullAll() async throws -> (count: Int, conflicts: Int) {
         var total = 0
         var conflicts = 0
-        let (limit, configuration, executor, options) = (options.pullLimit, configuration, store.executor, options)
+        let (limit, configuration, options) = (options.pullLimit, configuration, options)
         while true {
             let cursor = try await store.backend.read { try Outbox.cursor(in: $0) }
             attempts += 1
             let response = try await remote.pull(PullRequest(clientID: configuration.clientID, cursor: cursor, limit: limit))
-            let found = try await store.backend.write { transaction -> Int in
+            // Applying a peer's changes takes no participants: the outbox must not echo them.
+            let found = try await store.commit(author: nil, contextName: "sync", participants: []) { session, transaction, commit -> Int in
                 // Another pull may have moved the cursor meanwhile; apply only from where we asked.
                 guard try Outbox.cursor(in: transaction) == cursor else { return 0 }
-                let session = SaveSession(transaction: transaction, executor: executor)
                 var applier = SyncApplier(session: session, writer: transaction, configuration: configuration)
                 var pending: [RecordKey: [SyncMutation]] = [:]
                 if try Outbox.pendingCount(in: transaction) > 0 {
@@ -28,7 +28,7 @@ extension SyncEngine {
                     }
                 }
                 try applier.finishLinks()
-                _ = try session.commit(author: nil, contextName: "sync")
+                _ = try commit()
                 try applier.finishOutbox()
                 try Outbox.setCursor(response.cursor, in: transaction)
                 return applier.conflicts

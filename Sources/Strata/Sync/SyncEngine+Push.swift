@@ -6,7 +6,7 @@ extension SyncEngine {
     func pushAll() async throws -> (count: Int, rejected: Int) {
         var total = 0
         var rejectedCount = 0
-        let (batchSize, configuration, executor) = (options.batchSize, configuration, store.executor)
+        let (batchSize, configuration) = (options.batchSize, configuration)
         while true {
             let batch = try await store.backend.read { try Outbox.mutations(in: $0, limit: batchSize) }
             guard !batch.isEmpty else { break }
@@ -21,8 +21,7 @@ extension SyncEngine {
                 throw error
             }
             let byID = Dictionary(batch.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
-            let newRejections: [SyncRejection] = try await store.backend.write { transaction in
-                let session = SaveSession(transaction: transaction, executor: executor)
+            let newRejections: [SyncRejection] = try await store.commit(author: nil, contextName: "sync", participants: []) { session, transaction, commit in
                 var applier = SyncApplier(session: session, writer: transaction, configuration: configuration)
                 var acknowledged: Set<MutationID> = []
                 var rejections: [SyncRejection] = []
@@ -42,7 +41,7 @@ extension SyncEngine {
                     }
                 }
                 try applier.finishLinks()
-                _ = try session.commit(author: nil, contextName: "sync")
+                _ = try commit()
                 try Outbox.remove(acknowledged, in: transaction)
                 return rejections
             }

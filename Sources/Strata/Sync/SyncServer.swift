@@ -76,9 +76,10 @@ public struct SyncServer: SyncRemote {
     }
 
     private func apply(_ request: PushRequest, rejecting rejected: [MutationID: StrataError]) async throws -> PushResponse {
-        let (executor, policies) = (store.executor, policies)
-        return try await store.backend.write { transaction in
-            let session = SaveSession(transaction: transaction, executor: executor)
+        let policies = policies
+        return try await store.commit(
+            author: request.clientID, contextName: Self.contextName, participants: [], collectWritten: true
+        ) { session, transaction, commit in
             let workingSet = session.workingSet
             var lastApplied: [String: UInt64] = [:]
             var results: [MutationResult] = []
@@ -153,7 +154,7 @@ public struct SyncServer: SyncRemote {
                 results.append(MutationResult(id: mutation.id, outcome: .applied))
             }
             for mutation in linkMutations { try Self.applyLinks(mutation, session) }
-            let committed = try session.commit(author: request.clientID, contextName: Self.contextName, collectWritten: true)
+            let committed = try commit()
 
             for (client, sequence) in lastApplied {
                 var bytes = BinaryWriter()
