@@ -158,7 +158,19 @@ public final class SQLiteBackend: StorageBackend {
 
     public func close() async throws {
         guard !isClosed.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        do { try writer.close() } catch { throw Self.map(error, path: path) }
+        // GRDB's close waits, blocking, for every reader to come back: off the cooperative
+        // threads, so the reads it waits for (observers' among them) can finish.
+        let (writer, path) = (writer, path)
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            DispatchQueue.global().async {
+                do {
+                    try writer.close()
+                    continuation.resume()
+                } catch {
+                    continuation.resume(throwing: Self.map(error, path: path))
+                }
+            }
+        }
     }
 
     private func run<T>(_ body: () async throws -> T) async throws -> T {

@@ -1,5 +1,6 @@
 import CLMDB
 import Foundation
+import Synchronization
 import Strata
 import StrataConformance
 @testable import StrataLMDB
@@ -100,20 +101,35 @@ struct LMDBStoreTests {
             let backend = try await LMDBBackend.open(path: path, schema: try TravelDomain.schema())
             let store = Store(backend: backend)
             try await store.repository(Tag.self).insert(Tag(id: "first", label: "First"))
-            let ready = DispatchSemaphore(value: 0)
+            // The reader blocks a thread of its own, not one of the cooperative pool's two, which
+            // the writes (and the rest of the test run) need.
             let writesDone = DispatchSemaphore(value: 0)
-            let seen = Task.detached { () throws -> (Int, Int) in
-                try backend.readRaw { tx in
-                    let before = try tx.count(FetchPlan(entity: "Tag"))
-                    ready.signal()
-                    writesDone.wait()
-                    return (before, try tx.count(FetchPlan(entity: "Tag")))
-                }
+            let result = Mutex<Result<(Int, Int), any Error>?>(nil)
+            let finished = DispatchSemaphore(value: 0)
+            await withCheckedContinuation { (ready: CheckedContinuation<Void, Never>) in
+                Thread {
+                    result.withLock {
+                        $0 = Result {
+                            try backend.readRaw { tx in
+                                let before = try tx.count(FetchPlan(entity: "Tag"))
+                                ready.resume()
+                                writesDone.wait()
+                                return (before, try tx.count(FetchPlan(entity: "Tag")))
+                            }
+                        }
+                    }
+                    finished.signal()
+                }.start()
             }
-            ready.wait()
             for index in 0..<200 { try await store.repository(Tag.self).insert(Tag(id: "t\(index)", label: "T\(index)")) }
             writesDone.signal()
-            let (before, after) = try await seen.value
+            await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+                DispatchQueue.global().async {
+                    finished.wait()
+                    done.resume()
+                }
+            }
+            let (before, after) = try #require(result.withLock { $0 }).get()
             #expect(before == 1 && after == 1, "the open reader still sees its snapshot")
             #expect(try await store.repository(Tag.self).count() == 201)
         }
