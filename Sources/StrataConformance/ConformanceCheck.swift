@@ -41,4 +41,5 @@ public enum ConformanceCategory: String, Sendable, Hashable, CaseIterable {
     case faults = "Faults"
     case differential = "Differential"
     case storage = "Storage"
+    case observation = "Observation"
 }

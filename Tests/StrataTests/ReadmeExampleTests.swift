@@ -55,6 +55,24 @@ private struct TripService: Sendable {
 }
 
 @Suite struct ReadmeExampleTests {
+    /// The README's live-query loop, as written there (it ends after the first change here).
+    @Test func theLiveQueryExampleWorks() async throws {
+        InMemoryBackend.register()
+        let store = try await Store.open("memory:", schema: try Schema(Person.self, Trip.self))
+        let saver = Task {
+            try await Task.sleep(for: .milliseconds(50))
+            try await store.repository(Trip.self).insert(Trip(name: "Later", start: .now.addingTimeInterval(86_400)))
+        }
+        var seen: [Int] = []
+        for try await results in store.observe(Query<Trip>.where(\.start > .now).sorted(by: \.start)) {
+            print(results.models.count, "trips;", results.diff.inserted.count, "new,", results.diff.removed.count, "gone")
+            seen.append(results.models.count)
+            if seen.count == 2 { break }
+        }
+        try await saver.value
+        #expect(seen == [0, 1])
+    }
+
     @Test func theServiceLayerExampleWorks() async throws {
         InMemoryBackend.register()
         let store = try await Store.open("memory:", schema: try Schema(Person.self, Trip.self))

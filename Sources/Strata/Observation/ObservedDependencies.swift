@@ -1,0 +1,54 @@
+/// What an observed query reads, so a commit that cannot change its results costs no fetch.
+///
+/// A commit can change a query's results when it inserts a record of the query's entity; deletes
+/// one that is in the results (or any, when an offset shifts the window); updates one that is in
+/// the results (its value changes) or any property the predicate or the sort reads (it may enter
+/// or leave, or move); or touches any record of an entity a related filter (`relatedOne`,
+/// `anyRelated`, `noneRelated`) reads.
+struct ObservedDependencies: Sendable {
+    let entity: String
+    /// Properties of ``entity`` the predicate and the sort read (relationships named by related filters included).
+    private(set) var properties: Set<String> = []
+    /// Entities read through related filters.
+    private(set) var relatedEntities: Set<String> = []
+    let hasOffset: Bool
+
+    init(_ plan: FetchPlan, schema: Schema) {
+        entity = plan.entity
+        hasOffset = plan.offset > 0
+        properties.formUnion(plan.sort.map(\.property))
+        if let predicate = plan.predicate { collect(predicate, in: plan.entity, schema: schema, top: true) }
+    }
+
+    private mutating func collect(_ expression: FilterExpression, in entityName: String, schema: Schema, top: Bool) {
+        func read(_ property: String) { if top { properties.insert(property) } }
+        switch expression {
+        case .constant: break
+        case .compare(let property, _, _, _), .inList(let property, _, _), .between(let property, _, _),
+            .text(let property, _, _, _), .isNil(let property):
+            read(property)
+        case .and(let parts), .or(let parts):
+            for part in parts { collect(part, in: entityName, schema: schema, top: top) }
+        case .not(let inner):
+            collect(inner, in: entityName, schema: schema, top: top)
+        case .relatedOne(let relationship, let inner), .anyRelated(let relationship, let inner), .noneRelated(let relationship, let inner):
+            read(relationship)
+            guard let destination = schema.entity(entityName)?.relationship(relationship)?.destination else { return }
+            relatedEntities.insert(destination)
+            collect(inner, in: destination, schema: schema, top: false)
+        }
+    }
+
+    /// Whether `transaction` may change results whose records are `ids`.
+    func affected(by transaction: HistoryTransaction, ids: Set<RecordID>) -> Bool {
+        transaction.changes.contains { change in
+            if relatedEntities.contains(change.entity) { return true }
+            guard change.entity == entity else { return false }
+            switch change.kind {
+            case .insert: return true
+            case .delete: return hasOffset || ids.contains(change.id)
+            case .update: return ids.contains(change.id) || change.changedProperties.contains(where: properties.contains)
+            }
+        }
+    }
+}

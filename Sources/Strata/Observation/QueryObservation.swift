@@ -1,0 +1,169 @@
+import Foundation
+import Synchronization
+
+/// One delivered value of an observed query: the results, and how they changed since the value
+/// delivered before it (all insertions, for the first).
+public struct QueryResults<Model: PersistentModel>: Sendable {
+    /// The query's results, as a fresh fetch would return them at ``token``.
+    public let models: [Model]
+    /// The change from the previously delivered value.
+    public let diff: ResultsDiff
+    /// The last commit these results reflect (`nil` before the store's first save).
+    public let token: HistoryToken?
+}
+
+/// The live results of a query: an `AsyncSequence` that delivers the initial results, then new
+/// results after each commit that can change them, each with a ``ResultsDiff`` against the value
+/// delivered before it. See ``Store/observe(_:)``.
+///
+/// A commit that cannot affect the query (another entity, properties the query does not read, a
+/// record outside the results) costs no fetch. A consumer slower than the commits gets coalesced
+/// values — the latest results, diffed against the last value it received. A failed save
+/// delivers nothing. Ending the iteration (or cancelling its task) ends the observation and
+/// releases its subscription.
+public struct QueryObservation<Model: PersistentModel>: AsyncSequence, Sendable {
+    public typealias Element = QueryResults<Model>
+
+    let store: Store
+    let plan: Result<FetchPlan, StrataError>
+
+    public func makeAsyncIterator() -> Iterator {
+        Iterator(snapshots: Self.start(store: store, plan: plan).makeAsyncIterator())
+    }
+
+    public struct Iterator: AsyncIteratorProtocol {
+        var snapshots: AsyncThrowingStream<Snapshot, any Error>.Iterator
+        var previous: Snapshot?
+
+        public mutating func next() async throws -> QueryResults<Model>? {
+            guard let snapshot = try await snapshots.next() else { return nil }
+            let diff = ResultsDiff.between(previous?.keys ?? [], snapshot.keys)
+            previous = snapshot
+            return QueryResults(models: snapshot.models, diff: diff, token: snapshot.token)
+        }
+    }
+
+    /// The results at one history position, with each record's ID and version for diffing.
+    struct Snapshot: Sendable {
+        let keys: [(id: RecordID, version: Int64)]
+        let models: [Model]
+        let token: HistoryToken?
+    }
+
+    /// Fetches, subscribes, and refetches when a delivered commit may change the results. The
+    /// stream keeps only the newest snapshot, so a slow consumer coalesces.
+    static func start(store: Store, plan: Result<FetchPlan, StrataError>) -> AsyncThrowingStream<Snapshot, any Error> {
+        let (snapshots, output) = AsyncThrowingStream<Snapshot, any Error>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        let (wakes, wake) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        let task = Task {
+            do {
+                let plan = try plan.get()
+                let dependencies = ObservedDependencies(plan, schema: store.schema)
+                let executor = store.executor
+                @Sendable func fetch() async throws -> Snapshot {
+                    try await store.backend.read { transaction in
+                        let token = try HistoryLog.lastToken(in: transaction)
+                        let records = try executor.fetch(plan, in: transaction)
+                        let models = try KeyPathDecoding.decodeAll(Model.self, records)
+                        return Snapshot(keys: records.map { ($0.id, $0.version) }, models: models, token: token)
+                    }
+                }
+                // What the latest fetch saw: commits up to `token` are in it; later ones are
+                // judged against its IDs.
+                let seen = Mutex<(token: Int64, ids: Set<RecordID>)>((0, []))
+                var last: Snapshot?
+                func publish(_ snapshot: Snapshot) {
+                    seen.withLock { $0 = (snapshot.token?.value ?? 0, Set(snapshot.keys.map(\.id))) }
+                    // A commit that could have changed the results but did not (an insert outside
+                    // the filter) delivers nothing.
+                    if let last, last.keys.elementsEqual(snapshot.keys, by: { $0.id == $1.id && $0.version == $1.version }) { return }
+                    last = snapshot
+                    output.yield(snapshot)
+                }
+                let first = try await fetch()
+                publish(first)
+                let subscription = store.hub.subscribe(after: first.token) { event in
+                    switch event {
+                    case .gap:
+                        wake.yield()
+                    case .committed(let transaction):
+                        let relevant = seen.withLock { seen in
+                            transaction.token.value > seen.token && dependencies.affected(by: transaction, ids: seen.ids)
+                        }
+                        if relevant { wake.yield() }
+                    }
+                }
+                defer { store.hub.unsubscribe(subscription) }
+                for await _ in wakes {
+                    try Task.checkCancellation()
+                    publish(try await fetch())
+                }
+                output.finish()
+            } catch {
+                output.finish(throwing: error)
+            }
+        }
+        output.onTermination = { _ in
+            task.cancel()
+            wake.finish()
+        }
+        return snapshots
+    }
+}
+
+extension Store {
+    /// The live results of `query`: the initial results, then the new results after each commit
+    /// that can change them, with a diff keyed by ID (see ``QueryObservation``).
+    ///
+    /// ```swift
+    /// for try await results in store.observe(Query<Trip>.where(\.budget > 100).sorted(by: \.start)) {
+    ///     render(results.models, removing: results.diff.removed, inserting: results.diff.inserted)
+    /// }
+    /// ```
+    public func observe<Model: PersistentModel>(_ query: Query<Model>) -> QueryObservation<Model> {
+        QueryObservation(store: self, plan: Result { try query.plan() }.mapError { $0 as? StrataError ?? StrataError(.invalidQuery, "\($0)") })
+    }
+
+    /// One record as it changes: the model (nil while it does not exist) initially and after each
+    /// commit that inserts, changes or deletes it.
+    public func observe<Model: PersistentModel>(_ type: Model.Type, id: Model.ID) -> AsyncThrowingMapSequence<QueryObservation<Model>, Model?> {
+        let plan = FetchPlan(entity: Model.entityName, predicate: .compare("id", .equal, id.recordID.value, []))
+        return QueryObservation<Model>(store: self, plan: .success(plan)).map { $0.models.first }
+    }
+
+    /// Each commit's change set once, in token order, from now on: history transactions reduced
+    /// to the changes of `entities` (all when nil); a commit touching none of them is skipped.
+    public func changes(entities: Set<String>? = nil) -> AsyncThrowingStream<HistoryTransaction, any Error> {
+        let (stream, output) = AsyncThrowingStream<HistoryTransaction, any Error>.makeStream()
+        let subscription = Mutex<UUID?>(nil)
+        let hub = hub
+        let task = Task {
+            do {
+                let start = try await currentHistoryToken()
+                let id = hub.subscribe(after: start) { event in
+                    guard case .committed(var transaction) = event else { return }
+                    if let entities {
+                        transaction.changes = transaction.changes.filter { entities.contains($0.entity) }
+                        if transaction.changes.isEmpty { return }
+                    }
+                    output.yield(transaction)
+                }
+                let cancelled = subscription.withLock { current -> Bool in
+                    current = id
+                    return Task.isCancelled
+                }
+                if cancelled { hub.unsubscribe(id) }
+            } catch {
+                output.finish(throwing: error)
+            }
+        }
+        output.onTermination = { _ in
+            task.cancel()
+            if let id = subscription.withLock({ $0 }) { hub.unsubscribe(id) }
+        }
+        return stream
+    }
+
+    /// How many observations of this store's backend are live (for tests and diagnostics).
+    public var observerCount: Int { hub.observerCount }
+}
