@@ -24,7 +24,7 @@ struct InMemoryState: Sendable {
         /// The value `record` holds for the index at `position`, as the index stores it.
         func key(_ record: Record, _ position: Int) -> Value {
             let index = propertyIndexes[position]
-            return InMemoryState.indexKey(record.layout === layout ? record.slots[index.slot] : record[index.name])
+            return InMemoryState.indexKey(record.value(at: index.slot, of: layout, named: index.name))
         }
 
         mutating func add(_ record: Record) {
@@ -46,28 +46,27 @@ struct InMemoryState: Sendable {
                     let key = key(record, position)
                     if !key.isNull { byKey[key, default: []].append(record.id) }
                 }
-                for (key, keyIDs) in byKey {
-                    guard let count = propertyIndexes[position].entries[key]?.count else { continue }
-                    if count > keyIDs.count {
-                        for id in keyIDs { propertyIndexes[position].entries[key]?.remove(id) }
-                        continue
-                    }
-                    propertyIndexes[position].entries[key] = nil
-                    propertyIndexes[position].orderedKeys?.remove(IndexKey(value: key))
-                }
+                for (key, keyIDs) in byKey { remove(keyIDs, under: key, at: position) }
             }
         }
 
         mutating func drop(_ record: Record) {
             for position in propertyIndexes.indices {
                 let key = key(record, position)
-                if key.isNull { continue }
-                propertyIndexes[position].entries[key]?.remove(record.id)
-                if propertyIndexes[position].entries[key]?.isEmpty == true {
-                    propertyIndexes[position].entries[key] = nil
-                    propertyIndexes[position].orderedKeys?.remove(IndexKey(value: key))
-                }
+                if !key.isNull { remove([record.id], under: key, at: position) }
             }
+        }
+
+        /// Removes `ids` from the entry of `key` in the index at `position`; the key goes whole
+        /// when they are all it holds.
+        private mutating func remove(_ ids: [RecordID], under key: Value, at position: Int) {
+            guard let count = propertyIndexes[position].entries[key]?.count else { return }
+            if count > ids.count {
+                for id in ids { propertyIndexes[position].entries[key]?.remove(id) }
+                return
+            }
+            propertyIndexes[position].entries[key] = nil
+            propertyIndexes[position].orderedKeys?.remove(IndexKey(value: key))
         }
     }
 

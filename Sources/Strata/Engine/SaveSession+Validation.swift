@@ -11,12 +11,11 @@ extension SaveSession {
             if current?.name != record.entity { current = try schema.requireEntity(record.entity) }
             guard let entity = current else { continue }
             changed.append((record, entry.original, entity))
-            let inLayout = record.layout === entity.layout && entry.original.map { $0.layout === entity.layout } != false
             var slot = entity.attributes.count
             for relationship in entity.relationships where relationship.isToOne {
                 defer { slot += 1 }
-                let value = inLayout ? record.slots[slot] : record[relationship.name]
-                let before = entry.original.map { inLayout ? $0.slots[slot] : $0[relationship.name] }
+                let value = record.value(at: slot, of: entity.layout, named: relationship.name)
+                let before = entry.original?.value(at: slot, of: entity.layout, named: relationship.name)
                 guard !value.isNull, before != value, let target = RecordID(value),
                     target.kind == schema.entity(relationship.destination)?.idKind
                 else { continue }
@@ -87,7 +86,7 @@ extension SaveSession {
                 throw failure(.typeMismatch, relationship.name, "expected a \(destination.idKind) ID of \(destination.name), got \(value)")
             }
             // Unchanged references may dangle (noAction); a reference set in this save must resolve.
-            let before = original.map { $0.layout === layout ? $0.slots[slot] : $0[relationship.name] }
+            let before = original?.value(at: slot, of: layout, named: relationship.name)
             if before != value, !existing.contains(RecordKey(entity: destination.name, id: target)),
                 !(mirrorsRemoteState && (schema.inverse(of: relationship)?.deleteRule ?? .noAction) == .noAction) {
                 throw failure(.invalidReference, relationship.name, "\(destination.name)(\(target)) does not exist")

@@ -19,7 +19,7 @@ struct ValueDecoder<Model>: Sendable {
     /// The property's value in `record`: by slot when the record is in `layout`.
     @inline(__always)
     func value(in record: Record, layout: RecordLayout) -> Value {
-        record.layout === layout ? record.slots[slot] : record[name]
+        record.value(at: slot, of: layout, named: name)
     }
 
     /// Writes the value stored under `name`, converted, at the byte offset of `keyPath`'s stored

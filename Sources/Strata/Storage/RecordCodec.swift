@@ -15,11 +15,7 @@ public enum RecordCodec {
         writer.bytes.reserveCapacity(20 + entity.attributes.count * 12)
         writer.byte(formatVersion)
         writer.signed(record.version)
-        if record.layout === entity.layout {
-            for value in record.slots { writer.value(value) }
-        } else {
-            for name in entity.layout.names { writer.value(record[name]) }
-        }
+        for value in record.inLayout(entity.layout).slots { writer.value(value) }  // the engine's records already are
         let checksum = checksum(writer.bytes[...], id: record.id)
         for shift in stride(from: 0, to: 32, by: 8) { writer.byte(UInt8(truncatingIfNeeded: checksum >> UInt32(shift))) }
         return writer.bytes

@@ -28,25 +28,23 @@ enum Outbox {
         let configuration: SyncConfiguration
 
         func participate(in commit: CommitInProgress, transaction: any StorageWriteTransaction) throws {
-            try Outbox.append(Array(zip(commit.changes, commit.records)), workingSet: commit.workingSet, to: transaction, configuration: configuration)
+            try Outbox.append(commit, to: transaction, configuration: configuration)
         }
     }
 
-    /// Appends the mutations of a committed save. `items` are the save's changes with the record as
-    /// written (`nil` for a delete); link deltas come from the working set's link lists.
-    static func append(
-        _ items: [(change: HistoryChange, record: Record?)], workingSet: WorkingSet, to writer: any StorageWriteTransaction,
-        configuration: SyncConfiguration
-    ) throws {
+    /// Appends the mutations of a committed save: its changes with the records as written (`nil`
+    /// for a delete); link deltas come from the working set's link lists.
+    static func append(_ commit: CommitInProgress, to writer: any StorageWriteTransaction, configuration: SyncConfiguration) throws {
         let schema = writer.schema
+        let workingSet = commit.workingSet
         // An update that only touched the inverse side of a many-to-many travels with the owning
         // side's mutation; on its own it would be an empty put.
-        let items = items.filter { item in
+        let items = Array(zip(commit.changes, commit.records).lazy.map { (change: $0, record: $1) }.filter { item in
             guard item.change.kind == .update, let entity = schema.entity(item.change.entity) else { return true }
             return item.change.changedProperties.contains { name in
                 entity.isStoredProperty(name) || entity.relationship(name).map { $0.keepsLinkList } ?? false
             }
-        }
+        })
         guard !items.isEmpty else { return }
         var state = try State.read(writer)
         let timestamp = HybridTimestamp.next(after: state.clock, now: configuration.clock(), node: configuration.clientID)

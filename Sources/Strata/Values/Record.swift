@@ -72,6 +72,13 @@ public struct Record: Sendable, Hashable {
         layout.slot(property).map { slots[$0] }
     }
 
+    /// The value of property `name`, which is slot `slot` of `layout`: read by position when the
+    /// record is in that layout (the engine's and the backends' records are), else by name.
+    @inline(__always)
+    public func value(at slot: Int, of layout: RecordLayout, named name: String) -> Value {
+        self.layout === layout ? slots[slot] : self[name]
+    }
+
     /// The value of a property; ``Value/null`` when absent. `"id"` reads the record's ID (it is
     /// never a stored property), so predicates and sorts can name it.
     public subscript(_ property: String) -> Value {
