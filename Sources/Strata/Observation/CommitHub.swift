@@ -19,6 +19,9 @@ final class CommitHub: Sendable {
         /// History between the observer's position and the next available entry was purged:
         /// the observer cannot know what changed and must re-read.
         case gap(through: HistoryToken)
+        /// History could not be read (the store closed, a damaged entry): observers re-read,
+        /// which reports the error to them, or end.
+        case failed(any Error)
     }
 
     private struct Subscriber {
@@ -100,10 +103,14 @@ final class CommitHub: Sendable {
             var progressed = false
             if !positions.isEmpty {
                 let earliest = positions.values.min { ($0?.value ?? 0) < ($1?.value ?? 0) } ?? nil
-                if let transactions = try? await backend.read({ try HistoryLog.read(after: earliest, limit: Self.batch, in: $0) }),
-                    !transactions.isEmpty {
-                    deliver(transactions)
-                    progressed = transactions.count == Self.batch
+                do {
+                    let transactions = try await backend.read { try HistoryLog.read(after: earliest, limit: Self.batch, in: $0) }
+                    if !transactions.isEmpty {
+                        deliver(transactions)
+                        progressed = transactions.count == Self.batch
+                    }
+                } catch {
+                    for subscriber in state.withLock({ Array($0.subscribers.values) }) { subscriber.deliver(.failed(error)) }
                 }
             }
             let again = state.withLock { state -> Bool in

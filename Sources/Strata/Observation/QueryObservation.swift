@@ -84,8 +84,8 @@ public struct QueryObservation<Model: PersistentModel>: AsyncSequence, Sendable 
                 publish(first)
                 let subscription = store.hub.subscribe(after: first.token) { event in
                     switch event {
-                    case .gap:
-                        wake.yield()
+                    case .gap, .failed:
+                        wake.yield()  // the refetch sees everything, or reports the error
                     case .committed(let transaction):
                         let relevant = seen.withLock { seen in
                             transaction.token.value > seen.token && dependencies.affected(by: transaction, ids: seen.ids)
@@ -133,6 +133,8 @@ extension Store {
 
     /// Each commit's change set once, in token order, from now on: history transactions reduced
     /// to the changes of `entities` (all when nil); a commit touching none of them is skipped.
+    /// The stream ends with an error when history it had not read yet was purged
+    /// (``StrataError/Code/notFound``) or cannot be read.
     public func changes(entities: Set<String>? = nil) -> AsyncThrowingStream<HistoryTransaction, any Error> {
         let (stream, output) = AsyncThrowingStream<HistoryTransaction, any Error>.makeStream()
         let subscription = Mutex<UUID?>(nil)
@@ -141,7 +143,18 @@ extension Store {
             do {
                 let start = try await currentHistoryToken()
                 let id = hub.subscribe(after: start) { event in
-                    guard case .committed(var transaction) = event else { return }
+                    var transaction: HistoryTransaction
+                    switch event {
+                    case .committed(let committed):
+                        transaction = committed
+                    case .gap(let through):
+                        output.finish(throwing: StrataError(
+                            .notFound, "history through token \(through.value) was purged before this stream read it"))
+                        return
+                    case .failed(let error):
+                        output.finish(throwing: error)
+                        return
+                    }
                     if let entities {
                         transaction.changes = transaction.changes.filter { entities.contains($0.entity) }
                         if transaction.changes.isEmpty { return }
