@@ -81,6 +81,13 @@ let package = Package(
             dependencies: ["Strata", "StrataInMemory", "StrataSQLite", "StrataLMDB", "StrataJSONFile", "StrataConformance"],
             swiftSettings: strictSettings
         ),
+        // The other process of the checks that need one; ConformanceTests runs it from the build directory.
+        .executableTarget(
+            name: "ConformanceChild",
+            dependencies: ["StrataSQLite", "StrataLMDB", "StrataConformance"],
+            path: "Tests/ConformanceChild",
+            swiftSettings: strictSettings
+        ),
         .testTarget(
             name: "InMemoryTests",
             dependencies: ["Strata", "StrataInMemory", "StrataConformance"],

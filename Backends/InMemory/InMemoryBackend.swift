@@ -1,3 +1,4 @@
+import Foundation
 import Strata
 import Synchronization
 
@@ -20,6 +21,8 @@ public final class InMemoryBackend: StorageBackend {
     final class Database: Sendable {
         let state: Mutex<InMemoryState>
         let fingerprint: String
+        /// Names this storage for observers: handles onto it wake each other's at commit.
+        let identity = "memory:" + UUID().uuidString
         init(schema: Schema) {
             state = Mutex(InMemoryState(schema: schema))
             fingerprint = schema.fingerprint
@@ -32,6 +35,9 @@ public final class InMemoryBackend: StorageBackend {
     public convenience init(schema: Schema, capabilities: FetchCapabilities = .all) {
         self.init(schema: schema, capabilities: capabilities, database: Database(schema: schema))
     }
+
+    /// Every handle onto the same storage (a named store, a reopened one) shares it.
+    public var sharedIdentity: String? { database.identity }
 
     init(schema: Schema, capabilities: FetchCapabilities, database: Database) {
         self.schema = schema

@@ -25,6 +25,9 @@ public final class JSONFileBackend: StorageBackend {
     /// The document; the journal and lock sit beside it.
     public let path: String
     public var capabilities: FetchCapabilities { memory.capabilities }
+    /// Handles opened on the same path in this process share one store and wake each other's
+    /// observers; other processes are locked out, so there is nothing to poll for.
+    public var sharedIdentity: String? { memory.sharedIdentity }
     /// Whether opening found and ignored a torn last journal entry.
     public var recoveredTornJournalTail: Bool { shared.torn }
 

@@ -32,11 +32,19 @@ public final class SQLiteBackend: StorageBackend {
         /// re-read the index pages its random keys land on: at a million records, 64 MiB cut the
         /// per-record insert cost by about a quarter.
         public var cacheSizeMiB: Int = 64
+        /// While a store has observers, how often it asks whether another process (or another
+        /// connection) committed — `PRAGMA data_version`, no read of the data.
+        public var externalCommitPollInterval: Duration = ExternalCommitPolling.defaultInterval
 
-        /// Options with a durability level and a page cache size.
-        public init(synchronous: Synchronous = .normal, cacheSizeMiB: Int = 64) {
+        /// Options with a durability level, a page cache size and the poll interval for other
+        /// processes' commits.
+        public init(
+            synchronous: Synchronous = .normal, cacheSizeMiB: Int = 64,
+            externalCommitPollInterval: Duration = ExternalCommitPolling.defaultInterval
+        ) {
             self.synchronous = synchronous
             self.cacheSizeMiB = cacheSizeMiB
+            self.externalCommitPollInterval = externalCommitPollInterval
         }
     }
 
@@ -53,9 +61,25 @@ public final class SQLiteBackend: StorageBackend {
     /// Set at open: a store created since rows carry checksums refuses rows without one.
     private let requiresChecksums = Atomic<Bool>(false)
 
-    private init(schema: Schema, path: String, writer: any DatabaseWriter) {
+    /// The canonical path (nil for `:memory:`): other connections in this process share it.
+    public let sharedIdentity: String?
+    private let pollInterval: Duration
+
+    /// Other processes (and other connections) may commit to a file; a private `:memory:`
+    /// database has no one else.
+    public var externalCommits: ExternalCommitPolling? {
+        guard sharedIdentity != nil else { return nil }
+        return ExternalCommitPolling(interval: pollInterval) { [weak self] in
+            guard let self else { throw StrataError(.storeClosed, "the store has been closed") }
+            return try await self.detectExternalCommits()
+        }
+    }
+
+    private init(schema: Schema, path: String, writer: any DatabaseWriter, pollInterval: Duration) {
         self.schema = schema
         self.path = path
+        self.pollInterval = pollInterval
+        self.sharedIdentity = path == ":memory:" ? nil : "sqlite:" + Self.canonical(path)
         self.layout = SQLiteLayout(schema: schema)
         self.writer = writer
     }
@@ -97,7 +121,7 @@ public final class SQLiteBackend: StorageBackend {
         } catch {
             throw map(error, path: path)
         }
-        let backend = SQLiteBackend(schema: schema, path: path, writer: writer)
+        let backend = SQLiteBackend(schema: schema, path: path, writer: writer, pollInterval: options.externalCommitPollInterval)
         try await backend.prepareLayout()
         return backend
     }
@@ -119,6 +143,12 @@ public final class SQLiteBackend: StorageBackend {
                            arguments: [Data(SQLiteLayout.formatVersion.utf8), Data(schema.fingerprint.utf8), Data("1".utf8)])
             self.requiresChecksums.store(true, ordering: .releasing)
         } }
+    }
+
+    /// `path` with its directory's symbolic links resolved, so two spellings of one file meet.
+    static func canonical(_ path: String) -> String {
+        let url = URL(fileURLWithPath: path).standardizedFileURL
+        return url.deletingLastPathComponent().resolvingSymlinksInPath().appendingPathComponent(url.lastPathComponent).path
     }
 
     /// Whether another connection — a second `Store` on the same file, or another process — has

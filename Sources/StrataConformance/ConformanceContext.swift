@@ -36,6 +36,20 @@ public final class ConformanceContext: Sendable {
         try await reopen(store, with: backend.reopenAfterAbruptStop, "reopen after an abrupt stop")
     }
 
+    /// A second handle onto `store`'s data (checks that need it require ``BackendFeature/secondHandle``).
+    func secondHandle(_ store: Store) async throws -> Store {
+        try await reopen(store, with: backend.openSecondHandle, "open a second handle")
+    }
+
+    /// Runs `command` in another process against `store` (checks that need it require
+    /// ``BackendFeature/otherProcesses``).
+    func runInOtherProcess(_ store: Store, _ command: [String]) async throws {
+        guard let run = backend.runInOtherProcess else {
+            throw ConformanceFailure("\(backend.name) cannot run another process", fileID: #fileID, filePath: #filePath, line: #line)
+        }
+        try await run(store, command)
+    }
+
     private func reopen(_ store: Store, with reopen: (@Sendable (Store) async throws -> Store)?, _ what: String) async throws -> Store {
         guard let reopen else {
             throw ConformanceFailure("\(backend.name) cannot \(what)", fileID: #fileID, filePath: #filePath, line: #line)

@@ -68,21 +68,36 @@ public struct BackendUnderTest: Sendable {
     public var reopenAfterAbruptStop: (@Sendable (Store) async throws -> Store)?
     /// Removes what a check's store left behind (files), after the store is closed.
     public var dispose: (@Sendable (Store) async throws -> Void)?
+    /// Opens a second, independent handle onto `store`'s data in this process (a second open of
+    /// the same path), leaving `store` open.
+    public var openSecondHandle: (@Sendable (Store) async throws -> Store)?
+    /// Runs a ``ConformanceChildProcess`` command in another process against `store`'s data, and
+    /// returns when that process has exited (see ``ConformanceChildProcess/run(executable:store:command:)``).
+    public var runInOtherProcess: (@Sendable (_ store: Store, _ command: [String]) async throws -> Void)?
 
     public init(
         name: String, features: Set<BackendFeature> = [], makeStore: @escaping @Sendable (Schema) async throws -> Store,
         reopen: (@Sendable (Store) async throws -> Store)? = nil,
         reopenAfterAbruptStop: (@Sendable (Store) async throws -> Store)? = nil,
-        dispose: (@Sendable (Store) async throws -> Void)? = nil
+        dispose: (@Sendable (Store) async throws -> Void)? = nil,
+        openSecondHandle: (@Sendable (Store) async throws -> Store)? = nil,
+        runInOtherProcess: (@Sendable (_ store: Store, _ command: [String]) async throws -> Void)? = nil
     ) {
         self.name = name
-        var declared = reopen == nil ? features.subtracting([.reopen]) : features.union([.reopen])
-        declared = reopenAfterAbruptStop == nil ? declared.subtracting([.abruptStop]) : declared.union([.abruptStop])
+        var declared = features
+        for (feature, present) in [
+            (BackendFeature.reopen, reopen != nil), (.abruptStop, reopenAfterAbruptStop != nil),
+            (.secondHandle, openSecondHandle != nil), (.otherProcesses, runInOtherProcess != nil),
+        ] {
+            if present { declared.insert(feature) } else { declared.remove(feature) }
+        }
         self.features = declared
         self.makeStore = makeStore
         self.reopen = reopen
         self.reopenAfterAbruptStop = reopenAfterAbruptStop
         self.dispose = dispose
+        self.openSecondHandle = openSecondHandle
+        self.runInOtherProcess = runInOtherProcess
     }
 }
 
@@ -92,6 +107,10 @@ public enum BackendFeature: String, Sendable, Hashable, CaseIterable {
     case reopen
     /// The store can be reopened from the state an abrupt stop (a killed process) leaves.
     case abruptStop
+    /// A second handle onto the same data can be open in the same process at once.
+    case secondHandle
+    /// Another process can commit to the same data while the store is open (observers see it).
+    case otherProcesses
 }
 
 /// What running a check produced.

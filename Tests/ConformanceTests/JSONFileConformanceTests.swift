@@ -21,6 +21,10 @@ private let jsonFiles = ConformanceSuite(backend: BackendUnderTest(name: "JSONFi
 } dispose: { store in
     guard let backend = store.backend as? JSONFileBackend else { return }
     for suffix in ["", ".journal", ".lock", ".tmp"] { try? FileManager.default.removeItem(atPath: backend.path + suffix) }
+} openSecondHandle: { store in
+    // Another process is locked out of a JSON store (`otherProcesses` is not declared).
+    guard let backend = store.backend as? JSONFileBackend else { throw StrataError(.unsupportedStore, "not JSONFile") }
+    return Store(backend: try await JSONFileBackend.open(path: backend.path, schema: store.schema), location: store.location)
 })
 
 @Suite("Conformance: JSON file")

@@ -23,6 +23,11 @@ private let lmdbDirectories = ConformanceSuite(backend: BackendUnderTest(name: "
 } dispose: { store in
     guard let backend = store.backend as? LMDBBackend else { return }
     try? FileManager.default.removeItem(atPath: backend.path)
+} openSecondHandle: { store in
+    guard let backend = store.backend as? LMDBBackend else { throw StrataError(.unsupportedStore, "not LMDB") }
+    return Store(backend: try await LMDBBackend.open(path: backend.path, schema: store.schema), location: store.location)
+} runInOtherProcess: { store, command in
+    try await runInChildProcess(store, command)
 })
 
 @Suite("Conformance: LMDB")

@@ -21,6 +21,11 @@ private let sqliteFiles = ConformanceSuite(backend: BackendUnderTest(name: "SQLi
 } dispose: { store in
     guard let backend = store.backend as? SQLiteBackend else { return }
     for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: backend.path + suffix) }
+} openSecondHandle: { store in
+    guard let backend = store.backend as? SQLiteBackend else { throw StrataError(.unsupportedStore, "not SQLite") }
+    return Store(backend: try await SQLiteBackend.open(path: backend.path, schema: store.schema), location: store.location)
+} runInOtherProcess: { store, command in
+    try await runInChildProcess(store, command)
 })
 
 @Suite("Conformance: SQLite")

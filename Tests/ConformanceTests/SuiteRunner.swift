@@ -28,3 +28,13 @@ func copyFiles(from path: String, to copy: String, suffixes: [String]) throws {
         try FileManager.default.copyItem(atPath: path + suffix, toPath: copy + suffix)
     }
 }
+
+/// Runs a conformance command in the `ConformanceChild` executable, built beside the tests.
+func runInChildProcess(_ store: Store, _ command: [String]) async throws {
+    let directory = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
+    let executable = directory.appendingPathComponent("ConformanceChild")
+    guard FileManager.default.isExecutableFile(atPath: executable.path) else {
+        throw StrataError(.storageFailure, "ConformanceChild is not built at \(executable.path): build with `swift build --build-tests`")
+    }
+    try await ConformanceChildProcess.run(executable: executable, store: store, command: command)
+}

@@ -33,11 +33,19 @@ public final class LMDBBackend: StorageBackend {
         /// process. Costs a read of the whole file at every open; off by default.
         public var verifyStructureAtOpen: Bool
 
+        /// While a store has observers, how often it asks whether another process committed
+        /// (LMDB's last transaction ID, read from the shared lock file).
+        public var externalCommitPollInterval: Duration
+
         /// Options; the defaults are durable, with a 64 MiB initial map.
-        public init(initialMapSize: Int = 64 << 20, noSync: Bool = false, verifyStructureAtOpen: Bool = false) {
+        public init(
+            initialMapSize: Int = 64 << 20, noSync: Bool = false, verifyStructureAtOpen: Bool = false,
+            externalCommitPollInterval: Duration = ExternalCommitPolling.defaultInterval
+        ) {
             self.initialMapSize = initialMapSize
             self.noSync = noSync
             self.verifyStructureAtOpen = verifyStructureAtOpen
+            self.externalCommitPollInterval = externalCommitPollInterval
         }
     }
 
@@ -48,17 +56,37 @@ public final class LMDBBackend: StorageBackend {
         predicateFeatures: [.equality, .ordering, .inList, .between, .isNil, .logic], sorting: true, paging: true, counting: true)
 
     let environment: LMDBEnvironment
-    private let writer = DispatchQueue(label: "strata.lmdb.writer")
+    private var writer: DispatchQueue { environment.writer }
     private let isClosed = Atomic<Bool>(false)
+    private let pollInterval: Duration
+    /// The last transaction ID this handle's poll saw.
+    private let seenTransactionID = Atomic<Int>(-1)
+
+    /// Handles onto one environment in this process share it (and wake each other's observers).
+    public var sharedIdentity: String? { "lmdb:" + LMDBEnvironment.canonical(path) }
+
+    /// Another process may commit to the environment: the poll compares LMDB's last transaction
+    /// ID (a read of the lock file's header, no transaction) with the one it saw before. Its own
+    /// commits move it too; that costs one history read that finds nothing new.
+    public var externalCommits: ExternalCommitPolling? {
+        ExternalCommitPolling(interval: pollInterval) { [weak self] in
+            guard let self else { throw StrataError(.storeClosed, "the store has been closed") }
+            try self.checkOpen()
+            guard let last = self.environment.lastTransactionID else { throw StrataError(.storeClosed, "the store has been closed") }
+            let previous = self.seenTransactionID.exchange(last, ordering: .acquiringAndReleasing)
+            return previous >= 0 && previous != last
+        }
+    }
     /// Set at open: a store created since records carry checksums refuses records without one.
     let requiresChecksums = Atomic<Bool>(false)
 
     static let formatVersion = "1"
 
-    init(schema: Schema, path: String, environment: LMDBEnvironment) {
+    init(schema: Schema, path: String, environment: LMDBEnvironment, pollInterval: Duration = ExternalCommitPolling.defaultInterval) {
         self.schema = schema
         self.path = path
         self.environment = environment
+        self.pollInterval = pollInterval
     }
 
     /// Registers the `lmdb:` scheme.
@@ -86,12 +114,12 @@ public final class LMDBBackend: StorageBackend {
         if options.verifyStructureAtOpen { try await checkStructure(path: path) }
         let environment: LMDBEnvironment
         do {
-            environment = try LMDBEnvironment(
+            environment = try LMDBEnvironment.shared(
                 path: path, mapSize: max(options.initialMapSize, 1 << 16), maxDatabases: layout.databases.count + 8, noSync: options.noSync)
         } catch {
             throw map(error, path: path)
         }
-        let backend = LMDBBackend(schema: schema, path: path, environment: environment)
+        let backend = LMDBBackend(schema: schema, path: path, environment: environment, pollInterval: options.externalCommitPollInterval)
         try await backend.prepare(layout)
         return backend
     }
@@ -150,8 +178,13 @@ public final class LMDBBackend: StorageBackend {
         return try await onWriter { _ in try self.writeRaw(body) }
     }
 
+    /// Closes this handle; the last handle of the environment in this process closes it.
     public func close() async throws {
-        isClosed.store(true, ordering: .releasing)
+        if !isClosed.exchange(true, ordering: .acquiringAndReleasing) { environment.release() }
+    }
+
+    deinit {
+        if !isClosed.exchange(true, ordering: .acquiringAndReleasing) { environment.release() }
     }
 
     /// Readers whose process died, cleared from the lock file (also done at every open).
@@ -183,6 +216,10 @@ public final class LMDBBackend: StorageBackend {
     func readRaw<T>(_ body: (LMDBReadTransaction) throws -> T) throws -> T {
         while true {
             environment.resizeLock.readLock()
+            if environment.isClosed {
+                environment.resizeLock.unlock()
+                throw StrataError(.storeClosed, "the store has been closed")
+            }
             var txn: OpaquePointer?
             let code = mdb_txn_begin(environment.handle, nil, UInt32(MDB_RDONLY), &txn)
             if code == MDB_MAP_RESIZED {
@@ -205,6 +242,10 @@ public final class LMDBBackend: StorageBackend {
     func writeRaw<T>(_ body: (LMDBWriteTransaction) throws -> T) throws -> T {
         while true {
             environment.resizeLock.readLock()
+            if environment.isClosed {
+                environment.resizeLock.unlock()
+                throw StrataError(.storeClosed, "the store has been closed")
+            }
             var txn: OpaquePointer?
             let begin = mdb_txn_begin(environment.handle, nil, 0, &txn)
             guard begin == 0, let txn else {

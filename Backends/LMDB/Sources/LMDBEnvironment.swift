@@ -1,5 +1,6 @@
 import CLMDB
 import Foundation
+import Synchronization
 import Strata
 
 /// An LMDB status code that is not success. Turned into a ``StrataError`` at the backend's boundary,
@@ -26,7 +27,73 @@ func check(_ code: Int32) throws {
 final class LMDBEnvironment: @unchecked Sendable {
     let handle: OpaquePointer
     let resizeLock = ReadWriteLock()
+    /// Written only on ``writer`` (opening databases), and only with names not yet in it, so
+    /// transactions read it without a lock once their store has opened.
     private(set) var databases: [String: MDB_dbi] = [:]
+    /// The one writer of this environment: every handle onto it in this process writes here, so
+    /// two stores on one path serialise their writes instead of meeting in LMDB's write lock.
+    let writer = DispatchQueue(label: "strata.lmdb.writer")
+
+    /// Set (under `resizeLock` held for writing) when the last handle closed it: `handle` is freed.
+    /// Read under `resizeLock` held for reading, which every use of `handle` holds.
+    private(set) var isClosed = false
+    /// Open handles of this environment's stores; guarded by `opened`'s mutex.
+    private var handles = 0
+    private var key = ""
+
+    private static let opened = Mutex<[String: LMDBEnvironment]>([:])
+
+    /// The environment open in this process for `path`, or a newly opened one; each call is one
+    /// handle, given back with ``release()``. LMDB must not open one environment twice in a
+    /// process: a second open takes the lock file as if it were alone and resets the reader table
+    /// the first one uses.
+    static func shared(path: String, mapSize: Int, maxDatabases: Int, noSync: Bool) throws -> LMDBEnvironment {
+        let key = canonical(path)
+        return try opened.withLock { table in
+            if let existing = table[key] {
+                existing.handles += 1
+                return existing
+            }
+            let environment = try LMDBEnvironment(path: path, mapSize: mapSize, maxDatabases: maxDatabases, noSync: noSync)
+            environment.key = key
+            environment.handles = 1
+            table[key] = environment
+            return environment
+        }
+    }
+
+    /// One handle closed; the last closes the environment once every transaction has ended, so
+    /// the next open reads the files afresh.
+    func release() {
+        let last = Self.opened.withLock { table -> Bool in
+            handles -= 1
+            guard handles <= 0 else { return false }
+            if table[key] === self { table.removeValue(forKey: key) }
+            return true
+        }
+        guard last else { return }
+        resizeLock.writeLock()
+        defer { resizeLock.unlock() }
+        if !isClosed {
+            isClosed = true
+            mdb_env_close(handle)
+        }
+    }
+
+    /// The directory with symbolic links resolved, so two spellings of one store meet.
+    static func canonical(_ path: String) -> String {
+        URL(fileURLWithPath: path).standardizedFileURL.resolvingSymlinksInPath().path
+    }
+
+    /// The ID of the last committed write transaction, by any process (nil once closed).
+    var lastTransactionID: Int? {
+        resizeLock.readLock()
+        defer { resizeLock.unlock() }
+        guard !isClosed else { return nil }
+        var info = MDB_envinfo()
+        mdb_env_info(handle, &info)
+        return info.me_last_txnid
+    }
 
     /// Opens the environment in `path`. `readOnly` opens it without its lock file and refuses
     /// writes (verify: nothing on disk changes, a lock file included).
@@ -50,10 +117,12 @@ final class LMDBEnvironment: @unchecked Sendable {
         }
     }
 
-    deinit { mdb_env_close(handle) }
+    deinit { if !isClosed { mdb_env_close(handle) } }
 
     /// Opens (creating when `create`) the named databases in one write transaction.
     func openDatabases(_ specs: [(name: String, duplicates: Bool)], create: Bool) throws {
+        let specs = specs.filter { databases[$0.name] == nil }
+        if specs.isEmpty { return }
         var txn: OpaquePointer?
         try check(mdb_txn_begin(handle, nil, create ? 0 : UInt32(MDB_RDONLY), &txn))
         guard let txn else { throw LMDBStatus(code: ENOMEM) }
@@ -85,6 +154,9 @@ final class LMDBEnvironment: @unchecked Sendable {
     }
 
     var mapSize: Int {
+        resizeLock.readLock()
+        defer { resizeLock.unlock() }
+        guard !isClosed else { return 0 }
         var info = MDB_envinfo()
         mdb_env_info(handle, &info)
         return info.me_mapsize
@@ -94,11 +166,15 @@ final class LMDBEnvironment: @unchecked Sendable {
     func setMapSize(_ size: Int) throws {
         resizeLock.writeLock()
         defer { resizeLock.unlock() }
+        guard !isClosed else { throw StrataError(.storeClosed, "the store has been closed") }
         try check(mdb_env_set_mapsize(handle, size))
     }
 
     /// Clears reader slots left by crashed processes; returns how many.
     func clearStaleReaders() -> Int {
+        resizeLock.readLock()
+        defer { resizeLock.unlock() }
+        guard !isClosed else { return 0 }
         var dead: Int32 = 0
         _ = mdb_reader_check(handle, &dead)
         return Int(dead)

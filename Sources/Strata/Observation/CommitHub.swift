@@ -11,6 +11,9 @@ import Synchronization
 /// another process) arrive the same way. With no observers a commit costs nothing.
 ///
 /// One hub per backend instance (``hub(for:)``), so every ``Store`` over it shares its observers.
+/// Hubs of handles with the same ``StorageBackend/sharedIdentity`` wake each other at commit; a
+/// backend other processes write to is polled (``StorageBackend/externalCommits``) while the hub
+/// has observers.
 final class CommitHub: Sendable {
     /// What an observer receives.
     enum Event: Sendable {
@@ -33,6 +36,8 @@ final class CommitHub: Sendable {
         var subscribers: [UUID: Subscriber] = [:]
         var draining = false
         var wokenWhileDraining = false
+        /// Asks whether another process committed, while there are observers.
+        var poller: Task<Void, Never>?
     }
 
     private let backend: any StorageBackend
@@ -45,6 +50,8 @@ final class CommitHub: Sendable {
     }
 
     private static let hubs = Mutex<[ObjectIdentifier: WeakHub]>([:])
+    /// Hubs by the shared identity of their backend: handles onto the same data in this process.
+    private static let peers = Mutex<[String: [WeakHub]]>([:])
 
     private struct WeakHub: Sendable {
         weak var hub: CommitHub?
@@ -54,13 +61,29 @@ final class CommitHub: Sendable {
     static func hub(for backend: any StorageBackend) -> CommitHub {
         guard type(of: backend) is AnyClass else { return CommitHub(backend: backend) }
         let key = ObjectIdentifier(backend as AnyObject)
-        return hubs.withLock { table in
-            if let hub = table[key]?.hub { return hub }
+        let (hub, created) = hubs.withLock { table -> (CommitHub, Bool) in
+            if let hub = table[key]?.hub { return (hub, false) }
             let hub = CommitHub(backend: backend)
             table = table.filter { $0.value.hub != nil }
             table[key] = WeakHub(hub: hub)
-            return hub
+            return (hub, true)
         }
+        if created, let identity = backend.sharedIdentity {
+            peers.withLock { table in
+                table[identity, default: []].removeAll { $0.hub == nil }
+                table[identity, default: []].append(WeakHub(hub: hub))
+            }
+        }
+        return hub
+    }
+
+    /// A commit made through this hub's backend: its observers and those of every other handle
+    /// onto the same data in this process.
+    func committedHere() {
+        committed()
+        guard let identity = backend.sharedIdentity else { return }
+        let others = Self.peers.withLock { table in (table[identity] ?? []).compactMap(\.hub).filter { $0 !== self } }
+        for hub in others { hub.committed() }
     }
 
     /// How many observers are registered (cancelled observations are removed).
@@ -69,14 +92,43 @@ final class CommitHub: Sendable {
     /// Registers an observer that has seen everything up to `position` (nil: nothing).
     func subscribe(after position: HistoryToken?, _ deliver: @escaping @Sendable (Event) -> Void) -> UUID {
         let id = UUID()
-        state.withLock { $0.subscribers[id] = Subscriber(position: position, deliver: deliver) }
+        let polling = backend.externalCommits
+        state.withLock { state in
+            state.subscribers[id] = Subscriber(position: position, deliver: deliver)
+            if let polling, state.poller == nil { state.poller = poll(polling) }
+        }
         // Commits made between the observer's read and now are caught up at once.
         committed()
         return id
     }
 
     func unsubscribe(_ id: UUID) {
-        state.withLock { _ = $0.subscribers.removeValue(forKey: id) }
+        let poller = state.withLock { state -> Task<Void, Never>? in
+            state.subscribers.removeValue(forKey: id)
+            guard state.subscribers.isEmpty else { return nil }
+            defer { state.poller = nil }
+            return state.poller
+        }
+        poller?.cancel()
+    }
+
+    /// Asks the backend every interval whether another process committed, until cancelled (the
+    /// last observer left). The first answer only records the state; the history read after it
+    /// catches up whatever committed before.
+    private func poll(_ polling: ExternalCommitPolling) -> Task<Void, Never> {
+        Task { [weak self] in
+            do {
+                _ = try await polling.mayHaveCommitted()
+                self?.committed()
+                while !Task.isCancelled {
+                    try await Task.sleep(for: polling.interval)
+                    if try await polling.mayHaveCommitted() { self?.committed() }
+                }
+            } catch {
+                // Cancelled, or the backend cannot answer (closed): one last read reports it.
+                if !Task.isCancelled { self?.committed() }
+            }
+        }
     }
 
     /// Something committed (or may have): deliver what observers have not seen.
@@ -104,10 +156,15 @@ final class CommitHub: Sendable {
             if !positions.isEmpty {
                 let earliest = positions.values.min { ($0?.value ?? 0) < ($1?.value ?? 0) } ?? nil
                 do {
-                    let transactions = try await backend.read { try HistoryLog.read(after: earliest, limit: Self.batch, in: $0) }
+                    let (transactions, last) = try await backend.read { transaction in
+                        (try HistoryLog.read(after: earliest, limit: Self.batch, in: transaction), try HistoryLog.lastToken(in: transaction))
+                    }
                     if !transactions.isEmpty {
                         deliver(transactions)
                         progressed = transactions.count == Self.batch
+                    } else if let last {
+                        // Every entry after the earliest position was purged, the last one included.
+                        deliverGap(through: last)
                     }
                 } catch {
                     for subscriber in state.withLock({ Array($0.subscribers.values) }) { subscriber.deliver(.failed(error)) }
@@ -120,6 +177,21 @@ final class CommitHub: Sendable {
             }
             if !again { return }
         }
+    }
+
+    /// Observers behind `token` with no history left to read: they must re-read.
+    private func deliverGap(through token: HistoryToken) {
+        let behind = state.withLock { state in state.subscribers.filter { ($0.value.position?.value ?? 0) < token.value } }
+        for (_, subscriber) in behind { subscriber.deliver(.gap(through: token)) }
+        state.withLock { state in
+            for id in behind.keys where state.subscribers[id] != nil { state.subscribers[id]?.position = token }
+        }
+    }
+
+    /// The backend was closed: every observer ends (re-reading reports ``StrataError/Code/storeClosed``).
+    func closed() {
+        let subscribers = state.withLock { Array($0.subscribers.values) }
+        for subscriber in subscribers { subscriber.deliver(.failed(StrataError(.storeClosed, "the store has been closed"))) }
     }
 
     /// Hands each subscriber the transactions after its position, in order, and moves it on.

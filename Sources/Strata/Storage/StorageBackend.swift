@@ -32,6 +32,13 @@ public protocol StorageBackend: Sendable {
     func write<T: Sendable>(_ body: @escaping @Sendable (any StorageWriteTransaction) throws -> T) async throws -> T
     /// Releases the backend's resources. Later calls fail with ``StrataError/Code/storeClosed``.
     func close() async throws
+    /// Names the stored data for this process (a canonical path): every handle onto the same data
+    /// returns the same identity, so a commit through one wakes the observers of all (see
+    /// ``ExternalCommitPolling``). Defaults to nil: the data is this handle's alone.
+    var sharedIdentity: String? { get }
+    /// How to notice commits by other processes, for a backend whose data they can write.
+    /// Defaults to nil: nobody else writes.
+    var externalCommits: ExternalCommitPolling? { get }
 }
 
 /// Reads inside a transaction. Not `Sendable`: it lives only for the closure it was passed to.

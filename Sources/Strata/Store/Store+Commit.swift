@@ -26,7 +26,7 @@ extension Store {
             }
             return (value, outcome?.token != nil)
         }
-        if changed { hub.committed() }
+        if changed { hub.committedHere() }
         return value
     }
 }

@@ -100,11 +100,16 @@ public final class Store: Sendable {
     /// Removes history transactions older than `token`; returns how many were removed.
     @discardableResult
     public func purgeHistory(before token: HistoryToken) async throws -> Int {
-        try await backend.write { try HistoryLog.purge(before: token, in: $0) }
+        let purged = try await backend.write { try HistoryLog.purge(before: token, in: $0) }
+        // An observer behind the purge learns of it now rather than at the next commit.
+        if purged > 0 { hub.committedHere() }
+        return purged
     }
 
     /// Closes the backend. Later calls fail with ``StrataError/Code/storeClosed``.
+    /// Live observations of it end with that error.
     public func close() async throws {
         try await backend.close()
+        hub.closed()
     }
 }

@@ -21,7 +21,9 @@ enum ObservationChecks {
 
     static let byLabel = Query<Tag>.all.sorted(by: \.label)
 
-    static let all: [ConformanceCheck] = [
+    static var all: [ConformanceCheck] { basics + shapes + elsewhere + failures }
+
+    static let basics: [ConformanceCheck] = [
         ConformanceCheck(.observation, "theInitialValueEqualsAFetch") { c in
             let (store, _) = try await c.seeded()
             let query = Query<Stop>.where(\.nights >= 2).sorted(by: \.nights)

@@ -35,6 +35,14 @@ final class ObservationProbe<Model: PersistentModel>: Sendable {
     }
 
     var values: [QueryResults<Model>] { inbox.received.withLock { $0 } }
+    /// The error the observation ended with, if it did.
+    var failure: (any Error)? { inbox.failure.withLock { $0 } }
+
+    /// Waits for the observation to end with an error and returns it.
+    func waitForFailure(_ what: String, fileID: String = #fileID, filePath: String = #filePath, line: Int = #line) async throws -> any Error {
+        try await eventually(what, { self.failure != nil }, fileID: fileID, filePath: filePath, line: line)
+        return try expectNotNil(failure, what, fileID: fileID, filePath: filePath, line: line)
+    }
 
     /// The first `count` values; fails when they do not arrive within ``patience``.
     func wait(for count: Int, _ what: String = "", fileID: String = #fileID, filePath: String = #filePath, line: Int = #line) async throws -> [QueryResults<Model>] {

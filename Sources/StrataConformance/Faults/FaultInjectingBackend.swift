@@ -41,6 +41,8 @@ public final class FaultInjectingBackend: StorageBackend {
 
     public var schema: Schema { wrapped.schema }
     public var capabilities: FetchCapabilities { wrapped.capabilities }
+    public var sharedIdentity: String? { wrapped.sharedIdentity }
+    public var externalCommits: ExternalCommitPolling? { wrapped.externalCommits }
 
     /// Arms a fault for the next write transaction (it is used up by that transaction, whether
     /// or not it reaches the failing write).
@@ -49,8 +51,42 @@ public final class FaultInjectingBackend: StorageBackend {
     /// How many write operations the last write transaction made (to enumerate every fault point).
     public var writesInLastTransaction: Int { lastWrites.withLock { $0 } }
 
+    private struct ReadGate {
+        var held = false
+        var waiting: [CheckedContinuation<Void, Never>] = []
+        var failing = false
+    }
+
+    private let gate = Mutex(ReadGate())
+
+    /// Makes every read wait until ``releaseReads()`` (writes go on): a check can let commits and
+    /// purges happen while an observer is stuck before its history read.
+    public func holdReads() { gate.withLock { $0.held = true } }
+
+    /// Lets held reads, and later ones, through.
+    public func releaseReads() {
+        let waiting = gate.withLock { gate in
+            gate.held = false
+            defer { gate.waiting.removeAll() }
+            return gate.waiting
+        }
+        for continuation in waiting { continuation.resume() }
+    }
+
+    /// While on, every read fails with ``StrataError/Code/storageFailure`` before reaching the
+    /// wrapped backend, as an I/O error would.
+    public func failReads(_ on: Bool) { gate.withLock { $0.failing = on } }
+
     public func read<T: Sendable>(_ body: @escaping @Sendable (any StorageReadTransaction) throws -> T) async throws -> T {
-        try await wrapped.read(body)
+        await withCheckedContinuation { continuation in
+            let pass = gate.withLock { gate -> Bool in
+                if gate.held { gate.waiting.append(continuation) }
+                return !gate.held
+            }
+            if pass { continuation.resume() }
+        }
+        if gate.withLock({ $0.failing }) { throw StrataError(.storageFailure, "injected fault: the read fails") }
+        return try await wrapped.read(body)
     }
 
     public func write<T: Sendable>(_ body: @escaping @Sendable (any StorageWriteTransaction) throws -> T) async throws -> T {

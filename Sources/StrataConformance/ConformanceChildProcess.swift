@@ -1,0 +1,69 @@
+import Foundation
+import Strata
+
+/// The other process of the checks that need one: commits to a store the check has open, so the
+/// check can prove its observers see commits they did not make.
+///
+/// A backend's conformance target builds a small executable whose `main` calls
+/// ``main(arguments:)`` after registering its backend, and declares ``BackendFeature/otherProcesses``
+/// with a ``BackendUnderTest/runInOtherProcess`` that calls ``run(executable:store:command:)``.
+///
+/// ```swift
+/// // main.swift of the child executable
+/// SQLiteBackend.register()
+/// exit(await ConformanceChildProcess.main(arguments: Array(CommandLine.arguments.dropFirst())))
+/// ```
+public enum ConformanceChildProcess {
+    /// Runs one command — `URL insert-tag ID LABEL` or `URL relabel-tag ID LABEL` — against the
+    /// store at `URL` (opened with the fixture schema through the shared registry) and closes it.
+    /// Returns the process's exit status: 0 when the commit is durable, 1 (with the error on
+    /// standard error) otherwise.
+    public static func main(arguments: [String]) async -> Int32 {
+        do {
+            guard arguments.count == 4 else {
+                throw StrataError(.invalidQuery, "usage: URL insert-tag|relabel-tag ID LABEL (got \(arguments))")
+            }
+            let store = try await Store.open(arguments[0], schema: try TravelDomain.schema())
+            let tags = store.repository(Tag.self)
+            switch arguments[1] {
+            case "insert-tag":
+                try await tags.insert(Tag(id: arguments[2], label: arguments[3]))
+            case "relabel-tag":
+                try await tags.update(Tag(id: arguments[2], label: arguments[3]))
+            default:
+                throw StrataError(.invalidQuery, "unknown command \(arguments[1])")
+            }
+            try await store.close()
+            return 0
+        } catch {
+            FileHandle.standardError.write(Data("conformance child: \(error)\n".utf8))
+            return 1
+        }
+    }
+
+    /// Runs `executable` with `store`'s location and `command`, and returns once it exited
+    /// successfully; a failure carries its standard error.
+    public static func run(executable: URL, store: Store, command: [String]) async throws {
+        guard let location = store.location else {
+            throw StrataError(.unsupportedStore, "the store has no location another process could open")
+        }
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = [location.description] + command
+        let errors = Pipe()
+        process.standardError = errors
+        let status: Int32 = try await withCheckedThrowingContinuation { continuation in
+            process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
+            do {
+                try process.run()
+            } catch {
+                process.terminationHandler = nil
+                continuation.resume(throwing: error)
+            }
+        }
+        guard status == 0 else {
+            let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            throw StrataError(.storageFailure, "the other process exited with \(status): \(message)")
+        }
+    }
+}
