@@ -37,7 +37,14 @@ public struct QueryObservation<Model: PersistentModel>: AsyncSequence, Sendable 
 
         public mutating func next() async throws -> QueryResults<Model>? {
             guard let snapshot = try await snapshots.next() else { return nil }
-            let diff = ResultsDiff.between(previous?.keys ?? [], snapshot.keys)
+            // The diff computed with the snapshot holds when this consumer received the one
+            // before it; a coalesced consumer missed some, so diff against what it has.
+            let diff: ResultsDiff
+            if let computed = snapshot.diff, let previous, previous.sequence == snapshot.sequence - 1 {
+                diff = computed
+            } else {
+                diff = ResultsDiff.between(previous?.keys ?? [], snapshot.keys)
+            }
             previous = snapshot
             return QueryResults(models: snapshot.models, diff: diff, token: snapshot.token)
         }
@@ -48,44 +55,122 @@ public struct QueryObservation<Model: PersistentModel>: AsyncSequence, Sendable 
         let keys: [(id: RecordID, version: Int64)]
         let models: [Model]
         let token: HistoryToken?
+        /// Counts published snapshots.
+        var sequence = 0
+        /// The diff from snapshot `sequence - 1`, when the incremental path computed it.
+        var diff: ResultsDiff?
     }
 
-    /// Fetches, subscribes, and refetches when a delivered commit may change the results. The
-    /// stream keeps only the newest snapshot, so a slow consumer coalesces.
+    /// What a catch-up read found for the incremental path.
+    private enum CatchUp: Sendable {
+        case unchanged(HistoryToken?)
+        case delta(HistoryToken?, changed: Set<RecordID>, matching: [Record])
+        case refetch
+    }
+
+    /// History entries an incremental catch-up reads at most before it refetches instead.
+    static var catchUpLimit: Int { 1024 }
+
+    /// Fetches, subscribes, and brings the results up to date when a delivered commit may change
+    /// them: from the changed records alone for a query over one entity without a window
+    /// (``IncrementalResults``), by refetching otherwise. The stream keeps only the newest
+    /// snapshot, so a slow consumer coalesces.
     static func start(store: Store, plan: Result<FetchPlan, StrataError>) -> AsyncThrowingStream<Snapshot, any Error> {
         let (snapshots, output) = AsyncThrowingStream<Snapshot, any Error>.makeStream(bufferingPolicy: .bufferingNewest(1))
         let (wakes, wake) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
         let task = Task {
             do {
-                let plan = try plan.get()
+                let plan = try store.executor.prepare(try plan.get(), schema: store.schema)
                 let dependencies = ObservedDependencies(plan, schema: store.schema)
                 let executor = store.executor
-                @Sendable func fetch() async throws -> Snapshot {
+                let incremental = IncrementalResults<Model>.applies(to: plan, dependencies)
+                @Sendable func fetch() async throws -> (Snapshot, [Record]) {
                     try await store.backend.read { transaction in
                         let token = try HistoryLog.lastToken(in: transaction)
                         let records = try executor.fetch(plan, in: transaction)
                         let models = try KeyPathDecoding.decodeAll(Model.self, records)
-                        return Snapshot(keys: records.map { ($0.id, $0.version) }, models: models, token: token)
+                        return (Snapshot(keys: records.map { ($0.id, $0.version) }, models: models, token: token), records)
                     }
                 }
-                // What the latest fetch saw: commits up to `token` are in it; later ones are
+                // What the latest value saw: commits up to `token` are in it; later ones are
                 // judged against its IDs.
                 let seen = Mutex<(token: Int64, ids: Set<RecordID>)>((0, []))
                 var last: Snapshot?
+                var sequence = 0
+                var live: IncrementalResults<Model>?
+                // The history position `live` reflects.
+                var position: HistoryToken?
                 func publish(_ snapshot: Snapshot) {
                     seen.withLock { $0 = (snapshot.token?.value ?? 0, Set(snapshot.keys.map(\.id))) }
                     // A commit that could have changed the results but did not (an insert outside
                     // the filter) delivers nothing.
                     if let last, last.keys.elementsEqual(snapshot.keys, by: { $0.id == $1.id && $0.version == $1.version }) { return }
-                    last = snapshot
-                    output.yield(snapshot)
+                    var numbered = snapshot
+                    sequence += 1
+                    numbered.sequence = sequence
+                    last = numbered
+                    output.yield(numbered)
                 }
-                let first = try await fetch()
-                publish(first)
-                let subscription = store.hub.subscribe(after: first.token) { event in
+                func refetch() async throws {
+                    let (snapshot, records) = try await fetch()
+                    if incremental { live = IncrementalResults(records: records, models: snapshot.models, sort: plan.sort) }
+                    position = snapshot.token
+                    publish(snapshot)
+                }
+                /// Brings `live` up to date from the records changed since its token.
+                func catchUp(_ current: IncrementalResults<Model>) async throws {
+                    let since = position
+                    let entity = plan.entity
+                    let predicate = plan.predicate
+                    let budget = Swift.max(256, current.count / 4)
+                    let found = try await store.backend.read { transaction -> CatchUp in
+                        let latest = try HistoryLog.lastToken(in: transaction)
+                        guard latest != since else { return .unchanged(latest) }
+                        guard let latestValue = latest?.value else { return .refetch }
+                        let from = since?.value ?? 0
+                        guard latestValue - from <= Int64(Self.catchUpLimit) else { return .refetch }
+                        let transactions = try HistoryLog.read(after: since, limit: nil, in: transaction)
+                        // Purged history: the changes cannot be known.
+                        guard transactions.count == latestValue - from, transactions.first?.token.value == from + 1 else { return .refetch }
+                        var changed = Set<RecordID>()
+                        for committed in transactions {
+                            for change in committed.changes where change.entity == entity { changed.insert(change.id) }
+                        }
+                        guard changed.count <= budget else { return .refetch }
+                        let records = try transaction.records(entity, ids: Array(changed))
+                        let evaluator = PredicateEvaluator(transaction)
+                        let matching = try records.values.filter { record in try predicate.map { try evaluator.matches(record, $0) } ?? true }
+                        return .delta(latest, changed: changed, matching: matching)
+                    }
+                    switch found {
+                    case .refetch:
+                        try await refetch()
+                    case .unchanged(let token):
+                        position = token
+                        seen.withLock { $0.token = Swift.max($0.token, token?.value ?? 0) }
+                    case .delta(let token, let changed, let matching):
+                        var updated = current
+                        let diff = try updated.apply(changed: changed, matching: matching)
+                        live = updated
+                        position = token
+                        let present = Set(matching.map { $0.id })
+                        seen.withLock { seen in
+                            seen.token = token?.value ?? 0
+                            for id in changed where !present.contains(id) { seen.ids.remove(id) }
+                            seen.ids.formUnion(present)
+                        }
+                        guard !diff.isEmpty else { return }
+                        sequence += 1
+                        let snapshot = Snapshot(keys: updated.keys, models: updated.models, token: token, sequence: sequence, diff: diff)
+                        last = snapshot
+                        output.yield(snapshot)
+                    }
+                }
+                try await refetch()
+                let subscription = store.hub.subscribe(after: last?.token) { event in
                     switch event {
                     case .gap, .failed:
-                        wake.yield()  // the refetch sees everything, or reports the error
+                        wake.yield()  // re-reading sees everything, or reports the error
                     case .committed(let transaction):
                         let relevant = seen.withLock { seen in
                             transaction.token.value > seen.token && dependencies.affected(by: transaction, ids: seen.ids)
@@ -96,7 +181,7 @@ public struct QueryObservation<Model: PersistentModel>: AsyncSequence, Sendable 
                 defer { store.hub.unsubscribe(subscription) }
                 for await _ in wakes {
                     try Task.checkCancellation()
-                    publish(try await fetch())
+                    if let current = live { try await catchUp(current) } else { try await refetch() }
                 }
                 output.finish()
             } catch {
