@@ -5,6 +5,7 @@ extension ModelContext {
     /// Stages a new model. An ID this context already holds is ``StrataError/Code/duplicateID``;
     /// one the store holds is found at save.
     public func insert<M: PersistentModel>(_ model: M) throws {
+        defer { signalChange() }
         let record = try model.record()
         _ = try store.schema.requireEntity(record.entity)
         if let entry = tracked[record.key], entry.current != nil || entry.base == nil {
@@ -17,6 +18,7 @@ extension ModelContext {
     /// Stages new values for a model. A record this context has not read is read first, so its
     /// version is known; one that does not exist (or that this context deleted) is ``StrataError/Code/notFound``.
     public func update<M: PersistentModel>(_ model: M) async throws {
+        defer { signalChange() }
         let record = try model.record()
         let entry = try await trackedEntry(record.key)
         guard let current = entry.current else {
@@ -34,6 +36,7 @@ extension ModelContext {
 
     /// Stages a delete by ID; delete rules apply when the context saves.
     public func delete<M: PersistentModel>(_ type: M.Type, id: M.ID) async throws {
+        defer { signalChange() }
         let key = RecordKey(entity: M.entityName, id: id.recordID)
         let entry = try await trackedEntry(key)
         guard entry.current != nil else { return }
@@ -49,6 +52,7 @@ extension ModelContext {
 
     /// Stages adding `destination` to a to-many of `source`.
     public func link<M: PersistentModel, D: PersistentModel>(_ relationship: ToMany<M, D>, from source: M.ID, to destination: D.ID) async throws {
+        defer { signalChange() }
         try await changeMembership(M.entityName, source.recordID, relationship.name) { list in
             if !list.contains(destination.recordID) { list.append(destination.recordID) }
         }
@@ -56,6 +60,7 @@ extension ModelContext {
 
     /// Stages removing `destination` from a to-many of `source`.
     public func unlink<M: PersistentModel, D: PersistentModel>(_ relationship: ToMany<M, D>, from source: M.ID, to destination: D.ID) async throws {
+        defer { signalChange() }
         try await changeMembership(M.entityName, source.recordID, relationship.name) { list in
             list.removeAll { $0 == destination.recordID }
         }
@@ -63,6 +68,7 @@ extension ModelContext {
 
     /// Stages making a to-many of `source` hold exactly `destinations` (in order, when ordered).
     public func setRelated<M: PersistentModel, D: PersistentModel>(_ relationship: ToMany<M, D>, of source: M.ID, to destinations: [D.ID]) async throws {
+        defer { signalChange() }
         var seen: Set<RecordID> = []
         let wanted = destinations.map(\.recordID).filter { seen.insert($0).inserted }
         try await changeMembership(M.entityName, source.recordID, relationship.name) { $0 = wanted }

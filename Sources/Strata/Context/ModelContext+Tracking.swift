@@ -1,3 +1,5 @@
+import Foundation
+
 /// What a context knows about the records it read and changed.
 extension ModelContext {
     // MARK: Pending changes
@@ -30,6 +32,7 @@ extension ModelContext {
 
     /// Drops every pending change; registered records go back to the state last read.
     public func rollback() {
+        defer { signalChange() }
         for key in changeOrder {
             guard let entry = tracked[key], entry.isPending else { continue }
             if let base = entry.base {
@@ -48,6 +51,15 @@ extension ModelContext {
     public var registeredCount: Int { tracked.count }
 
     // MARK: Internals
+
+    /// Wakes this context's observations (``observe(_:)``): its pending changes changed.
+    func signalChange() {
+        for signal in changeSignals.values { signal.yield() }
+    }
+
+    func addChangeSignal(_ id: UUID, _ signal: AsyncStream<Void>.Continuation) { changeSignals[id] = signal }
+
+    func removeChangeSignal(_ id: UUID) { changeSignals[id] = nil }
 
     func nextRevision() -> Int {
         revisionCounter += 1

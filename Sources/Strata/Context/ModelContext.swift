@@ -1,3 +1,5 @@
+import Foundation
+
 /// A unit of work over a ``Store``: fetch models, change them, then ``save()`` everything at once —
 /// atomically, through the same engine as every other save (delete rules, inverses, validation,
 /// history), with conflicts against other writers detected by record version and resolved by the
@@ -74,6 +76,8 @@ public actor ModelContext {
     var hasSeenStore = false
     var revisionCounter = 0
     var saveTurns = TurnTaking()
+    /// Observations of this context, woken when its pending changes change.
+    var changeSignals: [UUID: AsyncStream<Void>.Continuation] = [:]
     let refreshContinuation: AsyncStream<ContextRefresh>.Continuation
 
     init(store: Store, name: String?, author: String?, mergePolicy: MergePolicy) {

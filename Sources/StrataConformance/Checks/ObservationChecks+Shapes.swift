@@ -133,3 +133,38 @@ extension ObservationChecks {
         },
     ]
 }
+
+/// A context's view: its pending changes are in the results before they are saved.
+extension ObservationChecks {
+    static let contexts: [ConformanceCheck] = [
+        ConformanceCheck(.observation, "aContextObservationIncludesPendingChanges") { c in
+            let (store, _) = try await c.seeded()
+            let context = store.makeContext(name: "editor")
+            let probe = ObservationProbe(context.observe(byLabel))
+            let first = try await probe.wait(for: 1)[0]
+            try expectEqual(first.models.map(\.id), ["beach", "city", "food"])
+            try await context.insert(Tag(id: "p", label: "Pier"))
+            var values = try await probe.wait(for: 2, "after a pending insert")
+            try expectEqual(values[1].models.map(\.id), ["beach", "city", "food", "p"])
+            try expectEqual(values[1].diff.inserted, IndexSet(integer: 3))
+            try expectEqual(try await store.repository(Tag.self).count(), 3, "nothing saved yet")
+            try await context.update(Tag(id: "food", label: "Aardvark"))
+            values = try await probe.wait(for: 3, "after a pending update that moves it")
+            try expectEqual(values[2].models.map(\.id), ["food", "beach", "city", "p"])
+            try expectEqual(values[2].diff.moved, [ResultsDiff.Move(from: 2, to: 0)])
+            try await context.delete(Tag.self, id: "city")
+            values = try await probe.wait(for: 4, "after a pending delete")
+            try expectEqual(values[3].diff.removed, IndexSet(integer: 2))
+            await context.rollback()
+            values = try await probe.wait(for: 5, "after a rollback")
+            try expectEqual(values[4].models, first.models)
+            // A commit by someone else arrives too.
+            try await store.repository(Tag.self).insert(Tag(id: "z", label: "Zen"))
+            values = try await probe.wait(for: 6, "after another writer's commit")
+            try expectEqual(values[5].models.map(\.id), ["beach", "city", "food", "z"])
+            try expectReplays(values)
+            probe.cancel()
+            try await eventually("the observation is released") { store.observerCount == 0 }
+        },
+    ]
+}

@@ -21,7 +21,7 @@ final class ObservationProbe<Model: PersistentModel>: Sendable {
     /// How long a check waits to be sure a value does not come.
     static var quiet: Duration { .milliseconds(300) }
 
-    init(_ observation: QueryObservation<Model>) {
+    init<Observation: AsyncSequence & Sendable>(_ observation: Observation) where Observation.Element == QueryResults<Model> {
         let inbox = inbox
         task = Task {
             do {
