@@ -17,6 +17,7 @@ test: bootstrap
 
 bench: bootstrap
 	cd Benchmarks && $(SWIFT) run -c release StrataRatios
+	cd Benchmarks && $(SWIFT) run -c release StrataObservation
 	cd Benchmarks && $(SWIFT) package --allow-writing-to-package-directory benchmark
 
 bench-scale: bootstrap

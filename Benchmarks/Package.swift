@@ -36,6 +36,18 @@ let package = Package(
             dependencies: ["BenchmarkWorkloads"],
             swiftSettings: [.enableUpcomingFeature("ExistentialAny"), .enableUpcomingFeature("MemberImportVisibility")]
         ),
+        // Live queries: diff delivery against refetching, and other processes' commits' latency.
+        .executableTarget(
+            name: "StrataObservation",
+            dependencies: [
+                "BenchmarkWorkloads",
+                .product(name: "Strata", package: strata),
+                .product(name: "StrataInMemory", package: strata),
+                .product(name: "StrataSQLite", package: strata),
+                .product(name: "StrataLMDB", package: strata),
+            ],
+            swiftSettings: [.enableUpcomingFeature("ExistentialAny"), .enableUpcomingFeature("MemberImportVisibility")]
+        ),
         // How costs grow with store size: 10k, 100k, 1M records per backend (`make bench-scale`).
         .executableTarget(
             name: "StrataScale",

@@ -22,7 +22,7 @@ public struct WorkloadGroup: Sendable {
         WorkloadGroup(backend: "SQLite", peer: "raw GRDB", workloads: SQLiteWorkloads.all),
         WorkloadGroup(backend: "LMDB", peer: "raw mdb_*", workloads: LMDBWorkloads.all),
         WorkloadGroup(backend: "JSON file", peer: "peer", workloads: JSONFileWorkloads.all),
-    ] + ContextWorkloads.groups + SyncWorkloads.groups + ChecksumWorkloads.groups
+    ] + ContextWorkloads.groups + SyncWorkloads.groups + ChecksumWorkloads.groups + ObservationWorkloads.groups
 }
 
 public enum InMemoryWorkloads {

@@ -29,11 +29,26 @@ final class CommitHub: Sendable {
 
     private struct Subscriber {
         var position: HistoryToken?
+        /// The entities whose changes it needs (nil: all); a commit touching none of them is
+        /// passed over without a history read.
+        let entities: Set<String>?
         let deliver: @Sendable (Event) -> Void
+    }
+
+    /// What the commit funnel knows of a commit it made.
+    struct Commit: Sendable {
+        let token: HistoryToken
+        let entities: Set<String>
     }
 
     private struct State {
         var subscribers: [UUID: Subscriber] = [:]
+        /// Every subscriber has seen everything through `floor` it needs: its position is the
+        /// later of its own and this. Commits nobody needs move it on in O(1).
+        var floor: Int64 = 0
+        /// How many subscribers need each entity, and how many need every commit.
+        var interest: [String: Int] = [:]
+        var everything = 0
         var draining = false
         var wokenWhileDraining = false
         /// Asks whether another process committed, while there are observers.
@@ -77,24 +92,63 @@ final class CommitHub: Sendable {
         return hub
     }
 
-    /// A commit made through this hub's backend: its observers and those of every other handle
-    /// onto the same data in this process.
-    func committedHere() {
-        committed()
+    /// A commit made through this hub's backend (nil: something else changed history, a purge):
+    /// its observers and those of every other handle onto the same data in this process.
+    func committedHere(_ commit: Commit?) {
+        committed(commit)
         guard let identity = backend.sharedIdentity else { return }
         let others = Self.peers.withLock { table in (table[identity] ?? []).compactMap(\.hub).filter { $0 !== self } }
-        for hub in others { hub.committed() }
+        for hub in others { hub.committed(commit) }
+    }
+
+    /// `commit` happened. When every observer has seen everything before it and none needs its
+    /// entities, they all move past it at once, with no history read and no work per observer:
+    /// with many observers of other entities a save costs what it costs with none. Otherwise
+    /// history is read.
+    private func committed(_ commit: Commit?) {
+        guard let commit else { return committed() }
+        let passedOver = state.withLock { state -> Bool in
+            guard commit.token.value == state.floor + 1, state.everything == 0,
+                  commit.entities.allSatisfy({ state.interest[$0, default: 0] == 0 }) else { return false }
+            state.floor = commit.token.value
+            return true
+        }
+        if !passedOver { committed() }
+    }
+
+    /// A subscriber's position: its own, or the floor everyone has passed.
+    private static func position(_ subscriber: Subscriber, _ state: State) -> Int64 {
+        max(subscriber.position?.value ?? 0, state.floor)
     }
 
     /// How many observers are registered (cancelled observations are removed).
     var observerCount: Int { state.withLock { $0.subscribers.count } }
 
     /// Registers an observer that has seen everything up to `position` (nil: nothing).
-    func subscribe(after position: HistoryToken?, _ deliver: @escaping @Sendable (Event) -> Void) -> UUID {
+    /// `entities`: the entities whose changes it needs (nil: every commit).
+    func subscribe(after position: HistoryToken?, entities: Set<String>? = nil, _ deliver: @escaping @Sendable (Event) -> Void) -> UUID {
         let id = UUID()
         let polling = backend.externalCommits
         state.withLock { state in
-            state.subscribers[id] = Subscriber(position: position, deliver: deliver)
+            let start = position?.value ?? 0
+            if state.subscribers.isEmpty {
+                state.floor = start  // nobody else to keep a floor for
+            } else if start < state.floor {
+                // The floor may only fall to a new subscriber's position: the others keep theirs.
+                var index = state.subscribers.values.startIndex
+                while index != state.subscribers.values.endIndex {
+                    let current = Self.position(state.subscribers.values[index], state)
+                    state.subscribers.values[index].position = current == 0 ? nil : HistoryToken(current)
+                    state.subscribers.values.formIndex(after: &index)
+                }
+                state.floor = start
+            }
+            state.subscribers[id] = Subscriber(position: position, entities: entities, deliver: deliver)
+            if let entities {
+                for entity in entities { state.interest[entity, default: 0] += 1 }
+            } else {
+                state.everything += 1
+            }
             if let polling, state.poller == nil { state.poller = poll(polling) }
         }
         // Commits made between the observer's read and now are caught up at once.
@@ -104,7 +158,13 @@ final class CommitHub: Sendable {
 
     func unsubscribe(_ id: UUID) {
         let poller = state.withLock { state -> Task<Void, Never>? in
-            state.subscribers.removeValue(forKey: id)
+            if let removed = state.subscribers.removeValue(forKey: id) {
+                if let entities = removed.entities {
+                    for entity in entities { state.interest[entity, default: 1] -= 1 }
+                } else {
+                    state.everything -= 1
+                }
+            }
             guard state.subscribers.isEmpty else { return nil }
             defer { state.poller = nil }
             return state.poller
@@ -148,13 +208,13 @@ final class CommitHub: Sendable {
 
     private func drain() async {
         while true {
-            let positions = state.withLock { state -> [UUID: HistoryToken?] in
+            let earliest = state.withLock { state -> Int64? in
                 state.wokenWhileDraining = false
-                return state.subscribers.mapValues(\.position)
+                return state.subscribers.values.map { Self.position($0, state) }.min()
             }
             var progressed = false
-            if !positions.isEmpty {
-                let earliest = positions.values.min { ($0?.value ?? 0) < ($1?.value ?? 0) } ?? nil
+            if let earliestValue = earliest {
+                let earliest = earliestValue == 0 ? nil : HistoryToken(earliestValue)
                 do {
                     let (transactions, last) = try await backend.read { transaction in
                         (try HistoryLog.read(after: earliest, limit: Self.batch, in: transaction), try HistoryLog.lastToken(in: transaction))
@@ -162,9 +222,12 @@ final class CommitHub: Sendable {
                     if !transactions.isEmpty {
                         deliver(transactions)
                         progressed = transactions.count == Self.batch
-                    } else if let last {
+                    } else if let last, last.value > earliestValue {
                         // Every entry after the earliest position was purged, the last one included.
                         deliverGap(through: last)
+                    } else {
+                        // Nothing after the earliest position: everyone has seen everything there is.
+                        state.withLock { $0.floor = max($0.floor, earliestValue) }
                     }
                 } catch {
                     for subscriber in state.withLock({ Array($0.subscribers.values) }) { subscriber.deliver(.failed(error)) }
@@ -181,7 +244,7 @@ final class CommitHub: Sendable {
 
     /// Observers behind `token` with no history left to read: they must re-read.
     private func deliverGap(through token: HistoryToken) {
-        let behind = state.withLock { state in state.subscribers.filter { ($0.value.position?.value ?? 0) < token.value } }
+        let behind = state.withLock { state in state.subscribers.filter { Self.position($0.value, state) < token.value } }
         for (_, subscriber) in behind { subscriber.deliver(.gap(through: token)) }
         state.withLock { state in
             for id in behind.keys where state.subscribers[id] != nil { state.subscribers[id]?.position = token }
@@ -196,10 +259,10 @@ final class CommitHub: Sendable {
 
     /// Hands each subscriber the transactions after its position, in order, and moves it on.
     private func deliver(_ transactions: [HistoryTransaction]) {
-        let subscribers = state.withLock { $0.subscribers }
+        let (subscribers, floor) = state.withLock { ($0.subscribers, $0.floor) }
         var moved: [UUID: HistoryToken] = [:]
         for (id, subscriber) in subscribers {
-            let position = subscriber.position?.value ?? 0
+            let position = max(subscriber.position?.value ?? 0, floor)
             let unseen = transactions.filter { $0.token.value > position }
             guard let first = unseen.first, let last = unseen.last else { continue }
             // Tokens are consecutive: a first unseen token past the next one means purged history.
@@ -209,6 +272,9 @@ final class CommitHub: Sendable {
         }
         state.withLock { state in
             for (id, token) in moved where state.subscribers[id] != nil { state.subscribers[id]?.position = token }
+            // Everyone is now past the earliest position: raise the floor so that commits nobody
+            // needs are passed over again.
+            if let earliest = state.subscribers.values.map({ Self.position($0, state) }).min() { state.floor = max(state.floor, earliest) }
         }
     }
 }

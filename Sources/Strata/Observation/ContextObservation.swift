@@ -67,7 +67,9 @@ public struct ContextObservation<Model: PersistentModel>: AsyncSequence, Sendabl
                 }
                 await context.addChangeSignal(signal, wake)
                 try await publish()
-                let subscription = store.hub.subscribe(after: seen.withLock { $0.token == 0 ? nil : HistoryToken($0.token) }) { event in
+                let subscription = store.hub.subscribe(
+                    after: seen.withLock { $0.token == 0 ? nil : HistoryToken($0.token) }, entities: dependencies.entities
+                ) { event in
                     switch event {
                     case .gap, .failed:
                         wake.yield()

@@ -12,6 +12,8 @@ struct ObservedDependencies: Sendable {
     /// Entities read through related filters.
     private(set) var relatedEntities: Set<String> = []
     let hasOffset: Bool
+    /// Every entity whose changes may change the results.
+    var entities: Set<String> { relatedEntities.union([entity]) }
 
     init(_ plan: FetchPlan, schema: Schema) {
         entity = plan.entity

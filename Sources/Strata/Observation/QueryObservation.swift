@@ -33,19 +33,23 @@ public struct QueryObservation<Model: PersistentModel>: AsyncSequence, Sendable 
 
     public struct Iterator: AsyncIteratorProtocol {
         var snapshots: AsyncThrowingStream<Snapshot, any Error>.Iterator
-        var previous: Snapshot?
+        // Only the keys of the value delivered last are kept, not its models: the observation
+        // can then change its results in place for the next value rather than copy them.
+        var previousKeys: [(id: RecordID, version: Int64)]?
+        var previousSequence = 0
 
         public mutating func next() async throws -> QueryResults<Model>? {
             guard let snapshot = try await snapshots.next() else { return nil }
             // The diff computed with the snapshot holds when this consumer received the one
             // before it; a coalesced consumer missed some, so diff against what it has.
             let diff: ResultsDiff
-            if let computed = snapshot.diff, let previous, previous.sequence == snapshot.sequence - 1 {
+            if let computed = snapshot.diff, previousKeys != nil, previousSequence == snapshot.sequence - 1 {
                 diff = computed
             } else {
-                diff = ResultsDiff.between(previous?.keys ?? [], snapshot.keys)
+                diff = ResultsDiff.between(previousKeys ?? [], snapshot.keys)
             }
-            previous = snapshot
+            previousKeys = snapshot.keys
+            previousSequence = snapshot.sequence
             return QueryResults(models: snapshot.models, diff: diff, token: snapshot.token)
         }
     }
@@ -95,7 +99,10 @@ public struct QueryObservation<Model: PersistentModel>: AsyncSequence, Sendable 
                 // What the latest value saw: commits up to `token` are in it; later ones are
                 // judged against its IDs.
                 let seen = Mutex<(token: Int64, ids: Set<RecordID>)>((0, []))
-                var last: Snapshot?
+                // The keys of the last value published by refetching (the incremental path keeps
+                // them in `live`), and the history position of the last value.
+                var lastKeys: [(id: RecordID, version: Int64)]?
+                var lastToken: HistoryToken?
                 var sequence = 0
                 var live: IncrementalResults<Model>?
                 // The history position `live` reflects.
@@ -104,25 +111,27 @@ public struct QueryObservation<Model: PersistentModel>: AsyncSequence, Sendable 
                     seen.withLock { $0 = (snapshot.token?.value ?? 0, Set(snapshot.keys.map(\.id))) }
                     // A commit that could have changed the results but did not (an insert outside
                     // the filter) delivers nothing.
-                    if let last, last.keys.elementsEqual(snapshot.keys, by: { $0.id == $1.id && $0.version == $1.version }) { return }
+                    if let previous = live?.keys ?? lastKeys,
+                       previous.elementsEqual(snapshot.keys, by: { $0.id == $1.id && $0.version == $1.version }) { return }
                     var numbered = snapshot
                     sequence += 1
                     numbered.sequence = sequence
-                    last = numbered
+                    lastKeys = incremental ? nil : snapshot.keys
+                    lastToken = snapshot.token
                     output.yield(numbered)
                 }
                 func refetch() async throws {
                     let (snapshot, records) = try await fetch()
-                    if incremental { live = IncrementalResults(records: records, models: snapshot.models, sort: plan.sort) }
                     position = snapshot.token
                     publish(snapshot)
+                    if incremental { live = IncrementalResults(records: records, models: snapshot.models, sort: plan.sort) }
                 }
                 /// Brings `live` up to date from the records changed since its token.
-                func catchUp(_ current: IncrementalResults<Model>) async throws {
+                func catchUp(count: Int) async throws {
                     let since = position
                     let entity = plan.entity
                     let predicate = plan.predicate
-                    let budget = Swift.max(256, current.count / 4)
+                    let budget = Swift.max(256, count / 4)
                     let found = try await store.backend.read { transaction -> CatchUp in
                         let latest = try HistoryLog.lastToken(in: transaction)
                         guard latest != since else { return .unchanged(latest) }
@@ -149,7 +158,9 @@ public struct QueryObservation<Model: PersistentModel>: AsyncSequence, Sendable 
                         position = token
                         seen.withLock { $0.token = Swift.max($0.token, token?.value ?? 0) }
                     case .delta(let token, let changed, let matching):
-                        var updated = current
+                        // Taken out of `live` so the arrays and the index are changed in place, not copied.
+                        guard var updated = live else { return }
+                        live = nil
                         let diff = try updated.apply(changed: changed, matching: matching)
                         live = updated
                         position = token
@@ -162,12 +173,12 @@ public struct QueryObservation<Model: PersistentModel>: AsyncSequence, Sendable 
                         guard !diff.isEmpty else { return }
                         sequence += 1
                         let snapshot = Snapshot(keys: updated.keys, models: updated.models, token: token, sequence: sequence, diff: diff)
-                        last = snapshot
+                        lastToken = token
                         output.yield(snapshot)
                     }
                 }
                 try await refetch()
-                let subscription = store.hub.subscribe(after: last?.token) { event in
+                let subscription = store.hub.subscribe(after: lastToken, entities: dependencies.entities) { event in
                     switch event {
                     case .gap, .failed:
                         wake.yield()  // re-reading sees everything, or reports the error
@@ -181,7 +192,7 @@ public struct QueryObservation<Model: PersistentModel>: AsyncSequence, Sendable 
                 defer { store.hub.unsubscribe(subscription) }
                 for await _ in wakes {
                     try Task.checkCancellation()
-                    if let current = live { try await catchUp(current) } else { try await refetch() }
+                    if let count = live?.count { try await catchUp(count: count) } else { try await refetch() }
                 }
                 output.finish()
             } catch {
@@ -227,7 +238,7 @@ extension Store {
         let task = Task {
             do {
                 let start = try await currentHistoryToken()
-                let id = hub.subscribe(after: start) { event in
+                let id = hub.subscribe(after: start, entities: entities) { event in
                     var transaction: HistoryTransaction
                     switch event {
                     case .committed(let committed):

@@ -14,7 +14,7 @@ extension Store {
         ) throws -> T
     ) async throws -> T {
         let executor = executor
-        let (value, changed) = try await backend.write { transaction -> (T, Bool) in
+        let (value, committed) = try await backend.write { transaction -> (T, CommitHub.Commit?) in
             let session = SaveSession(transaction: transaction, executor: executor)
             var outcome: SaveSession.Outcome?
             let value = try body(session, transaction) {
@@ -24,9 +24,10 @@ extension Store {
                 outcome = committed
                 return committed
             }
-            return (value, outcome?.token != nil)
+            guard let outcome, let token = outcome.token else { return (value, nil) }
+            return (value, CommitHub.Commit(token: token, entities: Set(outcome.changes.map(\.entity))))
         }
-        if changed { hub.committedHere() }
+        if let committed { hub.committedHere(committed) }
         return value
     }
 }

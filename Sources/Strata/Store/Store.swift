@@ -102,7 +102,7 @@ public final class Store: Sendable {
     public func purgeHistory(before token: HistoryToken) async throws -> Int {
         let purged = try await backend.write { try HistoryLog.purge(before: token, in: $0) }
         // An observer behind the purge learns of it now rather than at the next commit.
-        if purged > 0 { hub.committedHere() }
+        if purged > 0 { hub.committedHere(nil) }
         return purged
     }
 
