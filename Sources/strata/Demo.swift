@@ -4,7 +4,8 @@ import Strata
 import StrataConformance
 
 /// The end-to-end tour: builds the travel domain, queries it, shows each delete rule acting and a
-/// deny refusing, rejects bad input, and prints the history.
+/// deny refusing, rejects bad input, merge policies, a live query with its diffs, sync, and the
+/// history.
 struct Demo: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "An end-to-end tour of Strata on a store URL.")
 
@@ -88,10 +89,13 @@ struct Demo: AsyncParsableCommand {
         section("5. Contexts and merge policies")
         try await showMergePolicies(store, clara: data.clara)
 
-        section("6. Offline-first sync (this store is the server; two clients on memory:)")
+        section("6. A live query and its diffs")
+        try await showLiveQuery(store, url: self.store, trip: data.portoWine.id)
+
+        section("7. Offline-first sync (this store is the server; two clients on memory:)")
         try await showSync(server: store, clara: data.clara.id)
 
-        section("7. History of this run")
+        section("8. History of this run")
         for entry in try await store.history(after: startToken) {
             let summary = Dictionary(grouping: entry.changes, by: \.kind).map { "\($0.value.count) \($0.key.rawValue)" }.sorted().joined(separator: ", ")
             print("  #\(entry.token) by \(entry.author ?? "-")\(entry.contextName.map { " in context " + $0 } ?? ""): \(summary)")
