@@ -21,11 +21,14 @@ public final class InMemoryBackend: StorageBackend {
     final class Database: Sendable {
         let state: Mutex<InMemoryState>
         let fingerprint: String
+        /// The shape the storage was created with.
+        let description: SchemaDescription
         /// Names this storage for observers: handles onto it wake each other's at commit.
         let identity = "memory:" + UUID().uuidString
         init(schema: Schema) {
             state = Mutex(InMemoryState(schema: schema))
             fingerprint = schema.fingerprint
+            description = SchemaDescription(schema)
         }
     }
 
@@ -54,8 +57,10 @@ public final class InMemoryBackend: StorageBackend {
             stores[name] = created
             return created
         }
-        guard database.fingerprint == schema.fingerprint else {
-            throw StrataError(.incompatibleStore, "memory:\(name) was created with a different schema")
+        guard database.description == SchemaDescription(schema) else {
+            let changes = SchemaDescription(schema).differences(from: database.description)
+            throw StrataError(.incompatibleStore, entity: changes.first?.entity, property: changes.first?.property,
+                              "memory:\(name) was created with another schema: \(changes.map(\.description).joined(separator: "; "))")
         }
         return InMemoryBackend(schema: schema, capabilities: capabilities, database: database)
     }
@@ -63,6 +68,17 @@ public final class InMemoryBackend: StorageBackend {
     /// A new, open handle on the same storage (what reopening a closed store gives back).
     public func reopened() -> InMemoryBackend {
         InMemoryBackend(schema: schema, capabilities: capabilities, database: database)
+    }
+
+    /// A new, open handle on the same storage for `schema`, which must have the shape the storage
+    /// was created with (``StrataError/Code/incompatibleStore`` naming every difference otherwise).
+    public func reopened(schema: Schema) throws -> InMemoryBackend {
+        guard database.description == SchemaDescription(schema) else {
+            let changes = SchemaDescription(schema).differences(from: database.description)
+            throw StrataError(.incompatibleStore, entity: changes.first?.entity, property: changes.first?.property,
+                              "this memory store was created with another schema: \(changes.map(\.description).joined(separator: "; "))")
+        }
+        return InMemoryBackend(schema: schema, capabilities: capabilities, database: database)
     }
 
     /// Forgets a named store (its data is dropped once no open handle uses it).

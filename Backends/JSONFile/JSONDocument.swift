@@ -90,9 +90,9 @@ enum JSONDocument {
         // cannot turn the check off.
         let known: Set<String> = ["format", "schema", "entities", "links", "metadata"]
         try JSONIntegrity.checkDigest(data, declared: !Set(document.keys).isSubset(of: known), path: path)
-        guard document["schema"] as? String == schema.fingerprint else {
-            throw StrataError(.incompatibleStore, "\(path) was written with a different schema (migrations are not supported yet)")
-        }
+        let description = (document["metadata"] as? [String: Any])?[SchemaDescription.metadataKey]
+            .flatMap { $0 as? String }.flatMap { Data(base64Encoded: $0) }.map { Array($0) }
+        _ = try StoredSchema.check(description: description, fingerprint: document["schema"] as? String, schema: schema, path: path)
         var operations: [JSONOperation] = []
         for (name, rawRecords) in entities {
             guard let entity = schema.entity(name), let records = rawRecords as? [String: Any] else {

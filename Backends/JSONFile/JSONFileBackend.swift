@@ -132,6 +132,13 @@ public final class JSONFileBackend: StorageBackend {
         operations += replayed
 
         let memory = try await rebuild(operations, schema: schema)
+        // The shape the store holds, kept with it (written out at the next compaction for a
+        // store from before descriptions, and at once for a new one).
+        try await memory.write { tx in
+            if try tx.metadata(SchemaDescription.metadataKey) == nil {
+                try tx.setMetadata(SchemaDescription.metadataKey, SchemaDescription(schema).encoded())
+            }
+        }
 
         if !fileManager.fileExists(atPath: path) {
             let empty = try await memory.read { try JSONDocument.encode(from: $0) }

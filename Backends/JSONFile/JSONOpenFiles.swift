@@ -10,7 +10,7 @@ enum OpenFiles {
     private struct Entry {
         var token: UUID
         var opening: Task<JSONFileBackend.OpenFile, any Error>
-        var fingerprint: String
+        var description: SchemaDescription
         var handles: Int
     }
 
@@ -29,17 +29,18 @@ enum OpenFiles {
         path: String, schema: Schema, _ open: @escaping @Sendable () async throws -> JSONFileBackend.OpenFile
     ) async throws -> JSONFileBackend.OpenFile {
         let key = canonical(path)
-        let fingerprint = schema.fingerprint
+        let description = SchemaDescription(schema)
         let (token, task): (UUID, Task<JSONFileBackend.OpenFile, any Error>) = try table.withLock { table in
             if var entry = table[key] {
-                guard entry.fingerprint == fingerprint else {
-                    throw StrataError(.incompatibleStore, "\(path) is already open in this process with a different schema")
+                guard entry.description == description else {
+                    let changes = description.differences(from: entry.description)
+                    throw StrataError(.incompatibleStore, "\(path) is already open in this process with another schema: \(changes.map(\.description).joined(separator: "; "))")
                 }
                 entry.handles += 1
                 table[key] = entry
                 return (entry.token, entry.opening)
             }
-            let entry = Entry(token: UUID(), opening: Task { try await open() }, fingerprint: fingerprint, handles: 1)
+            let entry = Entry(token: UUID(), opening: Task { try await open() }, description: description, handles: 1)
             table[key] = entry
             return (entry.token, entry.opening)
         }

@@ -113,11 +113,13 @@ extension SQLiteBackend {
         guard tables.contains(SQLiteLayout.metaTable) else {
             throw StrataError(.notAStore, "\(path) is an SQLite database but not a Strata store")
         }
-        let stored = try Row.fetchAll(db, sql: "SELECT key, value FROM \(SQLiteLayout.metaTable) WHERE key IN ('strata.sqlite.format', 'strata.schema.fingerprint')")
+        let stored = try Row.fetchAll(
+            db, sql: "SELECT key, value FROM \(SQLiteLayout.metaTable) WHERE key IN ('strata.sqlite.format', 'strata.schema.fingerprint', '\(SchemaDescription.metadataKey)')")
         var meta: [String: String] = [:]
+        var description: [UInt8]?
         for row in stored {
             if let key = String.fromDatabaseValue(row[0]), let bytes = SQLiteReadTransaction.bytes(row[1]) {
-                meta[key] = String(decoding: bytes, as: UTF8.self)
+                if key == SchemaDescription.metadataKey { description = bytes } else { meta[key] = String(decoding: bytes, as: UTF8.self) }
             }
         }
         guard let format = meta["strata.sqlite.format"] else {
@@ -126,9 +128,9 @@ extension SQLiteBackend {
         guard format == SQLiteLayout.formatVersion else {
             throw StrataError(.incompatibleStore, "\(path) was written in SQLite store format \(format); this version reads \(SQLiteLayout.formatVersion)")
         }
-        guard meta["strata.schema.fingerprint"] == schema.fingerprint else {
-            throw StrataError(.incompatibleStore, "\(path) was written with a different schema (migrations are not supported yet)")
-        }
+        // SQLite builds an index from the rows whenever it is created, so a store from before
+        // descriptions needs nothing checked beyond its fingerprint; opening writes its description.
+        _ = try StoredSchema.check(description: description, fingerprint: meta["strata.schema.fingerprint"], schema: schema, path: path)
         return true
     }
 

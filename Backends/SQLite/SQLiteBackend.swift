@@ -133,14 +133,17 @@ public final class SQLiteBackend: StorageBackend {
         try await run { try await self.writer.write { db in
             guard try !Self.checkStore(db, schema: schema, path: path) else {
                 try Self.upgradeIndexes(db, layout: layout)
+                try db.execute(sql: "INSERT OR IGNORE INTO \(SQLiteLayout.metaTable) (key, value) VALUES (?, ?)",
+                               arguments: [SchemaDescription.metadataKey, Data(SchemaDescription(schema).encoded())])
                 try Self.addChecksumColumns(db, layout: layout)
                 let checksummed = try Data.fetchOne(db, sql: "SELECT value FROM \(SQLiteLayout.metaTable) WHERE key = 'strata.sqlite.checksums'")
                 self.requiresChecksums.store(checksummed == Data("1".utf8), ordering: .releasing)
                 return
             }
             for statement in layout.creationStatements() { try db.execute(sql: statement) }
-            try db.execute(sql: "INSERT INTO \(SQLiteLayout.metaTable) (key, value) VALUES ('strata.sqlite.format', ?), ('strata.schema.fingerprint', ?), ('strata.sqlite.checksums', ?)",
-                           arguments: [Data(SQLiteLayout.formatVersion.utf8), Data(schema.fingerprint.utf8), Data("1".utf8)])
+            try db.execute(sql: "INSERT INTO \(SQLiteLayout.metaTable) (key, value) VALUES ('strata.sqlite.format', ?), ('strata.schema.fingerprint', ?), ('strata.sqlite.checksums', ?), (?, ?)",
+                           arguments: [Data(SQLiteLayout.formatVersion.utf8), Data(schema.fingerprint.utf8), Data("1".utf8),
+                                       SchemaDescription.metadataKey, Data(SchemaDescription(schema).encoded())])
             self.requiresChecksums.store(true, ordering: .releasing)
         } }
     }

@@ -42,4 +42,5 @@ public enum ConformanceCategory: String, Sendable, Hashable, CaseIterable {
     case differential = "Differential"
     case storage = "Storage"
     case observation = "Observation"
+    case migration = "Migration"
 }

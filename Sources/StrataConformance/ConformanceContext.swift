@@ -36,6 +36,17 @@ public final class ConformanceContext: Sendable {
         try await reopen(store, with: backend.reopenAfterAbruptStop, "reopen after an abrupt stop")
     }
 
+    /// Closes `store` and opens its data with `schema` (checks that need it require
+    /// ``BackendFeature/reopenWithAnotherSchema``).
+    func reopen(_ store: Store, with schema: Schema) async throws -> Store {
+        guard let reopen = backend.reopenWithSchema else {
+            throw ConformanceFailure("\(backend.name) cannot reopen with another schema", fileID: #fileID, filePath: #filePath, line: #line)
+        }
+        let reopened = try await reopen(store, schema)
+        opened.withLock { $0.append(reopened) }
+        return reopened
+    }
+
     /// A second handle onto `store`'s data (checks that need it require ``BackendFeature/secondHandle``).
     func secondHandle(_ store: Store) async throws -> Store {
         try await reopen(store, with: backend.openSecondHandle, "open a second handle")

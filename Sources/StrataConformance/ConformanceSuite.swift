@@ -28,7 +28,7 @@ public struct ConformanceSuite: Sendable {
     public static var checks: [ConformanceCheck] {
         CRUDChecks.all + QueryChecks.all + ValueChecks.all + RelationshipChecks.all + DeleteRuleChecks.all + ValidationChecks.all
             + AtomicityChecks.all + HistoryChecks.all + MergePolicyChecks.all + OfflineFirstChecks.all + FaultChecks.all
-            + DifferentialChecks.all + StorageChecks.all + ObservationChecks.all
+            + DifferentialChecks.all + StorageChecks.all + ObservationChecks.all + MigrationChecks.all
     }
 
     /// Runs one check on a fresh store. Throws ``ConformanceFailure`` (or the unexpected error)
@@ -74,6 +74,9 @@ public struct BackendUnderTest: Sendable {
     /// Runs a ``ConformanceChildProcess`` command in another process against `store`'s data, and
     /// returns when that process has exited (see ``ConformanceChildProcess/run(executable:store:command:)``).
     public var runInOtherProcess: (@Sendable (_ store: Store, _ command: [String]) async throws -> Void)?
+    /// Closes `store` and opens its data again with `schema` (which may differ from the one it
+    /// was written with).
+    public var reopenWithSchema: (@Sendable (_ store: Store, _ schema: Schema) async throws -> Store)?
 
     public init(
         name: String, features: Set<BackendFeature> = [], makeStore: @escaping @Sendable (Schema) async throws -> Store,
@@ -81,13 +84,15 @@ public struct BackendUnderTest: Sendable {
         reopenAfterAbruptStop: (@Sendable (Store) async throws -> Store)? = nil,
         dispose: (@Sendable (Store) async throws -> Void)? = nil,
         openSecondHandle: (@Sendable (Store) async throws -> Store)? = nil,
-        runInOtherProcess: (@Sendable (_ store: Store, _ command: [String]) async throws -> Void)? = nil
+        runInOtherProcess: (@Sendable (_ store: Store, _ command: [String]) async throws -> Void)? = nil,
+        reopenWithSchema: (@Sendable (_ store: Store, _ schema: Schema) async throws -> Store)? = nil
     ) {
         self.name = name
         var declared = features
         for (feature, present) in [
             (BackendFeature.reopen, reopen != nil), (.abruptStop, reopenAfterAbruptStop != nil),
             (.secondHandle, openSecondHandle != nil), (.otherProcesses, runInOtherProcess != nil),
+            (.reopenWithAnotherSchema, reopenWithSchema != nil),
         ] {
             if present { declared.insert(feature) } else { declared.remove(feature) }
         }
@@ -98,6 +103,7 @@ public struct BackendUnderTest: Sendable {
         self.dispose = dispose
         self.openSecondHandle = openSecondHandle
         self.runInOtherProcess = runInOtherProcess
+        self.reopenWithSchema = reopenWithSchema
     }
 }
 
@@ -111,6 +117,8 @@ public enum BackendFeature: String, Sendable, Hashable, CaseIterable {
     case secondHandle
     /// Another process can commit to the same data while the store is open (observers see it).
     case otherProcesses
+    /// The store can be closed and opened again with a different schema.
+    case reopenWithAnotherSchema
 }
 
 /// What running a check produced.

@@ -16,6 +16,10 @@ private func inMemory(name: String, capabilities: FetchCapabilities) -> Conforma
         // A private in-memory store lives in this process only (`otherProcesses` is not declared).
         guard let backend = store.backend as? InMemoryBackend else { throw StrataError(.unsupportedStore, "not in-memory") }
         return Store(backend: backend.reopened())
+    } reopenWithSchema: { store, schema in
+        try await store.close()
+        guard let backend = store.backend as? InMemoryBackend else { throw StrataError(.unsupportedStore, "not in-memory") }
+        return Store(backend: try backend.reopened(schema: schema))
     })
 }
 

@@ -25,6 +25,10 @@ private let jsonFiles = ConformanceSuite(backend: BackendUnderTest(name: "JSONFi
     // Another process is locked out of a JSON store (`otherProcesses` is not declared).
     guard let backend = store.backend as? JSONFileBackend else { throw StrataError(.unsupportedStore, "not JSONFile") }
     return Store(backend: try await JSONFileBackend.open(path: backend.path, schema: store.schema), location: store.location)
+} reopenWithSchema: { store, schema in
+    try await store.close()
+    guard let backend = store.backend as? JSONFileBackend else { throw StrataError(.unsupportedStore, "not JSONFile") }
+    return Store(backend: try await JSONFileBackend.open(path: backend.path, schema: schema), location: store.location)
 })
 
 @Suite("Conformance: JSON file")

@@ -28,6 +28,10 @@ private let lmdbDirectories = ConformanceSuite(backend: BackendUnderTest(name: "
     return Store(backend: try await LMDBBackend.open(path: backend.path, schema: store.schema), location: store.location)
 } runInOtherProcess: { store, command in
     try await runInChildProcess(store, command)
+} reopenWithSchema: { store, schema in
+    try await store.close()
+    guard let backend = store.backend as? LMDBBackend else { throw StrataError(.unsupportedStore, "not LMDB") }
+    return Store(backend: try await LMDBBackend.open(path: backend.path, schema: schema), location: store.location)
 })
 
 @Suite("Conformance: LMDB")

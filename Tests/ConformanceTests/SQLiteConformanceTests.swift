@@ -26,6 +26,10 @@ private let sqliteFiles = ConformanceSuite(backend: BackendUnderTest(name: "SQLi
     return Store(backend: try await SQLiteBackend.open(path: backend.path, schema: store.schema), location: store.location)
 } runInOtherProcess: { store, command in
     try await runInChildProcess(store, command)
+} reopenWithSchema: { store, schema in
+    try await store.close()
+    guard let backend = store.backend as? SQLiteBackend else { throw StrataError(.unsupportedStore, "not SQLite") }
+    return Store(backend: try await SQLiteBackend.open(path: backend.path, schema: schema), location: store.location)
 })
 
 @Suite("Conformance: SQLite")

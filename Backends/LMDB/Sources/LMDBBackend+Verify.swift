@@ -109,9 +109,9 @@ extension LMDBBackend {
         guard format == Array(formatVersion.utf8) else {
             throw StrataError(.incompatibleStore, "\(path) was written in LMDB store format \(format.map { String(decoding: $0, as: UTF8.self) } ?? "(none)")")
         }
-        guard fingerprint == Array(schema.fingerprint.utf8) else {
-            throw StrataError(.incompatibleStore, "\(path) was written with a different schema")
-        }
+        let description = try backend.readRaw { try $0.metadata(SchemaDescription.metadataKey) }
+        _ = try StoredSchema.check(
+            description: description, fingerprint: fingerprint.map { String(decoding: $0, as: UTF8.self) }, schema: schema, path: path)
         backend.requiresChecksums.store(checksums == Array("1".utf8), ordering: .releasing)
         do {
             try environment.openDatabases(layout.databases, create: false)

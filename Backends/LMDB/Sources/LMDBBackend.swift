@@ -145,11 +145,24 @@ public final class LMDBBackend: StorageBackend {
                 guard existing == format else {
                     throw StrataError(.incompatibleStore, "\(path) was written in LMDB store format \(String(decoding: existing, as: UTF8.self))")
                 }
-                guard try self.readRaw({ try $0.metadata("strata.schema.fingerprint") }) == fingerprint else {
-                    throw StrataError(.incompatibleStore, "\(path) was written with a different schema (migrations are not supported yet)")
+                let (description, storedFingerprint) = try self.readRaw {
+                    (try $0.metadata(SchemaDescription.metadataKey), try $0.metadata("strata.schema.fingerprint"))
+                }
+                let outcome = try StoredSchema.check(
+                    description: description, fingerprint: storedFingerprint.map { String(decoding: $0, as: UTF8.self) }, schema: self.schema, path: path)
+                if outcome == .legacyMatches {
+                    // The fingerprint of those stores did not cover attribute indexes, and an
+                    // index database created now would be empty: refuse rather than answer from it.
+                    let missing = try environment.missingDatabases(layout.databases.map(\.name))
+                    if !missing.isEmpty {
+                        throw StrataError(.incompatibleStore, "\(path) was written without the index databases \(missing.sorted().joined(separator: ", ")) the app's schema declares (an index was added; migrations are not supported yet)")
+                    }
                 }
             }
             try environment.openDatabases(layout.databases, create: true)
+            if try self.readRaw({ try $0.metadata(SchemaDescription.metadataKey) }) == nil {
+                try self.writeRaw { try $0.setMetadata(SchemaDescription.metadataKey, SchemaDescription(self.schema).encoded()) }
+            }
             if existing == nil {
                 try self.writeRaw { tx in
                     try tx.setMetadata("strata.lmdb.format", format)

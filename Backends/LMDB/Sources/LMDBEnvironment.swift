@@ -141,6 +141,20 @@ final class LMDBEnvironment: @unchecked Sendable {
         }
     }
 
+    /// Which of the named databases the environment does not hold.
+    func missingDatabases(_ names: [String]) throws -> [String] {
+        var txn: OpaquePointer?
+        try check(mdb_txn_begin(handle, nil, UInt32(MDB_RDONLY), &txn))
+        defer { mdb_txn_abort(txn) }
+        var missing: [String] = []
+        for name in names where databases[name] == nil {
+            var dbi: MDB_dbi = 0
+            let code = mdb_dbi_open(txn, name, 0, &dbi)
+            if code == MDB_NOTFOUND { missing.append(name) } else { try check(code) }
+        }
+        return missing
+    }
+
     /// Whether the environment holds nothing yet (its main database, where named databases live, is empty).
     func mainDatabaseIsEmpty() throws -> Bool {
         var txn: OpaquePointer?

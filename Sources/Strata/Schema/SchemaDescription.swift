@@ -1,0 +1,181 @@
+import Foundation
+
+/// The shape of a schema as a store keeps it: every entity, attribute (type, optionality, index),
+/// relationship (destination, inverse, cardinality, storage), composite index and unique
+/// constraint. Two schemas with equal descriptions store data identically; anything else is a
+/// difference a store names when it refuses to open (``differences(from:)``). Validation rules,
+/// defaults and delete rules are behaviour and are not part of it.
+public struct SchemaDescription: Codable, Hashable, Sendable {
+    public struct Attribute: Codable, Hashable, Sendable {
+        public var name: String
+        public var type: AttributeType
+        public var isOptional: Bool
+        public var isIndexed: Bool
+    }
+
+    public struct Relationship: Codable, Hashable, Sendable {
+        public var name: String
+        public var destination: String
+        public var inverse: String?
+        public var cardinality: RelationshipDescription.Cardinality
+        public var storage: RelationshipDescription.Storage
+    }
+
+    public struct Entity: Codable, Hashable, Sendable {
+        public var name: String
+        public var idKind: RecordID.Kind
+        public var attributes: [Attribute]
+        public var relationships: [Relationship]
+        public var indexes: [[String]]
+        public var uniqueConstraints: [[String]]
+    }
+
+    /// The description's own format, for later releases.
+    public var format = 1
+    /// Entities by name, ascending; their members likewise, so equal shapes encode equally.
+    public var entities: [Entity]
+
+    /// The metadata key a store keeps its description under.
+    public static let metadataKey = "strata.schema.description"
+
+    public init(_ schema: Schema) {
+        entities = schema.entities.sorted { $0.name < $1.name }.map { entity in
+            Entity(
+                name: entity.name, idKind: entity.idKind,
+                attributes: entity.attributes.sorted { $0.name < $1.name }.map {
+                    Attribute(name: $0.name, type: $0.type, isOptional: $0.isOptional, isIndexed: $0.isIndexed)
+                },
+                relationships: entity.relationships.sorted { $0.name < $1.name }.map {
+                    Relationship(name: $0.name, destination: $0.destination, inverse: $0.inverse, cardinality: $0.cardinality, storage: $0.storage)
+                },
+                indexes: entity.indexes.sorted { $0.joined(separator: ",") < $1.joined(separator: ",") },
+                uniqueConstraints: entity.uniqueConstraints.sorted { $0.joined(separator: ",") < $1.joined(separator: ",") })
+        }
+    }
+
+    /// The bytes a store keeps (JSON with sorted keys, readable with any tool).
+    public func encoded() -> [UInt8] {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return (try? Array(encoder.encode(self))) ?? []
+    }
+
+    /// Reads stored bytes; damaged ones are ``StrataError/Code/corruptStore``.
+    public static func decode(_ bytes: [UInt8], path: String) throws -> SchemaDescription {
+        do {
+            return try JSONDecoder().decode(SchemaDescription.self, from: Data(bytes))
+        } catch {
+            throw StrataError(.corruptStore, underlying: error, "\(path): the stored schema description is unreadable")
+        }
+    }
+
+    /// One difference between a stored shape and the app's.
+    public struct Change: Sendable, Hashable, CustomStringConvertible {
+        public var entity: String
+        /// The attribute or relationship it concerns, if one.
+        public var property: String?
+        /// One sentence, e.g. "Person: attribute `pinned` added (bool)".
+        public var description: String
+    }
+
+    /// What this (the app's) schema changes relative to `stored`, one ``Change`` per difference.
+    /// Empty when the shapes are equal.
+    public func differences(from stored: SchemaDescription) -> [Change] {
+        var found: [Change] = []
+        let old = Dictionary(stored.entities.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
+        let new = Dictionary(entities.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
+        for name in new.keys.sorted() where old[name] == nil { found.append(Change(entity: name, description: "entity `\(name)` added")) }
+        for name in old.keys.sorted() where new[name] == nil { found.append(Change(entity: name, description: "entity `\(name)` removed")) }
+        for name in new.keys.sorted() {
+            guard let before = old[name], let after = new[name] else { continue }
+            found += Self.differences(before, after)
+        }
+        return found
+    }
+
+    private static func differences(_ before: Entity, _ after: Entity) -> [Change] {
+        let entity = after.name
+        var found: [Change] = []
+        func note(_ property: String?, _ text: String) { found.append(Change(entity: entity, property: property, description: "\(entity): \(text)")) }
+        if before.idKind != after.idKind { note(nil, "ID kind \(before.idKind.rawValue) → \(after.idKind.rawValue)") }
+        let oldAttributes = Dictionary(before.attributes.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
+        for attribute in after.attributes {
+            guard let previous = oldAttributes[attribute.name] else {
+                note(attribute.name, "attribute `\(attribute.name)` added (\(attribute.type.rawValue)\(attribute.isOptional ? ", optional" : "")\(attribute.isIndexed ? ", indexed" : ""))")
+                continue
+            }
+            if previous.type != attribute.type {
+                note(attribute.name, "attribute `\(attribute.name)` type \(previous.type.rawValue) → \(attribute.type.rawValue)")
+            }
+            if previous.isOptional != attribute.isOptional {
+                note(attribute.name, "attribute `\(attribute.name)` \(attribute.isOptional ? "required → optional" : "optional → required")")
+            }
+            if previous.isIndexed != attribute.isIndexed {
+                note(attribute.name, "index on `\(attribute.name)` \(attribute.isIndexed ? "added" : "removed")")
+            }
+        }
+        let newAttributeNames = Set(after.attributes.map(\.name))
+        for attribute in before.attributes where !newAttributeNames.contains(attribute.name) {
+            note(attribute.name, "attribute `\(attribute.name)` removed")
+        }
+        let oldRelationships = Dictionary(before.relationships.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
+        for relationship in after.relationships {
+            guard let previous = oldRelationships[relationship.name] else {
+                note(relationship.name, "relationship `\(relationship.name)` added (\(relationship.cardinality.rawValue) \(relationship.destination))")
+                continue
+            }
+            if previous != relationship {
+                note(relationship.name, "relationship `\(relationship.name)` changed (\(describe(previous)) → \(describe(relationship)))")
+            }
+        }
+        let newRelationshipNames = Set(after.relationships.map(\.name))
+        for relationship in before.relationships where !newRelationshipNames.contains(relationship.name) {
+            note(relationship.name, "relationship `\(relationship.name)` removed")
+        }
+        for index in after.indexes where !before.indexes.contains(index) { note(nil, "index (\(index.joined(separator: ", "))) added") }
+        for index in before.indexes where !after.indexes.contains(index) { note(nil, "index (\(index.joined(separator: ", "))) removed") }
+        for unique in after.uniqueConstraints where !before.uniqueConstraints.contains(unique) {
+            note(nil, "unique constraint (\(unique.joined(separator: ", "))) added")
+        }
+        for unique in before.uniqueConstraints where !after.uniqueConstraints.contains(unique) {
+            note(nil, "unique constraint (\(unique.joined(separator: ", "))) removed")
+        }
+        return found
+    }
+
+    private static func describe(_ relationship: Relationship) -> String {
+        "\(relationship.cardinality.rawValue) \(relationship.destination), inverse \(relationship.inverse ?? "none"), \(relationship.storage.rawValue)"
+    }
+}
+
+/// How a persistent backend checks, at open, that a store holds the shape of the app's schema.
+public enum StoredSchema {
+    /// What the check found.
+    public enum Outcome: Sendable, Equatable {
+        /// The stored description equals the schema's.
+        case matches
+        /// A store written before stores kept their description, whose fingerprint matches: the
+        /// backend checks what the fingerprint did not cover (attribute indexes) against what it
+        /// holds, then writes ``SchemaDescription/encoded()`` under ``SchemaDescription/metadataKey``.
+        case legacyMatches
+    }
+
+    /// Compares what a store holds — its description, or (older stores) only its fingerprint —
+    /// with `schema`. A difference is ``StrataError/Code/incompatibleStore`` naming every change;
+    /// the store is left untouched.
+    public static func check(description: [UInt8]?, fingerprint: String?, schema: Schema, path: String) throws -> Outcome {
+        if let description {
+            let stored = try SchemaDescription.decode(description, path: path)
+            let current = SchemaDescription(schema)
+            if stored.entities == current.entities { return .matches }
+            let changes = current.differences(from: stored)
+            throw StrataError(
+                .incompatibleStore, entity: changes.first?.entity, property: changes.first?.property,
+                "\(path) was written with another schema (migrations are not supported yet). The app's schema differs: \(changes.map(\.description).joined(separator: "; "))")
+        }
+        if fingerprint == schema.fingerprint { return .legacyMatches }
+        throw StrataError(
+            .incompatibleStore,
+            "\(path) was written with another schema, before stores kept their schema description, so what differs cannot be named (migrations are not supported yet)")
+    }
+}
