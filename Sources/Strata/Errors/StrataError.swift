@@ -53,6 +53,8 @@ public struct StrataError: Error, Sendable, CustomStringConvertible {
         public static let storageFailure = Code("storageFailure")
         /// A save conflicts with changes made since the data was read.
         public static let mergeConflict = Code("mergeConflict")
+        /// A schema change no lightweight step covers: the migration plan needs a custom stage.
+        public static let migrationRequired = Code("migrationRequired")
     }
 
     /// What went wrong.

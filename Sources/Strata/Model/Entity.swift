@@ -3,6 +3,8 @@
 /// ``StrataError/Code/invalidSchema`` error when the ``Schema`` is built.
 public struct Entity<Model: PersistentModel>: Sendable {
     public let name: String
+    /// The entity's name in the previous schema version.
+    public let renamedFrom: String?
     let members: [EntityMember<Model>]
     /// Stored names that differ from the key-path text (`name:` overrides), by key-path text.
     let renamed: [String: String]
@@ -19,8 +21,10 @@ public struct Entity<Model: PersistentModel>: Sendable {
     /// - Parameters:
     ///   - name: The entity name; the type's name when omitted.
     ///   - members: Attributes, relationships, indexes, unique constraints and checks.
-    public init(_ name: String? = nil, _ members: [EntityMember<Model>]) {
+    ///   - renamedFrom: The entity's name in the previous schema version (a migration renames it).
+    public init(_ name: String? = nil, renamedFrom: String? = nil, _ members: [EntityMember<Model>]) {
         self.name = name ?? String(describing: Model.self)
+        self.renamedFrom = renamedFrom
         self.members = members
         var renamed: [String: String] = [:]
         for member in members { renamed.merge(member.renamed, uniquingKeysWith: { a, _ in a }) }
@@ -78,7 +82,7 @@ public struct Entity<Model: PersistentModel>: Sendable {
         return EntityDescription(
             name: entity.name, idKind: entity.idKind, attributes: entity.attributes,
             relationships: entity.relationships, indexes: entity.indexes,
-            uniqueConstraints: entity.uniqueConstraints, recordChecks: entity.recordChecks)
+            uniqueConstraints: entity.uniqueConstraints, recordChecks: entity.recordChecks, renamedFrom: renamedFrom)
     }
 }
 
@@ -134,11 +138,18 @@ public struct EntityMember<Model>: Sendable {
 
 extension EntityMember where Model: PersistentModel {
     /// A scalar, optional or enum attribute.
+    ///
+    /// - Parameter renamedFrom: The attribute's name in the previous schema version: a migration
+    ///   moves its values rather than dropping it and adding this one.
     public static func attribute<V: AttributeConvertible>(
         _ keyPath: any KeyPath<Model, V> & Sendable, name: String? = nil, default defaultValue: V? = nil, indexed: Bool = false,
-        unique: Bool = false, rules: [ValidationRule] = []
+        unique: Bool = false, rules: [ValidationRule] = [], renamedFrom: String? = nil
     ) -> EntityMember {
-        let description = describeAttribute(keyPath, type: V.self, name: name, default: defaultValue, indexed: indexed, rules: rules)
+        var description = describeAttribute(keyPath, type: V.self, name: name, default: defaultValue, indexed: indexed, rules: rules)
+        if case .success(var attribute) = description {
+            attribute.renamedFrom = renamedFrom
+            description = .success(attribute)
+        }
         var member = EntityMember(part: .attributes(description.map { [$0] }))
         if case .success(let attribute) = description {
             let stored = attribute.name

@@ -15,12 +15,16 @@ public struct AttributeDescription: Sendable {
     public var allowedValues: [Value]?
     /// Rules a non-nil value must pass.
     public var rules: [ValidationRule]
+    /// The name this attribute had in the previous schema version: a migration moves its values
+    /// instead of dropping one attribute and adding another.
+    public var renamedFrom: String?
 
     /// An untyped attribute.
     public init(
         name: String, type: AttributeType, isOptional: Bool = false, defaultValue: Value? = nil,
-        isIndexed: Bool = false, allowedValues: [Value]? = nil, rules: [ValidationRule] = []
+        isIndexed: Bool = false, allowedValues: [Value]? = nil, rules: [ValidationRule] = [], renamedFrom: String? = nil
     ) {
+        self.renamedFrom = renamedFrom
         self.name = name
         self.type = type
         self.isOptional = isOptional

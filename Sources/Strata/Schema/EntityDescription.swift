@@ -15,13 +15,16 @@ public struct EntityDescription: Sendable {
     public var uniqueConstraints: [[String]]
     /// Record-level checks (typed closures from a model declaration), run after attribute rules.
     public var recordChecks: [RecordCheck]
+    /// The name this entity had in the previous schema version (a migration renames, not drops and adds).
+    public var renamedFrom: String?
 
     /// An untyped entity; ``Schema`` checks it.
     public init(
         name: String, idKind: RecordID.Kind = .uuid, attributes: [AttributeDescription] = [],
         relationships: [RelationshipDescription] = [], indexes: [[String]] = [],
-        uniqueConstraints: [[String]] = [], recordChecks: [RecordCheck] = []
+        uniqueConstraints: [[String]] = [], recordChecks: [RecordCheck] = [], renamedFrom: String? = nil
     ) {
+        self.renamedFrom = renamedFrom
         self.name = name
         self.idKind = idKind
         self.attributes = attributes

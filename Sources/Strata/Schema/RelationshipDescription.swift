@@ -39,6 +39,8 @@ public struct RelationshipDescription: Sendable {
     public var maxCount: Int?
     /// Filled in by ``Schema`` when it is built.
     public internal(set) var storage: Storage
+    /// The name this relationship had in the previous schema version.
+    public var renamedFrom: String?
 
     /// An untyped relationship; ``Schema`` checks it and fills in ``storage``.
     public init(

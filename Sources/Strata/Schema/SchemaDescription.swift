@@ -18,6 +18,7 @@ public struct SchemaDescription: Codable, Hashable, Sendable {
         public var destination: String
         public var inverse: String?
         public var cardinality: RelationshipDescription.Cardinality
+        public var isOrdered: Bool
         public var storage: RelationshipDescription.Storage
     }
 
@@ -46,7 +47,9 @@ public struct SchemaDescription: Codable, Hashable, Sendable {
                     Attribute(name: $0.name, type: $0.type, isOptional: $0.isOptional, isIndexed: $0.isIndexed)
                 },
                 relationships: entity.relationships.sorted { $0.name < $1.name }.map {
-                    Relationship(name: $0.name, destination: $0.destination, inverse: $0.inverse, cardinality: $0.cardinality, storage: $0.storage)
+                    Relationship(
+                        name: $0.name, destination: $0.destination, inverse: $0.inverse, cardinality: $0.cardinality,
+                        isOrdered: $0.isOrdered, storage: $0.storage)
                 },
                 indexes: entity.indexes.sorted { $0.joined(separator: ",") < $1.joined(separator: ",") },
                 uniqueConstraints: entity.uniqueConstraints.sorted { $0.joined(separator: ",") < $1.joined(separator: ",") })
@@ -144,7 +147,7 @@ public struct SchemaDescription: Codable, Hashable, Sendable {
     }
 
     private static func describe(_ relationship: Relationship) -> String {
-        "\(relationship.cardinality.rawValue) \(relationship.destination), inverse \(relationship.inverse ?? "none"), \(relationship.storage.rawValue)"
+        "\(relationship.cardinality.rawValue) \(relationship.destination)\(relationship.isOrdered ? " ordered" : ""), inverse \(relationship.inverse ?? "none"), \(relationship.storage.rawValue)"
     }
 }
 
@@ -177,5 +180,26 @@ public enum StoredSchema {
         throw StrataError(
             .incompatibleStore,
             "\(path) was written with another schema, before stores kept their schema description, so what differs cannot be named (migrations are not supported yet)")
+    }
+}
+
+extension SchemaDescription {
+    /// The stored shape as an untyped schema, to open and read a store written with it (a
+    /// migration's source). Behaviour the description does not keep is absent: no validation
+    /// rules or defaults, nullify delete rules, relationships optional.
+    public func schema() throws -> Schema {
+        try Schema(entities: entities.map { entity in
+            EntityDescription(
+                name: entity.name, idKind: entity.idKind,
+                attributes: entity.attributes.map {
+                    AttributeDescription(name: $0.name, type: $0.type, isOptional: $0.isOptional, isIndexed: $0.isIndexed)
+                },
+                relationships: entity.relationships.map {
+                    RelationshipDescription(
+                        name: $0.name, destination: $0.destination, inverse: $0.inverse, cardinality: $0.cardinality,
+                        isOrdered: $0.isOrdered)
+                },
+                indexes: entity.indexes, uniqueConstraints: entity.uniqueConstraints)
+        })
     }
 }

@@ -1,0 +1,133 @@
+/// Infers the lightweight steps that turn a stored shape into the app's schema — what Core Data
+/// calls an inferred mapping model. Anything no step covers is refused with
+/// ``StrataError/Code/migrationRequired`` listing each change and saying a custom stage is needed.
+public enum LightweightMigration {
+    /// The steps from `stored` to `schema`, in the order a migration applies them: entities added
+    /// and renamed, then per entity attributes, relationships, indexes and constraints, then
+    /// entities removed. Empty when the shapes are equal.
+    public static func steps(from stored: SchemaDescription, to schema: Schema) throws -> [MigrationStep] {
+        var steps: [MigrationStep] = []
+        var problems: [(entity: String, property: String?, text: String)] = []
+        let storedEntities = Dictionary(stored.entities.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
+        var matchedStored: Set<String> = []
+        let described = Dictionary(SchemaDescription(schema).entities.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
+        for entity in schema.entities.sorted(by: { $0.name < $1.name }) {
+            let source: SchemaDescription.Entity
+            if let same = storedEntities[entity.name] {
+                source = same
+            } else if let old = entity.renamedFrom, let renamed = storedEntities[old] {
+                source = renamed
+                steps.append(.renameEntity(from: old, to: entity.name))
+            } else {
+                steps.append(.addEntity(entity.name))
+                continue
+            }
+            matchedStored.insert(source.name)
+            guard let target = described[entity.name] else { continue }
+            if source.idKind != target.idKind {
+                problems.append((entity.name, nil, "the ID kind changes from \(source.idKind.rawValue) to \(target.idKind.rawValue)"))
+            }
+            attributeSteps(entity, source, target, &steps, &problems)
+            relationshipSteps(entity, source, schema, &steps, &problems)
+            for index in target.indexes where !source.indexes.contains(index) { steps.append(.addIndex(entity: entity.name, properties: index)) }
+            for index in source.indexes where !target.indexes.contains(index) { steps.append(.removeIndex(entity: entity.name, properties: index)) }
+            for unique in target.uniqueConstraints where !source.uniqueConstraints.contains(unique) {
+                steps.append(.addUniqueConstraint(entity: entity.name, properties: unique))
+            }
+            for unique in source.uniqueConstraints where !target.uniqueConstraints.contains(unique) {
+                steps.append(.removeUniqueConstraint(entity: entity.name, properties: unique))
+            }
+        }
+        for entity in stored.entities where !matchedStored.contains(entity.name) { steps.append(.removeEntity(entity.name)) }
+        if !problems.isEmpty {
+            let list = problems.map { "\($0.entity)\($0.property.map { "." + $0 } ?? ""): \($0.text)" }.joined(separator: "; ")
+            throw StrataError(
+                .migrationRequired, entity: problems[0].entity, property: problems[0].property,
+                "no lightweight step covers these changes; add a custom stage to the migration plan: \(list)")
+        }
+        return steps
+    }
+
+    private static func attributeSteps(
+        _ entity: EntityDescription, _ source: SchemaDescription.Entity, _ target: SchemaDescription.Entity,
+        _ steps: inout [MigrationStep], _ problems: inout [(entity: String, property: String?, text: String)]
+    ) {
+        let storedAttributes = Dictionary(source.attributes.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
+        var matched: Set<String> = []
+        for attribute in entity.attributes {
+            let old: SchemaDescription.Attribute
+            if let same = storedAttributes[attribute.name] {
+                old = same
+            } else if let previous = attribute.renamedFrom, let renamed = storedAttributes[previous] {
+                old = renamed
+                steps.append(.renameAttribute(entity: entity.name, from: previous, to: attribute.name))
+            } else {
+                if !attribute.isOptional, attribute.defaultValue == nil {
+                    problems.append((entity.name, attribute.name, "added as required with no default for the existing records (give it a default or make it optional)"))
+                }
+                steps.append(.addAttribute(entity: entity.name, attribute: attribute.name, default: attribute.defaultValue))
+                if attribute.isIndexed { steps.append(.addAttributeIndex(entity: entity.name, attribute: attribute.name)) }
+                continue
+            }
+            matched.insert(old.name)
+            if old.type != attribute.type {
+                problems.append((entity.name, attribute.name, "the type changes from \(old.type.rawValue) to \(attribute.type.rawValue)"))
+            }
+            if old.isOptional, !attribute.isOptional {
+                if let value = attribute.defaultValue {
+                    steps.append(.makeRequired(entity: entity.name, attribute: attribute.name, default: value))
+                } else {
+                    problems.append((entity.name, attribute.name, "becomes required with no default for records holding nil"))
+                }
+            } else if !old.isOptional, attribute.isOptional {
+                steps.append(.makeOptional(entity: entity.name, attribute: attribute.name))
+            }
+            if old.isIndexed != attribute.isIndexed {
+                steps.append(attribute.isIndexed ? .addAttributeIndex(entity: entity.name, attribute: attribute.name)
+                                                 : .removeAttributeIndex(entity: entity.name, attribute: attribute.name))
+            }
+        }
+        for attribute in source.attributes where !matched.contains(attribute.name) {
+            steps.append(.removeAttribute(entity: entity.name, attribute: attribute.name))
+        }
+        _ = target
+    }
+
+    private static func relationshipSteps(
+        _ entity: EntityDescription, _ source: SchemaDescription.Entity, _ schema: Schema,
+        _ steps: inout [MigrationStep], _ problems: inout [(entity: String, property: String?, text: String)]
+    ) {
+        let stored = Dictionary(source.relationships.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
+        var matched: Set<String> = []
+        for relationship in entity.relationships {
+            let old: SchemaDescription.Relationship
+            if let same = stored[relationship.name] {
+                old = same
+            } else if let previous = relationship.renamedFrom, let renamed = stored[previous] {
+                old = renamed
+                steps.append(.renameRelationship(entity: entity.name, from: previous, to: relationship.name))
+            } else {
+                if relationship.isToOne, relationship.isRequired {
+                    problems.append((entity.name, relationship.name, "a required to-one added: existing records have nothing to point at"))
+                }
+                steps.append(.addRelationship(entity: entity.name, relationship: relationship.name))
+                continue
+            }
+            matched.insert(old.name)
+            if old.destination != relationship.destination {
+                problems.append((entity.name, relationship.name, "the destination changes from \(old.destination) to \(relationship.destination)"))
+            } else if old.cardinality != relationship.cardinality {
+                problems.append((entity.name, relationship.name, "the cardinality changes from \(old.cardinality.rawValue) to \(relationship.cardinality.rawValue)"))
+            } else if old.isOrdered != relationship.isOrdered {
+                // The members stay; which side keeps the list (and its order) may move with it.
+                steps.append(.changeOrdering(entity: entity.name, relationship: relationship.name, ordered: relationship.isOrdered))
+            } else if old.storage != relationship.storage {
+                problems.append((entity.name, relationship.name, "its storage changes from \(old.storage.rawValue) to \(relationship.storage.rawValue)"))
+            }
+        }
+        for relationship in source.relationships where !matched.contains(relationship.name) {
+            steps.append(.removeRelationship(entity: entity.name, relationship: relationship.name))
+        }
+        _ = schema
+    }
+}

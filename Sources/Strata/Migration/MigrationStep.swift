@@ -1,0 +1,49 @@
+/// One lightweight change a migration makes, inferred from the difference between the shape a
+/// store holds and the app's schema (``LightweightMigration/steps(from:to:)``).
+public enum MigrationStep: Sendable, Hashable, CustomStringConvertible {
+    case addEntity(String)
+    case removeEntity(String)
+    case renameEntity(from: String, to: String)
+    /// Every existing record gets `default` (nil for an optional attribute with none).
+    case addAttribute(entity: String, attribute: String, default: Value?)
+    case removeAttribute(entity: String, attribute: String)
+    case renameAttribute(entity: String, from: String, to: String)
+    /// Records holding nil get `default`.
+    case makeRequired(entity: String, attribute: String, default: Value)
+    case makeOptional(entity: String, attribute: String)
+    case addAttributeIndex(entity: String, attribute: String)
+    case removeAttributeIndex(entity: String, attribute: String)
+    case addIndex(entity: String, properties: [String])
+    case removeIndex(entity: String, properties: [String])
+    /// Checked for duplicates first: a migration never removes a record to satisfy it.
+    case addUniqueConstraint(entity: String, properties: [String])
+    case removeUniqueConstraint(entity: String, properties: [String])
+    case addRelationship(entity: String, relationship: String)
+    case removeRelationship(entity: String, relationship: String)
+    case renameRelationship(entity: String, from: String, to: String)
+    /// Unordered ↔ ordered: the members stay, in their current order.
+    case changeOrdering(entity: String, relationship: String, ordered: Bool)
+
+    public var description: String {
+        switch self {
+        case .addEntity(let entity): "add entity \(entity)"
+        case .removeEntity(let entity): "remove entity \(entity) and its records"
+        case .renameEntity(let from, let to): "rename entity \(from) to \(to)"
+        case .addAttribute(let entity, let attribute, let value): "add \(entity).\(attribute)\(value.map { " (existing records: \($0))" } ?? "")"
+        case .removeAttribute(let entity, let attribute): "remove \(entity).\(attribute)"
+        case .renameAttribute(let entity, let from, let to): "rename \(entity).\(from) to \(to)"
+        case .makeRequired(let entity, let attribute, let value): "make \(entity).\(attribute) required (nil becomes \(value))"
+        case .makeOptional(let entity, let attribute): "make \(entity).\(attribute) optional"
+        case .addAttributeIndex(let entity, let attribute): "index \(entity).\(attribute)"
+        case .removeAttributeIndex(let entity, let attribute): "drop the index on \(entity).\(attribute)"
+        case .addIndex(let entity, let properties): "index \(entity)(\(properties.joined(separator: ", ")))"
+        case .removeIndex(let entity, let properties): "drop the index \(entity)(\(properties.joined(separator: ", ")))"
+        case .addUniqueConstraint(let entity, let properties): "make \(entity)(\(properties.joined(separator: ", "))) unique"
+        case .removeUniqueConstraint(let entity, let properties): "drop the unique constraint \(entity)(\(properties.joined(separator: ", ")))"
+        case .addRelationship(let entity, let relationship): "add relationship \(entity).\(relationship)"
+        case .removeRelationship(let entity, let relationship): "remove relationship \(entity).\(relationship)"
+        case .renameRelationship(let entity, let from, let to): "rename relationship \(entity).\(from) to \(to)"
+        case .changeOrdering(let entity, let relationship, let ordered): "make \(entity).\(relationship) \(ordered ? "ordered" : "unordered")"
+        }
+    }
+}
