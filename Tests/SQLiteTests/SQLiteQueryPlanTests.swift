@@ -117,6 +117,20 @@ struct SQLiteQueryPlanTests {
         #expect(!steps.contains { $0.contains("TEMP B-TREE") }, "\(name): \(steps)")
     }
 
+    /// A keyset page seeks to its cursor in the sort's index and walks on in order: no scan, no
+    /// sort, whatever page it is.
+    @Test func keysetPagesSeekTheSortIndex() async throws {
+        let store = Store(backend: try await SQLiteBackend.open(path: ":memory:", schema: try TravelDomain.schema()))
+        let data = try await TravelData.seed(store)
+        _ = data
+        let query = Query<Trip>.all.sorted(by: \.budget).limit(2)
+        let cursor = try #require(try await store.repository(Trip.self).fetch(query, after: nil).next)
+        let steps = try Self.queryPlan(FetchPlan(entity: "Trip", predicate: cursor.predicate, sort: [SortKey("budget")], limit: 2))
+        #expect(steps.contains { $0.hasPrefix("SEARCH t0") }, "\(steps)")
+        #expect(!steps.contains { $0.hasPrefix("SCAN t0") }, "\(steps)")
+        #expect(!steps.contains { $0.contains("TEMP B-TREE") }, "\(steps)")
+    }
+
     @Test func storesWithEarlierIndexesAreUpgradedAtOpen() async throws {
         // A store written before indexes ended in `id`: opening it rebuilds them, data intact.
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("strata-upgrade-\(UUID().uuidString).sqlite").path

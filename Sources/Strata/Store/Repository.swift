@@ -47,6 +47,21 @@ public struct Repository<Model: PersistentModel>: Sendable {
         try await store.read { try $0.fetch(query) }
     }
 
+    /// One page of a query's results after `cursor` (from the start when nil), at most the query's
+    /// limit, with the cursor of the next page (nil at the end). See ``StoreReader/fetch(_:after:)``.
+    ///
+    /// ```swift
+    /// var cursor: PageCursor? = nil
+    /// repeat {
+    ///     let page = try await trips.fetch(Query<Trip>.all.sorted(by: \.start).limit(50), after: cursor)
+    ///     send(page.models, next: page.next?.description)
+    ///     cursor = page.next
+    /// } while cursor != nil
+    /// ```
+    public func fetch(_ query: Query<Model>, after cursor: PageCursor?) async throws -> Page<Model> {
+        try await store.read { try $0.fetch(query, after: cursor) }
+    }
+
     /// The models a filter matches, ID ascending.
     public func fetch(where predicate: Filter<Model>) async throws -> [Model] {
         try await fetch(Query(predicate))

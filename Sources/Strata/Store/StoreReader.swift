@@ -24,6 +24,27 @@ public class StoreReader {
         try KeyPathDecoding.decodeAll(M.self, try executor.fetch(try query.plan(), in: transaction))
     }
 
+    /// One page of a query's results: those after `cursor` (from the start when nil), at most the
+    /// query's limit of them, and the cursor of the page after. Keyset paging: a page costs the
+    /// same however deep it is, and saves made between pages neither repeat nor skip records
+    /// that sort after the cursor. The query's offset must be 0; a cursor from another entity or
+    /// sort order is ``StrataError/Code/invalidQuery``.
+    public func fetch<M: PersistentModel>(_ query: Query<M>, after cursor: PageCursor?) throws -> Page<M> {
+        var plan = try query.plan()
+        guard plan.offset == 0 else { throw StrataError(.invalidQuery, entity: plan.entity, "keyset pages cannot be combined with an offset") }
+        if let cursor {
+            guard cursor.entity == plan.entity, cursor.sort == plan.sort else {
+                throw StrataError(.invalidQuery, entity: plan.entity, "the page cursor belongs to another query (entity or sort order)")
+            }
+            plan.predicate = plan.predicate.map { .and([$0, cursor.predicate]) } ?? cursor.predicate
+        }
+        let records = try executor.fetch(plan, in: transaction)
+        let models = try KeyPathDecoding.decodeAll(M.self, records)
+        let full = plan.limit.map { records.count >= $0 && $0 > 0 } ?? false
+        let next = full ? records.last.map { PageCursor(entity: plan.entity, sort: plan.sort, after: $0) } : nil
+        return Page(models: models, next: next)
+    }
+
     /// The first model a query matches, or `nil`.
     public func first<M: PersistentModel>(_ query: Query<M>) throws -> M? {
         try fetch(query.limit(1)).first

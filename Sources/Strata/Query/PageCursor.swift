@@ -1,0 +1,143 @@
+import Foundation
+
+/// Where a page of results ended: the sort-key values and the ID of its last record, opaque to
+/// callers (``description`` is a URL-safe token to hand a client; ``init(token:)`` reads it back).
+///
+/// The next page is every record that sorts after that position — a keyset, not an offset — so
+/// records inserted or deleted before it do not shift or repeat what follows, and each page costs
+/// the same however deep it is (the sort's index seeks to the position).
+public struct PageCursor: Sendable, Hashable, CustomStringConvertible {
+    let entity: String
+    let sort: [SortKey]
+    let values: [Value]
+    let id: RecordID
+
+    init(entity: String, sort: [SortKey], after record: Record) {
+        self.entity = entity
+        self.sort = sort
+        self.values = sort.map { record[$0.property] }
+        self.id = record.id
+    }
+
+    /// The token a client sends back.
+    public var description: String { Self.encode(self) }
+
+    /// Reads a token made by ``description``. A damaged or foreign token is
+    /// ``StrataError/Code/invalidQuery``.
+    public init(token: String) throws {
+        self = try Self.decode(token)
+    }
+
+    /// The filter the next page adds to the query's: "after this position" in its order — for some
+    /// key, the keys before it equal this position's and it sorts after; or every key equal and a
+    /// greater ID. Nulls sort first ascending (and so last descending), as everywhere. A range on
+    /// the first key leads, so an index on the sort seeks to the position and walks on in order.
+    public var predicate: FilterExpression {
+        var alternatives: [FilterExpression] = []
+        var equalSoFar: [FilterExpression] = []
+        for (key, value) in zip(sort, values) {
+            if let after = Self.after(key, value) { alternatives.append(.and(equalSoFar + [after])) }
+            equalSoFar.append(value.isNull ? .isNil(key.property) : .compare(key.property, .equal, value, []))
+        }
+        alternatives.append(.and(equalSoFar + [.compare("id", .greater, id.value, [])]))
+        let after: FilterExpression = alternatives.count == 1 ? alternatives[0] : .or(alternatives)
+        guard let first = sort.first, let value = values.first, !value.isNull else { return after }
+        let atOrAfter: FilterExpression = first.ascending
+            ? .compare(first.property, .greaterOrEqual, value, [])
+            : .or([.compare(first.property, .lessOrEqual, value, []), .isNil(first.property)])
+        return .and([atOrAfter, after])
+    }
+
+    /// Records whose `key` sorts strictly after `value`; nil when none can.
+    private static func after(_ key: SortKey, _ value: Value) -> FilterExpression? {
+        switch (key.ascending, value.isNull) {
+        case (true, true): .not(.isNil(key.property))  // nulls come first: every value follows
+        case (true, false): .compare(key.property, .greater, value, [])
+        case (false, true): nil  // nulls come last descending: nothing follows
+        case (false, false): .or([.compare(key.property, .less, value, []), .isNil(key.property)])
+        }
+    }
+
+    // MARK: Token
+
+    private struct Wire: Codable {
+        var e: String
+        var s: [String]  // "+name" / "-name"
+        var v: [[String]]  // [kind, payload]
+        var i: [String]
+    }
+
+    private static func encode(_ cursor: PageCursor) -> String {
+        let wire = Wire(
+            e: cursor.entity, s: cursor.sort.map { ($0.ascending ? "+" : "-") + $0.property },
+            v: cursor.values.map(encode), i: encode(cursor.id.value))
+        let data = (try? JSONEncoder().encode(wire)) ?? Data()
+        return data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+    }
+
+    private static func decode(_ token: String) throws -> PageCursor {
+        var base64 = token.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        while base64.count % 4 != 0 { base64 += "=" }
+        guard let data = Data(base64Encoded: base64), let wire = try? JSONDecoder().decode(Wire.self, from: data),
+              let idValue = decode(wire.i), let id = RecordID(idValue), wire.s.count == wire.v.count
+        else { throw StrataError(.invalidQuery, "the page cursor is not one this store made") }
+        var sort: [SortKey] = []
+        for key in wire.s {
+            guard let direction = key.first, direction == "+" || direction == "-" else {
+                throw StrataError(.invalidQuery, "the page cursor is not one this store made")
+            }
+            sort.append(SortKey(String(key.dropFirst()), ascending: direction == "+"))
+        }
+        var values: [Value] = []
+        for value in wire.v {
+            guard let decoded = decode(value) else { throw StrataError(.invalidQuery, "the page cursor is not one this store made") }
+            values.append(decoded)
+        }
+        return PageCursor(entity: wire.e, sort: sort, values: values, id: id)
+    }
+
+    private init(entity: String, sort: [SortKey], values: [Value], id: RecordID) {
+        self.entity = entity
+        self.sort = sort
+        self.values = values
+        self.id = id
+    }
+
+    private static func encode(_ value: Value) -> [String] {
+        switch value {
+        case .null: ["n"]
+        case .bool(let flag): ["b", flag ? "1" : "0"]
+        case .int(let number): ["i", String(number)]
+        case .double(let number): ["d", String(number.bitPattern)]
+        case .string(let text): ["s", text]
+        case .date(let date): ["t", String(date.timeIntervalSinceReferenceDate.bitPattern)]
+        case .uuid(let uuid): ["u", uuid.uuidString]
+        case .data(let bytes): ["x", bytes.base64EncodedString()]
+        }
+    }
+
+    private static func decode(_ parts: [String]) -> Value? {
+        guard let kind = parts.first else { return nil }
+        let payload = parts.count > 1 ? parts[1] : ""
+        switch kind {
+        case "n": return .null
+        case "b": return .bool(payload == "1")
+        case "i": return Int64(payload).map(Value.int)
+        case "d": return UInt64(payload).map { .double(Double(bitPattern: $0)) }
+        case "s": return .string(payload)
+        case "t": return UInt64(payload).map { .date(Date(timeIntervalSinceReferenceDate: Double(bitPattern: $0))) }
+        case "u": return UUID(uuidString: payload).map(Value.uuid)
+        case "x": return Data(base64Encoded: payload).map(Value.data)
+        default: return nil
+        }
+    }
+}
+
+/// One page of results and where the next one starts.
+public struct Page<Model: PersistentModel>: Sendable {
+    public let models: [Model]
+    /// The position after the last model; nil when the page came back with fewer models than the
+    /// limit (the end). A full last page is followed by an empty one.
+    public let next: PageCursor?
+}
