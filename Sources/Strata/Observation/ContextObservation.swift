@@ -44,7 +44,7 @@ public struct ContextObservation<Model: PersistentModel>: AsyncSequence, Sendabl
                 // What the context showed of each record, and a counter bumped when it changes:
                 // pending changes keep the stored version, so the counter stands in for it.
                 var shown: [RecordID: (record: Record, revision: Int64)] = [:]
-                let seen = Mutex<(token: Int64, ids: Set<RecordID>)>((0, []))
+                let seen = ObservedPosition()
                 var last: [(id: RecordID, version: Int64)]?
                 func publish() async throws {
                     let (records, models, token) = try await context.observedFetch(Model.self, plan)
@@ -67,19 +67,7 @@ public struct ContextObservation<Model: PersistentModel>: AsyncSequence, Sendabl
                 }
                 await context.addChangeSignal(signal, wake)
                 try await publish()
-                let subscription = store.hub.subscribe(
-                    after: seen.withLock { $0.token == 0 ? nil : HistoryToken($0.token) }, entities: dependencies.entities
-                ) { event in
-                    switch event {
-                    case .gap, .failed:
-                        wake.yield()
-                    case .committed(let transaction):
-                        let relevant = seen.withLock { seen in
-                            transaction.token.value > seen.token && dependencies.affected(by: transaction, ids: seen.ids)
-                        }
-                        if relevant { wake.yield() }
-                    }
-                }
+                let subscription = store.hub.subscribe(after: seen.withLock { $0.token == 0 ? nil : HistoryToken($0.token) }, for: dependencies, seen: seen, wake: wake)
                 defer { store.hub.unsubscribe(subscription) }
                 for await _ in wakes {
                     try Task.checkCancellation()

@@ -1,3 +1,6 @@
+import Foundation
+import Synchronization
+
 /// What an observed query reads, so a commit that cannot change its results costs no fetch.
 ///
 /// A commit can change a query's results when it inserts a record of the query's entity; deletes
@@ -50,6 +53,36 @@ struct ObservedDependencies: Sendable {
             case .insert: return true
             case .delete: return hasOffset || ids.contains(change.id)
             case .update: return ids.contains(change.id) || change.changedProperties.contains(where: properties.contains)
+            }
+        }
+    }
+}
+
+/// What a live result has seen: commits through `token`, and the IDs it holds. Shared between the
+/// observation and its hub subscription.
+final class ObservedPosition: Sendable {
+    let state = Mutex<(token: Int64, ids: Set<RecordID>)>((0, []))
+
+    func withLock<T>(_ body: (inout (token: Int64, ids: Set<RecordID>)) -> T) -> T { state.withLock { body(&$0) } }
+}
+
+extension CommitHub {
+    /// Subscribes a live result: `wake` is called for a commit that may change it (judged against
+    /// what `seen` holds), and for a gap or a failed read (re-reading sees everything, or reports
+    /// the error).
+    func subscribe(
+        after position: HistoryToken?, for dependencies: ObservedDependencies, seen: ObservedPosition,
+        wake: AsyncStream<Void>.Continuation
+    ) -> UUID {
+        subscribe(after: position, entities: dependencies.entities) { event in
+            switch event {
+            case .gap, .failed:
+                wake.yield()
+            case .committed(let transaction):
+                let relevant = seen.withLock { seen in
+                    transaction.token.value > seen.token && dependencies.affected(by: transaction, ids: seen.ids)
+                }
+                if relevant { wake.yield() }
             }
         }
     }

@@ -98,7 +98,7 @@ public struct QueryObservation<Model: PersistentModel>: AsyncSequence, Sendable 
                 }
                 // What the latest value saw: commits up to `token` are in it; later ones are
                 // judged against its IDs.
-                let seen = Mutex<(token: Int64, ids: Set<RecordID>)>((0, []))
+                let seen = ObservedPosition()
                 // The keys of the last value published by refetching (the incremental path keeps
                 // them in `live`), and the history position of the last value.
                 var lastKeys: [(id: RecordID, version: Int64)]?
@@ -178,17 +178,7 @@ public struct QueryObservation<Model: PersistentModel>: AsyncSequence, Sendable 
                     }
                 }
                 try await refetch()
-                let subscription = store.hub.subscribe(after: lastToken, entities: dependencies.entities) { event in
-                    switch event {
-                    case .gap, .failed:
-                        wake.yield()  // re-reading sees everything, or reports the error
-                    case .committed(let transaction):
-                        let relevant = seen.withLock { seen in
-                            transaction.token.value > seen.token && dependencies.affected(by: transaction, ids: seen.ids)
-                        }
-                        if relevant { wake.yield() }
-                    }
-                }
+                let subscription = store.hub.subscribe(after: lastToken, for: dependencies, seen: seen, wake: wake)
                 defer { store.hub.unsubscribe(subscription) }
                 for await _ in wakes {
                     try Task.checkCancellation()

@@ -15,7 +15,7 @@ extension ObservationChecks {
             let (store, faulty) = faulty(base)
             let probe = ObservationProbe(store.observe(byLabel))
             let first = try await probe.wait(for: 1)[0]
-            faulty.holdReads()  // the observer cannot read the history of what follows…
+            await faulty.holdReads()  // the observer cannot read the history of what follows…
             try await store.repository(Tag.self).insert(Tag(id: "p1", label: "Pier"))
             try await store.repository(Tag.self).delete("beach")
             try await store.repository(Tag.self).insert(Tag(id: "a1", label: "Arch"))
@@ -33,7 +33,7 @@ extension ObservationChecks {
             let (store, faulty) = faulty(base)
             let probe = ObservationProbe(store.observe(byLabel))
             _ = try await probe.wait(for: 1)
-            faulty.holdReads()
+            await faulty.holdReads()
             try await store.repository(Tag.self).insert(Tag(id: "p1", label: "Pier"))
             try await store.repository(Tag.self).insert(Tag(id: "p2", label: "Port"))
             let last = try await base.currentHistoryToken()  // `base` reads around the hold
@@ -49,7 +49,7 @@ extension ObservationChecks {
             let (store, faulty) = faulty(base)
             let stream = store.changes(entities: nil)
             try await eventually("the change stream is registered") { store.observerCount > 0 }
-            faulty.holdReads()
+            await faulty.holdReads()
             try await store.repository(Tag.self).insert(Tag(id: "p1", label: "Pier"))
             try await store.purgeHistory(before: HistoryToken(Int64.max))
             faulty.releaseReads()

@@ -55,18 +55,28 @@ public final class FaultInjectingBackend: StorageBackend {
         var held = false
         var waiting: [CheckedContinuation<Void, Never>] = []
         var failing = false
+        /// Reads past the gate and not finished: one of them may still take its snapshot later.
+        var active = 0
     }
 
     private let gate = Mutex(ReadGate())
 
     /// Makes every read wait until ``releaseReads()`` (writes go on): a check can let commits and
-    /// purges happen while an observer is stuck before its history read.
-    public func holdReads() { gate.withLock { $0.held = true } }
+    /// purges happen while an observer is stuck before its history read. Returns once the reads
+    /// already past the gate have finished, since one of them could otherwise take its snapshot
+    /// after a commit the check makes next.
+    public func holdReads() async {
+        gate.withLock { $0.held = true }
+        while gate.withLock({ $0.active > 0 }) {
+            try? await Task.sleep(for: .milliseconds(1))
+        }
+    }
 
     /// Lets held reads, and later ones, through.
     public func releaseReads() {
         let waiting = gate.withLock { gate in
             gate.held = false
+            gate.active += gate.waiting.count
             defer { gate.waiting.removeAll() }
             return gate.waiting
         }
@@ -80,11 +90,12 @@ public final class FaultInjectingBackend: StorageBackend {
     public func read<T: Sendable>(_ body: @escaping @Sendable (any StorageReadTransaction) throws -> T) async throws -> T {
         await withCheckedContinuation { continuation in
             let pass = gate.withLock { gate -> Bool in
-                if gate.held { gate.waiting.append(continuation) }
+                if gate.held { gate.waiting.append(continuation) } else { gate.active += 1 }
                 return !gate.held
             }
             if pass { continuation.resume() }
         }
+        defer { gate.withLock { $0.active -= 1 } }
         if gate.withLock({ $0.failing }) { throw StrataError(.storageFailure, "injected fault: the read fails") }
         return try await wrapped.read(body)
     }
