@@ -14,21 +14,23 @@ import Synchronization
 public final class InMemoryBackend: StorageBackend {
     public let schema: Schema
     public let capabilities: FetchCapabilities
-    private let database: Database
+    let database: Database
     private let isClosed = Atomic<Bool>(false)
 
     /// The storage a named store's opens share, with the schema it was created for.
     final class Database: Sendable {
         let state: Mutex<InMemoryState>
-        let fingerprint: String
-        /// The shape the storage was created with.
-        let description: SchemaDescription
+        /// The shape the storage holds (changed only by a migration, under `state`'s lock).
+        private let shape: Mutex<SchemaDescription>
+        var description: SchemaDescription { shape.withLock { $0 } }
+        func setDescription(_ description: SchemaDescription) { shape.withLock { $0 = description } }
         /// Names this storage for observers: handles onto it wake each other's at commit.
         let identity = "memory:" + UUID().uuidString
+        /// How many migrations changed the shape: a handle from before one refuses to work.
+        let migrations = Atomic<Int>(0)
         init(schema: Schema) {
             state = Mutex(InMemoryState(schema: schema))
-            fingerprint = schema.fingerprint
-            description = SchemaDescription(schema)
+            shape = Mutex(SchemaDescription(schema))
         }
     }
 
@@ -46,7 +48,10 @@ public final class InMemoryBackend: StorageBackend {
         self.schema = schema
         self.capabilities = capabilities
         self.database = database
+        self.migrationsAtOpen = database.migrations.load(ordering: .acquiring)
     }
+
+    private let migrationsAtOpen: Int
 
     /// Opens (or creates) the process-wide store called `name`. Opening it again with a schema of
     /// another shape is ``StrataError/Code/incompatibleStore``.
@@ -57,10 +62,9 @@ public final class InMemoryBackend: StorageBackend {
             stores[name] = created
             return created
         }
-        guard database.description == SchemaDescription(schema) else {
-            let changes = SchemaDescription(schema).differences(from: database.description)
-            throw StrataError(.incompatibleStore, entity: changes.first?.entity, property: changes.first?.property,
-                              "memory:\(name) was created with another schema: \(changes.map(\.description).joined(separator: "; "))")
+        let stored = database.description
+        guard stored.isOpenable(as: SchemaDescription(schema)) else {
+            throw StoredSchema.mismatch(stored: stored, current: SchemaDescription(schema), path: "memory:\(name)")
         }
         return InMemoryBackend(schema: schema, capabilities: capabilities, database: database)
     }
@@ -73,10 +77,9 @@ public final class InMemoryBackend: StorageBackend {
     /// A new, open handle on the same storage for `schema`, which must have the shape the storage
     /// was created with (``StrataError/Code/incompatibleStore`` naming every difference otherwise).
     public func reopened(schema: Schema) throws -> InMemoryBackend {
-        guard database.description == SchemaDescription(schema) else {
-            let changes = SchemaDescription(schema).differences(from: database.description)
-            throw StrataError(.incompatibleStore, entity: changes.first?.entity, property: changes.first?.property,
-                              "this memory store was created with another schema: \(changes.map(\.description).joined(separator: "; "))")
+        let stored = database.description
+        guard stored.isOpenable(as: SchemaDescription(schema)) else {
+            throw StoredSchema.mismatch(stored: stored, current: SchemaDescription(schema), path: "this memory store")
         }
         return InMemoryBackend(schema: schema, capabilities: capabilities, database: database)
     }
@@ -93,6 +96,8 @@ public final class InMemoryBackend: StorageBackend {
         }
     }
 
+    var isClosedNow: Bool { isClosed.load(ordering: .acquiring) }
+
     private func checkOpen() throws {
         if isClosed.load(ordering: .acquiring) {
             throw StrataError(.storeClosed, "the store has been closed")
@@ -101,12 +106,14 @@ public final class InMemoryBackend: StorageBackend {
 
     public func read<T: Sendable>(_ body: @escaping @Sendable (any StorageReadTransaction) throws -> T) async throws -> T {
         try checkOpen()
+        try checkShape()
         let snapshot = database.state.withLock { $0 }
         return try body(InMemoryReadTransaction(schema: schema, state: snapshot, capabilities: capabilities))
     }
 
     public func write<T: Sendable>(_ body: @escaping @Sendable (any StorageWriteTransaction) throws -> T) async throws -> T {
         try checkOpen()
+        try checkShape()
         let schema = schema
         let capabilities = capabilities
         return try database.state.withLock { state throws -> T in
@@ -127,5 +134,12 @@ public final class InMemoryBackend: StorageBackend {
 
     public func close() async throws {
         isClosed.store(true, ordering: .releasing)
+    }
+
+    /// A handle opened before a migration changed the storage's shape holds the old layout.
+    private func checkShape() throws {
+        guard database.migrations.load(ordering: .acquiring) == migrationsAtOpen else {
+            throw StrataError(.incompatibleStore, "this memory store was migrated to another schema after this handle was opened; open it again")
+        }
     }
 }

@@ -32,7 +32,7 @@ enum OpenFiles {
         let description = SchemaDescription(schema)
         let (token, task): (UUID, Task<JSONFileBackend.OpenFile, any Error>) = try table.withLock { table in
             if var entry = table[key] {
-                guard entry.description == description else {
+                guard entry.description.isOpenable(as: description) else {
                     let changes = description.differences(from: entry.description)
                     throw StrataError(.incompatibleStore, "\(path) is already open in this process with another schema: \(changes.map(\.description).joined(separator: "; "))")
                 }

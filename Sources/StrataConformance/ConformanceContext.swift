@@ -47,6 +47,28 @@ public final class ConformanceContext: Sendable {
         return reopened
     }
 
+    /// Closes `store` and opens its data with `schema` through `plan`, migrating it (checks that
+    /// need it require ``BackendFeature/migrate``); `progress` receives the migration's progress.
+    func migrate(
+        _ store: Store, to schema: Schema, plan: MigrationPlan?, progress: @escaping @Sendable (MigrationProgress) -> Void = { _ in }
+    ) async throws -> Store {
+        guard let opener = backend.opener else {
+            throw ConformanceFailure("\(backend.name) cannot migrate", fileID: #fileID, filePath: #filePath, line: #line)
+        }
+        let opening = try opener(store)
+        try await store.close()
+        let migrated: Store
+        if let plan {
+            let run = Store.migrating(schema: schema, migrations: plan, location: store.location, sync: store.sync, opening: opening)
+            for await step in run.progress { progress(step) }
+            migrated = try await run.store
+        } else {
+            migrated = try await Store.open(schema: schema, migrations: nil, location: store.location, sync: store.sync, opening: opening)
+        }
+        opened.withLock { $0.append(migrated) }
+        return migrated
+    }
+
     /// A second handle onto `store`'s data (checks that need it require ``BackendFeature/secondHandle``).
     func secondHandle(_ store: Store) async throws -> Store {
         try await reopen(store, with: backend.openSecondHandle, "open a second handle")

@@ -28,7 +28,7 @@ public struct ConformanceSuite: Sendable {
     public static var checks: [ConformanceCheck] {
         CRUDChecks.all + QueryChecks.all + ValueChecks.all + RelationshipChecks.all + DeleteRuleChecks.all + ValidationChecks.all
             + AtomicityChecks.all + HistoryChecks.all + MergePolicyChecks.all + OfflineFirstChecks.all + FaultChecks.all
-            + DifferentialChecks.all + StorageChecks.all + ObservationChecks.all + MigrationChecks.all
+            + DifferentialChecks.all + StorageChecks.all + ObservationChecks.all + MigrationChecks.all + MigrationChecks.steps + MigrationChecks.plans
     }
 
     /// Runs one check on a fresh store. Throws ``ConformanceFailure`` (or the unexpected error)
@@ -77,6 +77,10 @@ public struct BackendUnderTest: Sendable {
     /// Closes `store` and opens its data again with `schema` (which may differ from the one it
     /// was written with).
     public var reopenWithSchema: (@Sendable (_ store: Store, _ schema: Schema) async throws -> Store)?
+    /// How to open `store`'s data (once the check has closed it) with a given schema: what a
+    /// migration opens through (``Store/open(schema:migrations:location:sync:opening:)``). Given
+    /// for a backend that implements ``SchemaChangingBackend``.
+    public var opener: (@Sendable (_ store: Store) throws -> @Sendable (Schema) async throws -> any StorageBackend)?
 
     public init(
         name: String, features: Set<BackendFeature> = [], makeStore: @escaping @Sendable (Schema) async throws -> Store,
@@ -85,14 +89,15 @@ public struct BackendUnderTest: Sendable {
         dispose: (@Sendable (Store) async throws -> Void)? = nil,
         openSecondHandle: (@Sendable (Store) async throws -> Store)? = nil,
         runInOtherProcess: (@Sendable (_ store: Store, _ command: [String]) async throws -> Void)? = nil,
-        reopenWithSchema: (@Sendable (_ store: Store, _ schema: Schema) async throws -> Store)? = nil
+        reopenWithSchema: (@Sendable (_ store: Store, _ schema: Schema) async throws -> Store)? = nil,
+        opener: (@Sendable (_ store: Store) throws -> @Sendable (Schema) async throws -> any StorageBackend)? = nil
     ) {
         self.name = name
         var declared = features
         for (feature, present) in [
             (BackendFeature.reopen, reopen != nil), (.abruptStop, reopenAfterAbruptStop != nil),
             (.secondHandle, openSecondHandle != nil), (.otherProcesses, runInOtherProcess != nil),
-            (.reopenWithAnotherSchema, reopenWithSchema != nil),
+            (.reopenWithAnotherSchema, reopenWithSchema != nil), (.migrate, opener != nil),
         ] {
             if present { declared.insert(feature) } else { declared.remove(feature) }
         }
@@ -104,6 +109,7 @@ public struct BackendUnderTest: Sendable {
         self.openSecondHandle = openSecondHandle
         self.runInOtherProcess = runInOtherProcess
         self.reopenWithSchema = reopenWithSchema
+        self.opener = opener
     }
 }
 
@@ -119,6 +125,8 @@ public enum BackendFeature: String, Sendable, Hashable, CaseIterable {
     case otherProcesses
     /// The store can be closed and opened again with a different schema.
     case reopenWithAnotherSchema
+    /// The store can be migrated (the backend implements ``SchemaChangingBackend``).
+    case migrate
 }
 
 /// What running a check produced.

@@ -20,6 +20,9 @@ private func inMemory(name: String, capabilities: FetchCapabilities) -> Conforma
         try await store.close()
         guard let backend = store.backend as? InMemoryBackend else { throw StrataError(.unsupportedStore, "not in-memory") }
         return Store(backend: try backend.reopened(schema: schema))
+    } opener: { store in
+        guard let backend = store.backend as? InMemoryBackend else { throw StrataError(.unsupportedStore, "not in-memory") }
+        return { schema in try backend.reopened(schema: schema) }
     })
 }
 

@@ -78,7 +78,7 @@ struct LightweightMigrationTests {
     @Test func whatNoStepCoversAsksForACustomStageNamingEachChange() throws {
         let changed = try schema(changing: "Stop") { stop in
             if let nights = stop.attributes.firstIndex(where: { $0.name == "nights" }) { stop.attributes[nights].type = .double }
-            stop.attributes.append(AttributeDescription(name: "rank", type: .int))  // required, no default
+            stop.idKind = .string
         }
         do {
             _ = try LightweightMigration.steps(from: try stored, to: changed)
@@ -87,12 +87,12 @@ struct LightweightMigrationTests {
             #expect(error.code == .migrationRequired)
             #expect(error.entity == "Stop")
             #expect(error.message.contains("Stop.nights: the type changes from int to double"), "\(error)")
-            #expect(error.message.contains("Stop.rank: added as required with no default"), "\(error)")
+            #expect(error.message.contains("Stop: the ID kind changes from uuid to string"), "\(error)")
             #expect(error.message.contains("custom stage"))
         }
     }
 
-    @Test func orderingChangesAreLightweightCardinalityChangesAreNot() throws {
+    @Test func orderingAndCardinalityChangesAreLightweight() throws {
         let schema = try TravelDomain.schema()
         let description = SchemaDescription(schema)
         // A stored shape where Person.interests (ordered) was unordered.
@@ -101,9 +101,18 @@ struct LightweightMigrationTests {
         let interests = try #require(older.entities[person].relationships.firstIndex { $0.name == "interests" })
         older.entities[person].relationships[interests].isOrdered = false
         #expect(try LightweightMigration.steps(from: older, to: schema).contains(.changeOrdering(entity: "Person", relationship: "interests", ordered: true)))
+        // The members are read from whichever side kept them, so a cardinality change is a step
+        // (a to-one made from a to-many fails at run time only for a record with several).
         older.entities[person].relationships[interests].cardinality = .toOne
         older.entities[person].relationships[interests].storage = .reference
-        #expect(throws: StrataError.self) { try LightweightMigration.steps(from: older, to: schema) }
+        #expect(try LightweightMigration.steps(from: older, to: schema).contains(.changeCardinality(entity: "Person", relationship: "interests", cardinality: .toMany)))
+    }
+
+    @Test func aRequiredAttributeWithoutDefaultIsAStepCheckedAgainstTheRecords() throws {
+        let changed = try schema(changing: "Stop") { stop in
+            stop.attributes.append(AttributeDescription(name: "rank", type: .int))  // required, no default
+        }
+        #expect(try LightweightMigration.steps(from: try stored, to: changed).contains(.addAttribute(entity: "Stop", attribute: "rank", default: nil)))
     }
 
     @Test func theDeclarationCarriesRenames() throws {

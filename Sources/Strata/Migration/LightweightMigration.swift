@@ -6,11 +6,32 @@ public enum LightweightMigration {
     /// and renamed, then per entity attributes, relationships, indexes and constraints, then
     /// entities removed. Empty when the shapes are equal.
     public static func steps(from stored: SchemaDescription, to schema: Schema) throws -> [MigrationStep] {
+        let (steps, problems) = infer(from: stored, to: schema)
+        if !problems.isEmpty {
+            let list = problems.map { "\($0.entity)\($0.property.map { "." + $0 } ?? ""): \($0.text)" }.joined(separator: "; ")
+            throw StrataError(
+                .migrationRequired, entity: problems[0].entity, property: problems[0].property,
+                "no lightweight step covers these changes; add a custom stage to the migration plan: \(list)")
+        }
+        return steps
+    }
+
+    /// A change no lightweight step covers.
+    typealias Problem = (entity: String, property: String?, text: String)
+
+    /// The steps, and what no step covers (a custom stage may fill it).
+    static func infer(from stored: SchemaDescription, to schema: Schema) -> (steps: [MigrationStep], problems: [Problem]) {
         var steps: [MigrationStep] = []
-        var problems: [(entity: String, property: String?, text: String)] = []
+        var problems: [Problem] = []
         let storedEntities = Dictionary(stored.entities.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
         var matchedStored: Set<String> = []
         let described = Dictionary(SchemaDescription(schema).entities.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
+        // New entity name → the stored name it had (renames), to compare relationship destinations.
+        var oldNames: [String: String] = [:]
+        for entity in schema.entities {
+            if storedEntities[entity.name] != nil { oldNames[entity.name] = entity.name }
+            else if let old = entity.renamedFrom, storedEntities[old] != nil { oldNames[entity.name] = old }
+        }
         for entity in schema.entities.sorted(by: { $0.name < $1.name }) {
             let source: SchemaDescription.Entity
             if let same = storedEntities[entity.name] {
@@ -28,7 +49,7 @@ public enum LightweightMigration {
                 problems.append((entity.name, nil, "the ID kind changes from \(source.idKind.rawValue) to \(target.idKind.rawValue)"))
             }
             attributeSteps(entity, source, target, &steps, &problems)
-            relationshipSteps(entity, source, schema, &steps, &problems)
+            relationshipSteps(entity, source, oldNames, &steps, &problems)
             for index in target.indexes where !source.indexes.contains(index) { steps.append(.addIndex(entity: entity.name, properties: index)) }
             for index in source.indexes where !target.indexes.contains(index) { steps.append(.removeIndex(entity: entity.name, properties: index)) }
             for unique in target.uniqueConstraints where !source.uniqueConstraints.contains(unique) {
@@ -39,18 +60,12 @@ public enum LightweightMigration {
             }
         }
         for entity in stored.entities where !matchedStored.contains(entity.name) { steps.append(.removeEntity(entity.name)) }
-        if !problems.isEmpty {
-            let list = problems.map { "\($0.entity)\($0.property.map { "." + $0 } ?? ""): \($0.text)" }.joined(separator: "; ")
-            throw StrataError(
-                .migrationRequired, entity: problems[0].entity, property: problems[0].property,
-                "no lightweight step covers these changes; add a custom stage to the migration plan: \(list)")
-        }
-        return steps
+        return (steps, problems)
     }
 
     private static func attributeSteps(
         _ entity: EntityDescription, _ source: SchemaDescription.Entity, _ target: SchemaDescription.Entity,
-        _ steps: inout [MigrationStep], _ problems: inout [(entity: String, property: String?, text: String)]
+        _ steps: inout [MigrationStep], _ problems: inout [Problem]
     ) {
         let storedAttributes = Dictionary(source.attributes.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
         var matched: Set<String> = []
@@ -62,9 +77,6 @@ public enum LightweightMigration {
                 old = renamed
                 steps.append(.renameAttribute(entity: entity.name, from: previous, to: attribute.name))
             } else {
-                if !attribute.isOptional, attribute.defaultValue == nil {
-                    problems.append((entity.name, attribute.name, "added as required with no default for the existing records (give it a default or make it optional)"))
-                }
                 steps.append(.addAttribute(entity: entity.name, attribute: attribute.name, default: attribute.defaultValue))
                 if attribute.isIndexed { steps.append(.addAttributeIndex(entity: entity.name, attribute: attribute.name)) }
                 continue
@@ -74,11 +86,8 @@ public enum LightweightMigration {
                 problems.append((entity.name, attribute.name, "the type changes from \(old.type.rawValue) to \(attribute.type.rawValue)"))
             }
             if old.isOptional, !attribute.isOptional {
-                if let value = attribute.defaultValue {
-                    steps.append(.makeRequired(entity: entity.name, attribute: attribute.name, default: value))
-                } else {
-                    problems.append((entity.name, attribute.name, "becomes required with no default for records holding nil"))
-                }
+                // Without a default, the migration fails listing the records that hold nil (if any).
+                steps.append(.makeRequired(entity: entity.name, attribute: attribute.name, default: attribute.defaultValue))
             } else if !old.isOptional, attribute.isOptional {
                 steps.append(.makeOptional(entity: entity.name, attribute: attribute.name))
             }
@@ -94,8 +103,8 @@ public enum LightweightMigration {
     }
 
     private static func relationshipSteps(
-        _ entity: EntityDescription, _ source: SchemaDescription.Entity, _ schema: Schema,
-        _ steps: inout [MigrationStep], _ problems: inout [(entity: String, property: String?, text: String)]
+        _ entity: EntityDescription, _ source: SchemaDescription.Entity, _ oldNames: [String: String],
+        _ steps: inout [MigrationStep], _ problems: inout [Problem]
     ) {
         let stored = Dictionary(source.relationships.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
         var matched: Set<String> = []
@@ -107,27 +116,26 @@ public enum LightweightMigration {
                 old = renamed
                 steps.append(.renameRelationship(entity: entity.name, from: previous, to: relationship.name))
             } else {
-                if relationship.isToOne, relationship.isRequired {
-                    problems.append((entity.name, relationship.name, "a required to-one added: existing records have nothing to point at"))
-                }
                 steps.append(.addRelationship(entity: entity.name, relationship: relationship.name))
                 continue
             }
             matched.insert(old.name)
-            if old.destination != relationship.destination {
+            if old.destination != (oldNames[relationship.destination] ?? relationship.destination) {
                 problems.append((entity.name, relationship.name, "the destination changes from \(old.destination) to \(relationship.destination)"))
             } else if old.cardinality != relationship.cardinality {
-                problems.append((entity.name, relationship.name, "the cardinality changes from \(old.cardinality.rawValue) to \(relationship.cardinality.rawValue)"))
+                // The members are read from whichever side kept them; a to-one made from a to-many
+                // fails at run time, naming each record with more than one.
+                steps.append(.changeCardinality(entity: entity.name, relationship: relationship.name, cardinality: relationship.cardinality))
             } else if old.isOrdered != relationship.isOrdered {
                 // The members stay; which side keeps the list (and its order) may move with it.
                 steps.append(.changeOrdering(entity: entity.name, relationship: relationship.name, ordered: relationship.isOrdered))
             } else if old.storage != relationship.storage {
-                problems.append((entity.name, relationship.name, "its storage changes from \(old.storage.rawValue) to \(relationship.storage.rawValue)"))
+                // The inverse changed cardinality: which side keeps the members moves with it.
+                steps.append(.changeStorage(entity: entity.name, relationship: relationship.name))
             }
         }
         for relationship in source.relationships where !matched.contains(relationship.name) {
             steps.append(.removeRelationship(entity: entity.name, relationship: relationship.name))
         }
-        _ = schema
     }
 }

@@ -4,12 +4,14 @@ public enum MigrationStep: Sendable, Hashable, CustomStringConvertible {
     case addEntity(String)
     case removeEntity(String)
     case renameEntity(from: String, to: String)
-    /// Every existing record gets `default` (nil for an optional attribute with none).
+    /// Every existing record gets `default` (nil for an optional attribute with none; a required
+    /// one with none fails listing the existing records, so it suits an empty entity).
     case addAttribute(entity: String, attribute: String, default: Value?)
     case removeAttribute(entity: String, attribute: String)
     case renameAttribute(entity: String, from: String, to: String)
-    /// Records holding nil get `default`.
-    case makeRequired(entity: String, attribute: String, default: Value)
+    /// Records holding nil get `default`; without one, the migration fails listing the records
+    /// holding nil (none: it succeeds).
+    case makeRequired(entity: String, attribute: String, default: Value?)
     case makeOptional(entity: String, attribute: String)
     case addAttributeIndex(entity: String, attribute: String)
     case removeAttributeIndex(entity: String, attribute: String)
@@ -23,6 +25,11 @@ public enum MigrationStep: Sendable, Hashable, CustomStringConvertible {
     case renameRelationship(entity: String, from: String, to: String)
     /// Unordered ↔ ordered: the members stay, in their current order.
     case changeOrdering(entity: String, relationship: String, ordered: Bool)
+    /// To-one ↔ to-many: the members are read from whichever side kept them (a record with more
+    /// than one member cannot become a to-one: the migration fails naming it).
+    case changeCardinality(entity: String, relationship: String, cardinality: RelationshipDescription.Cardinality)
+    /// The inverse's cardinality changed, so the other side keeps the members now.
+    case changeStorage(entity: String, relationship: String)
 
     public var description: String {
         switch self {
@@ -32,7 +39,7 @@ public enum MigrationStep: Sendable, Hashable, CustomStringConvertible {
         case .addAttribute(let entity, let attribute, let value): "add \(entity).\(attribute)\(value.map { " (existing records: \($0))" } ?? "")"
         case .removeAttribute(let entity, let attribute): "remove \(entity).\(attribute)"
         case .renameAttribute(let entity, let from, let to): "rename \(entity).\(from) to \(to)"
-        case .makeRequired(let entity, let attribute, let value): "make \(entity).\(attribute) required (nil becomes \(value))"
+        case .makeRequired(let entity, let attribute, let value): "make \(entity).\(attribute) required\(value.map { " (nil becomes \($0))" } ?? " (no record may hold nil)")"
         case .makeOptional(let entity, let attribute): "make \(entity).\(attribute) optional"
         case .addAttributeIndex(let entity, let attribute): "index \(entity).\(attribute)"
         case .removeAttributeIndex(let entity, let attribute): "drop the index on \(entity).\(attribute)"
@@ -44,6 +51,8 @@ public enum MigrationStep: Sendable, Hashable, CustomStringConvertible {
         case .removeRelationship(let entity, let relationship): "remove relationship \(entity).\(relationship)"
         case .renameRelationship(let entity, let from, let to): "rename relationship \(entity).\(from) to \(to)"
         case .changeOrdering(let entity, let relationship, let ordered): "make \(entity).\(relationship) \(ordered ? "ordered" : "unordered")"
+        case .changeCardinality(let entity, let relationship, let cardinality): "make \(entity).\(relationship) \(cardinality.rawValue)"
+        case .changeStorage(let entity, let relationship): "move \(entity).\(relationship)'s members to the side that keeps them now"
         }
     }
 }

@@ -9,6 +9,16 @@
 public struct Schema: Sendable {
     public let entities: [EntityDescription]
     private let entityIndex: [String: Int]
+    /// The app's name for this version of its schema (from a ``MigrationPlan``), kept by the store
+    /// with the shape. `nil` for a schema outside a plan: stores then compare shapes alone.
+    public internal(set) var version: String?
+
+    /// This schema named as version `name` (what ``SchemaVersion`` does for a plan's versions).
+    public func versioned(_ name: String?) -> Schema {
+        var copy = self
+        copy.version = name
+        return copy
+    }
 
     /// Builds a schema from typed model declarations.
     public init(_ models: any PersistentModel.Type...) throws {

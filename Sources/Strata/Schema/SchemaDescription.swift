@@ -35,11 +35,14 @@ public struct SchemaDescription: Codable, Hashable, Sendable {
     public var format = 1
     /// Entities by name, ascending; their members likewise, so equal shapes encode equally.
     public var entities: [Entity]
+    /// The app's version name for the schema that wrote the store (``Schema/version``), if any.
+    public var version: String?
 
     /// The metadata key a store keeps its description under.
     public static let metadataKey = "strata.schema.description"
 
     public init(_ schema: Schema) {
+        version = schema.version
         entities = schema.entities.sorted { $0.name < $1.name }.map { entity in
             Entity(
                 name: entity.name, idKind: entity.idKind,
@@ -70,6 +73,13 @@ public struct SchemaDescription: Codable, Hashable, Sendable {
         } catch {
             throw StrataError(.corruptStore, underlying: error, "\(path): the stored schema description is unreadable")
         }
+    }
+
+    /// Whether a store holding this description can be opened with `current` as it is: the same
+    /// shape, and the same version when `current` names one (a plan's data-only stage changes the
+    /// version and not the shape).
+    public func isOpenable(as current: SchemaDescription) -> Bool {
+        entities == current.entities && (current.version == nil || version == current.version)
     }
 
     /// One difference between a stored shape and the app's.
@@ -170,17 +180,44 @@ public enum StoredSchema {
         if let description {
             let stored = try SchemaDescription.decode(description, path: path)
             let current = SchemaDescription(schema)
-            if stored.entities == current.entities { return .matches }
-            let changes = current.differences(from: stored)
-            throw StrataError(
-                .incompatibleStore, entity: changes.first?.entity, property: changes.first?.property,
-                "\(path) was written with another schema (migrations are not supported yet). The app's schema differs: \(changes.map(\.description).joined(separator: "; "))")
+            if stored.isOpenable(as: current) { return .matches }
+            throw mismatch(stored: stored, current: current, path: path)
         }
         if fingerprint == schema.fingerprint { return .legacyMatches }
         throw StrataError(
             .incompatibleStore,
-            "\(path) was written with another schema, before stores kept their schema description, so what differs cannot be named (migrations are not supported yet)")
+            "\(path) was written with another schema, before stores kept their schema description, so what differs cannot be named and it cannot be migrated; open it with the schema that wrote it once, which records the description")
     }
+}
+
+extension StoredSchema {
+    /// The error for a store holding `stored` opened with `current`: ``StrataError/Code/incompatibleStore``
+    /// naming every difference (entity and property of the first on the error), with a
+    /// ``StoredSchemaMismatch`` as its cause so ``Store/open(_:schema:migrations:registry:sync:)``
+    /// can migrate the store.
+    public static func mismatch(stored: SchemaDescription, current: SchemaDescription, path: String) -> StrataError {
+        let changes = current.differences(from: stored)
+        var text = "\(path) was written with another schema"
+        if stored.version != current.version, let wanted = current.version {
+            text += " (version \(stored.version ?? "unnamed"); the app's is \(wanted))"
+        }
+        text += changes.isEmpty ? ". The shapes are equal." : ". The app's schema differs: \(changes.map(\.description).joined(separator: "; "))."
+        text += " Open it with a migration plan (Store.open(_:schema:migrations:)) to migrate it."
+        return StrataError(
+            .incompatibleStore, entity: changes.first?.entity, property: changes.first?.property,
+            underlying: StoredSchemaMismatch(stored: stored), text)
+    }
+}
+
+/// The cause of an ``StrataError/Code/incompatibleStore`` for a store holding another shape: what
+/// it holds, so a migration can start from it.
+public struct StoredSchemaMismatch: Error, Sendable, CustomStringConvertible {
+    /// The description the store holds.
+    public var stored: SchemaDescription
+
+    public init(stored: SchemaDescription) { self.stored = stored }
+
+    public var description: String { "the store holds schema version \(stored.version ?? "unnamed")" }
 }
 
 extension SchemaDescription {
@@ -200,6 +237,6 @@ extension SchemaDescription {
                         isOrdered: $0.isOrdered)
                 },
                 indexes: entity.indexes, uniqueConstraints: entity.uniqueConstraints)
-        })
+        }).versioned(version)
     }
 }

@@ -1,0 +1,144 @@
+/// What a custom stage's closure works with (``MigrationStage/custom(from:to:_:)``): the store as
+/// it was, in the old version's layout, and the store being written, in the new one — untyped
+/// ``Record``s on both sides, inside the migration's one write transaction.
+///
+/// By the time the closure runs, every record has been carried over by the stage's inferred steps
+/// (renames followed, defaults filled); the closure changes what those cannot express.
+///
+/// ```swift
+/// .custom(from: "2", to: "3") { migration in
+///     try migration.forEachOldRecord("Person") { old in
+///         var person = try migration.record("Person", id: old.id) ?? migration.newRecord("Person", id: old.id)
+///         let parts = old["name"].stringValue?.split(separator: " ", maxSplits: 1) ?? []
+///         person["first"] = .string(parts.first.map(String.init) ?? "")
+///         person["last"] = .string(parts.count > 1 ? String(parts[1]) : "")
+///         try migration.put(person)
+///     }
+/// }
+/// ```
+///
+/// Not `Sendable`: it lives only for the closure it is passed to. Records are read in batches, so
+/// the closure's memory does not grow with the store. Writes bypass delete rules and inverse
+/// upkeep (the engine's save rules apply to the app's saves, not to a migration's rewrite); each
+/// record put is checked against the new version's types and value rules, and after the closure
+/// the stage checks required properties and unique constraints over the whole store.
+public final class CustomMigration {
+    /// The version the stage starts from.
+    public let source: Schema
+    /// The version the stage ends at.
+    public let target: Schema
+    let old: any StorageReadTransaction
+    let new: any StorageWriteTransaction
+    let executor: QueryExecutor
+    let batchSize: Int
+    /// Entities the closure wrote to: their required properties and unique constraints are
+    /// checked after it.
+    private(set) var touched: Set<String> = []
+
+    init(source: Schema, target: Schema, old: any StorageReadTransaction, new: any StorageWriteTransaction, executor: QueryExecutor, batchSize: Int) {
+        self.source = source
+        self.target = target
+        self.old = old
+        self.new = new
+        self.executor = executor
+        self.batchSize = batchSize
+    }
+
+    /// Calls `body` with every record of `entity` as the store held it before the stage, in ID
+    /// order. (An entity whose shape the stage does not change keeps its storage: its "old"
+    /// records are its current ones, including what the closure already wrote.)
+    public func forEachOldRecord(_ entity: String, _ body: (Record) throws -> Void) throws {
+        _ = try source.requireEntity(entity)
+        try Migrator.forEachBatch(entity, in: old, executor: executor, size: batchSize) { batch in
+            for record in batch { try body(record) }
+        }
+    }
+
+    /// A record as the store held it before the stage, or nil.
+    public func oldRecord(_ entity: String, id: RecordID) throws -> Record? {
+        _ = try source.requireEntity(entity)
+        return try old.record(entity, id: id)
+    }
+
+    /// Calls `body` with every record of `entity` in the new layout, in ID order.
+    public func forEachRecord(_ entity: String, _ body: (Record) throws -> Void) throws {
+        _ = try target.requireEntity(entity)
+        try Migrator.forEachBatch(entity, in: new, executor: executor, size: batchSize) { batch in
+            for record in batch { try body(record) }
+        }
+    }
+
+    /// A record in the new layout, or nil.
+    public func record(_ entity: String, id: RecordID) throws -> Record? {
+        _ = try target.requireEntity(entity)
+        return try new.record(entity, id: id)
+    }
+
+    /// An empty record of `entity` in the new layout (every property null), to fill and ``put(_:)``.
+    public func newRecord(_ entity: String, id: RecordID) throws -> Record {
+        let description = try target.requireEntity(entity)
+        return Record(entity: entity, id: id, layout: description.layout, slots: [])
+    }
+
+    /// Writes `record` in the new layout: inserted, or replacing the record with its ID. Its version
+    /// becomes one more than the stored record's when a value changed (so sync and merge policies
+    /// see the change), 1 for a new record. A property the new version does not have, a value of
+    /// the wrong type, or one no store can hold is a typed error naming the record and property.
+    public func put(_ record: Record) throws {
+        let entity = try target.requireEntity(record.entity)
+        for name in record.layout.names where entity.layout.slot(name) == nil && !record[name].isNull {
+            throw StrataError(.unknownProperty, entity: entity.name, recordID: record.id, property: name, "version \(target.version ?? "new") of \(entity.name) has no property \(name)")
+        }
+        guard record.id.kind == entity.idKind else {
+            throw StrataError(.typeMismatch, entity: entity.name, recordID: record.id, property: "id", "\(entity.name) IDs are \(entity.idKind.rawValue)")
+        }
+        var stored = record.inLayout(entity.layout)
+        stored.id = ValueRules.normalized(record.id)
+        for (slot, name) in entity.layout.names.enumerated() {
+            let value = ValueRules.normalized(stored.slots[slot])
+            stored.slots[slot] = value
+            if value.isNull { continue }
+            if let reason = ValueRules.violation(of: value) {
+                throw StrataError(.validationFailed, entity: entity.name, recordID: record.id, property: name, reason)
+            }
+            if let attribute = entity.attribute(name), !attribute.type.accepts(value) {
+                throw StrataError(.typeMismatch, entity: entity.name, recordID: record.id, property: name, "expected \(attribute.type), got \(value)")
+            }
+            if entity.attribute(name) == nil, RecordID(value) == nil {
+                throw StrataError(.typeMismatch, entity: entity.name, recordID: record.id, property: name, "a to-one holds the destination's ID, got \(value)")
+            }
+        }
+        let existing = try new.record(entity.name, id: stored.id)
+        if let existing {
+            stored.version = existing.differs(from: stored) ? existing.version + 1 : existing.version
+        } else {
+            stored.version = 1
+        }
+        touched.insert(entity.name)
+        try new.put(stored)
+    }
+
+    /// Removes a record (and its own link lists) from the new layout. Delete rules do not run:
+    /// remove or re-point what refers to it too, or the check afterwards finds the dangling
+    /// references only where a relationship is required.
+    public func delete(_ entity: String, id: RecordID) throws {
+        _ = try target.requireEntity(entity)
+        touched.insert(entity)
+        try new.delete(entity, id: id)
+    }
+
+    /// The link list of `owner` for a relationship the new version keeps as links.
+    public func links(_ entity: String, relationship: String, from owner: RecordID) throws -> [RecordID] {
+        try new.links(entity, relationship: relationship, from: owner)
+    }
+
+    /// Replaces the link list of `owner` (a many-to-many's owning side or an ordered to-many).
+    public func setLinks(_ entity: String, relationship: String, from owner: RecordID, to targets: [RecordID]) throws {
+        let description = try target.requireEntity(entity)
+        guard let found = description.relationship(relationship), found.keepsLinkList else {
+            throw StrataError(.unknownProperty, entity: entity, property: relationship, "\(entity).\(relationship) is not a relationship this version keeps as a link list")
+        }
+        touched.insert(entity)
+        try new.setLinks(entity, relationship: relationship, from: owner, to: targets)
+    }
+}

@@ -1,0 +1,184 @@
+import Foundation
+
+/// Runs a migration's stages inside one ``SchemaChangingBackend/changeSchema(_:)``: per stage, the
+/// backend sets aside the storage of every entity whose shape changes; the engine carries each
+/// record over (renames, defaults, relationships re-derived), runs the custom closure, and checks
+/// what the new version requires; finally one history entry records it.
+struct Migrator: Sendable {
+    static var historyAuthor: String { MigrationPlan.historyAuthor }
+
+    let steps: [MigrationPlan.Step]
+    let capabilities: FetchCapabilities
+    let batchSize: Int
+    let progress: @Sendable (MigrationProgress) -> Void
+
+    func run(_ transaction: any SchemaChangeTransaction) throws {
+        let executor = QueryExecutor(capabilities: capabilities)
+        for (number, step) in steps.enumerated() {
+            try run(step, number: number + 1, in: transaction, executor: executor)
+        }
+        let first = steps.first?.from.version ?? "unnamed"
+        let last = steps.last?.to.version ?? transaction.schema.version ?? "app"
+        if !steps.isEmpty {
+            _ = try HistoryLog.append(
+                [], author: Self.historyAuthor, contextName: "schema \(first) → \(last)", to: transaction.current)
+        }
+        progress(MigrationProgress(
+            stage: steps.count, stages: steps.count, from: steps.last?.from.version, to: steps.last?.to.version,
+            phase: .finished, done: 0, total: 0))
+    }
+
+    private func run(_ step: MigrationPlan.Step, number: Int, in transaction: any SchemaChangeTransaction, executor: QueryExecutor) throws {
+        let stored = SchemaDescription(step.from)
+        let (_, problems) = LightweightMigration.infer(from: stored, to: step.to)
+        let isCustom: Bool
+        if case .custom = step.kind { isCustom = true } else { isCustom = false }
+        if !problems.isEmpty, !isCustom {
+            let list = problems.map { "\($0.entity)\($0.property.map { "." + $0 } ?? ""): \($0.text)" }.joined(separator: "; ")
+            throw StrataError(
+                .migrationRequired, entity: problems[0].entity, property: problems[0].property,
+                "\(step.name): no lightweight step covers these changes; add a custom stage to the migration plan: \(list)")
+        }
+        // Which stored entity each new one comes from, and which keep their storage untouched.
+        let fromDescription = Dictionary(stored.entities.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
+        let toDescription = Dictionary(SchemaDescription(step.to).entities.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
+        var oldNames: [String: String] = [:]
+        for entity in step.to.entities {
+            if step.from.entity(entity.name) != nil { oldNames[entity.name] = entity.name }
+            else if let old = entity.renamedFrom, step.from.entity(old) != nil { oldNames[entity.name] = old }
+        }
+        let kept = Set(step.to.entities.map(\.name).filter { name in
+            oldNames[name] == name && fromDescription[name] == toDescription[name]
+        })
+        let retired = Set(step.from.entities.map(\.name)).subtracting(kept)
+        let created = Set(step.to.entities.map(\.name)).subtracting(kept)
+        let idKindChanged = Set(problems.filter { $0.property == nil }.map(\.entity))
+        let mappings = step.to.entities.filter { created.contains($0.name) }.sorted { $0.name < $1.name }.map { target in
+            let source = idKindChanged.contains(target.name) ? nil : oldNames[target.name].flatMap { step.from.entity($0) }
+            return EntityMapping(target: target, source: source, oldNames: oldNames)
+        }
+        let report = { (phase: MigrationProgress.Phase, done: Int, total: Int) in
+            progress(MigrationProgress(
+                stage: number, stages: steps.count, from: step.from.version, to: step.to.version, phase: phase, done: done, total: total))
+        }
+        try transaction.change(to: step.to, rebuilding: retired, creating: created) { old, new in
+            for mapping in mappings { try copy(mapping, from: old, to: new, executor: executor, report: report) }
+            var touched: Set<String> = []
+            if case .custom(let migrate) = step.kind {
+                report(.custom, 0, 0)
+                let migration = CustomMigration(source: step.from, target: step.to, old: old, new: new, executor: executor, batchSize: batchSize)
+                try migrate(migration)
+                touched = migration.touched
+            }
+            for entity in step.to.entities.sorted(by: { $0.name < $1.name }) {
+                let mapping = mappings.first { $0.target.name == entity.name }
+                let required = touched.contains(entity.name) || (mapping.map { !$0.unfilled.isEmpty } ?? false)
+                let constraints = touched.contains(entity.name) ? entity.uniqueConstraints : (mapping?.newUniqueConstraints ?? [])
+                if required || !constraints.isEmpty {
+                    try check(entity, required: required, constraints: constraints, in: new, executor: executor, report: report)
+                }
+            }
+        }
+    }
+
+    /// Carries every record of the mapping's source over into the new layout, batch by batch,
+    /// with the link lists the target keeps.
+    private func copy(
+        _ mapping: EntityMapping, from old: any StorageReadTransaction, to new: any StorageWriteTransaction,
+        executor: QueryExecutor, report: (MigrationProgress.Phase, Int, Int) -> Void
+    ) throws {
+        guard let source = mapping.source else { return }
+        let total = try executor.count(FetchPlan(entity: source.name), in: old)
+        var done = 0
+        report(.copying(entity: mapping.target.name), 0, total)
+        try Self.forEachBatch(source.name, in: old, executor: executor, size: batchSize) { batch in
+            var members: [String: [RecordID: [RecordID]]] = [:]
+            func membersOf(_ relationship: RelationshipDescription) throws -> [RecordID: [RecordID]] {
+                if let found = members[relationship.name] { return found }
+                let found = try EntityMapping.members(of: relationship, in: source, owners: batch, from: old)
+                members[relationship.name] = found
+                return found
+            }
+            let records = try batch.map { record in
+                try mapping.record(from: record) { relationship in try membersOf(relationship)[record.id] ?? [] }
+            }
+            try new.put(contentsOf: records)
+            for (relationship, from) in mapping.linkLists {
+                let lists = try membersOf(from)
+                for record in batch {
+                    if let targets = lists[record.id], !targets.isEmpty {
+                        try new.setLinks(mapping.target.name, relationship: relationship.name, from: record.id, to: targets)
+                    }
+                }
+            }
+            done += batch.count
+            report(.copying(entity: mapping.target.name), done, total)
+        }
+    }
+
+    /// After a stage: every record has its required properties, and no two share a value of a
+    /// unique constraint (a migration never removes a record to satisfy one).
+    private func check(
+        _ entity: EntityDescription, required: Bool, constraints: [[String]], in new: any StorageWriteTransaction,
+        executor: QueryExecutor, report: (MigrationProgress.Phase, Int, Int) -> Void
+    ) throws {
+        let requiredSlots: [(slot: Int, name: String)] = required ? entity.layout.names.enumerated().compactMap { slot, name in
+            if let attribute = entity.attribute(name) { return attribute.isOptional ? nil : (slot, name) }
+            return entity.relationship(name)?.isRequired == true ? (slot, name) : nil
+        } : []
+        var missing: [(id: RecordID, property: String)] = []
+        var missingCount = 0
+        var claimed = Array(repeating: [[Value]: RecordID](), count: constraints.count)
+        var duplicates: [(constraint: [String], values: [Value], ids: (RecordID, RecordID))] = []
+        var done = 0
+        try Self.forEachBatch(entity.name, in: new, executor: executor, size: batchSize) { batch in
+            for record in batch {
+                let record = record.inLayout(entity.layout)
+                for (slot, name) in requiredSlots where record.slots[slot].isNull {
+                    missingCount += 1
+                    if missing.count < 10 { missing.append((record.id, name)) }
+                }
+                for (position, constraint) in constraints.enumerated() {
+                    let tuple = constraint.map { record[$0] }
+                    if tuple.contains(where: \.isNull) { continue }
+                    if let other = claimed[position][tuple] {
+                        if duplicates.count < 10 { duplicates.append((constraint, tuple, (other, record.id))) }
+                    } else {
+                        claimed[position][tuple] = record.id
+                    }
+                }
+            }
+            done += batch.count
+            report(.checking(entity: entity.name), done, done)
+        }
+        if let first = missing.first {
+            let list = missing.map { "\($0.id) (\($0.property))" }.joined(separator: ", ")
+            throw StrataError(
+                .missingValue, entity: entity.name, recordID: first.id, property: first.property, count: missingCount,
+                "after the migration \(missingCount) record(s) of \(entity.name) have no value for a required property: \(list)\(missingCount > missing.count ? ", …" : ""); give it a default, or fill it in a custom stage")
+        }
+        if let first = duplicates.first {
+            let list = duplicates.map { "\($0.ids.0) and \($0.ids.1) share \(zip($0.constraint, $0.values).map { "\($0)=\($1)" }.joined(separator: ", "))" }.joined(separator: "; ")
+            throw StrataError(
+                .uniqueViolation, entity: entity.name, recordID: first.ids.1, property: first.constraint.joined(separator: ","), count: duplicates.count,
+                "the unique constraint \(entity.name)(\(first.constraint.joined(separator: ", "))) does not hold for the stored records: \(list); a migration never removes records to satisfy it — resolve them first, or in a custom stage")
+        }
+    }
+
+    /// Every record of `entity`, in ID order, `size` at a time: a range on the ID after the last
+    /// batch, so a backend that evaluates it answers from its primary key.
+    static func forEachBatch(
+        _ entity: String, in transaction: any StorageReadTransaction, executor: QueryExecutor, size: Int, _ body: ([Record]) throws -> Void
+    ) throws {
+        var last: RecordID?
+        while true {
+            let plan = FetchPlan(
+                entity: entity, predicate: last.map { .compare("id", .greater, $0.value, []) }, sort: [SortKey("id")], limit: size)
+            let batch = try executor.fetch(plan, in: transaction)
+            if batch.isEmpty { return }
+            try body(batch)
+            if batch.count < size { return }
+            last = batch.last?.id
+        }
+    }
+}

@@ -1,0 +1,273 @@
+import Foundation
+import Strata
+import Synchronization
+
+/// Plans: chains, custom stages, versions, constraints checked over the stored records,
+/// relationships re-derived, progress, and a sync client's outbox.
+extension MigrationChecks {
+    /// The fixture with Stop's `name` attribute called `name` (version 1), renamed in each later version.
+    static func stopNameChain(_ names: [String]) throws -> [SchemaVersion] {
+        var versions = [SchemaVersion("1", try TravelDomain.schema())]
+        var previous = "name"
+        for (number, name) in names.enumerated() {
+            let schema = try schema(changing: "Stop") { entity in
+                if let index = entity.attributes.firstIndex(where: { $0.name == "name" }) {
+                    entity.attributes[index].name = name
+                    entity.attributes[index].renamedFrom = previous
+                }
+            }
+            versions.append(SchemaVersion(String(number + 2), schema))
+            previous = name
+        }
+        return versions
+    }
+
+    static let plans: [ConformanceCheck] = [
+        ConformanceCheck(.migration, "aUniqueConstraintOverDistinctValuesIsAddedAndEnforced", requires: [.migrate]) { c in
+            let (store, data) = try await c.seeded()
+            let changed = try schema(changing: "Stop") { $0.uniqueConstraints.append(["name"]) }
+            let migrated = try await Self.migrated(c, store, to: changed, untouched: ["Trip"])
+            try await expectRejected(migrated, .uniqueViolation, entity: "Stop") {
+                try await migrated.transaction { tx in
+                    try tx.insert(Record(entity: "Stop", id: .uuid(UUID()), values: [
+                        "name": .string(data.alfama.name), "city": .string("Lisbon"), "nights": .int(1), "trip": data.lisbonSpring.id.recordID.value,
+                    ]))
+                }
+            }
+        },
+        ConformanceCheck(.migration, "aUniqueConstraintOverDuplicatesFailsNamingThemNeverDedupes", requires: [.migrate]) { c in
+            let (store, data) = try await c.seeded()
+            let changed = try schema(changing: "Stop") { $0.uniqueConstraints.append(["city"]) }
+            let lisbon = data.stops.filter { $0.city == data.alfama.city }
+            try expect(lisbon.count >= 2, "the fixture has two stops in one city")
+            let (error, _) = try await expectMigrationRefused(c, store, .uniqueViolation, entity: "Stop", property: "city") {
+                _ = try await c.migrate(store, to: changed, plan: try plan(to: changed))
+            }
+            for stop in lisbon { try expect(error.message.contains(stop.id.recordID.description), "\(stop.name) is named: \(error)") }
+        },
+        ConformanceCheck(.migration, "aCustomStageSeesOldAndNewRecordsAndBumpsWhatItChanges", requires: [.migrate]) { c in
+            let (store, data) = try await c.seeded()
+            let before = try await records(store, "Stop")
+            let changed = try schema(changing: "Stop") { $0.attributes.append(AttributeDescription(name: "label", type: .string)) }
+            let stage = MigrationStage.custom(from: "1", to: "2") { migration in
+                try migration.forEachOldRecord("Stop") { old in
+                    var stop = try migration.record("Stop", id: old.id) ?? migration.newRecord("Stop", id: old.id)
+                    guard case .string(let name) = old["name"], case .string(let city) = old["city"] else { return }
+                    stop["label"] = .string("\(name), \(city)")
+                    try migration.put(stop)
+                }
+            }
+            let migrated = try await Self.migrated(c, store, to: changed, stages: [stage], untouched: ["Trip"])
+            let stops = try await records(migrated, "Stop")
+            for stop in data.stops {
+                let record = try expectNotNil(stops[stop.id.recordID])
+                try expectEqual(record["label"], .string("\(stop.name), \(stop.city)"))
+                try expectEqual(record.version, (before[stop.id.recordID]?.version ?? 0) + 1, "a changed record's version moves on")
+            }
+        },
+        ConformanceCheck(.migration, "aCustomStageThrowingOnRecordKChangesNothing", requires: [.migrate]) { c in
+            let (store, _) = try await c.seeded()
+            let changed = try schema(changing: "Stop") { $0.attributes.append(AttributeDescription(name: "label", type: .string, isOptional: true)) }
+            let stage = MigrationStage.custom(from: "1", to: "2") { migration in
+                var seen = 0
+                try migration.forEachOldRecord("Stop") { old in
+                    seen += 1
+                    if seen == 3 { throw StrataError(.validationFailed, entity: "Stop", recordID: old.id, property: "label", "record 3 cannot be labelled") }
+                    var stop = try migration.record("Stop", id: old.id) ?? migration.newRecord("Stop", id: old.id)
+                    stop["label"] = .string("done")
+                    try migration.put(stop)
+                }
+            }
+            try await expectMigrationRefused(c, store, .validationFailed, entity: "Stop", property: "label") {
+                _ = try await c.migrate(store, to: changed, plan: try plan(to: changed, stages: [stage]))
+            }
+        },
+        ConformanceCheck(.migration, "aTypeChangeNeedsACustomStageWhichCanConvert", requires: [.migrate]) { c in
+            let (store, data) = try await c.seeded()
+            let changed = try schema(changing: "Stop") { entity in
+                if let index = entity.attributes.firstIndex(where: { $0.name == "nights" }) { entity.attributes[index].type = .double }
+            }
+            let (error, reopened) = try await expectMigrationRefused(c, store, .migrationRequired, entity: "Stop", property: "nights") {
+                _ = try await c.migrate(store, to: changed, plan: try plan(to: changed))
+            }
+            try expect(error.message.contains("custom stage"), "the error says a custom stage is needed: \(error)")
+            let stage = MigrationStage.custom(from: "1", to: "2") { migration in
+                try migration.forEachOldRecord("Stop") { old in
+                    var stop = try migration.record("Stop", id: old.id) ?? migration.newRecord("Stop", id: old.id)
+                    if case .int(let nights) = old["nights"] { stop["nights"] = .double(Double(nights)) }
+                    try migration.put(stop)
+                }
+            }
+            let migrated = try await c.migrate(reopened, to: changed, plan: try plan(to: changed, stages: [stage]))
+            try expectEqual(try await records(migrated, "Stop")[data.alfama.id.recordID]?["nights"], .double(Double(data.alfama.nights)))
+        },
+        ConformanceCheck(.migration, "aCustomStageLeavingARequiredValueEmptyFails", requires: [.migrate]) { c in
+            let (store, _) = try await c.seeded()
+            let changed = try schema(changing: "Stop") { $0.attributes.append(AttributeDescription(name: "label", type: .string)) }
+            let stage = MigrationStage.custom(from: "1", to: "2") { _ in }
+            try await expectMigrationRefused(c, store, .missingValue, entity: "Stop", property: "label") {
+                _ = try await c.migrate(store, to: changed, plan: try plan(to: changed, stages: [stage]))
+            }
+        },
+        ConformanceCheck(.migration, "chainedRenamesRunFromAnyOlderVersionInOneEntry", requires: [.migrate]) { c in
+            let versions = try stopNameChain(["title", "heading"])
+            let plan = MigrationPlan(versions: versions)
+            // From version 1 straight to 3.
+            let (first, data) = try await c.seeded()
+            let token = try await first.currentHistoryToken()
+            let direct = try await c.migrate(first, to: versions[2].schema, plan: plan)
+            try expectEqual(try await records(direct, "Stop")[data.alfama.id.recordID]?["heading"], .string(data.alfama.name))
+            let entries = try await direct.history(after: token)
+            try expectEqual(entries.count, 1, "one entry for the whole chain")
+            try expect(entries.first?.contextName?.contains("1 → 3") == true, "the entry names both ends: \(String(describing: entries.first?.contextName))")
+            // Through version 2 first, then on to 3.
+            let (second, secondData) = try await c.seeded()
+            let atTwo = try await c.migrate(second, to: versions[1].schema, plan: MigrationPlan(versions: Array(versions.prefix(2))))
+            let atThree = try await c.migrate(atTwo, to: versions[2].schema, plan: plan)
+            try expectEqual(try await records(atThree, "Stop")[secondData.alfama.id.recordID]?["heading"], .string(secondData.alfama.name))
+        },
+        ConformanceCheck(.migration, "aStoreOfANewerVersionIsRefusedNamingBothVersions", requires: [.migrate]) { c in
+            let (store, data) = try await c.seeded()
+            let versions = try stopNameChain(["title"])
+            let newer = try await c.migrate(store, to: versions[1].schema, plan: MigrationPlan(versions: versions))
+            let before = try await StoreSnapshot.take(newer)
+            let error = try await expectError(.incompatibleStore) {
+                _ = try await c.migrate(newer, to: versions[0].schema, plan: MigrationPlan(versions: [versions[0]]))
+            }
+            try expect(error.message.contains("version 2") && error.message.contains("1"), "both versions are named: \(error)")
+            let again = try await c.migrate(newer, to: versions[1].schema, plan: MigrationPlan(versions: versions))
+            try expectEqual(try await StoreSnapshot.take(again), before, "the newer store is untouched")
+            try expectEqual(try await records(again, "Stop")[data.alfama.id.recordID]?["title"], .string(data.alfama.name))
+        },
+        ConformanceCheck(.migration, "reopeningAtTheStoresVersionWritesNothing", requires: [.migrate]) { c in
+            let (store, _) = try await c.seeded()
+            let versions = try stopNameChain(["title"])
+            let migrated = try await c.migrate(store, to: versions[1].schema, plan: MigrationPlan(versions: versions))
+            let before = try await StoreSnapshot.take(migrated)
+            let again = try await c.migrate(migrated, to: versions[1].schema, plan: MigrationPlan(versions: versions))
+            try expectEqual(try await StoreSnapshot.take(again), before, "no records, versions or history written")
+            let plain = try await c.migrate(again, to: versions[1].schema, plan: nil)
+            try expectEqual(try await StoreSnapshot.take(plain), before, "and the app can open it without the plan")
+        },
+        ConformanceCheck(.migration, "progressIsMonotonicAndEndsFinished", requires: [.migrate]) { c in
+            let store = try await c.store()
+            try await store.transaction { tx in
+                for number in 0..<2_500 { try tx.insert(Tag(id: "t\(number)", label: "Tag \(number)")) }
+            }
+            let changed = try schema(changing: "Tag") { $0.attributes.append(AttributeDescription(name: "pinned", type: .bool, defaultValue: .bool(true))) }
+            let seen = Mutex<[MigrationProgress]>([])
+            _ = try await c.migrate(store, to: changed, plan: try plan(to: changed)) { step in seen.withLock { $0.append(step) } }
+            let steps = seen.withLock { $0 }
+            let copying = steps.filter { $0.phase == .copying(entity: "Tag") }
+            try expect(!copying.isEmpty, "copying Tag is reported")
+            try expectEqual(copying.map(\.done), copying.map(\.done).sorted(), "done never goes back")
+            try expectEqual(copying.last?.done, 2_500)
+            try expect(copying.allSatisfy { $0.total == 2_500 && $0.stage == 1 && $0.stages == 1 && $0.to == "2" }, "every step names its stage and total")
+            try expect(copying.count >= 3, "reported per batch, not once: \(copying.count)")
+            try expectEqual(steps.last?.phase, .finished)
+        },
+        ConformanceCheck(.migration, "orderingChangesKeepEveryMember", requires: [.migrate]) { c in
+            let (store, data) = try await c.seeded()
+            let owners = data.trips.map(\.id.recordID)
+            let people = data.people.map(\.id.recordID)
+            let tags = try await store.read { try $0.relatedRecords("Trip", "tags", owners: owners).mapValues { $0.map(\.id) } }
+            let interests = try await store.read { try $0.relatedRecords("Person", "interests", owners: people).mapValues { $0.map(\.id) } }
+            var entities = try TravelDomain.schema().entities
+            for index in entities.indices {
+                for r in entities[index].relationships.indices {
+                    let relationship = entities[index].relationships[r]
+                    if entities[index].name == "Trip", relationship.name == "tags" { entities[index].relationships[r].isOrdered = true }
+                    if entities[index].name == "Person", relationship.name == "interests" { entities[index].relationships[r].isOrdered = false }
+                }
+            }
+            let migrated = try await Self.migrated(c, store, to: try Schema(entities: entities), untouched: ["Stop"])
+            let newTags = try await migrated.read { try $0.relatedRecords("Trip", "tags", owners: owners).mapValues { $0.map(\.id) } }
+            try expectEqual(newTags, tags, "an ordered list keeps the members in their order")
+            let newInterests = try await migrated.read { try $0.relatedRecords("Person", "interests", owners: people).mapValues { Set($0.map(\.id)) } }
+            try expectEqual(newInterests, interests.mapValues { Set($0) }, "unordered, every member stays")
+        },
+        ConformanceCheck(.migration, "aToOneBecomesAToManyFromWhatTheInverseKept", requires: [.migrate]) { c in
+            let (store, data) = try await c.seeded()
+            let booked = data.trips.filter { $0.agency == data.sol.id }.map(\.id.recordID).sorted()
+            let migrated = try await Self.migrated(c, store, to: try manyToManyAgencies(), untouched: ["Stop", "Person"])
+            let bookings = try await migrated.read { try $0.relatedRecords("Agency", "bookings", owners: [data.sol.id.recordID]) }
+            try expectEqual(bookings[data.sol.id.recordID]?.map(\.id).sorted(), booked, "Sol keeps its bookings")
+            let agencies = try await migrated.read { try $0.relatedRecords("Trip", "agency", owners: booked) }
+            for trip in booked { try expectEqual(agencies[trip]?.map(\.id), [data.sol.id.recordID], "\(trip) keeps Sol") }
+        },
+        ConformanceCheck(.migration, "aToManyBecomesAToOneOnlyWhereNoRecordHasSeveral", requires: [.migrate]) { c in
+            let (store, data) = try await c.seeded()
+            // Sol has several bookings: Agency.bookings cannot become a to-one holding them.
+            var entities = try TravelDomain.schema().entities
+            for index in entities.indices {
+                for r in entities[index].relationships.indices {
+                    if entities[index].name == "Agency", entities[index].relationships[r].name == "bookings" {
+                        entities[index].relationships[r].cardinality = .toOne
+                    }
+                    if entities[index].name == "Trip", entities[index].relationships[r].name == "agency" {
+                        entities[index].relationships[r].cardinality = .toMany
+                    }
+                }
+            }
+            let changed = try Schema(entities: entities)
+            try await expectMigrationRefused(c, store, .migrationRequired, entity: "Agency", property: "bookings") {
+                _ = try await c.migrate(store, to: changed, plan: try plan(to: changed))
+            }
+            _ = data
+        },
+        ConformanceCheck(.migration, "deleteRulesAndInversesHoldAfterAMigration", requires: [.migrate]) { c in
+            let (store, data) = try await c.seeded()
+            let versions = try stopNameChain(["title"])
+            let migrated = try await c.migrate(store, to: versions[1].schema, plan: MigrationPlan(versions: versions))
+            // Trip.stops cascades: the trip's stops (rebuilt by the migration) go with it.
+            try await migrated.transaction { tx in try tx.delete("Trip", id: data.lisbonSpring.id.recordID) }
+            let stops = try await records(migrated, "Stop")
+            for stop in data.stops where stop.trip == data.lisbonSpring.id {
+                try expect(stops[stop.id.recordID] == nil, "\(stop.name) was cascaded")
+            }
+            try expectEqual(stops.count, data.stops.filter { $0.trip != data.lisbonSpring.id }.count)
+            // Moving a stop keeps both sides' lists.
+            let moved = data.ribeira.id.recordID
+            try await migrated.transaction { tx in try tx.update("Stop", id: moved, set: ["trip": data.azoresHike.id.recordID.value]) }
+            let lists = try await migrated.read { try $0.relatedRecords("Trip", "stops", owners: [data.portoWine.id.recordID, data.azoresHike.id.recordID]) }
+            try expect(lists[data.portoWine.id.recordID]?.contains { $0.id == moved } != true, "the old trip lost it")
+            try expect(lists[data.azoresHike.id.recordID]?.contains { $0.id == moved } == true, "the new trip has it")
+        },
+        ConformanceCheck(.migration, "waitingOutboxMutationsAreReexpressedInTheNewNames", requires: [.migrate]) { c in
+            let (seeded, data) = try await c.seeded()
+            let store = seeded.withSync(SyncConfiguration(clientID: "migrating"))
+            try await store.transaction { tx in try tx.update("Stop", id: data.alfama.id.recordID, set: ["name": .string("Alfama Alta")]) }
+            let versions = try stopNameChain(["title"])
+            let migrated = try await c.migrate(store, to: versions[1].schema, plan: MigrationPlan(versions: versions))
+            let server = try await c.store(versions[1].schema)
+            let engine = try SyncEngine(store: migrated, remote: InProcessTransport(server: SyncServer(store: server)))
+            let pending = try await engine.pendingMutations()
+            let mutation = try expectNotNil(pending.first { $0.recordID == data.alfama.id.recordID }, "the waiting mutation survives")
+            try expectEqual(mutation.values["title"], .string("Alfama Alta"), "in the new name")
+            try expect(mutation.values["name"] == nil, "and not the old one")
+        },
+        ConformanceCheck(.migration, "theRefusingOutboxPolicyRefusesWhileMutationsWait", requires: [.migrate]) { c in
+            let (seeded, data) = try await c.seeded()
+            let store = seeded.withSync(SyncConfiguration(clientID: "migrating"))
+            try await store.transaction { tx in try tx.update("Stop", id: data.alfama.id.recordID, set: ["nights": .int(9)]) }
+            let versions = try stopNameChain(["title"])
+            let error = try await expectError(.migrationRequired) {
+                _ = try await c.migrate(store, to: versions[1].schema, plan: MigrationPlan(versions: versions, outbox: .refuse))
+            }
+            try expect(error.message.contains("outbox"), "the error names the outbox: \(error)")
+            let reopened = try await c.migrate(store, to: versions[0].schema, plan: nil)
+            try expectEqual(try await records(reopened, "Stop")[data.alfama.id.recordID]?["nights"], .int(9), "the store is as it was")
+        },
+    ]
+
+    /// The fixture with Trip.agency ↔ Agency.bookings made a many-to-many.
+    static func manyToManyAgencies() throws -> Schema {
+        var entities = try TravelDomain.schema().entities
+        for index in entities.indices {
+            for r in entities[index].relationships.indices where entities[index].name == "Trip" && entities[index].relationships[r].name == "agency" {
+                entities[index].relationships[r].cardinality = .toMany
+            }
+        }
+        return try Schema(entities: entities)
+    }
+}
