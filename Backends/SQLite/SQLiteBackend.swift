@@ -53,13 +53,13 @@ public final class SQLiteBackend: StorageBackend {
     /// The database file (`:memory:` for a private in-memory store).
     public let path: String
     let layout: SQLiteLayout
-    private let writer: any DatabaseWriter
+    let writer: any DatabaseWriter
     private let isClosed = Atomic<Bool>(false)
     /// `PRAGMA data_version` as last seen on the writer connection; it moves only when another
     /// connection (another `Store` on the file, or another process) commits.
     private let seenDataVersion = Atomic<Int64>(-1)
     /// Set at open: a store created since rows carry checksums refuses rows without one.
-    private let requiresChecksums = Atomic<Bool>(false)
+    let requiresChecksums = Atomic<Bool>(false)
 
     /// The canonical path (nil for `:memory:`): other connections in this process share it.
     public let sharedIdentity: String?
@@ -206,7 +206,7 @@ public final class SQLiteBackend: StorageBackend {
         }
     }
 
-    private func run<T>(_ body: () async throws -> T) async throws -> T {
+    func run<T>(_ body: () async throws -> T) async throws -> T {
         if isClosed.load(ordering: .acquiring) { throw StrataError(.storeClosed, "the store has been closed") }
         do {
             return try await body()

@@ -64,16 +64,21 @@ struct SQLiteLayout: Sendable {
 
     let schema: Schema
     let tables: [String: Table]
+    /// Entities whose tables a migration has set aside under ``setAsidePrefix`` (read there).
+    let setAside: Set<String>
+    /// What a migration prefixes the names of the tables it sets aside with.
+    static let setAsidePrefix = "strata_migrating."
 
-    init(schema: Schema) {
+    init(schema: Schema, setAside: Set<String> = []) {
         self.schema = schema
+        self.setAside = setAside
         var tables: [String: Table] = [:]
         for entity in schema.entities {
             var columns: [(String, Table.ColumnKind)] = entity.attributes.map { ($0.name, .attribute($0.type)) }
             for relationship in entity.relationships where relationship.isToOne {
                 columns.append((relationship.name, .reference(schema.entity(relationship.destination)?.idKind ?? .uuid)))
             }
-            let name = quoted(entity.name)
+            let name = quoted(setAside.contains(entity.name) ? Self.setAsidePrefix + entity.name : entity.name)
             let names = ["id", "strata_version"] + columns.map(\.0) + [SQLiteLayout.checksumColumn]
             let selectList = names.map { "t0." + quoted($0) }.joined(separator: ", ")
             let upsertClause = " ON CONFLICT(\"id\") DO UPDATE SET " + names.dropFirst().map { "\(quoted($0)) = excluded.\(quoted($0))" }.joined(separator: ", ")
@@ -104,6 +109,11 @@ struct SQLiteLayout: Sendable {
 
     static func linkTable(_ entity: String, _ relationship: String) -> String {
         quoted("\(entity).\(relationship)")
+    }
+
+    /// The link table of `entity`'s `relationship` in this layout (set aside or not).
+    func linkTable(_ entity: String, _ relationship: String) -> String {
+        setAside.contains(entity) ? quoted("\(Self.setAsidePrefix)\(entity).\(relationship)") : Self.linkTable(entity, relationship)
     }
 
     /// Relationships whose link lists this store keeps.
@@ -140,8 +150,14 @@ struct SQLiteLayout: Sendable {
 
     /// The DDL for an empty store.
     func creationStatements() -> [String] {
-        var statements = ["CREATE TABLE \(Self.metaTable) (key TEXT PRIMARY KEY NOT NULL, value BLOB NOT NULL) WITHOUT ROWID"]
-        for entity in schema.entities {
+        ["CREATE TABLE \(Self.metaTable) (key TEXT PRIMARY KEY NOT NULL, value BLOB NOT NULL) WITHOUT ROWID"]
+            + schema.entities.flatMap { creationStatements(for: $0.name) }
+    }
+
+    /// The DDL for one entity's empty table, its indexes and the link tables it owns.
+    func creationStatements(for name: String) -> [String] {
+        var statements: [String] = []
+        for entity in schema.entities where entity.name == name {
             guard let table = tables[entity.name] else { continue }
             let columns = ["\"id\" \(SQLiteValues.columnType(entity.idKind)) PRIMARY KEY NOT NULL", "\"strata_version\" INTEGER NOT NULL"]
                 + table.columns.map { column -> String in
@@ -154,7 +170,7 @@ struct SQLiteLayout: Sendable {
             statements.append("CREATE TABLE \(table.name) (\(columns.joined(separator: ", ")))")
             statements += indexStatements(entity).map(\.sql)
         }
-        for (entity, relationship) in linkRelationships {
+        for (entity, relationship) in linkRelationships where entity.name == name {
             let ownerKind = SQLiteValues.columnType(entity.idKind)
             let targetKind = SQLiteValues.columnType(schema.entity(relationship.destination)?.idKind ?? .uuid)
             let table = Self.linkTable(entity.name, relationship.name)

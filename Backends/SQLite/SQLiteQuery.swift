@@ -173,10 +173,10 @@ struct SQLiteQuery {
             join = "FROM \(destination.name) AS \(other) WHERE \(other).\(quoted(relationship.inverse ?? "")) = \(alias).\"id\""
         case .orderedLinks, .links:
             let link = self.alias()
-            join = "FROM \(SQLiteLayout.linkTable(entity.name, name)) AS \(link) JOIN \(destination.name) AS \(other) ON \(other).\"id\" = \(link).target WHERE \(link).owner = \(alias).\"id\""
+            join = "FROM \(layout.linkTable(entity.name, name)) AS \(link) JOIN \(destination.name) AS \(other) ON \(other).\"id\" = \(link).target WHERE \(link).owner = \(alias).\"id\""
         case .inverseLinks:
             let link = self.alias()
-            join = "FROM \(SQLiteLayout.linkTable(relationship.destination, relationship.inverse ?? "")) AS \(link) JOIN \(destination.name) AS \(other) ON \(other).\"id\" = \(link).owner WHERE \(link).target = \(alias).\"id\""
+            join = "FROM \(layout.linkTable(relationship.destination, relationship.inverse ?? "")) AS \(link) JOIN \(destination.name) AS \(other) ON \(other).\"id\" = \(link).owner WHERE \(link).target = \(alias).\"id\""
         }
         return "EXISTS (SELECT 1 \(join) AND \(try condition(inner, destination.entity, other, negated: false)))"
     }

@@ -190,13 +190,13 @@ class SQLiteReadTransaction: StorageReadTransaction {
 
     func links(_ entity: String, relationship: String, from owner: RecordID) throws -> [RecordID] {
         let kind = try destinationKind(entity, relationship)
-        return try ids("SELECT target FROM \(SQLiteLayout.linkTable(entity, relationship)) WHERE owner = ? ORDER BY position",
+        return try ids("SELECT target FROM \(layout.linkTable(entity, relationship)) WHERE owner = ? ORDER BY position",
                        SQLiteValues.databaseValue(owner), kind: kind)
     }
 
     func linkOwners(_ entity: String, relationship: String, to target: RecordID) throws -> [RecordID] {
         let kind = try layout.table(entity).entity.idKind
-        return try ids("SELECT owner FROM \(SQLiteLayout.linkTable(entity, relationship)) WHERE target = ? ORDER BY owner",
+        return try ids("SELECT owner FROM \(layout.linkTable(entity, relationship)) WHERE target = ? ORDER BY owner",
                        SQLiteValues.databaseValue(target), kind: kind)
     }
 

@@ -41,7 +41,7 @@ final class SQLiteWriteTransaction: SQLiteReadTransaction, StorageWriteTransacti
             let arguments = StatementArguments(values)
             try prepare("DELETE FROM \(table.name) WHERE \"id\" IN (\(placeholders))").execute(arguments: arguments)
             for relationship in table.entity.relationships where relationship.keepsLinkList {
-                try prepare("DELETE FROM \(SQLiteLayout.linkTable(entity, relationship.name)) WHERE owner IN (\(placeholders))").execute(arguments: arguments)
+                try prepare("DELETE FROM \(layout.linkTable(entity, relationship.name)) WHERE owner IN (\(placeholders))").execute(arguments: arguments)
             }
         }
     }
@@ -55,7 +55,7 @@ final class SQLiteWriteTransaction: SQLiteReadTransaction, StorageWriteTransacti
     }
 
     func setLinks(_ entity: String, relationship: String, from owner: RecordID, to targets: [RecordID]) throws {
-        let table = SQLiteLayout.linkTable(entity, relationship)
+        let table = layout.linkTable(entity, relationship)
         let ownerValue = SQLiteValues.databaseValue(owner)
         try db.cachedStatement(sql: "DELETE FROM \(table) WHERE owner = ?").execute(arguments: [ownerValue])
         let insert = try db.cachedStatement(sql: "INSERT INTO \(table) (owner, target, position) VALUES (?, ?, ?)")

@@ -30,6 +30,10 @@ private let sqliteFiles = ConformanceSuite(backend: BackendUnderTest(name: "SQLi
     try await store.close()
     guard let backend = store.backend as? SQLiteBackend else { throw StrataError(.unsupportedStore, "not SQLite") }
     return Store(backend: try await SQLiteBackend.open(path: backend.path, schema: schema), location: store.location)
+} opener: { store in
+    guard let backend = store.backend as? SQLiteBackend else { throw StrataError(.unsupportedStore, "not SQLite") }
+    let path = backend.path
+    return { schema in try await SQLiteBackend.open(path: path, schema: schema) }
 })
 
 @Suite("Conformance: SQLite")

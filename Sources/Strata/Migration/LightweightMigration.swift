@@ -50,6 +50,9 @@ public enum LightweightMigration {
             }
             attributeSteps(entity, source, target, &steps, &problems)
             relationshipSteps(entity, source, oldNames, &steps, &problems)
+            if let old = source.layout, let new = target.layout, old != new {
+                steps.append(.reorderProperties(entity: entity.name))
+            }
             for index in target.indexes where !source.indexes.contains(index) { steps.append(.addIndex(entity: entity.name, properties: index)) }
             for index in source.indexes where !target.indexes.contains(index) { steps.append(.removeIndex(entity: entity.name, properties: index)) }
             for unique in target.uniqueConstraints where !source.uniqueConstraints.contains(unique) {

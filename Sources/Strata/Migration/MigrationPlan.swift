@@ -130,7 +130,7 @@ public struct MigrationPlan: Sendable {
         for stage in stages where !seen.contains(stage.from) || !seen.contains(stage.to) {
             throw StrataError(.invalidSchema, "a stage of the migration plan goes from \(stage.from) to \(stage.to), which are not both versions of it")
         }
-        guard SchemaDescription(last.schema).entities == SchemaDescription(schema).entities else {
+        guard SchemaDescription(last.schema).sameShape(as: SchemaDescription(schema)) else {
             let changes = SchemaDescription(schema).differences(from: SchemaDescription(last.schema))
             throw StrataError(
                 .invalidSchema, entity: changes.first?.entity, property: changes.first?.property,
@@ -151,14 +151,14 @@ public struct MigrationPlan: Sendable {
                     .incompatibleStore,
                     "\(path) was written by schema version \(version), which this app's migration plan does not know (it knows \(names.joined(separator: ", ")); the app's version is \(names.last ?? "none")): a newer app wrote it. It is left untouched.")
             }
-            guard SchemaDescription(versions[index].schema).entities == stored.entities else {
+            guard SchemaDescription(versions[index].schema).sameShape(as: stored) else {
                 let changes = SchemaDescription(versions[index].schema).differences(from: stored)
                 throw StrataError(
                     .incompatibleStore, entity: changes.first?.entity, property: changes.first?.property,
                     "\(path) says it holds schema version \(version), but its shape differs from that version in the migration plan (the version's schema changed after it shipped?): \(changes.map(\.description).joined(separator: "; "))")
             }
             start = index
-        } else if let index = versions.firstIndex(where: { SchemaDescription($0.schema).entities == stored.entities }) {
+        } else if let index = versions.firstIndex(where: { SchemaDescription($0.schema).sameShape(as: stored) }) {
             // A store from before it recorded versions: the earliest version of its shape, so a
             // data-only stage after it runs rather than being skipped.
             start = index

@@ -28,6 +28,8 @@ public enum MigrationStep: Sendable, Hashable, CustomStringConvertible {
     /// To-one ↔ to-many: the members are read from whichever side kept them (a record with more
     /// than one member cannot become a to-one: the migration fails naming it).
     case changeCardinality(entity: String, relationship: String, cardinality: RelationshipDescription.Cardinality)
+    /// The stored properties are declared in another order: records are laid out again.
+    case reorderProperties(entity: String)
     /// The inverse's cardinality changed, so the other side keeps the members now.
     case changeStorage(entity: String, relationship: String)
 
@@ -52,6 +54,7 @@ public enum MigrationStep: Sendable, Hashable, CustomStringConvertible {
         case .renameRelationship(let entity, let from, let to): "rename relationship \(entity).\(from) to \(to)"
         case .changeOrdering(let entity, let relationship, let ordered): "make \(entity).\(relationship) \(ordered ? "ordered" : "unordered")"
         case .changeCardinality(let entity, let relationship, let cardinality): "make \(entity).\(relationship) \(cardinality.rawValue)"
+        case .reorderProperties(let entity): "lay out \(entity)'s records in the new order of its properties"
         case .changeStorage(let entity, let relationship): "move \(entity).\(relationship)'s members to the side that keeps them now"
         }
     }

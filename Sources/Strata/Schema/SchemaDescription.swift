@@ -29,6 +29,9 @@ public struct SchemaDescription: Codable, Hashable, Sendable {
         public var relationships: [Relationship]
         public var indexes: [[String]]
         public var uniqueConstraints: [[String]]
+        /// The order of the stored properties in a record (attributes, then to-ones, as
+        /// declared): stores lay records out in it. Nil in descriptions written before it was kept.
+        public var layout: [String]?
     }
 
     /// The description's own format, for later releases.
@@ -55,7 +58,8 @@ public struct SchemaDescription: Codable, Hashable, Sendable {
                         isOrdered: $0.isOrdered, storage: $0.storage)
                 },
                 indexes: entity.indexes.sorted { $0.joined(separator: ",") < $1.joined(separator: ",") },
-                uniqueConstraints: entity.uniqueConstraints.sorted { $0.joined(separator: ",") < $1.joined(separator: ",") })
+                uniqueConstraints: entity.uniqueConstraints.sorted { $0.joined(separator: ",") < $1.joined(separator: ",") },
+                layout: entity.layout.names)
         }
     }
 
@@ -79,7 +83,18 @@ public struct SchemaDescription: Codable, Hashable, Sendable {
     /// shape, and the same version when `current` names one (a plan's data-only stage changes the
     /// version and not the shape).
     public func isOpenable(as current: SchemaDescription) -> Bool {
-        entities == current.entities && (current.version == nil || version == current.version)
+        sameShape(as: current) && (current.version == nil || version == current.version)
+    }
+
+    /// Whether the stores of both descriptions hold data identically (a description from before
+    /// layouts were kept matches any order of the same properties).
+    public func sameShape(as other: SchemaDescription) -> Bool {
+        guard entities.count == other.entities.count else { return false }
+        return zip(entities, other.entities).allSatisfy { mine, theirs in
+            var mine = mine
+            if mine.layout == nil || theirs.layout == nil { mine.layout = theirs.layout }
+            return mine == theirs
+        }
     }
 
     /// One difference between a stored shape and the app's.
@@ -144,6 +159,9 @@ public struct SchemaDescription: Codable, Hashable, Sendable {
         let newRelationshipNames = Set(after.relationships.map(\.name))
         for relationship in before.relationships where !newRelationshipNames.contains(relationship.name) {
             note(relationship.name, "relationship `\(relationship.name)` removed")
+        }
+        if let old = before.layout, let new = after.layout, old != new, Set(old) == Set(new) {
+            note(nil, "the order of its stored properties changed (\(old.joined(separator: ", ")) → \(new.joined(separator: ", ")))")
         }
         for index in after.indexes where !before.indexes.contains(index) { note(nil, "index (\(index.joined(separator: ", "))) added") }
         for index in before.indexes where !after.indexes.contains(index) { note(nil, "index (\(index.joined(separator: ", "))) removed") }
@@ -226,12 +244,17 @@ extension SchemaDescription {
     /// rules or defaults, nullify delete rules, relationships optional.
     public func schema() throws -> Schema {
         try Schema(entities: entities.map { entity in
-            EntityDescription(
+            // Records are laid out in the stored order: attributes and to-ones as declared.
+            let position = Dictionary((entity.layout ?? []).enumerated().map { ($1, $0) }, uniquingKeysWith: { a, _ in a })
+            func ordered<T>(_ items: [T], _ name: (T) -> String) -> [T] {
+                items.enumerated().sorted { (position[name($0.element)] ?? Int.max, $0.offset) < (position[name($1.element)] ?? Int.max, $1.offset) }.map(\.element)
+            }
+            return EntityDescription(
                 name: entity.name, idKind: entity.idKind,
-                attributes: entity.attributes.map {
+                attributes: ordered(entity.attributes, \.name).map {
                     AttributeDescription(name: $0.name, type: $0.type, isOptional: $0.isOptional, isIndexed: $0.isIndexed)
                 },
-                relationships: entity.relationships.map {
+                relationships: ordered(entity.relationships, \.name).map {
                     RelationshipDescription(
                         name: $0.name, destination: $0.destination, inverse: $0.inverse, cardinality: $0.cardinality,
                         isOrdered: $0.isOrdered)

@@ -204,6 +204,21 @@ extension MigrationChecks {
             try await migrated.transaction { tx in try tx.update("Stop", id: data.alfama.id.recordID, set: ["nights": .null]) }
             try expect(try await records(migrated, "Stop")[data.alfama.id.recordID]?["nights"].isNull == true, "nil is accepted now")
         },
+        ConformanceCheck(.migration, "declaringPropertiesInAnotherOrderIsAMigrationNotAMisreading", requires: [.migrate]) { c in
+            // Stores lay records out in the declared order: a reordered declaration must never
+            // read one property's value as another's.
+            let (store, data) = try await c.seeded()
+            let changed = try schema(changing: "Stop") { $0.attributes.reverse() }
+            let refusal = try await expectError(.incompatibleStore, entity: "Stop") { _ = try await c.migrate(store, to: changed, plan: nil) }
+            try expect(refusal.message.contains("order of its stored properties"), "the error names the order: \(refusal)")
+            let reopened = try await c.migrate(store, to: try TravelDomain.schema(), plan: nil)
+            let migrated = try await Self.migrated(c, reopened, to: changed, untouched: ["Trip"])
+            let stops = try await records(migrated, "Stop")
+            for stop in data.stops {
+                let record = try expectNotNil(stops[stop.id.recordID])
+                try expectEqual([record["name"], record["city"], record["nights"]], [.string(stop.name), .string(stop.city), .int(Int64(stop.nights))])
+            }
+        },
     ]
 
     /// The fixture schema with entity `old` renamed `new` (relationships pointing at it follow).

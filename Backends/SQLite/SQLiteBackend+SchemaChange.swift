@@ -1,0 +1,78 @@
+import Foundation
+import GRDB
+import Strata
+import Synchronization
+
+/// Migrations on SQLite: the table-rebuild procedure, inside one SQLite transaction (DDL is
+/// transactional), so a failure or a killed process leaves the store as it was.
+///
+/// Per stage, each entity being rebuilt has its secondary indexes dropped and its table (and the
+/// link tables it owns) renamed aside under `strata_migrating.`; the new tables are created with
+/// their indexes; the engine copies through the two views; the set-aside tables are dropped.
+/// Entities whose shape does not change keep their tables untouched.
+extension SQLiteBackend: SchemaChangingBackend {
+    public func changeSchema<T: Sendable>(_ body: @escaping @Sendable (any SchemaChangeTransaction) throws -> T) async throws -> T {
+        let schema = schema
+        let checksums = requiresChecksums.load(ordering: .acquiring)
+        return try await run {
+            try await self.writer.write { db in
+                let change = SQLiteSchemaChange(db: db, schema: schema, requireChecksums: checksums)
+                let result = try body(change)
+                try db.execute(
+                    sql: "INSERT OR REPLACE INTO \(SQLiteLayout.metaTable) (key, value) VALUES (?, ?), ('strata.schema.fingerprint', ?)",
+                    arguments: [SchemaDescription.metadataKey, Data(SchemaDescription(change.schema).encoded()), Data(change.schema.fingerprint.utf8)])
+                return result
+            }
+        }
+    }
+}
+
+final class SQLiteSchemaChange: SchemaChangeTransaction {
+    let db: Database
+    let requireChecksums: Bool
+    private(set) var schema: Schema
+    private var transaction: SQLiteWriteTransaction
+
+    init(db: Database, schema: Schema, requireChecksums: Bool) {
+        self.db = db
+        self.schema = schema
+        self.requireChecksums = requireChecksums
+        self.transaction = SQLiteWriteTransaction(db: db, layout: SQLiteLayout(schema: schema), requireChecksums: requireChecksums)
+    }
+
+    var current: any StorageWriteTransaction { transaction }
+
+    func change(
+        to target: Schema, rebuilding retired: Set<String>, creating created: Set<String>,
+        _ body: (any StorageReadTransaction, any StorageWriteTransaction) throws -> Void
+    ) throws {
+        let present = SQLiteLayout(schema: schema)
+        var setAside: [String] = []
+        for name in retired.sorted() {
+            var tables = [quoted(name)]
+            for (entity, relationship) in present.linkRelationships where entity.name == name {
+                tables.append(SQLiteLayout.linkTable(entity.name, relationship.name))
+            }
+            for table in tables {
+                // Index names are global: the new tables' indexes take the same ones.
+                let unquoted = String(table.dropFirst().dropLast()).replacingOccurrences(of: "\"\"", with: "\"")
+                for index in try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL", arguments: [unquoted]) {
+                    try db.execute(sql: "DROP INDEX \(quoted(index))")
+                }
+                let aside = quoted(SQLiteLayout.setAsidePrefix + unquoted)
+                try db.execute(sql: "ALTER TABLE \(table) RENAME TO \(aside)")
+                setAside.append(aside)
+            }
+        }
+        let layout = SQLiteLayout(schema: target)
+        for name in created.sorted() {
+            for statement in layout.creationStatements(for: name) { try db.execute(sql: statement) }
+        }
+        let old = SQLiteReadTransaction(db: db, layout: SQLiteLayout(schema: schema, setAside: retired), requireChecksums: requireChecksums)
+        let new = SQLiteWriteTransaction(db: db, layout: layout, requireChecksums: requireChecksums)
+        try body(old, new)
+        for table in setAside { try db.execute(sql: "DROP TABLE \(table)") }
+        schema = target
+        transaction = new
+    }
+}
