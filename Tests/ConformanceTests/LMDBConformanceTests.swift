@@ -32,6 +32,10 @@ private let lmdbDirectories = ConformanceSuite(backend: BackendUnderTest(name: "
     try await store.close()
     guard let backend = store.backend as? LMDBBackend else { throw StrataError(.unsupportedStore, "not LMDB") }
     return Store(backend: try await LMDBBackend.open(path: backend.path, schema: schema), location: store.location)
+} opener: { store in
+    guard let backend = store.backend as? LMDBBackend else { throw StrataError(.unsupportedStore, "not LMDB") }
+    let path = backend.path
+    return { schema in try await LMDBBackend.open(path: path, schema: schema) }
 })
 
 @Suite("Conformance: LMDB")

@@ -115,7 +115,7 @@ public final class LMDBBackend: StorageBackend {
         let environment: LMDBEnvironment
         do {
             environment = try LMDBEnvironment.shared(
-                path: path, mapSize: max(options.initialMapSize, 1 << 16), maxDatabases: layout.databases.count + 8, noSync: options.noSync)
+                path: path, mapSize: max(options.initialMapSize, 1 << 16), maxDatabases: max(128, layout.databases.count * 3 + 16), noSync: options.noSync)
         } catch {
             throw map(error, path: path)
         }
@@ -208,11 +208,11 @@ public final class LMDBBackend: StorageBackend {
 
     // MARK: Transactions
 
-    private func checkOpen() throws {
+    func checkOpen() throws {
         if isClosed.load(ordering: .acquiring) { throw StrataError(.storeClosed, "the store has been closed") }
     }
 
-    private func onWriter<T: Sendable>(_ body: @escaping @Sendable (LMDBEnvironment) throws -> T) async throws -> T {
+    func onWriter<T: Sendable>(_ body: @escaping @Sendable (LMDBEnvironment) throws -> T) async throws -> T {
         let environment = environment
         let path = path
         return try await withCheckedThrowingContinuation { continuation in

@@ -141,6 +141,11 @@ final class LMDBEnvironment: @unchecked Sendable {
         }
     }
 
+    /// Adds handles a migration opened in its write transaction, once it committed (on ``writer``).
+    func adopt(_ handles: [String: MDB_dbi]) {
+        for (name, dbi) in handles where databases[name] == nil { databases[name] = dbi }
+    }
+
     /// Which of the named databases the environment does not hold.
     func missingDatabases(_ names: [String]) throws -> [String] {
         var txn: OpaquePointer?

@@ -10,6 +10,11 @@ class LMDBReadTransaction: StorageReadTransaction {
     /// Whether every record in this store was written with a checksum (see ``RecordCodec``).
     let requireChecksums: Bool
 
+    /// Handles a migration opened in this transaction (not yet the environment's), by name.
+    var migrationHandles: [String: MDB_dbi] = [:]
+    /// Entities whose databases a migration set aside: read under ``LMDBLayout/setAsidePrefix``.
+    var setAside: Set<String> = []
+
     init(txn: OpaquePointer, environment: LMDBEnvironment, schema: Schema, requireChecksums: Bool) {
         self.txn = txn
         self.environment = environment
@@ -23,7 +28,9 @@ class LMDBReadTransaction: StorageReadTransaction {
     }
 
     func database(_ name: String) throws -> MDB_dbi {
-        guard let dbi = environment.databases[name] else { throw StrataError(.unknownEntity, "no database \(name) in this store") }
+        var name = name
+        if !setAside.isEmpty, let entity = LMDBLayout.entity(of: name), setAside.contains(entity) { name = LMDBLayout.setAsidePrefix + name }
+        guard let dbi = migrationHandles[name] ?? environment.databases[name] else { throw StrataError(.unknownEntity, "no database \(name) in this store") }
         return dbi
     }
 
