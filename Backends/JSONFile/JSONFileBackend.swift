@@ -32,8 +32,8 @@ public final class JSONFileBackend: StorageBackend {
     public var recoveredTornJournalTail: Bool { shared.torn }
 
     private let shared: OpenFile
-    private var memory: InMemoryBackend { shared.memory }
-    private var files: Files { shared.files }
+    var memory: InMemoryBackend { shared.memory }
+    var files: Files { shared.files }
     private let isClosed = Atomic<Bool>(false)
 
     /// One open store in this process: its live state and its files, shared by every handle.
@@ -305,7 +305,7 @@ public final class JSONFileBackend: StorageBackend {
         flock(files.lockDescriptor, LOCK_UN)
     }
 
-    private func checkOpen() throws {
+    func checkOpen() throws {
         if isClosed.load(ordering: .acquiring) { throw StrataError(.storeClosed, "the store has been closed") }
     }
 }

@@ -29,6 +29,10 @@ private let jsonFiles = ConformanceSuite(backend: BackendUnderTest(name: "JSONFi
     try await store.close()
     guard let backend = store.backend as? JSONFileBackend else { throw StrataError(.unsupportedStore, "not JSONFile") }
     return Store(backend: try await JSONFileBackend.open(path: backend.path, schema: schema), location: store.location)
+} opener: { store in
+    guard let backend = store.backend as? JSONFileBackend else { throw StrataError(.unsupportedStore, "not JSONFile") }
+    let path = backend.path
+    return { schema in try await JSONFileBackend.open(path: path, schema: schema) }
 })
 
 @Suite("Conformance: JSON file")
