@@ -25,9 +25,16 @@ struct JSONFileDurabilityTests {
         #expect(tally.failures.isEmpty, "\(tally.failures.joined(separator: "\n"))")
     }
 
-    @Test(.enabled(if: KillHarness.childWindow == nil), arguments: KillHarness.Window.allCases)
+    @Test(.enabled(if: KillHarness.childWindow == nil), arguments: KillHarness.Window.saveWindows)
     func aKilledWriterLeavesEveryAcknowledgedSave(window: KillHarness.Window) async throws {
         let tally = try await DurabilityRun.kills(jsonDurable, window: window, filter: "JSONFileDurabilityTests")
         #expect(tally.failures.isEmpty, "\(tally.failures.joined(separator: "\n"))")
+    }
+
+    @Test(.enabled(if: KillHarness.childWindow == nil))
+    func aKilledMigrationLeavesTheOldStoreOrTheNewWholeAndARetrySucceeds() async throws {
+        let tally = try await DurabilityRun.migrationKills(jsonDurable, filter: "JSONFileDurabilityTests")
+        #expect(tally.failures.isEmpty, "\(tally.failures.joined(separator: "\n"))")
+        #expect((tally.counts["migration"]?.values.reduce(0, +) ?? 0) >= 50 || ProcessInfo.processInfo.environment["STRATA_MIGRATION_KILL_TRIALS"] != nil)
     }
 }

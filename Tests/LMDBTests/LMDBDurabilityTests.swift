@@ -29,4 +29,11 @@ struct LMDBDurabilityTests {
         let tally = try await DurabilityRun.kills(lmdbDurable, window: window, filter: "LMDBDurabilityTests")
         #expect(tally.failures.isEmpty, "\(tally.failures.joined(separator: "\n"))")
     }
+
+    @Test(.enabled(if: KillHarness.childWindow == nil))
+    func aKilledMigrationLeavesTheOldStoreOrTheNewWholeAndARetrySucceeds() async throws {
+        let tally = try await DurabilityRun.migrationKills(lmdbDurable, filter: "LMDBDurabilityTests")
+        #expect(tally.failures.isEmpty, "\(tally.failures.joined(separator: "\n"))")
+        #expect((tally.counts["migration"]?.values.reduce(0, +) ?? 0) >= 50 || ProcessInfo.processInfo.environment["STRATA_MIGRATION_KILL_TRIALS"] != nil)
+    }
 }

@@ -106,6 +106,17 @@ public enum DurabilityRun {
         }
     }
 
+    /// Kills during a migration (`STRATA_MIGRATION_KILL_TRIALS`, default 50, and `STRATA_KILL_SEED`).
+    public static func migrationKills(_ backend: DurableBackend, filter: String) async throws -> DurabilityTally {
+        let trials = DurabilitySettings.count("STRATA_MIGRATION_KILL_TRIALS", default: 50)
+        let seed = DurabilitySettings.seed("STRATA_KILL_SEED", default: 0x4B111)
+        return try await inScratchDirectory { directory in
+            let tally = try await MigrationKillHarness.run(backend, in: directory, trials: trials, seed: seed, filter: filter)
+            print("\(backend.name): \(trials) kills during a migration, seed \(seed) (STRATA_KILL_SEED):\n\(tally)")
+            return tally
+        }
+    }
+
     static func inScratchDirectory<T>(_ body: (String) async throws -> T) async throws -> T {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("strata-durability-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
