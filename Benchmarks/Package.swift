@@ -61,6 +61,19 @@ let package = Package(
             ],
             swiftSettings: [.enableUpcomingFeature("ExistentialAny"), .enableUpcomingFeature("MemberImportVisibility")]
         ),
+        // Migrating 100k and 1M records on SQLite and LMDB beside the raw peer (`make bench-migration`).
+        .executableTarget(
+            name: "StrataMigration",
+            dependencies: [
+                "BenchmarkWorkloads",
+                "CLMDBRaw",
+                .product(name: "Strata", package: strata),
+                .product(name: "StrataSQLite", package: strata),
+                .product(name: "StrataLMDB", package: strata),
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
+            swiftSettings: [.enableUpcomingFeature("ExistentialAny"), .enableUpcomingFeature("MemberImportVisibility")]
+        ),
         // ordo-one/benchmark: wall clock, allocations and percentiles for the same workloads.
         .executableTarget(
             name: "StrataBenchmarks",

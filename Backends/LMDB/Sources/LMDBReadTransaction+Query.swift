@@ -5,6 +5,7 @@ import Strata
 /// Fetch plans: ID lookups, index-driven candidates and pages, the rest through the engine's evaluator.
 extension LMDBReadTransaction {
     func fetch(_ plan: FetchPlan) throws -> [Record] {
+        if let page = try idPage(plan) { return page }
         if let page = try sortedByIndex(plan) { return page }
         if let page = try equalityPage(plan) { return page }
         return PredicateEvaluator.sortAndPage(try matching(plan), plan)
@@ -80,6 +81,42 @@ extension LMDBReadTransaction {
             code = mdb_cursor_get(cursor, &keyVal, &dataVal, key.ascending ? MDB_NEXT_NODUP : MDB_PREV_NODUP)
         }
         if code != 0 && code != MDB_NOTFOUND { try check(code) }
+        return page
+    }
+
+    /// A page in ID order (sorted by ID ascending, or unsorted) after an ID: the records database
+    /// is keyed in ID order, so the walk seeks the ID and stops when the page is full — a keyset
+    /// page (a migration's batches, `fetch(_:after:)` by ID) costs its size, not the store's.
+    fileprivate func idPage(_ plan: FetchPlan) throws -> [Record]? {
+        guard let limit = plan.limit, plan.sort.isEmpty || plan.sort == [SortKey("id")] else { return nil }
+        let conjuncts: [FilterExpression]
+        switch plan.predicate {
+        case .and(let parts)?: conjuncts = parts
+        case let single?: conjuncts = [single]
+        case nil: conjuncts = []
+        }
+        let entity = try entity(plan.entity)
+        var start: (key: [UInt8], inclusive: Bool)?
+        for conjunct in conjuncts {
+            guard case .compare("id", let op, let value, []) = conjunct, op == .greater || op == .greaterOrEqual,
+                let id = RecordID(value), id.kind == entity.idKind, let key = LMDBKeys.lookupID(id)
+            else { continue }
+            start = (key, op == .greaterOrEqual)
+        }
+        // Without a seek this is the same walk as any unsorted fetch; only a keyset page gains.
+        guard start != nil || plan.predicate == nil else { return nil }
+        if limit == 0 { return [] }
+        let recordsDB = try database(LMDBLayout.records(entity.name))
+        let evaluator = PredicateEvaluator(self)
+        var page: [Record] = []
+        var skipped = 0
+        try scan(recordsDB, from: start?.key) { key, bytes in
+            if let start, !start.inclusive, key == start.key { return true }
+            let record = try decodeRecord(bytes, id: try LMDBKeys.decodeID(key, kind: entity.idKind), entity)
+            if let predicate = plan.predicate, !(try evaluator.matches(record, predicate)) { return true }
+            if skipped < plan.offset { skipped += 1 } else { page.append(record) }
+            return page.count < limit
+        }
         return page
     }
 
