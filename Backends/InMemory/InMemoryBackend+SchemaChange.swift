@@ -44,7 +44,7 @@ final class InMemorySchemaChange: SchemaChangeTransaction {
     var current: any StorageWriteTransaction { transaction }
 
     func change(
-        to target: Schema, rebuilding retired: Set<String>, creating created: Set<String>,
+        to target: Schema, rebuilding retired: Set<String>, creating created: Set<String>, reindexing reindexed: Set<String>,
         _ body: (any StorageReadTransaction, any StorageWriteTransaction) throws -> Void
     ) throws {
         let aside = InMemoryReadTransaction(schema: schema, state: transaction.state, capabilities: capabilities)
@@ -54,6 +54,15 @@ final class InMemorySchemaChange: SchemaChangeTransaction {
         state.linkOwners = state.linkOwners.filter { !retired.contains($0.key.entity) }
         let empty = InMemoryState(schema: target)
         for name in created { state.tables[name] = empty.tables[name] }
+        for name in reindexed {
+            // The records stay; the table's indexes are built again for the target's declaration.
+            guard var table = empty.tables[name], let records = state.tables[name]?.records else { continue }
+            for record in records.values {
+                table.records[record.id] = record
+                table.add(record)
+            }
+            state.tables[name] = table
+        }
         transaction = InMemoryWriteTransaction(schema: target, state: state, capabilities: capabilities)
         try body(SetAsideReads(schema: schema, aside: aside, retired: retired, live: transaction), transaction)
         schema = target

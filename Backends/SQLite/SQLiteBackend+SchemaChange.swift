@@ -43,7 +43,7 @@ final class SQLiteSchemaChange: SchemaChangeTransaction {
     var current: any StorageWriteTransaction { transaction }
 
     func change(
-        to target: Schema, rebuilding retired: Set<String>, creating created: Set<String>,
+        to target: Schema, rebuilding retired: Set<String>, creating created: Set<String>, reindexing reindexed: Set<String>,
         _ body: (any StorageReadTransaction, any StorageWriteTransaction) throws -> Void
     ) throws {
         let present = SQLiteLayout(schema: schema)
@@ -67,6 +67,18 @@ final class SQLiteSchemaChange: SchemaChangeTransaction {
         let layout = SQLiteLayout(schema: target)
         for name in created.sorted() {
             for statement in layout.creationStatements(for: name) { try db.execute(sql: statement) }
+        }
+        for name in reindexed.sorted() {
+            // The rows stay: indexes the target declares differently or not at all are dropped,
+            // the missing ones built from the rows; an index both declare alike is kept.
+            guard let entity = target.entity(name) else { continue }
+            let wanted = Dictionary(layout.indexStatements(entity).map { ($0.name, $0.sql) }, uniquingKeysWith: { a, _ in a })
+            var present: [String: String] = [:]
+            for row in try Row.fetchAll(db, sql: "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL", arguments: [name]) {
+                if let index = String.fromDatabaseValue(row[0]), let sql = String.fromDatabaseValue(row[1]) { present[index] = sql }
+            }
+            for (index, sql) in present where wanted[index] != sql { try db.execute(sql: "DROP INDEX \(quoted(index))") }
+            for (index, sql) in wanted.sorted(by: { $0.key < $1.key }) where present[index] != sql { try db.execute(sql: sql) }
         }
         let old = SQLiteReadTransaction(db: db, layout: SQLiteLayout(schema: schema, setAside: retired), requireChecksums: requireChecksums)
         let new = SQLiteWriteTransaction(db: db, layout: layout, requireChecksums: requireChecksums)

@@ -54,7 +54,7 @@ final class LMDBSchemaChange: SchemaChangeTransaction {
     }
 
     func change(
-        to target: Schema, rebuilding retired: Set<String>, creating created: Set<String>,
+        to target: Schema, rebuilding retired: Set<String>, creating created: Set<String>, reindexing reindexed: Set<String>,
         _ body: (any StorageReadTransaction, any StorageWriteTransaction) throws -> Void
     ) throws {
         let present = LMDBLayout(schema: schema)
@@ -72,11 +72,25 @@ final class LMDBSchemaChange: SchemaChangeTransaction {
         for entity in created.sorted() {
             for spec in layout.databases(of: entity) { _ = try open(spec.name, duplicates: spec.duplicates) }
         }
+        var indexing: [(EntityDescription, [String])] = []
+        for entity in reindexed.sorted() {
+            // The records stay: index databases the target drops are emptied, new ones built below.
+            let before = Set(present.databases(of: entity).map(\.name))
+            let after = layout.databases(of: entity)
+            for name in before.subtracting(after.map(\.name)) { try check(mdb_drop(txn, try open(name, duplicates: true), 0)) }
+            var added: [String] = []
+            for spec in after where !before.contains(spec.name) {
+                _ = try open(spec.name, duplicates: spec.duplicates)
+                if let property = spec.name.split(separator: "/").last, spec.name.hasPrefix("i/") { added.append(String(property)) }
+            }
+            if let description = target.entity(entity), !added.isEmpty { indexing.append((description, added)) }
+        }
         let old = LMDBReadTransaction(txn: txn, environment: transaction.environment, schema: schema, requireChecksums: transaction.requireChecksums)
         old.migrationHandles = handles
         old.setAside = retired
         let new = LMDBWriteTransaction(txn: txn, environment: transaction.environment, schema: target, requireChecksums: transaction.requireChecksums)
         new.migrationHandles = handles
+        for (entity, properties) in indexing { try new.buildIndexes(entity, properties) }
         try body(old, new)
         for dbi in aside { try check(mdb_drop(txn, dbi, 1)) }
         for name in handles.keys where name.hasPrefix(LMDBLayout.setAsidePrefix) { handles[name] = nil }

@@ -43,6 +43,27 @@ final class LMDBWriteTransaction: LMDBReadTransaction, StorageWriteTransaction {
         }
     }
 
+    /// Fills new index databases for `properties` from the stored records (a migration that adds
+    /// an index and changes nothing else).
+    func buildIndexes(_ entity: EntityDescription, _ properties: [String]) throws {
+        let recordsDB = try database(LMDBLayout.records(entity.name))
+        var entries: [(key: [UInt8], id: [UInt8])] = []
+        try scan(recordsDB, from: nil) { key, bytes in
+            let record = try decodeRecord(bytes, id: try LMDBKeys.decodeID(key, kind: entity.idKind), entity)
+            for property in properties { entries.append((LMDBKeys.indexKey(entity, property, record[property]), key)) }
+            if entries.count >= 4_096 { try flush() }
+            return true
+        }
+        try flush()
+        func flush() throws {
+            for (position, property) in properties.enumerated() {
+                let dbi = try database(LMDBLayout.index(entity.name, property))
+                for (offset, entry) in entries.enumerated() where offset % properties.count == position { try put(dbi, entry.key, entry.id) }
+            }
+            entries.removeAll(keepingCapacity: true)
+        }
+    }
+
     func put(_ record: Record) throws {
         let entity = try entity(record.entity)
         try put(record, key: try LMDBKeys.id(record.id), entity, try database(LMDBLayout.records(entity.name)), indexed: Array(entity.indexedProperties))

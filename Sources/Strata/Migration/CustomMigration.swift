@@ -34,6 +34,9 @@ public final class CustomMigration {
     /// Entities the closure wrote to: their required properties and unique constraints are
     /// checked after it.
     private(set) var touched: Set<String> = []
+    /// Puts not yet written: written a batch at a time (versions read for the batch at once),
+    /// and before any read or delete, so the closure always reads what it wrote.
+    private var pending: [Record] = []
 
     init(source: Schema, target: Schema, old: any StorageReadTransaction, new: any StorageWriteTransaction, executor: QueryExecutor, batchSize: Int) {
         self.source = source
@@ -48,6 +51,7 @@ public final class CustomMigration {
     /// order. (An entity whose shape the stage does not change keeps its storage: its "old"
     /// records are its current ones, including what the closure already wrote.)
     public func forEachOldRecord(_ entity: String, _ body: (Record) throws -> Void) throws {
+        try flush()
         _ = try source.requireEntity(entity)
         try Migrator.forEachBatch(entity, in: old, executor: executor, size: batchSize) { batch in
             for record in batch { try body(record) }
@@ -56,12 +60,14 @@ public final class CustomMigration {
 
     /// A record as the store held it before the stage, or nil.
     public func oldRecord(_ entity: String, id: RecordID) throws -> Record? {
+        try flush()
         _ = try source.requireEntity(entity)
         return try old.record(entity, id: id)
     }
 
     /// Calls `body` with every record of `entity` in the new layout, in ID order.
     public func forEachRecord(_ entity: String, _ body: (Record) throws -> Void) throws {
+        try flush()
         _ = try target.requireEntity(entity)
         try Migrator.forEachBatch(entity, in: new, executor: executor, size: batchSize) { batch in
             for record in batch { try body(record) }
@@ -70,6 +76,7 @@ public final class CustomMigration {
 
     /// A record in the new layout, or nil.
     public func record(_ entity: String, id: RecordID) throws -> Record? {
+        try flush()
         _ = try target.requireEntity(entity)
         return try new.record(entity, id: id)
     }
@@ -108,14 +115,31 @@ public final class CustomMigration {
                 throw StrataError(.typeMismatch, entity: entity.name, recordID: record.id, property: name, "a to-one holds the destination's ID, got \(value)")
             }
         }
-        let existing = try new.record(entity.name, id: stored.id)
-        if let existing {
-            stored.version = existing.differs(from: stored) ? existing.version + 1 : existing.version
-        } else {
-            stored.version = 1
-        }
         touched.insert(entity.name)
-        try new.put(stored)
+        pending.append(stored)
+        if pending.count >= batchSize { try flush() }
+    }
+
+    /// Writes the pending puts: a version one more than the stored record's where a value changed
+    /// (the same put twice in a batch counts once), 1 for a new record.
+    func flush() throws {
+        guard !pending.isEmpty else { return }
+        var batch = pending
+        pending = []
+        var latest: [RecordKey: Int] = [:]
+        for (position, record) in batch.enumerated() { latest[record.key] = position }
+        batch = batch.enumerated().filter { latest[$0.element.key] == $0.offset }.map(\.element)
+        for (entity, indices) in Dictionary(grouping: batch.indices, by: { batch[$0].entity }) {
+            let existing = try new.records(entity, ids: indices.map { batch[$0].id })
+            for index in indices {
+                if let stored = existing[batch[index].id] {
+                    batch[index].version = stored.differs(from: batch[index]) ? stored.version + 1 : stored.version
+                } else {
+                    batch[index].version = 1
+                }
+            }
+        }
+        try new.put(contentsOf: batch)
     }
 
     /// Removes a record (and its own link lists) from the new layout. Delete rules do not run:
@@ -123,13 +147,15 @@ public final class CustomMigration {
     /// references only where a relationship is required.
     public func delete(_ entity: String, id: RecordID) throws {
         _ = try target.requireEntity(entity)
+        try flush()
         touched.insert(entity)
         try new.delete(entity, id: id)
     }
 
     /// The link list of `owner` for a relationship the new version keeps as links.
     public func links(_ entity: String, relationship: String, from owner: RecordID) throws -> [RecordID] {
-        try new.links(entity, relationship: relationship, from: owner)
+        try flush()
+        return try new.links(entity, relationship: relationship, from: owner)
     }
 
     /// Replaces the link list of `owner` (a many-to-many's owning side or an ordered to-many).
@@ -139,6 +165,7 @@ public final class CustomMigration {
             throw StrataError(.unknownProperty, entity: entity, property: relationship, "\(entity).\(relationship) is not a relationship this version keeps as a link list")
         }
         touched.insert(entity)
+        try flush()
         try new.setLinks(entity, relationship: relationship, from: owner, to: targets)
     }
 }

@@ -50,8 +50,14 @@ struct Migrator: Sendable {
         let kept = Set(step.to.entities.map(\.name).filter { name in
             oldNames[name] == name && fromDescription[name] == toDescription[name]
         })
-        let retired = Set(step.from.entities.map(\.name)).subtracting(kept)
-        let created = Set(step.to.entities.map(\.name)).subtracting(kept)
+        // Records laid out alike, only indexes or unique constraints differing: the backend
+        // rebuilds the indexes and no record is copied.
+        let reindexed = Set(step.to.entities.map(\.name).filter { name in
+            guard !kept.contains(name), oldNames[name] == name, let before = fromDescription[name], let after = toDescription[name] else { return false }
+            return Self.withoutIndexes(before) == Self.withoutIndexes(after)
+        })
+        let retired = Set(step.from.entities.map(\.name)).subtracting(kept).subtracting(reindexed)
+        let created = Set(step.to.entities.map(\.name)).subtracting(kept).subtracting(reindexed)
         let idKindChanged = Set(problems.filter { $0.property == nil }.map(\.entity))
         let mappings = step.to.entities.filter { created.contains($0.name) }.sorted { $0.name < $1.name }.map { target in
             let source = idKindChanged.contains(target.name) ? nil : oldNames[target.name].flatMap { step.from.entity($0) }
@@ -61,19 +67,22 @@ struct Migrator: Sendable {
             progress(MigrationProgress(
                 stage: number, stages: steps.count, from: step.from.version, to: step.to.version, phase: phase, done: done, total: total))
         }
-        try transaction.change(to: step.to, rebuilding: retired, creating: created) { old, new in
+        try transaction.change(to: step.to, rebuilding: retired, creating: created, reindexing: reindexed) { old, new in
             for mapping in mappings { try copy(mapping, from: old, to: new, executor: executor, report: report) }
             var touched: Set<String> = []
             if case .custom(let migrate) = step.kind {
                 report(.custom, 0, 0)
                 let migration = CustomMigration(source: step.from, target: step.to, old: old, new: new, executor: executor, batchSize: batchSize)
                 try migrate(migration)
+                try migration.flush()
                 touched = migration.touched
             }
             for entity in step.to.entities.sorted(by: { $0.name < $1.name }) {
                 let mapping = mappings.first { $0.target.name == entity.name }
                 let required = touched.contains(entity.name) || (mapping.map { !$0.unfilled.isEmpty } ?? false)
-                let constraints = touched.contains(entity.name) ? entity.uniqueConstraints : (mapping?.newUniqueConstraints ?? [])
+                let added = reindexed.contains(entity.name)
+                    ? entity.uniqueConstraints.filter { !(fromDescription[entity.name]?.uniqueConstraints ?? []).contains($0) } : []
+                let constraints = touched.contains(entity.name) ? entity.uniqueConstraints : (mapping?.newUniqueConstraints ?? added)
                 if required || !constraints.isEmpty {
                     try check(entity, required: required, constraints: constraints, in: new, executor: executor, report: report)
                 }
@@ -163,6 +172,16 @@ struct Migrator: Sendable {
                 .uniqueViolation, entity: entity.name, recordID: first.ids.1, property: first.constraint.joined(separator: ","), count: duplicates.count,
                 "the unique constraint \(entity.name)(\(first.constraint.joined(separator: ", "))) does not hold for the stored records: \(list); a migration never removes records to satisfy it — resolve them first, or in a custom stage")
         }
+    }
+
+    /// An entity's description with its indexes and unique constraints left out: equal for two
+    /// shapes whose records are stored alike.
+    static func withoutIndexes(_ entity: SchemaDescription.Entity) -> SchemaDescription.Entity {
+        var plain = entity
+        plain.indexes = []
+        plain.uniqueConstraints = []
+        for index in plain.attributes.indices { plain.attributes[index].isIndexed = false }
+        return plain
     }
 
     /// Every record of `entity`, in ID order, `size` at a time: a range on the ID after the last

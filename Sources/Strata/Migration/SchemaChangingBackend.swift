@@ -35,15 +35,18 @@ public protocol SchemaChangeTransaction: AnyObject {
     ///     Before `body` their storage is set aside, readable through `body`'s first transaction;
     ///     after it, dropped.
     ///   - created: Entities of `target` that get new, empty storage before `body` (every entity of
-    ///     `target` not in ``schema`` with the same name and an equal description).
+    ///     `target` not in ``schema`` with the same name and an equal description, nor reindexed).
+    ///   - reindexed: Entities whose records stay exactly as stored but whose indexes change
+    ///     (attribute indexes, composite indexes, unique constraints): before `body`, the backend
+    ///     drops the indexes `target` no longer declares and builds the new ones from the records.
     ///   - body: Reads the store as it was through its first argument (in ``schema``'s layout;
     ///     entities neither retired nor created read their live storage) and writes the new layout
     ///     through the second (in `target`'s). Metadata is shared by both.
     ///
-    /// Entities of `target` not in `created` have the same name and an equal description in
+    /// Entities of `target` in neither set have the same name and an equal description in
     /// ``schema`` and keep their storage as it is; the engine guarantees it.
     func change(
-        to target: Schema, rebuilding retired: Set<String>, creating created: Set<String>,
+        to target: Schema, rebuilding retired: Set<String>, creating created: Set<String>, reindexing reindexed: Set<String>,
         _ body: (_ old: any StorageReadTransaction, _ new: any StorageWriteTransaction) throws -> Void
     ) throws
 }

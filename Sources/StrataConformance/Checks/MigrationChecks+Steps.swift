@@ -150,6 +150,10 @@ extension MigrationChecks {
             for stop in data.stops {
                 try expectEqual(try await ids(migrated, "Stop", where: "name", is: .string(stop.name)), [stop.id.recordID], "\(stop.name) is found through the new index")
             }
+            // Writes keep the built index: a renamed stop moves from one key to the other.
+            try await migrated.transaction { tx in try tx.update("Stop", id: data.alfama.id.recordID, set: ["name": .string("Alfama Alta")]) }
+            try expectEqual(try await ids(migrated, "Stop", where: "name", is: .string(data.alfama.name)), [], "the old key is gone")
+            try expectEqual(try await ids(migrated, "Stop", where: "name", is: .string("Alfama Alta")), [data.alfama.id.recordID])
         },
         ConformanceCheck(.migration, "aRemovedIndexStillAnswersQueries", requires: [.migrate]) { c in
             let (store, data) = try await c.seeded()
