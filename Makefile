@@ -2,7 +2,7 @@
 export PATH := $(PATH):/opt/swift/usr/bin
 SWIFT ?= swift
 
-.PHONY: run test bench bench-scale bootstrap clean
+.PHONY: run test bench bench-scale bench-migration bootstrap clean
 
 bootstrap:
 	@scripts/bootstrap
@@ -19,6 +19,9 @@ bench: bootstrap
 	cd Benchmarks && $(SWIFT) run -c release StrataRatios
 	cd Benchmarks && $(SWIFT) run -c release StrataObservation
 	cd Benchmarks && $(SWIFT) package --allow-writing-to-package-directory benchmark
+
+bench-migration: bootstrap
+	cd Benchmarks && $(SWIFT) run -c release StrataMigration
 
 bench-scale: bootstrap
 	cd Benchmarks && $(SWIFT) run -c release StrataScale

@@ -95,7 +95,10 @@ struct Demo: AsyncParsableCommand {
         section("7. Offline-first sync (this store is the server; two clients on memory:)")
         try await showSync(server: store, clara: data.clara.id)
 
-        section("8. History of this run")
+        section("8. A schema migration (a notes store beside this one)")
+        try await showMigration(url: self.store)
+
+        section("9. History of this run")
         for entry in try await store.history(after: startToken) {
             let summary = Dictionary(grouping: entry.changes, by: \.kind).map { "\($0.value.count) \($0.key.rawValue)" }.sorted().joined(separator: ", ")
             print("  #\(entry.token) by \(entry.author ?? "-")\(entry.contextName.map { " in context " + $0 } ?? ""): \(summary)")

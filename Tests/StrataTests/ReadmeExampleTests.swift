@@ -87,3 +87,54 @@ private struct TripService: Sendable {
         #expect(try await store.repository(Trip.self).count() == 0)
     }
 }
+
+// The README's migration example, as written there (on a named in-memory store).
+private enum V1 {
+    struct Note: PersistentModel {
+        var id = UUID()
+        var title: String
+        var body: String
+        static let entity = Entity<Note>("Note", [.attribute(\.title), .attribute(\.body)])
+    }
+}
+
+private struct Note: PersistentModel {
+    var id = UUID()
+    var heading: String
+    var body: String
+    var pinned = false
+    var words = 0
+    static let entity = Entity<Note>("Note", [
+        .attribute(\.heading, renamedFrom: "title"), .attribute(\.body),
+        .attribute(\.pinned, default: false), .attribute(\.words, default: 0),
+    ])
+}
+
+@Suite struct ReadmeMigrationExampleTests {
+    @Test func theMigrationExampleWorks() async throws {
+        InMemoryBackend.register()
+        let url = "memory:readme-notes-\(UUID().uuidString)"
+        let old = try await Store.open(url, schema: try Schema(V1.Note.self))
+        let written = V1.Note(title: "Groceries", body: "milk eggs bread")
+        try await old.repository(V1.Note.self).insert(written)
+        try await old.close()
+
+        let plan = MigrationPlan(
+            versions: [SchemaVersion("1", try Schema(V1.Note.self)), SchemaVersion("2", try Schema(Note.self))],
+            stages: [.custom(from: "1", to: "2") { migration in
+                // After the inferred steps (rename, defaults), count each note's words.
+                try migration.forEachRecord("Note") { note in
+                    guard case .string(let body) = note["body"] else { return }
+                    var counted = note
+                    counted["words"] = .int(Int64(body.split(separator: " ").count))
+                    try migration.put(counted)
+                }
+            }])
+        let store = try await Store.open(url, schema: try Schema(Note.self), migrations: plan)
+        let note = try #require(try await store.repository(Note.self).fetch(written.id))
+        #expect(note.heading == "Groceries")
+        #expect(note.pinned == false)
+        #expect(note.words == 3)
+        #expect(try await store.history().last?.author == MigrationPlan.historyAuthor)
+    }
+}

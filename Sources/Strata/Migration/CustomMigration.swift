@@ -9,7 +9,8 @@
 /// .custom(from: "2", to: "3") { migration in
 ///     try migration.forEachOldRecord("Person") { old in
 ///         var person = try migration.record("Person", id: old.id) ?? migration.newRecord("Person", id: old.id)
-///         let parts = old["name"].stringValue?.split(separator: " ", maxSplits: 1) ?? []
+///         guard case .string(let name) = old["name"] else { return }
+///         let parts = name.split(separator: " ", maxSplits: 1)
 ///         person["first"] = .string(parts.first.map(String.init) ?? "")
 ///         person["last"] = .string(parts.count > 1 ? String(parts[1]) : "")
 ///         try migration.put(person)

@@ -50,7 +50,8 @@ public enum LightweightMigration {
             }
             attributeSteps(entity, source, target, &steps, &problems)
             relationshipSteps(entity, source, oldNames, &steps, &problems)
-            if let old = source.layout, let new = target.layout, old != new {
+            if let old = source.layout, let new = target.layout,
+                old.filter(Set(new).contains) != new.filter(Set(old).contains) {
                 steps.append(.reorderProperties(entity: entity.name))
             }
             for index in target.indexes where !source.indexes.contains(index) { steps.append(.addIndex(entity: entity.name, properties: index)) }
