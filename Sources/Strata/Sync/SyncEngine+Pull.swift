@@ -9,7 +9,7 @@ extension SyncEngine {
         while true {
             let cursor = try await store.backend.read { try Outbox.cursor(in: $0) }
             attempts += 1
-            let response = try await remote.pull(PullRequest(clientID: configuration.clientID, cursor: cursor, limit: limit))
+            let response = try await remote.pull(PullRequest(clientID: configuration.clientID, cursor: cursor, limit: limit, schemaVersion: store.schema.version))
             // Applying a peer's changes takes no participants: the outbox must not echo them.
             let found = try await store.commit(author: nil, contextName: "sync", participants: []) { session, transaction, commit -> Int in
                 // Another pull may have moved the cursor meanwhile; apply only from where we asked.

@@ -15,7 +15,7 @@ extension SyncEngine {
             attempts += 1
             let response: PushResponse
             do {
-                response = try await remote.push(PushRequest(clientID: configuration.clientID, mutations: batch))
+                response = try await remote.push(PushRequest(clientID: configuration.clientID, mutations: batch, schemaVersion: store.schema.version))
             } catch {
                 status.inFlight = 0
                 throw error

@@ -103,10 +103,14 @@ public struct PushRequest: Sendable, Hashable, Codable {
     public var version = PushRequest.currentVersion
     public var clientID: String
     public var mutations: [SyncMutation]
+    /// The client store's schema version (``Schema/version``): a server of another version
+    /// refuses the push, since the mutations name its entities and properties.
+    public var schemaVersion: String?
 
-    public init(clientID: String, mutations: [SyncMutation]) {
+    public init(clientID: String, mutations: [SyncMutation], schemaVersion: String? = nil) {
         self.clientID = clientID
         self.mutations = mutations
+        self.schemaVersion = schemaVersion
     }
 }
 
@@ -144,11 +148,15 @@ public struct PullRequest: Sendable, Hashable, Codable {
     public var clientID: String
     public var cursor: SyncCursor?
     public var limit: Int
+    /// The client store's schema version (``Schema/version``): a server of another version
+    /// refuses the pull, since the changes would name its entities and properties.
+    public var schemaVersion: String?
 
-    public init(clientID: String, cursor: SyncCursor?, limit: Int = 1_000) {
+    public init(clientID: String, cursor: SyncCursor?, limit: Int = 1_000, schemaVersion: String? = nil) {
         self.clientID = clientID
         self.cursor = cursor
         self.limit = limit
+        self.schemaVersion = schemaVersion
     }
 }
 

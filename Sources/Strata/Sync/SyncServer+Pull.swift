@@ -6,6 +6,7 @@ extension SyncServer {
         guard request.version == PullRequest.currentVersion else {
             throw StrataError(.unsupportedStore, "pull format version \(request.version) is not supported (this server speaks \(PullRequest.currentVersion))")
         }
+        try checkSchemaVersion(request.schemaVersion)
         let limit = max(1, request.limit)
         return try await store.backend.read { transaction in
             let history = try HistoryLog.read(after: request.cursor.map { HistoryToken($0.value) }, limit: limit, in: transaction)

@@ -40,12 +40,22 @@ public struct SyncServer: SyncRemote {
         self.policies = policies
     }
 
+    /// A client whose store names a schema version refuses to meet a server of another named
+    /// version: its messages speak the other version's entities and properties.
+    func checkSchemaVersion(_ client: String?) throws {
+        guard let client, let own = store.schema.version, client != own else { return }
+        throw StrataError(
+            .incompatibleStore,
+            "the client's store is at schema version \(client) and this server's at \(own): migrate the older one (the client's outbox is migrated with its store) before syncing")
+    }
+
     // MARK: Push
 
     public func push(_ request: PushRequest) async throws -> PushResponse {
         guard request.version == PushRequest.currentVersion else {
             throw StrataError(.unsupportedStore, "push format version \(request.version) is not supported (this server speaks \(PushRequest.currentVersion))")
         }
+        try checkSchemaVersion(request.schemaVersion)
         var rejected: [MutationID: StrataError] = [:]
         // Each failing mutation is set aside and the batch retried without it.
         for _ in 0...request.mutations.count {

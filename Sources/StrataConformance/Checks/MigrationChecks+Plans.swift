@@ -258,6 +258,23 @@ extension MigrationChecks {
             let reopened = try await c.migrate(store, to: versions[0].schema, plan: nil)
             try expectEqual(try await records(reopened, "Stop")[data.alfama.id.recordID]?["nights"], .int(9), "the store is as it was")
         },
+        ConformanceCheck(.migration, "syncMessagesCarryTheSchemaVersionAndAServerOfAnotherRefuses", requires: [.migrate]) { c in
+            let (seeded, data) = try await c.seeded()
+            let versions = try stopNameChain(["title"])
+            let client = try await c.migrate(seeded, to: versions[1].schema, plan: MigrationPlan(versions: versions)).withSync(SyncConfiguration(clientID: "newer"))
+            try await client.transaction { tx in try tx.insert(Record(entity: "Tag", id: .string("surf"), values: ["label": .string("Surf")])) }
+            let older = SyncServer(store: try await c.store(versions[0].schema))
+            try await expectError(.incompatibleStore) { _ = try await older.push(PushRequest(clientID: "newer", mutations: [], schemaVersion: "2")) }
+            try await expectError(.incompatibleStore) { _ = try await older.pull(PullRequest(clientID: "newer", cursor: nil, schemaVersion: "2")) }
+            let engine = try SyncEngine(store: client, remote: InProcessTransport(server: older))
+            let error = try await expectError(.incompatibleStore) { try await engine.syncNow() }
+            try expect(error.message.contains("2") && error.message.contains("1"), "both versions are named: \(error)")
+            try expectEqual(try await engine.pendingMutations().count, 1, "the outbox keeps the mutation")
+            let same = SyncServer(store: try await c.store(versions[1].schema))
+            try await SyncEngine(store: client, remote: InProcessTransport(server: same)).syncNow()
+            try expectEqual(try await records(same.store, "Tag")[.string("surf")]?["label"], .string("Surf"), "a server of the same version takes it")
+            _ = data
+        },
     ]
 
     /// The fixture with Trip.agency ↔ Agency.bookings made a many-to-many.
