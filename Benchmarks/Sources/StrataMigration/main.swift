@@ -14,7 +14,8 @@ import StrataSQLite
 //   rename   an attribute (renamedFrom, lightweight)
 //   index    an index on an attribute (lightweight)
 //   custom   a custom stage rewriting every record (same shape, new version)
-// For each: wall time, and peak RSS during it (VmHWM, reset before each through clear_refs). The
+// For each, in a process of its own: wall time, peak RSS (VmHWM, reset before it through
+// clear_refs; LMDB's mapped file pages count in it) and the peak heap (RssAnon sampled per batch). The
 // raw peer does the same change in the same process on a store of the same N rows: SQLite through
 // GRDB with the table-rebuild procedure (and, for reference, ALTER TABLE where SQLite has it),
 // CREATE INDEX and UPDATE; LMDB with one write transaction rewriting each value (or building the
@@ -70,8 +71,9 @@ func openBackend(_ backend: String, _ path: String, _ schema: Schema) async thro
         : try await LMDBBackend.open(path: path, schema: schema, options: .init(initialMapSize: 1 << 30))
 }
 
-/// Ours: fill, then the four migrations. Returns (seconds, peak MiB) per migration.
-func ours(_ backend: String, _ count: Int, _ path: String) async throws -> [(Double, Double)] {
+/// Ours: fill the store here, then run each migration in a process of its own, so its peak
+/// memory is the migration's alone (a process keeps the heap the fill grew).
+func ours(_ backend: String, _ count: Int, _ path: String) async throws -> [(Double, Double, Double)] {
     let all = try versions()
     let store = Store(backend: try await openBackend(backend, path, all[0].schema))
     var inserted = 0
@@ -81,25 +83,45 @@ func ours(_ backend: String, _ count: Int, _ path: String) async throws -> [(Dou
         inserted += items.count
     }
     try await store.close()
-    var results: [(Double, Double)] = []
+    var results: [(Double, Double, Double)] = []
     for step in 1...4 {
-        let plan = MigrationPlan(versions: Array(all.prefix(step + 1)), stages: step == 4 ? [custom] : [])
-        resetPeak()
-        var migrated: Store?
-        let took = try await seconds {
-            migrated = try await Store.open(schema: all[step].schema, migrations: plan) { schema in try await openBackend(backend, path, schema) }
-        }
-        results.append((took, rss("VmHWM")))
-        try await migrated?.close()
+        let output = try child(["step", backend, path, String(step)])
+        let cells = output.split(separator: "\t").compactMap { Double($0) }
+        results.append(cells.count == 3 ? (cells[0], cells[1], cells[2]) : (.nan, .nan, .nan))
     }
-    // What opening and closing alone costs (no migration): part of every figure above.
-    let plan = MigrationPlan(versions: all, stages: [custom])
-    let reopen = try await seconds {
-        let store = try await Store.open(schema: all[4].schema, migrations: plan) { schema in try await openBackend(backend, path, schema) }
-        try await store.close()
-    }
-    print("NOTE\t\(backend): opening and closing the migrated store without a migration takes \(String(format: "%.2f", reopen)) s")
     return results
+}
+
+/// One migration, in this (child) process: prints seconds, peak RSS and peak anonymous RSS.
+func migrate(_ backend: String, _ path: String, _ step: Int) async throws {
+    let all = try versions()
+    let plan = MigrationPlan(versions: Array(all.prefix(step + 1)), stages: step == 4 ? [custom] : [])
+    resetPeak()
+    var anonymous = rss("RssAnon")
+    var migrated: Store?
+    let took = try await seconds {
+        let run = Store.migrating(schema: all[step].schema, migrations: plan) { schema in try await openBackend(backend, path, schema) }
+        // Heap (anonymous) memory, sampled after each batch: LMDB's mapped file pages and
+        // SQLite's page cache count in the peak RSS too.
+        for await _ in run.progress { anonymous = max(anonymous, rss("RssAnon")) }
+        migrated = try await run.store
+    }
+    let peak = rss("VmHWM")
+    try await migrated?.close()
+    print("RESULT\t" + String(format: "%.3f\t%.0f\t%.0f", took, peak, anonymous))
+}
+
+func child(_ childArguments: [String]) throws -> String {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: arguments[0])
+    process.arguments = childArguments
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    try process.run()
+    let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    for line in output.split(separator: "\n") where line.hasPrefix("NOTE\t") { print(line) }
+    return output.split(separator: "\n").first { $0.hasPrefix("RESULT\t") }.map { String($0.dropFirst(7)) } ?? ""
 }
 
 /// The SQLite peer: the same rows in an equivalent table, changed with GRDB.
@@ -247,6 +269,17 @@ func lmdbPeer(_ count: Int, _ path: String) throws -> [(Double, Double)] {
     return [add, rename, index, custom]
 }
 
+if arguments.count == 5, arguments[1] == "step", let step = Int(arguments[4]) {
+    try await migrate(arguments[2], arguments[3], step)
+    exit(0)
+}
+
+if arguments.count == 5, arguments[1] == "peer", let count = Int(arguments[3]) {
+    let steps = arguments[2] == "sqlite" ? try sqlitePeer(count, arguments[4]) : try lmdbPeer(count, arguments[4])
+    print("RESULT\t" + steps.map { String(format: "%.3f\t%.0f", $0.0, $0.1) }.joined(separator: "\t"))
+    exit(0)
+}
+
 if arguments.count == 4, arguments[1] == "one", let count = Int(arguments[3]) {
     let backend = arguments[2]
     let base = FileManager.default.temporaryDirectory.appendingPathComponent("strata-migration-\(UUID().uuidString)").path
@@ -254,17 +287,19 @@ if arguments.count == 4, arguments[1] == "one", let count = Int(arguments[3]) {
         for suffix in ["", "-wal", "-shm", ".peer", ".peer-wal", ".peer-shm"] { try? FileManager.default.removeItem(atPath: base + suffix) }
     }
     let mine = try await ours(backend, count, base)
-    let peer = backend == "sqlite" ? try sqlitePeer(count, base + ".peer") : try lmdbPeer(count, base + ".peer")
+    // The peer in a process of its own too: this one holds the heap of our fill.
+    let peerCells = try child(["peer", backend, String(count), base + ".peer"]).split(separator: "\t").compactMap { Double($0) }
+    let peer = stride(from: 0, to: peerCells.count - 1, by: 2).map { (peerCells[$0], peerCells[$0 + 1]) }
     for (name, (ourStep, peerStep)) in zip(["add", "rename", "index", "custom"], zip(mine, peer)) {
-        print("RESULT\t\(backend)\t\(count)\t\(name)\t" + String(format: "%.2f\t%.0f\t%.2f\t%.0f\t%.1f×", ourStep.0, ourStep.1, peerStep.0, peerStep.1, ourStep.0 / max(peerStep.0, 1e-6)))
+        print("RESULT\t\(backend)\t\(count)\t\(name)\t" + String(format: "%.2f\t%.0f\t%.0f\t%.2f\t%.0f\t%.1f×", ourStep.0, ourStep.1, ourStep.2, peerStep.0, peerStep.1, ourStep.0 / max(peerStep.0, 1e-6)))
     }
     exit(0)
 }
 
 let sizes = (environment["STRATA_MIGRATION_SIZES"] ?? "100000,1000000").split(separator: ",").compactMap { Int($0) }
 let backends = (environment["STRATA_MIGRATION_BACKENDS"] ?? "sqlite,lmdb").split(separator: ",").map(String.init)
-print("| backend | N | migration | ours s | ours peak RSS MiB | peer s | peer peak RSS MiB | ours ÷ peer |")
-print("|---|---|---|---|---|---|---|---|")
+print("| backend | N | migration | ours s | ours peak RSS MiB | ours peak heap (RssAnon) MiB | peer s | peer peak RSS MiB | ours ÷ peer |")
+print("|---|---|---|---|---|---|---|---|---|")
 for backend in backends {
     for size in sizes {
         let process = Process()
