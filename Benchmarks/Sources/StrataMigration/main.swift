@@ -67,7 +67,7 @@ let custom = MigrationStage.custom(from: "4", to: "5") { migration in
 
 func openBackend(_ backend: String, _ path: String, _ schema: Schema) async throws -> any StorageBackend {
     backend == "sqlite"
-        ? try await SQLiteBackend.open(path: path, schema: schema)
+        ? try await SQLiteBackend.open(path: path, schema: schema, options: .init(cacheSizeMiB: Int(environment["STRATA_MIGRATION_SQLITE_CACHE_MIB"] ?? "") ?? 64))
         : try await LMDBBackend.open(path: path, schema: schema, options: .init(initialMapSize: 1 << 30))
 }
 
