@@ -20,6 +20,8 @@ public struct MigrationStage: Sendable {
     enum Kind: Sendable {
         case lightweight
         case custom(@Sendable (CustomMigration) throws -> Void)
+        /// Every record goes: the store is emptied into the new layout.
+        case reset
     }
 
     /// The version this stage starts from.
@@ -78,6 +80,7 @@ public struct MigrationPlan: Sendable {
     /// What happens to sync mutations still waiting in the outbox (see ``OutboxPolicy``).
     public var outbox: OutboxPolicy
     let infersFromStore: Bool
+    let resets: Bool
 
     /// What a migration does with mutations waiting in a sync outbox.
     public enum OutboxPolicy: Sendable {
@@ -93,14 +96,21 @@ public struct MigrationPlan: Sendable {
         self.stages = stages
         self.outbox = outbox
         self.infersFromStore = false
+        self.resets = false
     }
 
-    private init(lightweightWithOutbox outbox: OutboxPolicy) {
+    private init(lightweightWithOutbox outbox: OutboxPolicy, resets: Bool = false) {
         versions = []
         stages = []
         self.outbox = outbox
         infersFromStore = true
+        self.resets = resets
     }
+
+    /// **Destroys the data**: a store of any other shape (or version) is emptied into the app's
+    /// schema — every record, link and waiting outbox mutation goes — in one write that records a
+    /// history entry. Only for stores whose data can be rebuilt (a cache); never the default.
+    public static let destructiveReset = MigrationPlan(lightweightWithOutbox: .migrate, resets: true)
 
     /// Infers one lightweight stage from the shape the store holds to the app's schema.
     public static let lightweight = MigrationPlan(lightweightWithOutbox: .migrate)
@@ -114,6 +124,7 @@ public struct MigrationPlan: Sendable {
         let to: Schema
         let kind: MigrationStage.Kind
         var name: String { "\(from.version ?? "stored") → \(to.version ?? "app")" }
+        var isReset: Bool { if case .reset = kind { true } else { false } }
     }
 
     /// The app's schema as the plan names it (its last version's name), after checking the plan
@@ -142,7 +153,7 @@ public struct MigrationPlan: Sendable {
     /// The stages that take a store holding `stored` to the last version, oldest first (empty
     /// when only the version name is to be recorded). A store the plan cannot place is refused.
     func route(from stored: SchemaDescription, to app: Schema, path: String) throws -> [Step] {
-        if infersFromStore { return [Step(from: try stored.schema(), to: app, kind: .lightweight)] }
+        if infersFromStore { return [Step(from: try stored.schema(), to: app, kind: resets ? .reset : .lightweight)] }
         let names = versions.map(\.name)
         let start: Int
         if let version = stored.version {

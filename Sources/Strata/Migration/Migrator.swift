@@ -20,8 +20,9 @@ struct Migrator: Sendable {
         let first = steps.first?.from.version ?? "unnamed"
         let last = steps.last?.to.version ?? transaction.schema.version ?? "app"
         if !steps.isEmpty {
+            let what = steps.contains(where: \.isReset) ? "reset" : "schema"
             _ = try HistoryLog.append(
-                [], author: Self.historyAuthor, contextName: "schema \(first) → \(last)", to: transaction.current)
+                [], author: Self.historyAuthor, contextName: "\(what) \(first) → \(last)", to: transaction.current)
         }
         progress(MigrationProgress(
             stage: steps.count, stages: steps.count, from: steps.last?.from.version, to: steps.last?.to.version,
@@ -33,7 +34,7 @@ struct Migrator: Sendable {
         let (_, problems) = LightweightMigration.infer(from: stored, to: step.to)
         let isCustom: Bool
         if case .custom = step.kind { isCustom = true } else { isCustom = false }
-        if !problems.isEmpty, !isCustom {
+        if !problems.isEmpty, !isCustom, !step.isReset {
             let list = problems.map { "\($0.entity)\($0.property.map { "." + $0 } ?? ""): \($0.text)" }.joined(separator: "; ")
             throw StrataError(
                 .migrationRequired, entity: problems[0].entity, property: problems[0].property,
@@ -47,19 +48,19 @@ struct Migrator: Sendable {
             if step.from.entity(entity.name) != nil { oldNames[entity.name] = entity.name }
             else if let old = entity.renamedFrom, step.from.entity(old) != nil { oldNames[entity.name] = old }
         }
-        let kept = Set(step.to.entities.map(\.name).filter { name in
+        let kept: Set<String> = step.isReset ? [] : Set(step.to.entities.map(\.name).filter { name in
             oldNames[name] == name && fromDescription[name] == toDescription[name]
         })
         // Records laid out alike, only indexes or unique constraints differing: the backend
         // rebuilds the indexes and no record is copied.
         let reindexed = Set(step.to.entities.map(\.name).filter { name in
-            guard !kept.contains(name), oldNames[name] == name, let before = fromDescription[name], let after = toDescription[name] else { return false }
+            guard !step.isReset, !kept.contains(name), oldNames[name] == name, let before = fromDescription[name], let after = toDescription[name] else { return false }
             return Self.withoutIndexes(before) == Self.withoutIndexes(after)
         })
         let retired = Set(step.from.entities.map(\.name)).subtracting(kept).subtracting(reindexed)
         let created = Set(step.to.entities.map(\.name)).subtracting(kept).subtracting(reindexed)
         let idKindChanged = Set(problems.filter { $0.property == nil }.map(\.entity))
-        let mappings = step.to.entities.filter { created.contains($0.name) }.sorted { $0.name < $1.name }.map { target in
+        let mappings: [EntityMapping] = step.isReset ? [] : step.to.entities.filter { created.contains($0.name) }.sorted { $0.name < $1.name }.map { target in
             let source = idKindChanged.contains(target.name) ? nil : oldNames[target.name].flatMap { step.from.entity($0) }
             return EntityMapping(target: target, source: source, oldNames: oldNames)
         }
@@ -68,6 +69,7 @@ struct Migrator: Sendable {
                 stage: number, stages: steps.count, from: step.from.version, to: step.to.version, phase: phase, done: done, total: total))
         }
         try transaction.change(to: step.to, rebuilding: retired, creating: created, reindexing: reindexed) { old, new in
+            if step.isReset { return }
             for mapping in mappings { try copy(mapping, from: old, to: new, executor: executor, report: report) }
             var touched: Set<String> = []
             if case .custom(let migrate) = step.kind {

@@ -60,6 +60,7 @@ enum OutboxMigration {
         var properties: [String: [String: String]] = [:]
 
         init(_ step: MigrationPlan.Step) {
+            if step.isReset { return }  // every mutation goes with the data
             for entity in step.to.entities {
                 let old = step.from.entity(entity.name) != nil ? entity.name : entity.renamedFrom.flatMap { step.from.entity($0) != nil ? $0 : nil }
                 guard let old, let source = step.from.entity(old) else { continue }

@@ -233,6 +233,28 @@ extension MigrationChecks {
             try expect(lists[data.portoWine.id.recordID]?.contains { $0.id == moved } != true, "the old trip lost it")
             try expect(lists[data.azoresHike.id.recordID]?.contains { $0.id == moved } == true, "the new trip has it")
         },
+        ConformanceCheck(.migration, "aDestructiveResetOnlyWhenAskedForAndThenEmpty", requires: [.migrate]) { c in
+            let (store, data) = try await c.seeded()
+            let changed = try schema(changing: "Stop") { entity in
+                if let index = entity.attributes.firstIndex(where: { $0.name == "nights" }) { entity.attributes[index].type = .double }
+            }
+            // Neither no plan nor an inferring one destroys anything.
+            let (_, reopened) = try await expectMigrationRefused(c, store, .incompatibleStore) {
+                _ = try await c.migrate(store, to: changed, plan: nil)
+            }
+            let (_, kept) = try await expectMigrationRefused(c, reopened, .migrationRequired, entity: "Stop", property: "nights") {
+                _ = try await c.migrate(reopened, to: changed, plan: .lightweight)
+            }
+            let token = try await kept.currentHistoryToken()
+            let reset = try await c.migrate(kept, to: changed, plan: .destructiveReset)
+            for entity in changed.entities { try expectEqual(try await records(reset, entity.name).count, 0, "\(entity.name) is empty") }
+            let entries = try await reset.history(after: token)
+            try expectEqual(entries.map(\.author), [MigrationPlan.historyAuthor])
+            try expect(entries.first?.contextName?.hasPrefix("reset") == true, "the entry says reset: \(String(describing: entries.first?.contextName))")
+            try await reset.transaction { tx in try tx.insert(Record(entity: "Tag", id: .string("new"), values: ["label": .string("New")])) }
+            try expectEqual(try await records(reset, "Tag").count, 1, "the emptied store takes records")
+            _ = data
+        },
     ]
 
     /// The fixture with Trip.agency ↔ Agency.bookings made a many-to-many.
