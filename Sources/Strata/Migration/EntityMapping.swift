@@ -33,9 +33,7 @@ struct EntityMapping: Sendable {
         var slots: [SlotSource] = []
         var unfilled: [String] = []
         func oldName(_ name: String, renamedFrom: String?, in names: Set<String>) -> String? {
-            if names.contains(name) { return name }
-            if let renamedFrom, names.contains(renamedFrom) { return renamedFrom }
-            return nil
+            StoredNames.of(name, renamedFrom: renamedFrom, isStored: names.contains)
         }
         let oldAttributes = Set(source?.attributes.map(\.name) ?? [])
         for attribute in target.attributes {

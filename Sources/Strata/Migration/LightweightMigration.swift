@@ -27,11 +27,7 @@ public enum LightweightMigration {
         var matchedStored: Set<String> = []
         let described = Dictionary(SchemaDescription(schema).entities.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
         // New entity name → the stored name it had (renames), to compare relationship destinations.
-        var oldNames: [String: String] = [:]
-        for entity in schema.entities {
-            if storedEntities[entity.name] != nil { oldNames[entity.name] = entity.name }
-            else if let old = entity.renamedFrom, storedEntities[old] != nil { oldNames[entity.name] = old }
-        }
+        let oldNames = StoredNames.entities(of: schema) { storedEntities[$0] != nil }
         for entity in schema.entities.sorted(by: { $0.name < $1.name }) {
             let source: SchemaDescription.Entity
             if let same = storedEntities[entity.name] {

@@ -43,11 +43,7 @@ struct Migrator: Sendable {
         // Which stored entity each new one comes from, and which keep their storage untouched.
         let fromDescription = Dictionary(stored.entities.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
         let toDescription = Dictionary(SchemaDescription(step.to).entities.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
-        var oldNames: [String: String] = [:]
-        for entity in step.to.entities {
-            if step.from.entity(entity.name) != nil { oldNames[entity.name] = entity.name }
-            else if let old = entity.renamedFrom, step.from.entity(old) != nil { oldNames[entity.name] = old }
-        }
+        let oldNames = StoredNames.entities(of: step.to) { step.from.entity($0) != nil }
         let kept: Set<String> = step.isReset ? [] : Set(step.to.entities.map(\.name).filter { name in
             oldNames[name] == name && fromDescription[name] == toDescription[name]
         })

@@ -62,17 +62,20 @@ enum OutboxMigration {
         init(_ step: MigrationPlan.Step) {
             if step.isReset { return }  // every mutation goes with the data
             for entity in step.to.entities {
-                let old = step.from.entity(entity.name) != nil ? entity.name : entity.renamedFrom.flatMap { step.from.entity($0) != nil ? $0 : nil }
-                guard let old, let source = step.from.entity(old) else { continue }
+                guard let old = StoredNames.of(entity.name, renamedFrom: entity.renamedFrom, isStored: { step.from.entity($0) != nil }),
+                    let source = step.from.entity(old)
+                else { continue }
                 entities[old] = entity.name
                 var names: [String: String] = [:]
                 for attribute in entity.attributes {
-                    if source.attribute(attribute.name) != nil { names[attribute.name] = attribute.name }
-                    else if let previous = attribute.renamedFrom, source.attribute(previous) != nil { names[previous] = attribute.name }
+                    if let previous = StoredNames.of(attribute.name, renamedFrom: attribute.renamedFrom, isStored: { source.attribute($0) != nil }) {
+                        names[previous] = attribute.name
+                    }
                 }
                 for relationship in entity.relationships {
-                    if source.relationship(relationship.name) != nil { names[relationship.name] = relationship.name }
-                    else if let previous = relationship.renamedFrom, source.relationship(previous) != nil { names[previous] = relationship.name }
+                    if let previous = StoredNames.of(relationship.name, renamedFrom: relationship.renamedFrom, isStored: { source.relationship($0) != nil }) {
+                        names[previous] = relationship.name
+                    }
                 }
                 properties[entity.name] = names
             }
