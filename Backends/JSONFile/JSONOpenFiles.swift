@@ -56,6 +56,11 @@ enum OpenFiles {
         }
     }
 
+    /// Whether this process has the store at `path` open (through any handle).
+    static func isOpen(_ path: String) -> Bool {
+        table.withLock { $0[canonical(path)] != nil }
+    }
+
     /// Gives back one handle; `true` when it was the last, and the caller must close the files.
     static func release(path: String) -> Bool {
         let key = canonical(path)

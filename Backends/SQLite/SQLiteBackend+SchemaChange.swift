@@ -14,14 +14,31 @@ extension SQLiteBackend: SchemaChangingBackend {
     public func changeSchema<T: Sendable>(_ body: @escaping @Sendable (any SchemaChangeTransaction) throws -> T) async throws -> T {
         let schema = schema
         let checksums = requiresChecksums.load(ordering: .acquiring)
+        guard isShadowCopy else {
+            return try await run {
+                try await self.writer.write { db in
+                    let change = SQLiteSchemaChange(db: db, schema: schema, requireChecksums: checksums, commitsAtCheckpoints: false)
+                    let result = try body(change)
+                    try change.recordSchema()
+                    return result
+                }
+            }
+        }
+        // A shadow copy no one else reads: each checkpoint commits, so neither the heap nor the
+        // write-ahead log grows with the store.
         return try await run {
-            try await self.writer.write { db in
-                let change = SQLiteSchemaChange(db: db, schema: schema, requireChecksums: checksums)
-                let result = try body(change)
-                try db.execute(
-                    sql: "INSERT OR REPLACE INTO \(SQLiteLayout.metaTable) (key, value) VALUES (?, ?), ('strata.schema.fingerprint', ?)",
-                    arguments: [SchemaDescription.metadataKey, Data(SchemaDescription(change.schema).encoded()), Data(change.schema.fingerprint.utf8)])
-                return result
+            try await self.writer.writeWithoutTransaction { db in
+                try db.execute(sql: "BEGIN IMMEDIATE")
+                do {
+                    let change = SQLiteSchemaChange(db: db, schema: schema, requireChecksums: checksums, commitsAtCheckpoints: true)
+                    let result = try body(change)
+                    try change.recordSchema()
+                    try db.execute(sql: "COMMIT")
+                    return result
+                } catch {
+                    if db.isInsideTransaction { try? db.execute(sql: "ROLLBACK") }
+                    throw error
+                }
             }
         }
     }
@@ -30,10 +47,12 @@ extension SQLiteBackend: SchemaChangingBackend {
 final class SQLiteSchemaChange: SchemaChangeTransaction {
     let db: Database
     let requireChecksums: Bool
+    let commitsAtCheckpoints: Bool
     private(set) var schema: Schema
     private var transaction: SQLiteWriteTransaction
 
-    init(db: Database, schema: Schema, requireChecksums: Bool) {
+    init(db: Database, schema: Schema, requireChecksums: Bool, commitsAtCheckpoints: Bool) {
+        self.commitsAtCheckpoints = commitsAtCheckpoints
         self.db = db
         self.schema = schema
         self.requireChecksums = requireChecksums
@@ -41,6 +60,19 @@ final class SQLiteSchemaChange: SchemaChangeTransaction {
     }
 
     var current: any StorageWriteTransaction { transaction }
+
+    /// Records the schema the store now has, as the backend records it at creation.
+    func recordSchema() throws {
+        try db.execute(
+            sql: "INSERT OR REPLACE INTO \(SQLiteLayout.metaTable) (key, value) VALUES (?, ?), ('strata.schema.fingerprint', ?)",
+            arguments: [SchemaDescription.metadataKey, Data(SchemaDescription(schema).encoded()), Data(schema.fingerprint.utf8)])
+    }
+
+    func checkpoint() throws {
+        guard commitsAtCheckpoints else { return }
+        try db.execute(sql: "COMMIT")
+        try db.execute(sql: "BEGIN IMMEDIATE")
+    }
 
     func change(
         to target: Schema, rebuilding retired: Set<String>, creating created: Set<String>, reindexing reindexed: Set<String>,

@@ -75,7 +75,16 @@ public final class SQLiteBackend: StorageBackend {
         }
     }
 
-    private init(schema: Schema, path: String, writer: any DatabaseWriter, pollInterval: Duration) {
+    /// A migration's shadow copy: its schema change commits at every checkpoint, and its commits
+    /// are not synced (the copy is synced once, before it replaces the store).
+    let isShadowCopy: Bool
+    /// How it was opened (a shadow copy is opened alike).
+    let options: Options
+
+    private init(schema: Schema, path: String, writer: any DatabaseWriter, options: Options, isShadowCopy: Bool) {
+        self.isShadowCopy = isShadowCopy
+        self.options = options
+        let pollInterval = options.externalCommitPollInterval
         self.schema = schema
         self.path = path
         self.pollInterval = pollInterval
@@ -93,10 +102,14 @@ public final class SQLiteBackend: StorageBackend {
 
     /// Opens or creates the store at `path` (`:memory:` for a private in-memory store).
     public static func open(path: String, schema: Schema, options: Options = Options()) async throws -> SQLiteBackend {
+        try await open(path: path, schema: schema, options: options, isShadowCopy: false)
+    }
+
+    static func open(path: String, schema: Schema, options: Options, isShadowCopy: Bool) async throws -> SQLiteBackend {
         var configuration = Configuration()
         configuration.foreignKeysEnabled = true
         configuration.busyMode = .timeout(options.busyTimeout)
-        let synchronous = options.synchronous.rawValue
+        let synchronous = isShadowCopy ? "OFF" : options.synchronous.rawValue
         let cacheKiB = max(1, options.cacheSizeMiB) * 1024
         configuration.prepareDatabase { db in
             db.add(function: SQLiteFunctions.fold())
@@ -121,7 +134,8 @@ public final class SQLiteBackend: StorageBackend {
         } catch {
             throw map(error, path: path)
         }
-        let backend = SQLiteBackend(schema: schema, path: path, writer: writer, pollInterval: options.externalCommitPollInterval)
+        let backend = SQLiteBackend(
+            schema: schema, path: path, writer: writer, options: options, isShadowCopy: isShadowCopy)
         try await backend.prepareLayout()
         return backend
     }

@@ -82,7 +82,15 @@ public final class LMDBBackend: StorageBackend {
 
     static let formatVersion = "1"
 
-    init(schema: Schema, path: String, environment: LMDBEnvironment, pollInterval: Duration = ExternalCommitPolling.defaultInterval) {
+    /// How it was opened (a shadow copy is opened alike, unsynced).
+    let options: Options
+    /// A migration's shadow copy: its schema change commits at every checkpoint.
+    let isShadowCopy: Bool
+
+    init(schema: Schema, path: String, environment: LMDBEnvironment, options: Options = Options(), isShadowCopy: Bool = false) {
+        self.options = options
+        self.isShadowCopy = isShadowCopy
+        let pollInterval = options.externalCommitPollInterval
         self.schema = schema
         self.path = path
         self.environment = environment
@@ -98,6 +106,10 @@ public final class LMDBBackend: StorageBackend {
 
     /// Opens or creates the store in the directory at `path`; bad files are typed errors.
     public static func open(path: String, schema: Schema, options: Options = Options()) async throws -> LMDBBackend {
+        try await open(path: path, schema: schema, options: options, isShadowCopy: false)
+    }
+
+    static func open(path: String, schema: Schema, options: Options, isShadowCopy: Bool) async throws -> LMDBBackend {
         guard !path.isEmpty else { throw StrataError(.unsupportedStore, "lmdb: needs a directory path") }
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
@@ -119,7 +131,7 @@ public final class LMDBBackend: StorageBackend {
         } catch {
             throw map(error, path: path)
         }
-        let backend = LMDBBackend(schema: schema, path: path, environment: environment, pollInterval: options.externalCommitPollInterval)
+        let backend = LMDBBackend(schema: schema, path: path, environment: environment, options: options, isShadowCopy: isShadowCopy)
         try await backend.prepare(layout)
         return backend
     }

@@ -80,6 +80,23 @@ final class LMDBEnvironment: @unchecked Sendable {
         }
     }
 
+    /// Whether this process has the environment at `path` open (through any handle).
+    static func isOpen(_ path: String) -> Bool {
+        opened.withLock { $0[canonical(path)] != nil }
+    }
+
+    /// The bytes the data file uses (its last page), and the map size.
+    var usage: (used: Int, map: Int) {
+        resizeLock.readLock()
+        defer { resizeLock.unlock() }
+        guard !isClosed else { return (0, 0) }
+        var info = MDB_envinfo()
+        mdb_env_info(handle, &info)
+        var stat = MDB_stat()
+        mdb_env_stat(handle, &stat)
+        return ((info.me_last_pgno + 1) * Int(stat.ms_psize), info.me_mapsize)
+    }
+
     /// The directory with symbolic links resolved, so two spellings of one store meet.
     static func canonical(_ path: String) -> String {
         URL(fileURLWithPath: path).standardizedFileURL.resolvingSymlinksInPath().path

@@ -4,7 +4,9 @@ import Strata
 
 /// Reads inside one LMDB transaction (read-only, or the write transaction).
 class LMDBReadTransaction: StorageReadTransaction {
-    let txn: OpaquePointer
+    /// Replaced only by a shadow copy's migration checkpoint (a commit, then a new write
+    /// transaction), between two calls.
+    var txn: OpaquePointer
     let environment: LMDBEnvironment
     let schema: Schema
     /// Whether every record in this store was written with a checksum (see ``RecordCodec``).

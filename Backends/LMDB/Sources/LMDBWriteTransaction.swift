@@ -45,22 +45,30 @@ final class LMDBWriteTransaction: LMDBReadTransaction, StorageWriteTransaction {
 
     /// Fills new index databases for `properties` from the stored records (a migration that adds
     /// an index and changes nothing else).
-    func buildIndexes(_ entity: EntityDescription, _ properties: [String]) throws {
-        let recordsDB = try database(LMDBLayout.records(entity.name))
-        var entries: [(key: [UInt8], id: [UInt8])] = []
-        try scan(recordsDB, from: nil) { key, bytes in
-            let record = try decodeRecord(bytes, id: try LMDBKeys.decodeID(key, kind: entity.idKind), entity)
-            for property in properties { entries.append((LMDBKeys.indexKey(entity, property, record[property]), key)) }
-            if entries.count >= 4_096 { try flush() }
-            return true
-        }
-        try flush()
-        func flush() throws {
+    /// Builds the index entries of `properties` from every stored record, 4,096 records at a
+    /// time, calling `checkpoint` after each (a shadow copy's migration commits there).
+    func buildIndexes(_ entity: EntityDescription, _ properties: [String], checkpoint: () throws -> Void = {}) throws {
+        var last: [UInt8]?
+        var more = true
+        while more {
+            var entries: [(key: [UInt8], id: [UInt8])] = []
+            var records = 0
+            more = false
+            // A scan starts at the first key at or after `last`: the one done already is skipped.
+            try scan(try database(LMDBLayout.records(entity.name)), from: last) { key, bytes in
+                if key == last { return true }
+                let record = try decodeRecord(bytes, id: try LMDBKeys.decodeID(key, kind: entity.idKind), entity)
+                for property in properties { entries.append((LMDBKeys.indexKey(entity, property, record[property]), key)) }
+                last = key
+                records += 1
+                if records >= 4_096 { more = true }
+                return !more
+            }
             for (position, property) in properties.enumerated() {
                 let dbi = try database(LMDBLayout.index(entity.name, property))
                 for (offset, entry) in entries.enumerated() where offset % properties.count == position { try put(dbi, entry.key, entry.id) }
             }
-            entries.removeAll(keepingCapacity: true)
+            try checkpoint()
         }
     }
 

@@ -38,8 +38,17 @@ public final class CustomMigration {
     /// Puts not yet written: written a batch at a time (versions read for the batch at once),
     /// and before any read or delete, so the closure always reads what it wrote.
     private var pending: [Record] = []
+    /// Deletes and link lists written since the last checkpoint.
+    private var unbatchedWrites = 0
 
-    init(source: Schema, target: Schema, old: any StorageReadTransaction, new: any StorageWriteTransaction, executor: QueryExecutor, batchSize: Int) {
+    /// Commits what is written so far on a shadow copy (see ``SchemaChangeTransaction/checkpoint()``).
+    private let checkpoint: () throws -> Void
+
+    init(
+        source: Schema, target: Schema, old: any StorageReadTransaction, new: any StorageWriteTransaction, executor: QueryExecutor, batchSize: Int,
+        checkpoint: @escaping () throws -> Void = {}
+    ) {
+        self.checkpoint = checkpoint
         self.source = source
         self.target = target
         self.old = old
@@ -141,6 +150,7 @@ public final class CustomMigration {
             }
         }
         try new.put(contentsOf: batch)
+        try checkpoint()
     }
 
     /// Removes a record (and its own link lists) from the new layout. Delete rules do not run:
@@ -151,6 +161,7 @@ public final class CustomMigration {
         try flush()
         touched.insert(entity)
         try new.delete(entity, id: id)
+        try countUnbatchedWrite()
     }
 
     /// The link list of `owner` for a relationship the new version keeps as links.
@@ -168,5 +179,15 @@ public final class CustomMigration {
         touched.insert(entity)
         try flush()
         try new.setLinks(entity, relationship: relationship, from: owner, to: targets)
+        try countUnbatchedWrite()
+    }
+
+    /// Deletes and link lists are written one at a time: a checkpoint every batch of them.
+    private func countUnbatchedWrite() throws {
+        unbatchedWrites += 1
+        if unbatchedWrites >= batchSize {
+            unbatchedWrites = 0
+            try checkpoint()
+        }
     }
 }

@@ -79,6 +79,8 @@ public struct MigrationPlan: Sendable {
     public var stages: [MigrationStage]
     /// What happens to sync mutations still waiting in the outbox (see ``OutboxPolicy``).
     public var outbox: OutboxPolicy
+    /// In place or through a shadow copy (see ``MigrationStrategy``); ``MigrationStrategy/automatic`` by default.
+    public var strategy: MigrationStrategy = .automatic
     let infersFromStore: Bool
     let resets: Bool
 
@@ -91,10 +93,11 @@ public struct MigrationPlan: Sendable {
         case refuse
     }
 
-    public init(versions: [SchemaVersion], stages: [MigrationStage] = [], outbox: OutboxPolicy = .migrate) {
+    public init(versions: [SchemaVersion], stages: [MigrationStage] = [], outbox: OutboxPolicy = .migrate, strategy: MigrationStrategy = .automatic) {
         self.versions = versions
         self.stages = stages
         self.outbox = outbox
+        self.strategy = strategy
         self.infersFromStore = false
         self.resets = false
     }

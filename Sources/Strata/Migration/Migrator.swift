@@ -66,11 +66,14 @@ struct Migrator: Sendable {
         }
         try transaction.change(to: step.to, rebuilding: retired, creating: created, reindexing: reindexed) { old, new in
             if step.isReset { return }
-            for mapping in mappings { try copy(mapping, from: old, to: new, executor: executor, report: report) }
+            for mapping in mappings {
+                try copy(mapping, from: old, to: new, executor: executor, checkpoint: transaction.checkpoint, report: report)
+            }
             var touched: Set<String> = []
             if case .custom(let migrate) = step.kind {
                 report(.custom, 0, 0)
-                let migration = CustomMigration(source: step.from, target: step.to, old: old, new: new, executor: executor, batchSize: batchSize)
+                let migration = CustomMigration(
+                    source: step.from, target: step.to, old: old, new: new, executor: executor, batchSize: batchSize, checkpoint: transaction.checkpoint)
                 try migrate(migration)
                 try migration.flush()
                 touched = migration.touched
@@ -92,7 +95,7 @@ struct Migrator: Sendable {
     /// with the link lists the target keeps.
     private func copy(
         _ mapping: EntityMapping, from old: any StorageReadTransaction, to new: any StorageWriteTransaction,
-        executor: QueryExecutor, report: (MigrationProgress.Phase, Int, Int) -> Void
+        executor: QueryExecutor, checkpoint: () throws -> Void, report: (MigrationProgress.Phase, Int, Int) -> Void
     ) throws {
         guard let source = mapping.source else { return }
         let total = try executor.count(FetchPlan(entity: source.name), in: old)
@@ -118,6 +121,7 @@ struct Migrator: Sendable {
                     }
                 }
             }
+            try checkpoint()
             done += batch.count
             report(.copying(entity: mapping.target.name), done, total)
         }

@@ -49,4 +49,14 @@ public protocol SchemaChangeTransaction: AnyObject {
         to target: Schema, rebuilding retired: Set<String>, creating created: Set<String>, reindexing reindexed: Set<String>,
         _ body: (_ old: any StorageReadTransaction, _ new: any StorageWriteTransaction) throws -> Void
     ) throws
+
+    /// Called by the engine after each batch it wrote. On a shadow copy
+    /// (``ShadowMigratingBackend``) it commits what is written so far and continues in a new
+    /// write transaction, keeping what was set aside, so memory stays bounded by the batch; on a
+    /// store migrated in place it does nothing (the default).
+    func checkpoint() throws
+}
+
+extension SchemaChangeTransaction {
+    public func checkpoint() throws {}
 }

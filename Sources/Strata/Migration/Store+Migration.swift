@@ -87,7 +87,8 @@ extension Store {
         return Store(backend: try await opening(app), location: location, sync: sync)
     }
 
-    /// Opens the store with the schema it holds and runs the plan's stages on it.
+    /// Opens the store with the schema it holds and runs the plan's stages on it: in place, or on
+    /// a shadow copy that then replaces it (``MigrationPlan/strategy``).
     private static func migrate(
         _ path: String, from stored: SchemaDescription, to app: Schema, plan: MigrationPlan,
         opening: @Sendable (Schema) async throws -> any StorageBackend, progress: @escaping @Sendable (MigrationProgress) -> Void
@@ -100,11 +101,12 @@ extension Store {
                 throw StrataError(.unsupportedStore, "\(path): its backend cannot change a store's schema (it does not implement SchemaChangingBackend)")
             }
             let migrator = Migrator(steps: steps, capabilities: backend.capabilities, batchSize: 1000, progress: progress)
-            let outbox = plan.outbox
-            try await changing.changeSchema { transaction in
-                try OutboxMigration.prepare(outbox, steps: steps, in: transaction.current)
-                try migrator.run(transaction)
-                try OutboxMigration.rewrite(outbox, steps: steps, in: transaction.current)
+            switch try await placement(plan.strategy, backend: changing, path: path) {
+            case .inPlace:
+                try await run(migrator, outbox: plan.outbox, on: changing)
+                try await backend.close()
+            case .shadow(let shadowing, let backup):
+                try await migrateShadow(of: shadowing, backup: backup, migrator: migrator, outbox: plan.outbox)
             }
             // Handles onto the old layout in this process learn that everything changed.
             CommitHub.hub(for: backend).committedHere(nil)
@@ -112,7 +114,64 @@ extension Store {
             try? await backend.close()
             throw error
         }
-        try await backend.close()
+    }
+
+    /// The stages, with the outbox carried along, in one schema change of `backend`.
+    private static func run(_ migrator: Migrator, outbox: MigrationPlan.OutboxPolicy, on backend: any SchemaChangingBackend) async throws {
+        let steps = migrator.steps
+        try await backend.changeSchema { transaction in
+            try OutboxMigration.prepare(outbox, steps: steps, in: transaction.current)
+            try migrator.run(transaction)
+            try OutboxMigration.rewrite(outbox, steps: steps, in: transaction.current)
+        }
+    }
+
+    private enum Placement {
+        case inPlace
+        case shadow(any ShadowMigratingBackend, backup: String?)
+    }
+
+    /// Whether the migration runs in place or on a shadow copy, from the plan's strategy and
+    /// what the backend can do.
+    private static func placement(_ strategy: MigrationStrategy, backend: any SchemaChangingBackend, path: String) async throws -> Placement {
+        let shadowing = backend as? any ShadowMigratingBackend
+        switch strategy {
+        case .inPlace:
+            return .inPlace
+        case .automatic:
+            guard let shadowing, try await shadowing.prefersShadowCopy() else { return .inPlace }
+            return .shadow(shadowing, backup: nil)
+        case .shadowCopy(let backup):
+            guard let shadowing else {
+                throw StrataError(
+                    .unsupportedStore,
+                    "\(path): its backend cannot migrate through a shadow copy (it does not implement ShadowMigratingBackend); migrate it in place (MigrationStrategy.inPlace)")
+            }
+            return .shadow(shadowing, backup: backup)
+        }
+    }
+
+    /// Migrates a copy of the store, then puts it in the store's place; any failure before the
+    /// swap removes the copy and leaves the store as it was.
+    private static func migrateShadow(
+        of backend: any ShadowMigratingBackend, backup: String?, migrator: Migrator, outbox: MigrationPlan.OutboxPolicy
+    ) async throws {
+        let shadow = try await backend.makeShadowCopy()
+        do {
+            try await run(migrator, outbox: outbox, on: shadow.backend)
+            try await shadow.backend.close()
+        } catch {
+            try? await shadow.backend.close()
+            await shadow.discard()
+            throw error
+        }
+        do {
+            try await backend.close()
+            try await shadow.install(backup: backup)
+        } catch {
+            await shadow.discard()
+            throw error
+        }
     }
 
     /// Refuses, before anything is opened for writing, a lightweight stage no step covers.

@@ -117,6 +117,18 @@ public enum DurabilityRun {
         }
     }
 
+    /// Kills during a migration through a shadow copy keeping a backup
+    /// (`STRATA_SHADOW_KILL_TRIALS`, default 25, and `STRATA_KILL_SEED`).
+    public static func shadowMigrationKills(_ backend: DurableBackend, filter: String) async throws -> DurabilityTally {
+        let trials = DurabilitySettings.count("STRATA_SHADOW_KILL_TRIALS", default: 25)
+        let seed = DurabilitySettings.seed("STRATA_KILL_SEED", default: 0x4B111)
+        return try await inScratchDirectory { directory in
+            let tally = try await MigrationKillHarness.run(backend, in: directory, trials: trials, seed: seed, filter: filter, throughShadowCopy: true)
+            print("\(backend.name): \(trials) kills during a migration through a shadow copy, seed \(seed) (STRATA_KILL_SEED):\n\(tally)")
+            return tally
+        }
+    }
+
     static func inScratchDirectory<T>(_ body: (String) async throws -> T) async throws -> T {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("strata-durability-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)

@@ -22,6 +22,8 @@ public enum KillHarness {
         case compaction
         /// In the middle of a migration of a store of ledger entries (see `MigrationKillHarness`).
         case migration
+        /// In the middle of the same migration through a shadow copy with a backup.
+        case shadowMigration
 
         /// The windows of saves: every one but the migration's, which has its own trial.
         public static var saveWindows: [Window] { [.firstOpen, .save, .compaction] }
@@ -43,7 +45,9 @@ public enum KillHarness {
     /// compact after every save. Runs until killed.
     public static func childMain(_ backend: DurableBackend) async throws {
         guard let window = childWindow, let location = ProcessInfo.processInfo.environment[locationVariable] else { return }
-        if window == .migration { return try await MigrationKillHarness.childMain(backend, location: location) }
+        if window == .migration || window == .shadowMigration {
+            return try await MigrationKillHarness.childMain(backend, location: location, throughShadowCopy: window == .shadowMigration)
+        }
         let acks = location + ".acks"
         _ = FileManager.default.createFile(atPath: location + ".opening", contents: nil)
         let opened = try await backend.open(location, try LedgerEntry.schema())
@@ -92,7 +96,7 @@ public enum KillHarness {
             case .firstOpen: { manager.fileExists(atPath: location + ".opening") }
             case .save: { acknowledged() >= 1 }
             case .compaction: { acknowledged() >= 2 }
-            case .migration: { false }
+            case .migration, .shadowMigration: { false }
             }
             let deadline = Date().addingTimeInterval(120)
             while !ready(), child.isRunning, Date() < deadline { usleep(500) }

@@ -56,20 +56,32 @@ public enum MigrationKillHarness {
         ]
     }
 
+    /// Where the shadow-copy trials keep the old store.
+    static func backup(_ location: String) -> String { location + ".backup" }
+
+    /// The plan, in place or through a shadow copy keeping a backup.
+    static func plan(throughShadowCopy: Bool, location: String) throws -> MigrationPlan {
+        try plan().strategy(throughShadowCopy ? .shadowCopy(backup: backup(location)) : .inPlace)
+    }
+
     /// The child: mark the start, migrate, mark the end, then wait to be killed.
-    static func childMain(_ backend: DurableBackend, location: String) async throws {
+    static func childMain(_ backend: DurableBackend, location: String, throughShadowCopy: Bool) async throws {
         _ = FileManager.default.createFile(atPath: location + ".migrating", contents: nil)
-        let store = try await Store.open(schema: try version2(), migrations: try plan()) { schema in try await backend.open(location, schema) }
+        let plan = try plan(throughShadowCopy: throughShadowCopy, location: location)
+        let store = try await Store.open(schema: try version2(), migrations: plan) { schema in try await backend.open(location, schema) }
         _ = FileManager.default.createFile(atPath: location + ".migrated", contents: nil)
         _ = store
         while true { try await Task.sleep(for: .seconds(60)) }
     }
 
     /// Runs `trials` kills, each in a fresh directory under `directory`.
-    public static func run(_ backend: DurableBackend, in directory: String, trials: Int, seed: UInt64, filter: String) async throws -> DurabilityTally {
+    public static func run(
+        _ backend: DurableBackend, in directory: String, trials: Int, seed: UInt64, filter: String, throughShadowCopy: Bool = false
+    ) async throws -> DurabilityTally {
         var tally = DurabilityTally()
         let manager = FileManager.default
-        let category = "migration"
+        let window = throughShadowCopy ? KillHarness.Window.shadowMigration : .migration
+        let category = window.rawValue
         let entries = (0..<saves).flatMap { LedgerEntry.batch($0, size: KillHarness.batchSize) }
         var span: UInt32 = 1_000
         for trial in 0..<trials {
@@ -87,7 +99,7 @@ public enum MigrationKillHarness {
             child.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
             child.arguments = ["--testing-library", "swift-testing", "--filter", filter]
             child.environment = ProcessInfo.processInfo.environment.merging(
-                [KillHarness.windowVariable: KillHarness.Window.migration.rawValue, KillHarness.locationVariable: location], uniquingKeysWith: { $1 })
+                [KillHarness.windowVariable: window.rawValue, KillHarness.locationVariable: location], uniquingKeysWith: { $1 })
             child.standardOutput = FileHandle.nullDevice
             child.standardError = FileHandle.nullDevice
             try child.run()
@@ -109,7 +121,7 @@ public enum MigrationKillHarness {
             kill(child.processIdentifier, SIGKILL)
             child.waitUntilExit()
             do {
-                tally.add(category, try await examine(backend, location: location, entries: entries))
+                tally.add(category, try await examine(backend, location: location, entries: entries, throughShadowCopy: throughShadowCopy))
             } catch {
                 tally.fail(category, "\(label): \(error)")
             }
@@ -118,7 +130,7 @@ public enum MigrationKillHarness {
     }
 
     /// Which version the store is, checked whole; then (for version 1) the retried migration.
-    static func examine(_ backend: DurableBackend, location: String, entries: [LedgerEntry]) async throws -> String {
+    static func examine(_ backend: DurableBackend, location: String, entries: [LedgerEntry], throughShadowCopy: Bool) async throws -> String {
         let version1 = try LedgerEntry.schema()
         let first: any StorageBackend
         do {
@@ -127,12 +139,18 @@ public enum MigrationKillHarness {
             let store = Store(backend: try await backend.open(location, try version2()))
             try await check(store, entries: entries, expected: expected2, history: saves + 1, version: "2")
             try await store.close()
-            return "version 2, whole"
+            guard throughShadowCopy else { return "version 2, whole" }
+            // The backup is made before the copy takes the store's place: it must be there.
+            let backup = Store(backend: try await backend.open(Self.backup(location), version1))
+            try await check(backup, entries: entries, expected: expected1, history: saves, version: "1 (the backup)")
+            try await backup.close()
+            return "version 2, whole, and the backup version 1, whole"
         }
         let old = Store(backend: first)
         try await check(old, entries: entries, expected: expected1, history: saves, version: "1")
         try await old.close()
-        let retried = try await Store.open(schema: try version2(), migrations: try plan()) { schema in try await backend.open(location, schema) }
+        let plan = try plan(throughShadowCopy: throughShadowCopy, location: location)
+        let retried = try await Store.open(schema: try version2(), migrations: plan) { schema in try await backend.open(location, schema) }
         try await check(retried, entries: entries, expected: expected2, history: saves + 1, version: "2 after the retry")
         try await retried.close()
         return "version 1, whole; the retry migrated it"

@@ -55,7 +55,13 @@ public struct TravelData: Sendable {
     /// Inserts everything in one save.
     @discardableResult
     public static func seed(_ store: Store) async throws -> TravelData {
-        let data = TravelData()
+        try await seed(store, with: TravelData())
+    }
+
+    /// Inserts `data` in one save: two stores seeded with one value hold the same records, IDs
+    /// and versions.
+    @discardableResult
+    public static func seed(_ store: Store, with data: TravelData) async throws -> TravelData {
         try await store.transaction(author: "seed") { tx in
             for person in data.people { try tx.insert(person) }
             try tx.insert(data.sol)

@@ -1,0 +1,106 @@
+import CLMDB
+import Foundation
+import Strata
+
+/// Migrations through a shadow copy on LMDB: `mdb_env_copy2` writes a compact, consistent copy
+/// of the environment into a directory beside it; the copy migrates committing each batch
+/// (unsynced: its data file is synced once, whole, before it counts); closed, its `data.mdb`
+/// replaces the store's by one `rename`. The store's lock file stays: the next open, alone on
+/// the environment, initialises it afresh.
+extension LMDBBackend: ShadowMigratingBackend {
+    /// Stores whose data file uses more than this migrate through a shadow copy under
+    /// ``MigrationStrategy/automatic``: a write transaction keeps every page it writes in memory
+    /// until it commits (and fails past about 512 MiB of them), and a migration rewrites the
+    /// entities it rebuilds.
+    static let shadowCopyThreshold = 128 << 20
+
+    /// The shadow copy's directory beside the store's.
+    static func shadowPath(_ path: String) -> String {
+        (path.hasSuffix("/") ? String(path.dropLast()) : path) + ".strata-shadow"
+    }
+
+    static func dataFile(_ directory: String) -> String { directory + "/data.mdb" }
+    static func lockFile(_ directory: String) -> String { directory + "/lock.mdb" }
+
+    public func prefersShadowCopy() async throws -> Bool {
+        try checkOpen()
+        return environment.usage.used > Self.shadowCopyThreshold
+    }
+
+    public func makeShadowCopy() async throws -> ShadowCopy {
+        try checkOpen()
+        let (path, shadow, schema) = (path, Self.shadowPath(path), schema)
+        // What a killed earlier migration left is only ever a partial copy.
+        StoreFiles.remove([shadow])
+        let (used, map) = environment.usage
+        do {
+            try FileManager.default.createDirectory(atPath: shadow, withIntermediateDirectories: true)
+            let environment = environment
+            try await onWriter { _ in
+                environment.resizeLock.readLock()
+                defer { environment.resizeLock.unlock() }
+                try check(mdb_env_copy2(environment.handle, shadow, UInt32(MDB_CP_COMPACT)))
+            }
+        } catch {
+            StoreFiles.remove([shadow])
+            throw Self.map(error, path: shadow)
+        }
+        // Room for the copy to grow without a resize: the map is only reserved address space.
+        var options = options
+        options.initialMapSize = max(map, used * 4, 1 << 30)
+        options.noSync = true
+        options.verifyStructureAtOpen = false
+        let copy: LMDBBackend
+        do {
+            copy = try await LMDBBackend.open(path: shadow, schema: schema, options: options, isShadowCopy: true)
+        } catch {
+            StoreFiles.remove([shadow])
+            throw error
+        }
+        return ShadowCopy(
+            backend: copy, path: shadow,
+            install: { backup in try Self.install(shadow, at: path, backup: backup) },
+            discard: { StoreFiles.remove([shadow]) })
+    }
+
+    /// Puts the closed copy's data file in the store's directory, the old one in `backup` first
+    /// when given.
+    private static func install(_ shadow: String, at path: String, backup: String?) throws {
+        guard !LMDBEnvironment.isOpen(path) else {
+            throw StrataError(
+                .storageFailure, "\(path) is still open in this process; close every other handle onto it and migrate again")
+        }
+        guard !openedByAnotherProcess(path) else {
+            throw StrataError(
+                .storageFailure, "\(path) is open in another process; close it there and migrate again")
+        }
+        try StoreFiles.sync(dataFile(shadow))
+        if let backup {
+            do {
+                try FileManager.default.createDirectory(atPath: backup, withIntermediateDirectories: true)
+            } catch {
+                throw StrataError(.storageFailure, underlying: error, "the backup directory \(backup) cannot be created")
+            }
+            StoreFiles.remove([lockFile(backup)])
+            try StoreFiles.keepBackup(of: dataFile(path), at: dataFile(backup))
+        }
+        try StoreFiles.replace(dataFile(path), with: dataFile(shadow))
+        StoreFiles.remove([shadow])
+    }
+
+    /// Whether another process holds LMDB's lock on the environment's lock file (every process
+    /// with the environment open holds at least a shared one). Asked with `F_GETLK`, which takes
+    /// nothing; this process's own locks never conflict, and it has the environment closed.
+    private static func openedByAnotherProcess(_ path: String) -> Bool {
+        let descriptor = Foundation.open(lockFile(path), O_RDWR)
+        guard descriptor >= 0 else { return false }
+        defer { Foundation.close(descriptor) }
+        var lock = flock()
+        lock.l_type = Int16(F_WRLCK)
+        lock.l_whence = Int16(SEEK_SET)
+        lock.l_start = 0
+        lock.l_len = 1
+        guard fcntl(descriptor, F_GETLK, &lock) == 0 else { return false }
+        return lock.l_type != Int16(F_UNLCK)
+    }
+}

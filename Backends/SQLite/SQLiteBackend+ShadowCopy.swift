@@ -1,0 +1,77 @@
+import Foundation
+import GRDB
+import Strata
+
+/// Migrations through a shadow copy on SQLite: `VACUUM INTO` writes a consistent, compact copy
+/// of the store beside it; the copy migrates committing each batch (unsynced: it is synced once,
+/// whole, before it counts); closed, it replaces the store's file by one `rename`.
+extension SQLiteBackend: ShadowMigratingBackend {
+    /// Stores above this size migrate through a shadow copy under ``MigrationStrategy/automatic``.
+    static let shadowCopyThreshold = 256 << 20
+
+    /// The shadow copy's path beside the store's.
+    static func shadowPath(_ path: String) -> String { path + ".strata-shadow" }
+
+    /// A file with its write-ahead log, shared-memory index and rollback journal.
+    static func files(_ path: String) -> [String] { [path, path + "-wal", path + "-shm", path + "-journal"] }
+
+    /// Above ``shadowCopyThreshold``: SQLite spills what a transaction writes to the log, but the
+    /// heap still grows with one transaction over the whole store.
+    public func prefersShadowCopy() async throws -> Bool {
+        guard path != ":memory:" else { return false }
+        return (StoreFiles.size(path) ?? 0) + (StoreFiles.size(path + "-wal") ?? 0) > Self.shadowCopyThreshold
+    }
+
+    public func makeShadowCopy() async throws -> ShadowCopy {
+        guard path != ":memory:" else {
+            throw StrataError(.unsupportedStore, "sqlite::memory: has no file to copy; migrate it in place (MigrationStrategy.inPlace)")
+        }
+        let (path, shadow, schema, options) = (path, Self.shadowPath(path), schema, options)
+        // What a killed earlier migration left is only ever a partial copy.
+        StoreFiles.remove(Self.files(shadow))
+        do {
+            try await run {
+                try await self.writer.writeWithoutTransaction { db in
+                    try db.execute(sql: "VACUUM INTO ?", arguments: [shadow])
+                }
+            }
+        } catch {
+            StoreFiles.remove(Self.files(shadow))
+            throw error
+        }
+        let copy: SQLiteBackend
+        do {
+            copy = try await SQLiteBackend.open(path: shadow, schema: schema, options: options, isShadowCopy: true)
+        } catch {
+            StoreFiles.remove(Self.files(shadow))
+            throw error
+        }
+        return ShadowCopy(
+            backend: copy, path: shadow,
+            install: { backup in try Self.install(shadow, at: path, backup: backup) },
+            discard: { StoreFiles.remove(Self.files(shadow)) })
+    }
+
+    /// Puts the closed copy at `path`, the old store at `backup` first when given.
+    private static func install(_ shadow: String, at path: String, backup: String?) throws {
+        // SQLite deletes a write-ahead log when the last connection closes: one still there
+        // means another connection (here or in another process) has the store open, and it
+        // would go on writing into a file no longer at `path`.
+        if FileManager.default.fileExists(atPath: path + "-wal") {
+            throw StrataError(
+                .storageFailure,
+                "\(path) is still open elsewhere (its write-ahead log is in use); close every other handle onto it, in this process and others, and migrate again")
+        }
+        if FileManager.default.fileExists(atPath: shadow + "-wal") {
+            throw StrataError(.storageFailure, "the shadow copy \(shadow) is still open")
+        }
+        try StoreFiles.sync(shadow)
+        if let backup {
+            StoreFiles.remove([backup + "-wal", backup + "-shm", backup + "-journal"])
+            try StoreFiles.keepBackup(of: path, at: backup)
+        }
+        // A shared-memory index left beside the store describes the old file's log.
+        StoreFiles.remove([path + "-shm", shadow + "-shm"])
+        try StoreFiles.replace(path, with: shadow)
+    }
+}
