@@ -14,23 +14,19 @@ extension SQLiteBackend: SchemaChangingBackend {
     public func changeSchema<T: Sendable>(_ body: @escaping @Sendable (any SchemaChangeTransaction) throws -> T) async throws -> T {
         let schema = schema
         let checksums = requiresChecksums.load(ordering: .acquiring)
-        guard isShadowCopy else {
-            return try await run {
-                try await self.writer.write { db in
-                    let change = SQLiteSchemaChange(db: db, schema: schema, requireChecksums: checksums, commitsAtCheckpoints: false)
-                    let result = try body(change)
-                    try change.recordSchema()
-                    return result
-                }
-            }
-        }
-        // A shadow copy no one else reads: each checkpoint commits, so neither the heap nor the
-        // write-ahead log grows with the store.
+        let commitsAtCheckpoints = isShadowCopy
         return try await run {
             try await self.writer.writeWithoutTransaction { db in
+                // Dropping a large table inside a transaction keeps a statement journal of
+                // what it frees; in memory (the connection's `temp_store`) it grows with the
+                // table. In a file it does not.
+                try db.execute(sql: "PRAGMA temp_store = FILE")
+                defer { try? db.execute(sql: "PRAGMA temp_store = MEMORY") }
                 try db.execute(sql: "BEGIN IMMEDIATE")
                 do {
-                    let change = SQLiteSchemaChange(db: db, schema: schema, requireChecksums: checksums, commitsAtCheckpoints: true)
+                    // On a shadow copy no one else reads, each checkpoint commits, so neither
+                    // the heap nor the write-ahead log grows with the store.
+                    let change = SQLiteSchemaChange(db: db, schema: schema, requireChecksums: checksums, commitsAtCheckpoints: commitsAtCheckpoints)
                     let result = try body(change)
                     try change.recordSchema()
                     try db.execute(sql: "COMMIT")

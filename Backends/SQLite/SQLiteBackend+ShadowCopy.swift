@@ -33,6 +33,9 @@ extension SQLiteBackend: ShadowMigratingBackend {
             try await run {
                 try await self.writer.writeWithoutTransaction { db in
                     try db.execute(sql: "VACUUM INTO ?", arguments: [shadow])
+                    // The copy read the whole store through this connection's page cache: give
+                    // it back, the copy's connection has one of its own.
+                    try db.execute(sql: "PRAGMA shrink_memory")
                 }
             }
         } catch {

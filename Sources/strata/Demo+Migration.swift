@@ -63,6 +63,12 @@ extension Demo {
             let differences = error.message.components(separatedBy: "differs: ").last?.components(separatedBy: ". Open it").first ?? error.message
             print("  opened with version 2 and no plan: \(error.code), naming what differs: \(differences)")
         }
+        // Through a shadow copy that replaces the store in one rename, keeping version 1 beside it.
+        let location = try StoreLocation(scratch)
+        let backup = "\(location.scheme):\(location.path).v1-backup"
+        defer {
+            for suffix in ["", "-wal", "-shm", ".journal", ".lock"] { try? FileManager.default.removeItem(atPath: location.path + ".v1-backup" + suffix) }
+        }
         let plan = MigrationPlan(
             versions: [SchemaVersion("1", v1), SchemaVersion("2", v2)],
             stages: [.custom(from: "1", to: "2") { migration in
@@ -72,17 +78,21 @@ extension Demo {
                     counted["words"] = .int(Int64(body.split(separator: " ").count))
                     try migration.put(counted)
                 }
-            }])
+            }],
+            strategy: .shadowCopy(backup: location.path + ".v1-backup"))
         for step in try LightweightMigration.steps(from: SchemaDescription(v1.versioned("1")), to: v2) { print("  inferred: \(step)") }
         let run = Store.migrating(scratch, schema: v2, migrations: plan)
         var phases: [String] = []
         for await progress in run.progress where phases.last != "\(progress.phase)" { phases.append("\(progress.phase)") }
         let store = try await run.store
-        print("  migrated with the plan (one write): \(phases.joined(separator: " → "))")
+        print("  migrated with the plan through a shadow copy: \(phases.joined(separator: " → "))")
         for note in try await store.repository(Note.self).fetch(Query<Note>.all.sorted(by: \.heading)) {
             print("    #\(note.id) \(note.heading): pinned \(note.pinned), \(note.words) words")
         }
         if let entry = try await store.history().last { print("  history: #\(entry.token) by \(entry.author ?? "-") (\(entry.contextName ?? ""))") }
         try await store.close()
+        let kept = try await Store.open(backup, schema: v1)
+        print("  the backup \(backup) opens as version 1: \(try await kept.repository(NotesV1.Note.self).count()) notes")
+        try await kept.close()
     }
 }

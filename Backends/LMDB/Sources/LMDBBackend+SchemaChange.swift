@@ -230,3 +230,4 @@ final class LMDBSchemaChange: SchemaChangeTransaction {
         return found
     }
 }
+

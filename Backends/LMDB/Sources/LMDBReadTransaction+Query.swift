@@ -176,38 +176,59 @@ extension LMDBReadTransaction {
         return (key(lower), key(upper))
     }
 
+    /// Without a predicate, the records database's entry count (no record is read); otherwise the
+    /// matches counted as they stream past, none kept.
     func count(_ plan: FetchPlan) throws -> Int {
-        try matching(plan).count
+        guard plan.predicate != nil else {
+            let recordsDB = try database(LMDBLayout.records(try entity(plan.entity).name))
+            var stat = MDB_stat()
+            try check(mdb_stat(txn, recordsDB, &stat))
+            return stat.ms_entries
+        }
+        var count = 0
+        try forEachMatching(plan) { _ in count += 1 }
+        return count
+    }
+
+    fileprivate func matching(_ plan: FetchPlan) throws -> [Record] {
+        var found: [Record] = []
+        try forEachMatching(plan) { found.append($0) }
+        return found
     }
 
     /// Candidates from a secondary index when a conjunct pins an indexed property (equality, a
     /// list, or a range over a fixed-size type), else the whole entity; then the exact predicate.
-    fileprivate func matching(_ plan: FetchPlan) throws -> [Record] {
+    fileprivate func forEachMatching(_ plan: FetchPlan, _ visit: (Record) throws -> Void) throws {
         let entity = try entity(plan.entity)
         let recordsDB = try database(LMDBLayout.records(entity.name))
-        var candidates: [Record] = []
         // Lookups by ID read the records database directly, and need no further evaluation.
         switch plan.predicate {
         case .compare("id", .equal, let value, [])?:
-            return try RecordID(value).flatMap { try record(entity.name, id: $0) }.map { [$0] } ?? []
+            if let record = try RecordID(value).flatMap({ try record(entity.name, id: $0) }) { try visit(record) }
+            return
         case .inList("id", let values, [])?:
-            return try Set(values.compactMap(RecordID.init)).compactMap { try record(entity.name, id: $0) }
+            for id in Set(values.compactMap(RecordID.init)) {
+                if let record = try record(entity.name, id: id) { try visit(record) }
+            }
+            return
         default:
             break
         }
+        let evaluator = PredicateEvaluator(self)
+        func offer(_ record: Record) throws {
+            if let predicate = plan.predicate, try !evaluator.matches(record, predicate) { return }
+            try visit(record)
+        }
         if let predicate = plan.predicate, let ids = try indexedCandidates(predicate, entity) {
             for id in Set(ids) {
-                if let bytes = try get(recordsDB, try LMDBKeys.id(id)) { candidates.append(try decodeRecord(bytes, id: id, entity)) }
+                if let bytes = try get(recordsDB, try LMDBKeys.id(id)) { try offer(try decodeRecord(bytes, id: id, entity)) }
             }
         } else {
             try scan(recordsDB, from: nil) { key, value in
-                candidates.append(try decodeRecord(value, id: try LMDBKeys.decodeID(key, kind: entity.idKind), entity))
+                try offer(try decodeRecord(value, id: try LMDBKeys.decodeID(key, kind: entity.idKind), entity))
                 return true
             }
         }
-        guard let predicate = plan.predicate else { return candidates }
-        let evaluator = PredicateEvaluator(self)
-        return try candidates.filter { try evaluator.matches($0, predicate) }
     }
 
     fileprivate func indexedCandidates(_ predicate: FilterExpression, _ entity: EntityDescription) throws -> [RecordID]? {

@@ -19,10 +19,16 @@ import StrataSQLite
 // raw peer does the same change in the same process on a store of the same N rows: SQLite through
 // GRDB with the table-rebuild procedure (and, for reference, ALTER TABLE where SQLite has it),
 // CREATE INDEX and UPDATE; LMDB with one write transaction rewriting each value (or building the
-// index database). Printed: ours, peer, ours ÷ peer.
+// index database). Each migration runs in place and through a shadow copy (STRATA_MIGRATION_STRATEGIES),
+// each on a store of its own. Printed: ours, peer, ours ÷ peer.
 
 let environment = ProcessInfo.processInfo.environment
 let arguments = CommandLine.arguments
+
+/// In place (one write transaction) or through a shadow copy committing each batch: set by the
+/// parent for each run (STRATA_MIGRATION_STRATEGIES, default inPlace,shadowCopy).
+let strategyName = environment["STRATA_MIGRATION_STRATEGY"] ?? "inPlace"
+let strategy: MigrationStrategy = strategyName == "shadowCopy" ? .shadowCopy() : strategyName == "automatic" ? .automatic : .inPlace
 
 func seconds(_ body: () async throws -> Void) async rethrows -> Double {
     let start = ContinuousClock.now
@@ -71,11 +77,9 @@ func openBackend(_ backend: String, _ path: String, _ schema: Schema) async thro
         : try await LMDBBackend.open(path: path, schema: schema, options: .init(initialMapSize: 1 << 30))
 }
 
-/// Ours: fill the store here, then run each migration in a process of its own, so its peak
-/// memory is the migration's alone (a process keeps the heap the fill grew).
-func ours(_ backend: String, _ count: Int, _ path: String) async throws -> [(Double, Double, Double)] {
-    let all = try versions()
-    let store = Store(backend: try await openBackend(backend, path, all[0].schema))
+/// A version 1 store of `count` records at `path`.
+func fill(_ backend: String, _ count: Int, _ path: String) async throws {
+    let store = Store(backend: try await openBackend(backend, path, try versions()[0].schema))
     var inserted = 0
     while inserted < count {
         let items = (inserted..<min(count, inserted + 10_000)).map(BenchItem.make)
@@ -83,6 +87,12 @@ func ours(_ backend: String, _ count: Int, _ path: String) async throws -> [(Dou
         inserted += items.count
     }
     try await store.close()
+}
+
+/// Ours: fill the store here, then run each migration in a process of its own, so its peak
+/// memory is the migration's alone (a process keeps the heap the fill grew).
+func ours(_ backend: String, _ count: Int, _ path: String) async throws -> [(Double, Double, Double)] {
+    try await fill(backend, count, path)
     var results: [(Double, Double, Double)] = []
     for step in 1...4 {
         let output = try child(["step", backend, path, String(step)])
@@ -95,7 +105,7 @@ func ours(_ backend: String, _ count: Int, _ path: String) async throws -> [(Dou
 /// One migration, in this (child) process: prints seconds, peak RSS and peak anonymous RSS.
 func migrate(_ backend: String, _ path: String, _ step: Int) async throws {
     let all = try versions()
-    let plan = MigrationPlan(versions: Array(all.prefix(step + 1)), stages: step == 4 ? [custom] : [])
+    let plan = MigrationPlan(versions: Array(all.prefix(step + 1)), stages: step == 4 ? [custom] : [], strategy: strategy)
     resetPeak()
     var anonymous = rss("RssAnon")
     var migrated: Store?
@@ -103,7 +113,15 @@ func migrate(_ backend: String, _ path: String, _ step: Int) async throws {
         let run = Store.migrating(schema: all[step].schema, migrations: plan) { schema in try await openBackend(backend, path, schema) }
         // Heap (anonymous) memory, sampled after each batch: LMDB's mapped file pages and
         // SQLite's page cache count in the peak RSS too.
-        for await _ in run.progress { anonymous = max(anonymous, rss("RssAnon")) }
+        var phase = ""
+        for await step in run.progress {
+            let now = rss("RssAnon")
+            if environment["STRATA_MIGRATION_PHASES"] != nil, "\(step.phase)" != phase || now > anonymous + 32 {
+                phase = "\(step.phase)"
+                print("NOTE\tstep \(step): heap \(Int(now)) MiB")
+            }
+            anonymous = max(anonymous, now)
+        }
         migrated = try await run.store
     }
     let peak = rss("VmHWM")
@@ -269,6 +287,12 @@ func lmdbPeer(_ count: Int, _ path: String) throws -> [(Double, Double)] {
     return [add, rename, index, custom]
 }
 
+// For profiling one migration: `fill BACKEND PATH N`, then `step BACKEND PATH 1…4` in order.
+if arguments.count == 5, arguments[1] == "fill", let count = Int(arguments[4]) {
+    try await fill(arguments[2], count, arguments[3])
+    exit(0)
+}
+
 if arguments.count == 5, arguments[1] == "step", let step = Int(arguments[4]) {
     try await migrate(arguments[2], arguments[3], step)
     exit(0)
@@ -291,20 +315,23 @@ if arguments.count == 4, arguments[1] == "one", let count = Int(arguments[3]) {
     let peerCells = try child(["peer", backend, String(count), base + ".peer"]).split(separator: "\t").compactMap { Double($0) }
     let peer = stride(from: 0, to: peerCells.count - 1, by: 2).map { (peerCells[$0], peerCells[$0 + 1]) }
     for (name, (ourStep, peerStep)) in zip(["add", "rename", "index", "custom"], zip(mine, peer)) {
-        print("RESULT\t\(backend)\t\(count)\t\(name)\t" + String(format: "%.2f\t%.0f\t%.0f\t%.2f\t%.0f\t%.1f×", ourStep.0, ourStep.1, ourStep.2, peerStep.0, peerStep.1, ourStep.0 / max(peerStep.0, 1e-6)))
+        print("RESULT\t\(backend)\t\(count)\t\(strategyName)\t\(name)\t" + String(format: "%.2f\t%.0f\t%.0f\t%.2f\t%.0f\t%.1f×", ourStep.0, ourStep.1, ourStep.2, peerStep.0, peerStep.1, ourStep.0 / max(peerStep.0, 1e-6)))
     }
     exit(0)
 }
 
 let sizes = (environment["STRATA_MIGRATION_SIZES"] ?? "100000,1000000").split(separator: ",").compactMap { Int($0) }
 let backends = (environment["STRATA_MIGRATION_BACKENDS"] ?? "sqlite,lmdb").split(separator: ",").map(String.init)
-print("| backend | N | migration | ours s | ours peak RSS MiB | ours peak heap (RssAnon) MiB | peer s | peer peak RSS MiB | ours ÷ peer |")
-print("|---|---|---|---|---|---|---|---|---|")
+let strategies = (environment["STRATA_MIGRATION_STRATEGIES"] ?? "inPlace,shadowCopy").split(separator: ",").map(String.init)
+print("| backend | N | strategy | migration | ours s | ours peak RSS MiB | ours peak heap (RssAnon) MiB | peer s | peer peak RSS MiB | ours ÷ peer |")
+print("|---|---|---|---|---|---|---|---|---|---|")
 for backend in backends {
     for size in sizes {
+      for strategy in strategies {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: arguments[0])
         process.arguments = ["one", backend, String(size)]
+        process.environment = environment.merging(["STRATA_MIGRATION_STRATEGY": strategy], uniquingKeysWith: { $1 })
         let pipe = Pipe()
         process.standardOutput = pipe
         try process.run()
@@ -313,6 +340,7 @@ for backend in backends {
         let lines = output.split(separator: "\n")
         for line in lines where line.hasPrefix("RESULT\t") { print("| " + line.dropFirst(7).split(separator: "\t").joined(separator: " | ") + " |") }
         for line in lines where line.hasPrefix("NOTE\t") { print("note (\(backend), \(size)): " + line.dropFirst(5)) }
-        if !lines.contains(where: { $0.hasPrefix("RESULT\t") }) { print("| \(backend) | \(size) | failed (exit \(process.terminationStatus)) |") }
+        if !lines.contains(where: { $0.hasPrefix("RESULT\t") }) { print("| \(backend) | \(size) | \(strategy) | failed (exit \(process.terminationStatus)) |") }
+      }
     }
 }

@@ -101,7 +101,7 @@ extension ObservationChecks {
             for step in 0..<200 {
                 let repository = store.repository(Stop.self)
                 switch random.next() % 5 {
-                case 0, 1 where stops.count < 4:
+                case let pick where pick == 0 || (pick == 1 && stops.count < 4):
                     let stop = Stop(
                         name: "S\(random.next() % 7)", city: random.next() % 4 == 0 ? "Sintra" : "C", nights: Int(random.next() % 4),
                         trip: trips[Int(random.next() % UInt64(trips.count))])

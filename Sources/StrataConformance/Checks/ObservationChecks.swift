@@ -235,7 +235,7 @@ enum ObservationChecks {
             for step in 0..<200 {
                 let repository = store.repository(Stop.self)
                 switch random.next() % 4 {
-                case 0, 1 where stops.count < 4:
+                case let pick where pick == 0 || (pick == 1 && stops.count < 4):
                     let stop = Stop(name: "S\(step)", city: "C", nights: Int(random.next() % 5), trip: trips[Int(random.next() % UInt64(trips.count))])
                     try await repository.insert(stop)
                     stops.append(stop)
