@@ -6,21 +6,16 @@ import Strata
 /// of the store beside it; the copy migrates committing each batch (unsynced: it is synced once,
 /// whole, before it counts); closed, it replaces the store's file by one `rename`.
 extension SQLiteBackend: ShadowMigratingBackend {
-    /// Stores above this size migrate through a shadow copy under ``MigrationStrategy/automatic``.
-    static let shadowCopyThreshold = 256 << 20
-
     /// The shadow copy's path beside the store's.
     static func shadowPath(_ path: String) -> String { path + ".strata-shadow" }
 
     /// A file with its write-ahead log, shared-memory index and rollback journal.
     static func files(_ path: String) -> [String] { [path, path + "-wal", path + "-shm", path + "-journal"] }
 
-    /// Above ``shadowCopyThreshold``: SQLite spills what a transaction writes to the log, but the
-    /// heap still grows with one transaction over the whole store.
-    public func prefersShadowCopy() async throws -> Bool {
-        guard path != ":memory:" else { return false }
-        return (StoreFiles.size(path) ?? 0) + (StoreFiles.size(path + "-wal") ?? 0) > Self.shadowCopyThreshold
-    }
+    /// Never: SQLite spills what a transaction writes to its log, so an in-place migration's
+    /// memory is bounded by the page cache already (measured: 12 MiB at 100k and at 1M records
+    /// with an 8 MiB cache), and it is faster and needs no second copy on disk.
+    public func prefersShadowCopy() async throws -> Bool { false }
 
     public func makeShadowCopy() async throws -> ShadowCopy {
         guard path != ":memory:" else {
