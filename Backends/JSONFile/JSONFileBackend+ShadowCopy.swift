@@ -19,26 +19,17 @@ extension JSONFileBackend: ShadowMigratingBackend {
     public func makeShadowCopy() async throws -> ShadowCopy {
         try checkOpen()
         let (path, shadow, schema) = (path, Self.shadowPath(path), schema)
-        StoreFiles.remove(Self.files(shadow))
-        try await compact()
-        do {
-            // Inside a write: no save lands between the compaction and the copy.
-            try await memory.write { _ in try FileManager.default.copyItem(atPath: path, toPath: shadow) }
-        } catch {
-            StoreFiles.remove(Self.files(shadow))
-            throw StrataError(.storageFailure, underlying: error, "\(path) cannot be copied to \(shadow)")
-        }
-        let copy: JSONFileBackend
-        do {
-            copy = try await JSONFileBackend.open(path: shadow, schema: schema)
-        } catch {
-            StoreFiles.remove(Self.files(shadow))
-            throw error
-        }
-        return ShadowCopy(
-            backend: copy, path: shadow,
-            install: { backup in try Self.install(shadow, at: path, backup: backup) },
-            discard: { StoreFiles.remove(Self.files(shadow)) })
+        return try await ShadowCopy.make(at: shadow, files: Self.files(shadow), write: {
+            try await compact()
+            do {
+                // Inside a write: no save lands between the compaction and the copy.
+                try await memory.write { _ in try FileManager.default.copyItem(atPath: path, toPath: shadow) }
+            } catch {
+                throw StrataError(.storageFailure, underlying: error, "\(path) cannot be copied to \(shadow)")
+            }
+        }, open: {
+            try await JSONFileBackend.open(path: shadow, schema: schema)
+        }, install: { backup in try Self.install(shadow, at: path, backup: backup) })
     }
 
     /// Renames the closed copy's document over the store's, holding the store's write lock.

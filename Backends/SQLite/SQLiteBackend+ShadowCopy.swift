@@ -22,9 +22,7 @@ extension SQLiteBackend: ShadowMigratingBackend {
             throw StrataError(.unsupportedStore, "sqlite::memory: has no file to copy; migrate it in place (MigrationStrategy.inPlace)")
         }
         let (path, shadow, schema, options) = (path, Self.shadowPath(path), schema, options)
-        // What a killed earlier migration left is only ever a partial copy.
-        StoreFiles.remove(Self.files(shadow))
-        do {
+        return try await ShadowCopy.make(at: shadow, files: Self.files(shadow), write: {
             try await run {
                 try await self.writer.writeWithoutTransaction { db in
                     try db.execute(sql: "VACUUM INTO ?", arguments: [shadow])
@@ -33,21 +31,9 @@ extension SQLiteBackend: ShadowMigratingBackend {
                     try db.execute(sql: "PRAGMA shrink_memory")
                 }
             }
-        } catch {
-            StoreFiles.remove(Self.files(shadow))
-            throw error
-        }
-        let copy: SQLiteBackend
-        do {
-            copy = try await SQLiteBackend.open(path: shadow, schema: schema, options: options, isShadowCopy: true)
-        } catch {
-            StoreFiles.remove(Self.files(shadow))
-            throw error
-        }
-        return ShadowCopy(
-            backend: copy, path: shadow,
-            install: { backup in try Self.install(shadow, at: path, backup: backup) },
-            discard: { StoreFiles.remove(Self.files(shadow)) })
+        }, open: {
+            try await SQLiteBackend.open(path: shadow, schema: schema, options: options, isShadowCopy: true)
+        }, install: { backup in try Self.install(shadow, at: path, backup: backup) })
     }
 
     /// Puts the closed copy at `path`, the old store at `backup` first when given.

@@ -29,38 +29,27 @@ extension LMDBBackend: ShadowMigratingBackend {
 
     public func makeShadowCopy() async throws -> ShadowCopy {
         try checkOpen()
-        let (path, shadow, schema) = (path, Self.shadowPath(path), schema)
-        // What a killed earlier migration left is only ever a partial copy.
-        StoreFiles.remove([shadow])
+        let (path, shadow, schema, environment) = (path, Self.shadowPath(path), schema, environment)
         let (used, map) = environment.usage
-        do {
-            try FileManager.default.createDirectory(atPath: shadow, withIntermediateDirectories: true)
-            let environment = environment
-            try await onWriter { _ in
-                environment.resizeLock.readLock()
-                defer { environment.resizeLock.unlock() }
-                try check(mdb_env_copy2(environment.handle, shadow, UInt32(MDB_CP_COMPACT)))
-            }
-        } catch {
-            StoreFiles.remove([shadow])
-            throw Self.map(error, path: shadow)
-        }
         // Room for the copy to grow without a resize: the map is only reserved address space.
         var options = options
         options.initialMapSize = max(map, used * 4, 1 << 30)
         options.noSync = true
         options.verifyStructureAtOpen = false
-        let copy: LMDBBackend
-        do {
-            copy = try await LMDBBackend.open(path: shadow, schema: schema, options: options, isShadowCopy: true)
-        } catch {
-            StoreFiles.remove([shadow])
-            throw error
-        }
-        return ShadowCopy(
-            backend: copy, path: shadow,
-            install: { backup in try Self.install(shadow, at: path, backup: backup) },
-            discard: { StoreFiles.remove([shadow]) })
+        return try await ShadowCopy.make(at: shadow, files: [shadow], write: {
+            do {
+                try FileManager.default.createDirectory(atPath: shadow, withIntermediateDirectories: true)
+                try await onWriter { _ in
+                    environment.resizeLock.readLock()
+                    defer { environment.resizeLock.unlock() }
+                    try check(mdb_env_copy2(environment.handle, shadow, UInt32(MDB_CP_COMPACT)))
+                }
+            } catch {
+                throw Self.map(error, path: shadow)
+            }
+        }, open: {
+            try await LMDBBackend.open(path: shadow, schema: schema, options: options, isShadowCopy: true)
+        }, install: { backup in try Self.install(shadow, at: path, backup: backup) })
     }
 
     /// Puts the closed copy's data file in the store's directory, the old one in `backup` first

@@ -43,6 +43,24 @@ public struct ShadowCopy: Sendable {
         self.discarding = discard
     }
 
+    /// The copy a backend makes in its ``ShadowMigratingBackend/makeShadowCopy()``: removes what
+    /// `files` name (a copy a killed migration left), runs `write` to copy the store to `path`,
+    /// then `open` to open it. Any failure removes `files` again and rethrows; so does
+    /// ``discard()``.
+    public static func make(
+        at path: String, files: [String], write: () async throws -> Void, open: () async throws -> any SchemaChangingBackend,
+        install: @escaping @Sendable (_ backup: String?) async throws -> Void
+    ) async throws -> ShadowCopy {
+        StoreFiles.remove(files)
+        do {
+            try await write()
+            return ShadowCopy(backend: try await open(), path: path, install: install, discard: { StoreFiles.remove(files) })
+        } catch {
+            StoreFiles.remove(files)
+            throw error
+        }
+    }
+
     /// Puts the closed copy in the closed store's place, the old store at `backup` when given.
     public func install(backup: String?) async throws { try await installing(backup) }
     /// Removes the copy (after a failure); the store is untouched.
