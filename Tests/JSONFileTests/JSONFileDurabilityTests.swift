@@ -40,16 +40,13 @@ struct JSONFileDurabilityTests {
 
     @Test(.enabled(if: KillHarness.childWindow == nil))
     func aShadowCopyMigrationRefusesAnOpenStoreAndKeepsABackup() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("strata-shadow-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let failures = try await ShadowCopyFiles.check(jsonDurable, in: directory)
+        let failures = try await DurabilityRun.shadowCopyFiles(jsonDurable)
         #expect(failures.isEmpty, "\(failures.joined(separator: "\n"))")
     }
 
     @Test(.enabled(if: KillHarness.childWindow == nil))
     func aKilledShadowCopyMigrationLeavesTheOldStoreOrTheNewWithItsBackup() async throws {
-        let tally = try await DurabilityRun.shadowMigrationKills(jsonDurable, filter: "JSONFileDurabilityTests")
+        let tally = try await DurabilityRun.migrationKills(jsonDurable, filter: "JSONFileDurabilityTests", throughShadowCopy: true)
         #expect(tally.failures.isEmpty, "\(tally.failures.joined(separator: "\n"))")
         #expect((tally.counts["shadowMigration"]?.values.reduce(0, +) ?? 0) >= 25 || ProcessInfo.processInfo.environment["STRATA_SHADOW_KILL_TRIALS"] != nil)
     }

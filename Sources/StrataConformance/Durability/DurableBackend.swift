@@ -106,27 +106,24 @@ public enum DurabilityRun {
         }
     }
 
-    /// Kills during a migration (`STRATA_MIGRATION_KILL_TRIALS`, default 50, and `STRATA_KILL_SEED`).
-    public static func migrationKills(_ backend: DurableBackend, filter: String) async throws -> DurabilityTally {
-        let trials = DurabilitySettings.count("STRATA_MIGRATION_KILL_TRIALS", default: 50)
+    /// Kills during a migration: in place (`STRATA_MIGRATION_KILL_TRIALS`, default 50), or
+    /// through a shadow copy keeping a backup (`STRATA_SHADOW_KILL_TRIALS`, default 25); seeded by
+    /// `STRATA_KILL_SEED`.
+    public static func migrationKills(_ backend: DurableBackend, filter: String, throughShadowCopy: Bool = false) async throws -> DurabilityTally {
+        let trials = throughShadowCopy
+            ? DurabilitySettings.count("STRATA_SHADOW_KILL_TRIALS", default: 25) : DurabilitySettings.count("STRATA_MIGRATION_KILL_TRIALS", default: 50)
         let seed = DurabilitySettings.seed("STRATA_KILL_SEED", default: 0x4B111)
         return try await inScratchDirectory { directory in
-            let tally = try await MigrationKillHarness.run(backend, in: directory, trials: trials, seed: seed, filter: filter)
-            print("\(backend.name): \(trials) kills during a migration, seed \(seed) (STRATA_KILL_SEED):\n\(tally)")
+            let tally = try await MigrationKillHarness.run(
+                backend, in: directory, trials: trials, seed: seed, filter: filter, throughShadowCopy: throughShadowCopy)
+            print("\(backend.name): \(trials) kills during a migration\(throughShadowCopy ? " through a shadow copy" : ""), seed \(seed) (STRATA_KILL_SEED):\n\(tally)")
             return tally
         }
     }
 
-    /// Kills during a migration through a shadow copy keeping a backup
-    /// (`STRATA_SHADOW_KILL_TRIALS`, default 25, and `STRATA_KILL_SEED`).
-    public static func shadowMigrationKills(_ backend: DurableBackend, filter: String) async throws -> DurabilityTally {
-        let trials = DurabilitySettings.count("STRATA_SHADOW_KILL_TRIALS", default: 25)
-        let seed = DurabilitySettings.seed("STRATA_KILL_SEED", default: 0x4B111)
-        return try await inScratchDirectory { directory in
-            let tally = try await MigrationKillHarness.run(backend, in: directory, trials: trials, seed: seed, filter: filter, throughShadowCopy: true)
-            print("\(backend.name): \(trials) kills during a migration through a shadow copy, seed \(seed) (STRATA_KILL_SEED):\n\(tally)")
-            return tally
-        }
+    /// ``ShadowCopyFiles/check(_:in:)`` in a scratch directory of its own.
+    public static func shadowCopyFiles(_ backend: DurableBackend) async throws -> [String] {
+        try await inScratchDirectory { directory in try await ShadowCopyFiles.check(backend, in: directory) }
     }
 
     static func inScratchDirectory<T>(_ body: (String) async throws -> T) async throws -> T {
