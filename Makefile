@@ -11,9 +11,14 @@ run: bootstrap
 	$(SWIFT) build --product strata
 	.build/debug/strata demo
 
+# The PostgreSQL backend's tests run against a throwaway cluster started here and stopped
+# however the tests end (STRATA_POSTGRES_URL tells them where it is).
 test: bootstrap
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build --disable-xctest
+	@dir=$$(mktemp -d /tmp/strata-pg-XXXXXX); chmod 755 $$dir; \
+	trap 'scripts/postgres stop $$dir >/dev/null 2>&1 || true' EXIT; \
+	url=$$(scripts/postgres start $$dir) || { echo "make test: could not start PostgreSQL" >&2; exit 1; }; \
+	STRATA_POSTGRES_URL=$$url $(SWIFT) test --skip-build --disable-xctest
 
 bench: bootstrap
 	cd Benchmarks && $(SWIFT) run -c release StrataRatios

@@ -17,12 +17,16 @@ let package = Package(
         .library(name: "StrataSQLite", targets: ["StrataSQLite"]),
         .library(name: "StrataLMDB", targets: ["StrataLMDB"]),
         .library(name: "StrataJSONFile", targets: ["StrataJSONFile"]),
+        .library(name: "StrataPostgres", targets: ["StrataPostgres"]),
         .library(name: "StrataConformance", targets: ["StrataConformance"]),
         .executable(name: "strata", targets: ["StrataCLI"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.81.0"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.5.3"),
     ],
     targets: [
         .target(name: "Strata", swiftSettings: strictSettings),
@@ -60,6 +64,17 @@ let package = Package(
             path: "Backends/JSONFile",
             swiftSettings: strictSettings
         ),
+        // PostgreSQL over postgres-nio: NIO stays out of the `Strata` core product.
+        .target(
+            name: "StrataPostgres",
+            dependencies: [
+                "Strata", .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Backends/Postgres",
+            swiftSettings: strictSettings
+        ),
         // The in-memory backend is the reference the differential category compares against.
         .target(name: "StrataConformance", dependencies: ["Strata", "StrataInMemory"], swiftSettings: strictSettings),
         .executableTarget(
@@ -78,13 +93,13 @@ let package = Package(
         ),
         .testTarget(
             name: "ConformanceTests",
-            dependencies: ["Strata", "StrataInMemory", "StrataSQLite", "StrataLMDB", "StrataJSONFile", "StrataConformance"],
+            dependencies: ["Strata", "StrataInMemory", "StrataSQLite", "StrataLMDB", "StrataJSONFile", "StrataPostgres", "StrataConformance"],
             swiftSettings: strictSettings
         ),
         // The other process of the checks that need one; ConformanceTests runs it from the build directory.
         .executableTarget(
             name: "ConformanceChild",
-            dependencies: ["StrataSQLite", "StrataLMDB", "StrataConformance"],
+            dependencies: ["StrataSQLite", "StrataLMDB", "StrataPostgres", "StrataConformance"],
             path: "Tests/ConformanceChild",
             swiftSettings: strictSettings
         ),

@@ -1,0 +1,184 @@
+import Foundation
+import PostgresNIO
+import Strata
+
+/// The tables of a Strata store in one PostgreSQL schema.
+///
+/// - One table per entity: `id` (primary key, typed by the ID kind), `strata_version`, then one
+///   typed column per attribute (composite fields flattened: `"address.city"`) and per to-one
+///   (the destination's ID).
+/// - One table per owned link list (`"Entity.relationship"`: owner, target, position) for ordered
+///   to-many and many-to-many relationships, indexed on (owner, position) and on (target, owner).
+/// - An index for every indexed attribute, every to-one and every unique constraint, each ending
+///   in `id` so an equality yields rows in the contract's tie-break order. Unique constraints get
+///   plain indexes: the engine enforces uniqueness over a whole save, and a per-statement UNIQUE
+///   index would refuse valid saves that swap values between records.
+/// - `strata_meta` (key, value): format version, schema fingerprint and description, counters, history.
+///
+/// No foreign keys: the engine owns delete rules, and `noAction` must be able to leave a dangling
+/// reference. Names longer than PostgreSQL keeps (63 bytes) are shortened with a hash, never
+/// truncated into each other.
+struct PostgresLayout: Sendable {
+    struct Table: Sendable {
+        let entity: EntityDescription
+        /// The schema-qualified, quoted name.
+        let name: String
+        let columns: [(name: String, kind: ColumnKind)]
+        let columnIndex: [String: Int]
+        let selectList: String
+        /// The entity's record layout: the columns' order, so a row's values are its slots.
+        var layout: RecordLayout { entity.layout }
+
+        enum ColumnKind: Sendable {
+            case attribute(AttributeType)
+            case reference(RecordID.Kind)
+
+            var sqlType: String {
+                switch self {
+                case .attribute(let type): PostgresValues.columnType(type)
+                case .reference(let kind): PostgresValues.columnType(kind)
+                }
+            }
+
+            var arrayCast: String {
+                switch self {
+                case .attribute(let type): PostgresLayout.arrayCast(PostgresValues.columnType(type))
+                case .reference(let kind): PostgresLayout.arrayCast(PostgresValues.columnType(kind))
+                }
+            }
+
+            var wireType: PostgresDataType {
+                switch self {
+                case .attribute(let type): PostgresValues.wireType(type)
+                case .reference(let kind): PostgresValues.wireType(kind)
+                }
+            }
+        }
+    }
+
+    static let formatVersion = "1"
+    static let metaTableName = "strata_meta"
+    static let setAsidePrefix = "strata_migrating."
+
+    let schema: Schema
+    /// The PostgreSQL schema (namespace) the store lives in, unquoted.
+    let namespace: String
+    let tables: [String: Table]
+    let setAside: Set<String>
+
+    init(schema: Schema, namespace: String, setAside: Set<String> = []) {
+        self.schema = schema
+        self.namespace = namespace
+        self.setAside = setAside
+        var tables: [String: Table] = [:]
+        for entity in schema.entities {
+            var columns: [(String, Table.ColumnKind)] = entity.attributes.map { ($0.name, .attribute($0.type)) }
+            for relationship in entity.relationships where relationship.isToOne {
+                columns.append((relationship.name, .reference(schema.entity(relationship.destination)?.idKind ?? .uuid)))
+            }
+            let names = ["id", "strata_version"] + columns.map(\.0)
+            tables[entity.name] = Table(
+                entity: entity,
+                name: Self.qualified(namespace, setAside.contains(entity.name) ? Self.setAsidePrefix + entity.name : entity.name),
+                columns: columns,
+                columnIndex: Dictionary(uniqueKeysWithValues: columns.enumerated().map { ($1.0, $0) }),
+                selectList: names.map { "t0." + quoted(Self.shortened($0)) }.joined(separator: ", "))
+        }
+        self.tables = tables
+    }
+
+    var metaTable: String { Self.qualified(namespace, Self.metaTableName) }
+
+    func table(_ entity: String) throws -> Table {
+        guard let table = tables[entity] else {
+            throw StrataError(.unknownEntity, entity: entity, "entity \(entity) is not in the schema")
+        }
+        return table
+    }
+
+    /// `"namespace"."name"`, the name shortened to what PostgreSQL keeps.
+    static func qualified(_ namespace: String, _ name: String) -> String {
+        quoted(namespace) + "." + quoted(shortened(name))
+    }
+
+    /// A column's quoted name.
+    static func column(_ name: String) -> String { quoted(shortened(name)) }
+
+    /// `name` if PostgreSQL keeps it whole (63 bytes), else a prefix and a hash of the whole.
+    static func shortened(_ name: String) -> String {
+        guard name.utf8.count > 63 else { return name }
+        var prefix = ""
+        for character in name where prefix.utf8.count + character.utf8.count <= 44 { prefix.append(character) }
+        return prefix + "_" + hash(name)
+    }
+
+    /// FNV-1a, 64 bits, in hex: stable across processes and releases.
+    static func hash(_ text: String) -> String {
+        String(fnv(text), radix: 16)
+    }
+
+    static func fnv(_ text: String) -> UInt64 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in text.utf8 {
+            hash ^= UInt64(byte)
+            hash &*= 0x100_0000_01b3
+        }
+        return hash
+    }
+
+    static func arrayCast(_ sqlType: String) -> String {
+        sqlType.replacingOccurrences(of: " COLLATE \"C\"", with: "") + "[]"
+    }
+
+    /// The link table of `entity`'s `relationship` (set aside or not).
+    func linkTable(_ entity: String, _ relationship: String) -> String {
+        Self.qualified(namespace, (setAside.contains(entity) ? Self.setAsidePrefix : "") + "\(entity).\(relationship)")
+    }
+
+    var linkRelationships: [(entity: EntityDescription, relationship: RelationshipDescription)] {
+        schema.entities.flatMap { entity in entity.relationships.filter { $0.keepsLinkList }.map { (entity, $0) } }
+    }
+
+    /// The secondary indexes of an entity's table: a stable name (the index's own description
+    /// hashed, so a changed index gets a new name) and its DDL.
+    func indexStatements(_ entity: EntityDescription) -> [(name: String, sql: String)] {
+        guard let table = tables[entity.name] else { return [] }
+        var indexed = Set(entity.attributes.filter(\.isIndexed).map { [$0.name] })
+        for index in entity.indexes { indexed.insert(index) }
+        for relationship in entity.relationships where relationship.isToOne { indexed.insert([relationship.name]) }
+        for constraint in entity.uniqueConstraints { indexed.insert(constraint) }
+        return indexed.sorted(by: { $0.joined(separator: ",") < $1.joined(separator: ",") }).map { columns in
+            let keyed = columns.contains("id") ? columns : columns + ["id"]
+            let list = keyed.map(Self.column).joined(separator: ", ")
+            let name = "strata_i_" + Self.hash("\(entity.name)(\(list))")
+            return (name, "CREATE INDEX \(quoted(name)) ON \(table.name) (\(list))")
+        }
+    }
+
+    /// The DDL for an empty store.
+    func creationStatements() -> [String] {
+        ["CREATE TABLE \(metaTable) (key text COLLATE \"C\" PRIMARY KEY, value bytea NOT NULL)"]
+            + schema.entities.flatMap { creationStatements(for: $0.name) }
+    }
+
+    /// The DDL for one entity's empty table, its indexes and the link tables it owns.
+    func creationStatements(for name: String) -> [String] {
+        var statements: [String] = []
+        guard let entity = schema.entity(name), let table = tables[name] else { return [] }
+        let columns = ["\"id\" \(PostgresValues.columnType(entity.idKind)) PRIMARY KEY", "\"strata_version\" bigint NOT NULL"]
+            + table.columns.map { "\(Self.column($0.name)) \($0.kind.sqlType)" }
+        statements.append("CREATE TABLE \(table.name) (\(columns.joined(separator: ", ")))")
+        statements += indexStatements(entity).map(\.sql)
+        for (owner, relationship) in linkRelationships where owner.name == name {
+            let ownerType = PostgresValues.columnType(entity.idKind)
+            let targetType = PostgresValues.columnType(schema.entity(relationship.destination)?.idKind ?? .uuid)
+            let link = linkTable(name, relationship.name)
+            // No unique key on (owner, position): a flush replaces a list by deleting and
+            // inserting in one statement, whose parts do not see each other.
+            statements.append("CREATE TABLE \(link) (owner \(ownerType) NOT NULL, target \(targetType) NOT NULL, position bigint NOT NULL)")
+            statements.append("CREATE INDEX \(quoted("strata_l_" + Self.hash("\(name).\(relationship.name).owner"))) ON \(link) (owner, position)")
+            statements.append("CREATE INDEX \(quoted("strata_l_" + Self.hash("\(name).\(relationship.name).target"))) ON \(link) (target, owner)")
+        }
+        return statements
+    }
+}

@@ -1,0 +1,236 @@
+import PostgresNIO
+import Strata
+
+/// Reads over one leased connection. In a read, the backend has begun a `REPEATABLE READ READ
+/// ONLY` transaction, so every statement sees one snapshot; in a write, the store's advisory lock
+/// is held, so no other writer commits in between (see ``PostgresWriteTransaction``).
+class PostgresReadTransaction: StorageReadTransaction {
+    let session: PostgresSession
+    let layout: PostgresLayout
+    var schema: Schema { layout.schema }
+
+    init(session: PostgresSession, layout: PostgresLayout) {
+        self.session = session
+        self.layout = layout
+    }
+
+    /// Called before every statement that reads `entity`'s records or links (nil: any table, or
+    /// the metadata when `metadata` is set): a write flushes what it holds back first.
+    func willRead(_ entity: String?, metadata: Bool = false) throws {
+        try flushesFirst?.willRead(entity, metadata: metadata)
+    }
+
+    /// A write whose pending writes this transaction's reads must see (a migration reads the
+    /// tables it keeps through the old view while writing through the new).
+    var flushesFirst: PostgresWriteTransaction?
+
+    func rows(_ sql: String, _ binds: PostgresBindings, reading entity: String?) throws -> [PostgresRow] {
+        try willRead(entity)
+        return try session.rows(sql, binds)
+    }
+
+    /// A row (`id`, `strata_version`, columns…) as a record.
+    func decode(_ row: PostgresRow, _ table: PostgresLayout.Table) throws -> Record {
+        let cells = row.makeRandomAccess()
+        let id = try PostgresValues.recordID(cells[0], kind: table.entity.idKind)
+        func corrupt(_ why: String, _ underlying: (any Error)? = nil) -> StrataError {
+            StrataError(.corruptStore, entity: table.entity.name, recordID: id, underlying: underlying, "stored record is damaged: \(why)")
+        }
+        guard case .int(let version) = try PostgresValues.value(cells[1], as: .int) else { throw corrupt("it has no version") }
+        var slots: [Value] = []
+        slots.reserveCapacity(table.columns.count)
+        for (offset, column) in table.columns.enumerated() {
+            do {
+                switch column.kind {
+                case .attribute(let type): slots.append(try PostgresValues.value(cells[offset + 2], as: type))
+                case .reference(let kind):
+                    slots.append(cells[offset + 2].bytes == nil ? .null : try PostgresValues.recordID(cells[offset + 2], kind: kind).value)
+                }
+            } catch {
+                throw corrupt("\(column.name) holds a value of the wrong kind", error)
+            }
+        }
+        return Record(entity: table.entity.name, id: id, version: version, layout: table.layout, slots: slots)
+    }
+
+    /// IDs that can be stored (longer string IDs cannot exist, so they are answered as absent).
+    static func storable(_ ids: [RecordID]) -> [RecordID] {
+        ids.filter { ValueRules.isStorable($0) && !$0.description.unicodeScalars.contains("\u{0}") }
+    }
+
+    /// An array parameter of IDs.
+    static func idArray(_ ids: some Sequence<RecordID>, kind: RecordID.Kind) -> PostgresWireArray {
+        var array = PostgresWireArray(element: PostgresValues.wireType(kind))
+        for id in ids { array.append(id.value) }
+        return array
+    }
+
+    func record(_ entity: String, id: RecordID) throws -> Record? {
+        try records(entity, ids: [id])[id]
+    }
+
+    func records(_ entity: String, ids: [RecordID]) throws -> [RecordID: Record] {
+        let table = try layout.table(entity)
+        let asked = Self.storable(ids)
+        guard !asked.isEmpty else { return [:] }
+        var binds = PostgresBindings()
+        binds.append(Self.idArray(asked, kind: table.entity.idKind))
+        var found: [RecordID: Record] = [:]
+        for row in try rows("SELECT \(table.selectList) FROM \(table.name) AS t0 WHERE t0.\"id\" = ANY($1)", binds, reading: entity) {
+            let record = try decode(row, table)
+            found[record.id] = record
+        }
+        return found
+    }
+
+    func existingIDs(_ entity: String, among ids: [RecordID]) throws -> Set<RecordID> {
+        let table = try layout.table(entity)
+        let asked = Self.storable(ids)
+        guard !asked.isEmpty else { return [] }
+        var binds = PostgresBindings()
+        binds.append(Self.idArray(asked, kind: table.entity.idKind))
+        var found = Set<RecordID>()
+        for row in try rows("SELECT \"id\" FROM \(table.name) WHERE \"id\" = ANY($1)", binds, reading: entity) {
+            found.insert(try PostgresValues.recordID(row.makeRandomAccess()[0], kind: table.entity.idKind))
+        }
+        return found
+    }
+
+    func fetch(_ plan: FetchPlan) throws -> [Record] {
+        let table = try layout.table(plan.entity)
+        var query = PostgresFetchSQL(layout: layout)
+        let sql = try query.select(plan)
+        return try rows(sql, query.binds, reading: nil).map { try decode($0, table) }
+    }
+
+    func count(_ plan: FetchPlan) throws -> Int {
+        var query = PostgresFetchSQL(layout: layout)
+        let sql = try query.count(plan)
+        guard let row = try rows(sql, query.binds, reading: nil).first,
+            case .int(let count) = try PostgresValues.value(row.makeRandomAccess()[0], as: .int)
+        else { return 0 }
+        return Int(count)
+    }
+
+    private func kind(of property: String, in table: PostgresLayout.Table) throws -> PostgresLayout.Table.ColumnKind {
+        guard let index = table.columnIndex[property] else {
+            throw StrataError(.unknownProperty, entity: table.entity.name, property: property, "\(property) is not a stored property of \(table.entity.name)")
+        }
+        return table.columns[index].kind
+    }
+
+    func referrers(_ entity: String, property: String, to target: RecordID) throws -> [RecordID] {
+        try referrers(entity, property: property, toEach: [target])[target] ?? []
+    }
+
+    func referrers(_ entity: String, property: String, toEach targets: [RecordID]) throws -> [RecordID: [RecordID]] {
+        let table = try layout.table(entity)
+        let kind = try kind(of: property, in: table)
+        let targetKind: RecordID.Kind
+        switch kind {
+        case .reference(let referenced): targetKind = referenced
+        case .attribute(let type):
+            // An indexed attribute holding IDs' values: compare by value.
+            switch type {
+            case .uuid: targetKind = .uuid
+            case .string: targetKind = .string
+            case .int: targetKind = .int
+            default: return try referrersOneTargetAtATime(entity, property: property, toEach: targets)
+            }
+        }
+        let asked = Self.storable(Array(Set(targets))).filter { $0.kind == targetKind }
+        guard !asked.isEmpty else { return [:] }
+        var binds = PostgresBindings()
+        binds.append(Self.idArray(asked, kind: targetKind))
+        let column = PostgresLayout.column(property)
+        var found: [RecordID: [RecordID]] = [:]
+        for row in try rows("SELECT \"id\", \(column) FROM \(table.name) WHERE \(column) = ANY($1) ORDER BY \(column), \"id\"", binds, reading: entity) {
+            let cells = row.makeRandomAccess()
+            let target = try PostgresValues.recordID(cells[1], kind: targetKind)
+            found[target, default: []].append(try PostgresValues.recordID(cells[0], kind: table.entity.idKind))
+        }
+        return found
+    }
+
+    private func ids(_ sql: String, _ argument: RecordID, kind: RecordID.Kind, reading entity: String) throws -> [RecordID] {
+        guard ValueRules.isStorable(argument), !argument.description.unicodeScalars.contains("\u{0}") else { return [] }
+        var binds = PostgresBindings()
+        binds.append(strataID: argument)
+        return try rows(sql, binds, reading: entity).map { try PostgresValues.recordID($0.makeRandomAccess()[0], kind: kind) }
+    }
+
+    func links(_ entity: String, relationship: String, from owner: RecordID) throws -> [RecordID] {
+        let kind = try destinationKind(entity, relationship)
+        return try ids("SELECT target FROM \(layout.linkTable(entity, relationship)) WHERE owner = $1 ORDER BY position", owner, kind: kind, reading: entity)
+    }
+
+    func linkOwners(_ entity: String, relationship: String, to target: RecordID) throws -> [RecordID] {
+        let kind = try layout.table(entity).entity.idKind
+        return try ids("SELECT DISTINCT owner FROM \(layout.linkTable(entity, relationship)) WHERE target = $1 ORDER BY owner", target, kind: kind, reading: entity)
+    }
+
+    private func destinationKind(_ entity: String, _ relationship: String) throws -> RecordID.Kind {
+        guard let destination = layout.schema.entity(entity)?.relationship(relationship)?.destination,
+            let kind = layout.schema.entity(destination)?.idKind
+        else { throw StrataError(.unknownProperty, entity: entity, property: relationship, "\(relationship) is not a relationship of \(entity)") }
+        return kind
+    }
+
+    func metadata(_ key: String) throws -> [UInt8]? {
+        guard !key.unicodeScalars.contains("\u{0}") else { return nil }
+        try willRead(nil, metadata: true)
+        var binds = PostgresBindings()
+        binds.append(strata: .string(key))
+        guard let row = try session.rows("SELECT value FROM \(layout.metaTable) WHERE key = $1", binds).first else { return nil }
+        return try Self.bytes(row.makeRandomAccess()[0])
+    }
+
+    func metadata(prefix: String, after: String?, limit: Int?) throws -> [(key: String, value: [UInt8])] {
+        try willRead(nil, metadata: true)
+        var binds = PostgresBindings()
+        binds.append(strata: .string(prefix))
+        // A key range rather than LIKE, so the primary key answers it.
+        var sql = "SELECT key, value FROM \(layout.metaTable) WHERE key >= $1"
+        if let end = Self.successor(of: prefix) {
+            binds.append(strata: .string(end))
+            sql += " AND key < $\(binds.count)"
+        }
+        if let after {
+            binds.append(strata: .string(after))
+            sql += " AND key > $\(binds.count)"
+        }
+        sql += " ORDER BY key"
+        if let limit {
+            binds.append(strata: .int(Int64(limit)))
+            sql += " LIMIT $\(binds.count)"
+        }
+        return try session.rows(sql, binds).map { row in
+            let cells = row.makeRandomAccess()
+            guard case .string(let key) = try PostgresValues.value(cells[0], as: .string) else {
+                throw StrataError(.corruptStore, "unreadable metadata entry")
+            }
+            return (key, try Self.bytes(cells[1]))
+        }
+    }
+
+    static func bytes(_ cell: PostgresCell) throws -> [UInt8] {
+        guard case .data(let data) = try PostgresValues.value(cell, as: .data) else {
+            throw StrataError(.corruptStore, "unreadable metadata entry")
+        }
+        return Array(data)
+    }
+
+    /// The smallest string greater than every string starting with `prefix` (nil: none is).
+    static func successor(of prefix: String) -> String? {
+        var scalars = Array(prefix.unicodeScalars)
+        while let last = scalars.popLast() {
+            var next = last.value + 1
+            if next == 0xD800 { next = 0xE000 }
+            if let scalar = Unicode.Scalar(next) {
+                scalars.append(scalar)
+                return String(String.UnicodeScalarView(scalars))
+            }
+        }
+        return nil
+    }
+}

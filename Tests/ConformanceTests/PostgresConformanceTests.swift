@@ -1,0 +1,42 @@
+import Foundation
+import Strata
+import StrataConformance
+import StrataPostgres
+import Testing
+
+/// Each check gets its own PostgreSQL schema on the server `make test` starts
+/// (`STRATA_POSTGRES_URL`); disposing of a store drops its schema.
+let postgresUnderTest = BackendUnderTest(name: "PostgreSQL") { schema in
+    let url = try PostgresTestServer.url(schema: "check_\(UUID().uuidString.prefix(8).lowercased())")
+    return Store(backend: try await PostgresBackend.open(url: url, schema: schema, options: PostgresTestServer.options), location: try StoreLocation(url))
+} reopen: { store in
+    try await store.close()
+    return Store(backend: try await PostgresBackend.open(url: try PostgresTestServer.url(of: store), schema: store.schema, options: PostgresTestServer.options), location: store.location)
+} reopenAfterAbruptStop: { store in
+    // A stopped client leaves what the server committed: another handle sees exactly that.
+    Store(backend: try await PostgresBackend.open(url: try PostgresTestServer.url(of: store), schema: store.schema, options: PostgresTestServer.options), location: store.location)
+} dispose: { store in
+    try await PostgresTestServer.dropSchema(of: try PostgresTestServer.url(of: store))
+} openSecondHandle: { store in
+    Store(backend: try await PostgresBackend.open(url: try PostgresTestServer.url(of: store), schema: store.schema, options: PostgresTestServer.options), location: store.location)
+} runInOtherProcess: { store, command in
+    try await runInChildProcess(store, command)
+} reopenWithSchema: { store, schema in
+    try await store.close()
+    return Store(backend: try await PostgresBackend.open(url: try PostgresTestServer.url(of: store), schema: schema, options: PostgresTestServer.options), location: store.location)
+} opener: { store in
+    let url = try PostgresTestServer.url(of: store)
+    return { schema in try await PostgresBackend.open(url: url, schema: schema, options: PostgresTestServer.options) }
+}
+
+private let postgres = ConformanceSuite(backend: postgresUnderTest)
+
+/// One check at a time: each opens pooled connections, and the throwaway server has a bounded number.
+@Suite("Conformance: PostgreSQL", .serialized)
+struct PostgresConformanceTests {
+    @Test("store in its own schema", arguments: ConformanceSuite.checks)
+    func postgresql(_ check: ConformanceCheck) async throws {
+        try PostgresTestServer.requireServer()
+        try await run(check, on: postgres)
+    }
+}
