@@ -2,7 +2,7 @@
 export PATH := $(PATH):/opt/swift/usr/bin
 SWIFT ?= swift
 
-.PHONY: run test bench bench-scale bench-migration bootstrap clean
+.PHONY: run test bench bench-scale bench-migration bench-postgres bootstrap clean
 
 bootstrap:
 	@scripts/bootstrap
@@ -27,6 +27,14 @@ bench: bootstrap
 
 bench-migration: bootstrap
 	cd Benchmarks && $(SWIFT) run -c release StrataMigration
+
+# PostgreSQL beside raw postgres-nio, on a throwaway server started and stopped here.
+bench-postgres: bootstrap
+	cd Benchmarks && $(SWIFT) build -c release --product StrataPostgresBench
+	@dir=$$(mktemp -d /tmp/strata-pg-XXXXXX); chmod 755 $$dir; \
+	trap 'scripts/postgres stop $$dir >/dev/null 2>&1 || true' EXIT; \
+	url=$$(scripts/postgres start $$dir) || exit 1; \
+	STRATA_POSTGRES_URL=$$url Benchmarks/.build/release/StrataPostgresBench
 
 bench-scale: bootstrap
 	cd Benchmarks && $(SWIFT) run -c release StrataScale

@@ -119,6 +119,18 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .testTarget(
+            name: "PostgresTests",
+            dependencies: ["Strata", "StrataPostgres", "StrataConformance"],
+            swiftSettings: strictSettings
+        ),
+        // The other process of the PostgreSQL two-writer test; PostgresTests runs it from the build directory.
+        .executableTarget(
+            name: "PostgresWriterChild",
+            dependencies: ["Strata", "StrataPostgres", "StrataConformance"],
+            path: "Tests/PostgresWriterChild",
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
             name: "SQLiteTests",
             dependencies: ["Strata", "StrataSQLite", "StrataConformance", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: strictSettings

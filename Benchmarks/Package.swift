@@ -12,6 +12,7 @@ let package = Package(
         .package(path: ".."),
         .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
     ],
     targets: [
         // liblmdb for the raw peer of the LMDB workloads.
@@ -71,6 +72,17 @@ let package = Package(
                 .product(name: "StrataSQLite", package: strata),
                 .product(name: "StrataLMDB", package: strata),
                 .product(name: "GRDB", package: "GRDB.swift"),
+            ],
+            swiftSettings: [.enableUpcomingFeature("ExistentialAny"), .enableUpcomingFeature("MemberImportVisibility")]
+        ),
+        // PostgreSQL beside raw postgres-nio running the same statements (`make bench-postgres`).
+        .executableTarget(
+            name: "StrataPostgresBench",
+            dependencies: [
+                "BenchmarkWorkloads",
+                .product(name: "Strata", package: strata),
+                .product(name: "StrataPostgres", package: strata),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
             swiftSettings: [.enableUpcomingFeature("ExistentialAny"), .enableUpcomingFeature("MemberImportVisibility")]
         ),

@@ -51,6 +51,9 @@ public final class PostgresBackend: StorageBackend {
     let roundTrips = RoundTripCounter()
     private let isClosed = Atomic<Bool>(false)
     private let writerTurns = PostgresTurns()
+    /// Metadata keys this handle's writes read (the history counter and the like): fetched with
+    /// the lock, so a save does not ask for them one by one.
+    private let hotKeys = Mutex<Set<String>>([])
     let listener: PostgresListener
     /// The advisory lock key of this store (a hash of its database and schema).
     let lockKey: Int64
@@ -104,7 +107,10 @@ public final class PostgresBackend: StorageBackend {
     /// Opens (or creates) the store at `location`. An unreachable server, a refused login, a
     /// missing database or a schema holding another application's tables are typed errors.
     public static func open(location: PostgresLocation, schema: Schema, options: Options = Options()) async throws -> PostgresBackend {
-        let logger = Logger(label: "strata.postgres")
+        var logger = Logger(label: "strata.postgres")
+        // postgres-nio warns when a lease comes before the pool's run task has started; the
+        // lease simply waits for it, so only errors are worth a line.
+        logger.logLevel = .error
         // One direct connection first, so a refused connection, login or database fails now
         // with its own error rather than as a pool that keeps retrying.
         do {
@@ -157,8 +163,13 @@ public final class PostgresBackend: StorageBackend {
 
     public func write<T: Sendable>(_ body: @escaping @Sendable (any StorageWriteTransaction) throws -> T) async throws -> T {
         let (layout, channel) = (layout, channel)
-        return try await locked { session in
-            let transaction = PostgresWriteTransaction(session: session, layout: layout, channel: channel)
+        let wanted = hotKeys.withLock { Array($0) }
+        return try await locked(prefetching: wanted) { session, prefetched in
+            let transaction = PostgresWriteTransaction(session: session, layout: layout, channel: channel, prefetched: prefetched)
+            defer {
+                let read = transaction.metadataKeysRead
+                if !read.isSubset(of: Set(wanted)) { self.learn(read) }
+            }
             do {
                 let result = try body(transaction)
                 try transaction.commit()
@@ -170,22 +181,57 @@ public final class PostgresBackend: StorageBackend {
         }
     }
 
+    /// Remembers metadata keys a write read, to fetch them with the next write's lock (bounded:
+    /// keys are the engine's counters, few).
+    private func learn(_ keys: Set<String>) {
+        hotKeys.withLock { hot in
+            for key in keys where hot.count < 64 { hot.insert(key) }
+        }
+    }
+
     /// Runs `body` on a pool thread with a connection holding the store's advisory lock, one
     /// writer of this handle at a time; the lock is released after `body`, without waiting.
-    func locked<T: Sendable>(_ body: @escaping @Sendable (PostgresSession) throws -> T) async throws -> T {
-        let (logger, roundTrips, lockKey) = (logger, roundTrips, lockKey)
+    ///
+    /// With `prefetching`, the lock is taken by the store's `strata_write_lock` function, which
+    /// then reads those metadata entries in a snapshot taken after the lock (a volatile function's
+    /// statements each take their own): a save's counters arrive with the lock, in one round trip.
+    func locked<T: Sendable>(
+        prefetching keys: [String]? = nil, _ body: @escaping @Sendable (PostgresSession, [String: [UInt8]?]) throws -> T
+    ) async throws -> T {
+        let (logger, roundTrips, lockKey, function) = (logger, roundTrips, lockKey, layout.writeLockFunction)
         return try await writerTurns.run {
             try await self.withSession { connection in
                 try await Self.threads.runIfActive {
                     let session = PostgresSession(connection: connection, logger: logger, roundTrips: roundTrips)
                     var key = PostgresBindings()
                     key.append(strata: .int(lockKey))
-                    try session.execute("SELECT pg_advisory_lock($1)", key)
+                    var prefetched: [String: [UInt8]?] = [:]
+                    if let keys {
+                        var binds = key
+                        var names = PostgresWireArray(element: .text)
+                        for name in keys { names.append(.string(name)) }
+                        binds.append(names)
+                        var values = Dictionary(uniqueKeysWithValues: keys.map { ($0, [UInt8]?.none) })
+                        for row in try session.rows("SELECT key, value FROM \(function)($1, $2::text[])", binds) {
+                            let cells = row.makeRandomAccess()
+                            if case .string(let name) = try PostgresValues.value(cells[0], as: .string) {
+                                values[name] = .some(try PostgresReadTransaction.bytes(cells[1]))
+                            }
+                        }
+                        prefetched = values
+                    } else {
+                        try session.execute("SELECT pg_advisory_lock($1)", key)
+                    }
                     defer { _ = session.send("SELECT pg_advisory_unlock($1)", key) }
-                    return try body(session)
+                    return try body(session, prefetched)
                 }
             }
         }
+    }
+
+    /// Runs `body` holding the store's advisory lock (taken with a plain statement).
+    func locked<T: Sendable>(_ body: @escaping @Sendable (PostgresSession) throws -> T) async throws -> T {
+        try await locked(prefetching: nil) { session, _ in try body(session) }
     }
 
     private func withSession<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {

@@ -89,6 +89,24 @@ struct PostgresLayout: Sendable {
 
     var metaTable: String { Self.qualified(namespace, Self.metaTableName) }
 
+    /// The function a write takes the store's lock with (see `PostgresBackend.locked`).
+    var writeLockFunction: String { Self.qualified(namespace, "strata_write_lock") }
+
+    /// Creates (or replaces) ``writeLockFunction``: takes the advisory lock, then reads the
+    /// metadata entries asked for in a snapshot taken after it. Volatile PL/pgSQL runs each
+    /// statement in its own snapshot at READ COMMITTED, so the values are current.
+    var writeLockFunctionStatement: String {
+        """
+        CREATE OR REPLACE FUNCTION \(writeLockFunction)(lock_key bigint, wanted text[]) RETURNS TABLE(key text, value bytea)
+        LANGUAGE plpgsql VOLATILE AS $strata_lock$
+        BEGIN
+          PERFORM pg_advisory_lock(lock_key);
+          RETURN QUERY SELECT m.key::text, m.value FROM \(metaTable) AS m WHERE m.key = ANY(wanted);
+        END
+        $strata_lock$
+        """
+    }
+
     func table(_ entity: String) throws -> Table {
         guard let table = tables[entity] else {
             throw StrataError(.unknownEntity, entity: entity, "entity \(entity) is not in the schema")
@@ -157,7 +175,7 @@ struct PostgresLayout: Sendable {
 
     /// The DDL for an empty store.
     func creationStatements() -> [String] {
-        ["CREATE TABLE \(metaTable) (key text COLLATE \"C\" PRIMARY KEY, value bytea NOT NULL)"]
+        ["CREATE TABLE \(metaTable) (key text COLLATE \"C\" PRIMARY KEY, value bytea NOT NULL)", writeLockFunctionStatement]
             + schema.entities.flatMap { creationStatements(for: $0.name) }
     }
 

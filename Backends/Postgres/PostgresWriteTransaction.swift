@@ -15,14 +15,20 @@ final class PostgresWriteTransaction: PostgresReadTransaction, StorageWriteTrans
     private var pending = PendingWrites()
     /// Whether `BEGIN` was sent (a flush before the end opens a transaction).
     private(set) var inTransaction = false
+    /// Metadata entries read with the lock, by key (nil: the store has no such entry).
+    private var prefetched: [String: [UInt8]?]
+    /// Keys read with ``metadata(_:)`` in this transaction.
+    private(set) var metadataKeysRead = Set<String>()
+
     /// The channel the flush notifies, so observers elsewhere look at history.
     let channel: String
 
     /// - Parameter inTransaction: Whether the caller has begun a transaction (a migration): then
     ///   every read that needs the pending writes just flushes them.
-    init(session: PostgresSession, layout: PostgresLayout, channel: String, inTransaction: Bool = false) {
+    init(session: PostgresSession, layout: PostgresLayout, channel: String, inTransaction: Bool = false, prefetched: [String: [UInt8]?] = [:]) {
         self.channel = channel
         self.inTransaction = inTransaction
+        self.prefetched = prefetched
         super.init(session: session, layout: layout)
     }
 
@@ -44,10 +50,21 @@ final class PostgresWriteTransaction: PostgresReadTransaction, StorageWriteTrans
         try flush()
     }
 
+    /// A metadata value: this transaction's own pending write, else the value read with the
+    /// lock, else the store's — with no flush, since one key's value is known without one.
+    override func metadata(_ key: String) throws -> [UInt8]? {
+        metadataKeysRead.insert(key)
+        if let pendingValue = pending.metadata[key] { return pendingValue }
+        if let known = prefetched[key] { return known }
+        return try super.metadata(key)
+    }
+
     /// Writes what is pending in one statement.
     func flush() throws {
         guard !pending.isEmpty else { return }
         let statement = try pending.statement(layout: layout, channel: channel)
+        // What is flushed is the store's value from now on.
+        for (key, value) in pending.metadata where prefetched[key] != nil { prefetched[key] = .some(value) }
         pending = PendingWrites()
         try session.execute(statement.sql, statement.binds)
     }

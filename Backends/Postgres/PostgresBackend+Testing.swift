@@ -1,0 +1,31 @@
+import PostgresNIO
+import Strata
+
+/// Hooks for the backend's own tests (`@testable import`): a server-side view no public API needs.
+extension PostgresBackend {
+    /// Terminates every other session holding this store's advisory lock (a writer mid-save).
+    func terminateLockHolders() async throws -> Int {
+        let key = UInt64(bitPattern: lockKey)
+        let sql = """
+            SELECT count(pg_terminate_backend(pid))::bigint FROM pg_locks
+            WHERE locktype = 'advisory' AND granted AND pid <> pg_backend_pid()
+              AND classid = \(key >> 32) AND objid = \(key & 0xFFFF_FFFF) AND objsubid = 1
+            """
+        let rows = try await client.query(PostgresQuery(unsafeSQL: sql), logger: logger)
+        for try await count in rows.decode(Int.self) { return count }
+        return 0
+    }
+
+    /// Runs one statement with no values.
+    func executeForTesting(_ sql: String) async throws {
+        try await client.query(PostgresQuery(unsafeSQL: sql), logger: logger)
+    }
+
+    /// The tables in PostgreSQL schema `namespace`, sorted.
+    func tableNamesForTesting(in namespace: String) async throws -> [String] {
+        let rows = try await client.query("SELECT tablename::text FROM pg_tables WHERE schemaname = \(namespace) ORDER BY 1", logger: logger)
+        var names: [String] = []
+        for try await name in rows.decode(String.self) { names.append(name) }
+        return names
+    }
+}
