@@ -12,16 +12,11 @@ extension PostgresBackend: SchemaChangingBackend {
     public func changeSchema<T: Sendable>(_ body: @escaping @Sendable (any SchemaChangeTransaction) throws -> T) async throws -> T {
         let (schema, namespace, channel) = (schema, location.schemaName, channel)
         return try await locked { session in
-            try session.execute("BEGIN ISOLATION LEVEL READ COMMITTED")
-            do {
+            try Self.transaction(session) {
                 let change = PostgresSchemaChange(session: session, schema: schema, namespace: namespace, channel: channel)
                 let result = try body(change)
                 try change.finish()
-                try session.execute("COMMIT")
                 return result
-            } catch {
-                _ = try? session.execute("ROLLBACK")
-                throw error
             }
         }
     }

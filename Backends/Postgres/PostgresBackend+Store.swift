@@ -68,11 +68,12 @@ extension PostgresBackend {
     }
 
     /// Runs `body` between `BEGIN` and `COMMIT`, rolling back when it throws.
-    static func transaction(_ session: PostgresSession, _ body: () throws -> Void) throws {
+    static func transaction<T>(_ session: PostgresSession, _ body: () throws -> T) throws -> T {
         try session.execute("BEGIN ISOLATION LEVEL READ COMMITTED")
         do {
-            try body()
+            let result = try body()
             try session.execute("COMMIT")
+            return result
         } catch {
             _ = try? session.execute("ROLLBACK")
             throw error

@@ -50,7 +50,7 @@ public final class PostgresBackend: StorageBackend {
     /// Statements sent by this handle: one round trip each.
     let roundTrips = RoundTripCounter()
     private let isClosed = Atomic<Bool>(false)
-    private let writerTurns = PostgresTurns()
+    private let writerTurns = SerialTurns()
     /// Metadata keys this handle's writes read (the history counter and the like): fetched with
     /// the lock, so a save does not ask for them one by one.
     private let hotKeys = Mutex<Set<String>>([])
@@ -249,40 +249,5 @@ public final class PostgresBackend: StorageBackend {
         listener.stop()
         clientRun.cancel()
         _ = await clientRun.value
-    }
-}
-
-/// Lets one async operation at a time through, in arrival order, without blocking a thread.
-final class PostgresTurns: Sendable {
-    private struct State {
-        var busy = false
-        var waiting: [CheckedContinuation<Void, Never>] = []
-    }
-
-    private let state = Mutex(State())
-
-    func run<T: Sendable>(_ body: () async throws -> T) async throws -> T {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let resumeNow = state.withLock { state -> Bool in
-                if state.busy {
-                    state.waiting.append(continuation)
-                    return false
-                }
-                state.busy = true
-                return true
-            }
-            if resumeNow { continuation.resume() }
-        }
-        defer {
-            let next = state.withLock { state -> CheckedContinuation<Void, Never>? in
-                if state.waiting.isEmpty {
-                    state.busy = false
-                    return nil
-                }
-                return state.waiting.removeFirst()
-            }
-            next?.resume()
-        }
-        return try await body()
     }
 }

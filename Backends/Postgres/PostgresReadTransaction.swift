@@ -55,7 +55,14 @@ class PostgresReadTransaction: StorageReadTransaction {
 
     /// IDs that can be stored (longer string IDs cannot exist, so they are answered as absent).
     static func storable(_ ids: [RecordID]) -> [RecordID] {
-        ids.filter { ValueRules.isStorable($0) && !$0.description.unicodeScalars.contains("\u{0}") }
+        ids.filter(isStorable)
+    }
+
+    /// Whether a record can have this ID here: within the length every backend holds, and for
+    /// a string ID without U+0000 (PostgreSQL text cannot hold it; the engine refuses it).
+    static func isStorable(_ id: RecordID) -> Bool {
+        if case .string(let text) = id, text.utf8.contains(0) { return false }
+        return ValueRules.isStorable(id)
     }
 
     /// An array parameter of IDs.
@@ -153,27 +160,20 @@ class PostgresReadTransaction: StorageReadTransaction {
     }
 
     private func ids(_ sql: String, _ argument: RecordID, kind: RecordID.Kind, reading entity: String) throws -> [RecordID] {
-        guard ValueRules.isStorable(argument), !argument.description.unicodeScalars.contains("\u{0}") else { return [] }
+        guard Self.isStorable(argument) else { return [] }
         var binds = PostgresBindings()
         binds.append(strataID: argument)
         return try rows(sql, binds, reading: entity).map { try PostgresValues.recordID($0.makeRandomAccess()[0], kind: kind) }
     }
 
     func links(_ entity: String, relationship: String, from owner: RecordID) throws -> [RecordID] {
-        let kind = try destinationKind(entity, relationship)
+        let kind = try layout.schema.destinationIDKind(of: entity, relationship: relationship)
         return try ids("SELECT target FROM \(layout.linkTable(entity, relationship)) WHERE owner = $1 ORDER BY position", owner, kind: kind, reading: entity)
     }
 
     func linkOwners(_ entity: String, relationship: String, to target: RecordID) throws -> [RecordID] {
         let kind = try layout.table(entity).entity.idKind
         return try ids("SELECT DISTINCT owner FROM \(layout.linkTable(entity, relationship)) WHERE target = $1 ORDER BY owner", target, kind: kind, reading: entity)
-    }
-
-    private func destinationKind(_ entity: String, _ relationship: String) throws -> RecordID.Kind {
-        guard let destination = layout.schema.entity(entity)?.relationship(relationship)?.destination,
-            let kind = layout.schema.entity(destination)?.idKind
-        else { throw StrataError(.unknownProperty, entity: entity, property: relationship, "\(relationship) is not a relationship of \(entity)") }
-        return kind
     }
 
     func metadata(_ key: String) throws -> [UInt8]? {
@@ -191,7 +191,7 @@ class PostgresReadTransaction: StorageReadTransaction {
         binds.append(strata: .string(prefix))
         // A key range rather than LIKE, so the primary key answers it.
         var sql = "SELECT key, value FROM \(layout.metaTable) WHERE key >= $1"
-        if let end = Self.successor(of: prefix) {
+        if let end = KeyRange.upperBound(ofPrefix: prefix) {
             binds.append(strata: .string(end))
             sql += " AND key < $\(binds.count)"
         }
@@ -218,19 +218,5 @@ class PostgresReadTransaction: StorageReadTransaction {
             throw StrataError(.corruptStore, "unreadable metadata entry")
         }
         return Array(data)
-    }
-
-    /// The smallest string greater than every string starting with `prefix` (nil: none is).
-    static func successor(of prefix: String) -> String? {
-        var scalars = Array(prefix.unicodeScalars)
-        while let last = scalars.popLast() {
-            var next = last.value + 1
-            if next == 0xD800 { next = 0xE000 }
-            if let scalar = Unicode.Scalar(next) {
-                scalars.append(scalar)
-                return String(String.UnicodeScalarView(scalars))
-            }
-        }
-        return nil
     }
 }

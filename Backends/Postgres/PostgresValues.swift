@@ -61,29 +61,17 @@ enum PostgresValues {
         }
     }
 
-    /// The binary form of a non-null value.
-    static func bytes(_ value: Value) -> [UInt8]? {
+    /// The wire type and binary form of a non-null value (nil for null).
+    static func wire(_ value: Value) -> (type: PostgresDataType, bytes: [UInt8])? {
         switch value {
         case .null: return nil
-        case .bool(let flag): return [flag ? 1 : 0]
-        case .int(let number): return bigEndian(UInt64(bitPattern: number))
-        case .double(let number): return bigEndian(number.bitPattern)
-        case .date(let date): return bigEndian(date.timeIntervalSinceReferenceDate.bitPattern)
-        case .string(let text): return Array(text.utf8)
-        case .uuid(let uuid): return withUnsafeBytes(of: uuid.uuid) { Array($0) }
-        case .data(let bytes): return Array(bytes)
-        }
-    }
-
-    static func wireType(of value: Value) -> PostgresDataType {
-        switch value {
-        case .null: .text
-        case .bool: .bool
-        case .int: .int8
-        case .double, .date: .float8
-        case .string: .text
-        case .uuid: .uuid
-        case .data: .bytea
+        case .bool(let flag): return (.bool, [flag ? 1 : 0])
+        case .int(let number): return (.int8, bigEndian(UInt64(bitPattern: number)))
+        case .double(let number): return (.float8, bigEndian(number.bitPattern))
+        case .date(let date): return (.float8, bigEndian(date.timeIntervalSinceReferenceDate.bitPattern))
+        case .string(let text): return (.text, Array(text.utf8))
+        case .uuid(let uuid): return (.uuid, withUnsafeBytes(of: uuid.uuid) { Array($0) })
+        case .data(let bytes): return (.bytea, Array(bytes))
         }
     }
 
@@ -167,7 +155,7 @@ struct PostgresWireArray: PostgresDynamicTypeEncodable {
     }
 
     mutating func append(_ value: Value) {
-        elements.append(PostgresValues.bytes(value))
+        elements.append(PostgresValues.wire(value)?.bytes)
     }
 
     func encode<JSONEncoder: PostgresJSONEncoder>(into byteBuffer: inout ByteBuffer, context: PostgresEncodingContext<JSONEncoder>) {
@@ -190,8 +178,8 @@ struct PostgresWireArray: PostgresDynamicTypeEncodable {
 extension PostgresBindings {
     /// Binds a Strata value (`NULL` for ``Value/null``).
     mutating func append(strata value: Value) {
-        if let bytes = PostgresValues.bytes(value) {
-            append(PostgresWireValue(psqlType: PostgresValues.wireType(of: value), bytes: bytes))
+        if let wire = PostgresValues.wire(value) {
+            append(PostgresWireValue(psqlType: wire.type, bytes: wire.bytes))
         } else {
             appendNull()
         }

@@ -101,10 +101,6 @@ final class PostgresWriteTransaction: PostgresReadTransaction, StorageWriteTrans
         pending.put(record)
     }
 
-    func put(contentsOf records: [Record]) throws {
-        for record in records { try put(record) }
-    }
-
     func delete(_ entity: String, id: RecordID) throws {
         try delete(entity, ids: [id])
     }

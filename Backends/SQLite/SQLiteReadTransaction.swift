@@ -189,7 +189,7 @@ class SQLiteReadTransaction: StorageReadTransaction {
     }
 
     func links(_ entity: String, relationship: String, from owner: RecordID) throws -> [RecordID] {
-        let kind = try destinationKind(entity, relationship)
+        let kind = try layout.schema.destinationIDKind(of: entity, relationship: relationship)
         return try ids("SELECT target FROM \(layout.linkTable(entity, relationship)) WHERE owner = ? ORDER BY position",
                        SQLiteValues.databaseValue(owner), kind: kind)
     }
@@ -200,13 +200,6 @@ class SQLiteReadTransaction: StorageReadTransaction {
                        SQLiteValues.databaseValue(target), kind: kind)
     }
 
-    private func destinationKind(_ entity: String, _ relationship: String) throws -> RecordID.Kind {
-        guard let destination = layout.schema.entity(entity)?.relationship(relationship)?.destination,
-            let kind = layout.schema.entity(destination)?.idKind
-        else { throw StrataError(.unknownProperty, entity: entity, property: relationship, "\(relationship) is not a relationship of \(entity)") }
-        return kind
-    }
-
     func metadata(_ key: String) throws -> [UInt8]? {
         let cursor = try rows(try statement("SELECT value FROM \(SQLiteLayout.metaTable) WHERE key = ?"), [key.databaseValue])
         guard let row = try cursor.next() else { return nil }
@@ -215,8 +208,12 @@ class SQLiteReadTransaction: StorageReadTransaction {
 
     func metadata(prefix: String, after: String?, limit: Int?) throws -> [(key: String, value: [UInt8])] {
         // A key range rather than LIKE, so the primary key index answers it.
-        var sql = "SELECT key, value FROM \(SQLiteLayout.metaTable) WHERE key >= ? AND key < ?"
-        var arguments = [prefix.databaseValue, Self.successor(of: prefix).databaseValue]
+        var sql = "SELECT key, value FROM \(SQLiteLayout.metaTable) WHERE key >= ?"
+        var arguments = [prefix.databaseValue]
+        if let bound = KeyRange.upperBound(ofPrefix: prefix) {
+            sql += " AND key < ?"
+            arguments.append(bound.databaseValue)
+        }
         if let after {
             sql += " AND key > ?"
             arguments.append(after.databaseValue)
@@ -240,11 +237,5 @@ class SQLiteReadTransaction: StorageReadTransaction {
         case .string(let text): return Array(text.utf8)
         default: return nil
         }
-    }
-
-    /// The smallest string greater than every string starting with `prefix`.
-    static func successor(of prefix: String) -> String {
-        guard let last = prefix.unicodeScalars.last, let next = Unicode.Scalar(last.value + 1) else { return prefix + "\u{10FFFF}" }
-        return String(prefix.unicodeScalars.dropLast()) + String(next)
     }
 }

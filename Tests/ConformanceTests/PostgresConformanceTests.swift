@@ -16,7 +16,7 @@ let postgresUnderTest = BackendUnderTest(name: "PostgreSQL") { schema in
     // A stopped client leaves what the server committed: another handle sees exactly that.
     Store(backend: try await PostgresBackend.open(url: try PostgresTestServer.url(of: store), schema: store.schema, options: PostgresTestServer.options), location: store.location)
 } dispose: { store in
-    try await PostgresTestServer.dropSchema(of: try PostgresTestServer.url(of: store))
+    try await PostgresBackend.destroy(url: try PostgresTestServer.url(of: store))
 } openSecondHandle: { store in
     Store(backend: try await PostgresBackend.open(url: try PostgresTestServer.url(of: store), schema: store.schema, options: PostgresTestServer.options), location: store.location)
 } runInOtherProcess: { store, command in

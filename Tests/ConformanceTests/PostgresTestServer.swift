@@ -32,8 +32,4 @@ enum PostgresTestServer {
         guard let location = store.location else { throw StrataError(.unsupportedStore, "the store has no location") }
         return location.description
     }
-
-    static func dropSchema(of url: String) async throws {
-        try await PostgresBackend.destroy(url: url)
-    }
 }

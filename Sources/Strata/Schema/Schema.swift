@@ -146,3 +146,14 @@ public struct Schema: Sendable {
         return "\(entityName).\(relationship.name)" <= "\(relationship.destination).\(inverseName)" ? .links : .inverseLinks
     }
 }
+
+extension Schema {
+    /// The ID kind of the records `entity`'s `relationship` points at: what a backend decodes a
+    /// link list's targets as. ``StrataError/Code/unknownProperty`` when there is no such relationship.
+    public func destinationIDKind(of entity: String, relationship: String) throws -> RecordID.Kind {
+        guard let destination = self.entity(entity)?.relationship(relationship)?.destination,
+            let kind = self.entity(destination)?.idKind
+        else { throw StrataError(.unknownProperty, entity: entity, property: relationship, "\(relationship) is not a relationship of \(entity)") }
+        return kind
+    }
+}
