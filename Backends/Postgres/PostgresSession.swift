@@ -18,6 +18,9 @@ final class PostgresSession {
     var prelude: String?
     private var preludeReply: EventLoopFuture<PostgresQueryResult>?
 
+    static let connectionLost = StrataError(
+        .serverUnavailable, "PostgreSQL: the connection to the server was lost; nothing of the operation was committed")
+
     static let trace = ProcessInfo.processInfo.environment["STRATA_PG_TRACE"] != nil
 
     init(connection: PostgresConnection, logger: Logger, roundTrips: RoundTripCounter) {
@@ -31,7 +34,7 @@ final class PostgresSession {
     func rows(_ sql: String, _ binds: PostgresBindings = PostgresBindings()) throws -> [PostgresRow] {
         let future = sendAfterPrelude(sql, binds)
         do {
-            let rows = Array(try future.wait())
+            let rows = Array(try wait(for: future))
             try checkPrelude()
             return rows
         } catch {
@@ -45,7 +48,7 @@ final class PostgresSession {
     func execute(_ sql: String, _ binds: PostgresBindings = PostgresBindings()) throws -> Int {
         let future = sendAfterPrelude(sql, binds)
         do {
-            let count = try future.wait().metadata.rows ?? 0
+            let count = try wait(for: future).metadata.rows ?? 0
             try checkPrelude()
             return count
         } catch {
@@ -66,10 +69,20 @@ final class PostgresSession {
         guard let reply = preludeReply else { return }
         preludeReply = nil
         do {
-            _ = try reply.wait()
+            _ = try wait(for: reply)
         } catch {
             throw PostgresErrors.map(error)
         }
+    }
+
+    /// Blocks this thread until `reply` arrives or the connection closes: postgres-nio can leave
+    /// a statement sent just as the server terminates the connection waiting forever, so the
+    /// connection's close fails the wait too (a second completion is ignored).
+    private func wait(for reply: EventLoopFuture<PostgresQueryResult>) throws -> PostgresQueryResult {
+        let answer = reply.eventLoop.makePromise(of: PostgresQueryResult.self)
+        reply.cascade(to: answer)
+        connection.closeFuture.whenComplete { _ in answer.fail(Self.connectionLost) }
+        return try answer.futureResult.wait()
     }
 
     /// Sends `sql` without waiting for its reply: statements on one connection run in order, so

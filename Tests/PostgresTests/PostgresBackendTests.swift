@@ -2,6 +2,7 @@ import Foundation
 import Strata
 import StrataConformance
 @testable import StrataPostgres
+import Synchronization
 import Testing
 
 /// The conformance fixture's tag (Swift Testing has a `Tag` too).
@@ -90,5 +91,135 @@ struct PostgresBackendTests {
         try await PostgresBackend.destroy(url: url)
         try await PostgresBackend.destroy(url: admin.location.description)
         try await admin.close()
+    }
+
+    @Test("a connection killed mid-save: a typed error, nothing partial, and the store reconnects")
+    func terminatedMidSave() async throws {
+        let url = try Self.storeURL("killed")
+        let backend = try await PostgresBackend.open(url: url, schema: try TravelDomain.schema(), options: .init(maximumConnections: 2))
+        let store = Store(backend: backend)
+        let admin = try await PostgresBackend.open(url: url, schema: try TravelDomain.schema())
+        let flushed = DispatchSemaphore(value: 0)
+        let resume = DispatchSemaphore(value: 0)
+        // Through the SPI, whose closure runs on the backend's own thread pool (blocking there is
+        // what the pool is for).
+        let save = Task {
+            try await backend.write { tx in
+                defer { flushed.signal() }  // also when the first part fails, so the test goes on to see why
+                try tx.put(Record(entity: "Tag", id: .string("first"), version: 1, values: ["label": .string("first")]))
+                // A read of the entity sends the pending insert to the server (inside BEGIN) first.
+                _ = try tx.fetch(FetchPlan(entity: "Tag"))
+                flushed.signal()
+                resume.wait()
+                try tx.put(Record(entity: "Tag", id: .string("second"), version: 1, values: ["label": .string("second")]))
+            }
+        }
+        while flushed.wait(timeout: .now()) == .timedOut { try await Task.sleep(for: .milliseconds(10)) }
+        let killed = try await admin.terminateLockHolders()
+        resume.signal()
+        #expect(killed >= 1)
+        do {
+            try await save.value
+            Issue.record("the save succeeded on a terminated connection")
+        } catch let error as StrataError {
+            #expect(error.code == .serverUnavailable)
+            #expect(!error.description.contains("INSERT") && !error.description.contains("first"), "no SQL or values in \(error)")
+        }
+        #expect(try await store.repository(TravelTag.self).count() == 0, "nothing partial")
+        try await store.repository(TravelTag.self).insert(TravelTag(id: "after", label: "after"))
+        #expect(try await store.repository(TravelTag.self).count() == 1)
+        try await admin.close()
+        try await store.close()
+        try await PostgresBackend.destroy(url: url)
+    }
+
+    @Test("a server restart: the store recovers, and an observer sees the commits made after it")
+    func serverRestart() async throws {
+        _ = try Self.serverURL()  // the same rule for a machine without a server
+        // A cluster of its own: restarting the shared one would cut the other suites' connections.
+        let cluster = try PrivateCluster()
+        defer { cluster.stop() }
+        let url = cluster.url + "?schema=restart"
+        let store = Store(backend: try await PostgresBackend.open(url: url, schema: try TravelDomain.schema()))
+        let other = Store(backend: try await PostgresBackend.open(url: url, schema: try TravelDomain.schema()))
+        try await store.repository(TravelTag.self).insert(TravelTag(id: "before", label: "before"))
+        let seen = Mutex<[TravelTag?]>([])
+        let watcher = Task { for try await value in store.observe(TravelTag.self, id: "after") { seen.withLock { $0.append(value) } } }
+        defer { watcher.cancel() }
+        try await poll("the observer's first value", within: .seconds(30)) { seen.withLock { $0 } == [nil] }
+        try cluster.restart()
+        // A pooled connection the restart closed may fail one operation, with a typed error;
+        // the store then works on new connections, without being reopened.
+        var failures = 0
+        while true {
+            do {
+                try await other.repository(TravelTag.self).insert(TravelTag(id: "after", label: "after"))
+                break
+            } catch let error as StrataError where error.code == .serverUnavailable && failures < 3 {
+                failures += 1
+            }
+        }
+        // The observer's LISTEN connection came back and history was read after its last token.
+        try await poll("the observer sees the commit made after the restart", within: .seconds(30)) {
+            seen.withLock { $0.last } == .some(TravelTag(id: "after", label: "after"))
+        }
+        #expect(try await store.repository(TravelTag.self).count() == 2)
+        #expect(try await store.history().count == 2)
+        try await other.close()
+        try await store.close()
+    }
+}
+
+/// A throwaway cluster started by the project's own script, for a test that restarts its server.
+private struct PrivateCluster {
+    let directory: String
+    let url: String
+    static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("scripts/postgres").path
+
+    init() throws {
+        var template = Array("/tmp/strata-pg-XXXXXX".utf8CString)
+        guard let made = mkdtemp(&template) else { throw StrataError(.storageFailure, "mkdtemp failed") }
+        directory = String(cString: made)
+        chmod(directory, 0o755)  // the server's user must enter it
+        try Self.run("start", directory)
+        // The script writes the URL there too (no pipe: the server it starts would inherit one).
+        url = try String(contentsOfFile: directory + "/url", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    func restart() throws { try Self.run("restart", directory) }
+    func stop() { try? Self.run("stop", directory) }
+
+    /// Runs the script and waits for it with `waitpid` (Foundation's `Process` does not always
+    /// see this script exit: the server it starts outlives it).
+    static func run(_ command: String, _ directory: String) throws {
+        let arguments = [script, command, directory]
+        var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
+        defer { for pointer in argv { free(pointer) } }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        var pid: pid_t = 0
+        guard posix_spawn(&pid, script, &actions, nil, &argv, environ) == 0 else {
+            throw StrataError(.storageFailure, "scripts/postgres \(command) could not start")
+        }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+        guard status == 0 else {
+            throw StrataError(.storageFailure, "scripts/postgres \(command) failed (wait status \(status))")
+        }
+    }
+}
+
+/// Waits until `condition` holds; a recorded issue once `limit` has passed.
+private func poll(_ what: String, within limit: Duration, _ condition: () -> Bool) async throws {
+    let deadline = ContinuousClock.now + limit
+    while !condition() {
+        guard ContinuousClock.now < deadline else {
+            Issue.record("never within \(limit): \(what)")
+            return
+        }
+        try await Task.sleep(for: .milliseconds(20))
     }
 }
