@@ -61,22 +61,50 @@ enum PostgresValues {
         }
     }
 
-    /// The wire type and binary form of a non-null value (nil for null).
-    static func wire(_ value: Value) -> (type: PostgresDataType, bytes: [UInt8])? {
+    /// The wire type of a non-null value (nil for null).
+    static func wireType(of value: Value) -> PostgresDataType? {
         switch value {
-        case .null: return nil
-        case .bool(let flag): return (.bool, [flag ? 1 : 0])
-        case .int(let number): return (.int8, bigEndian(UInt64(bitPattern: number)))
-        case .double(let number): return (.float8, bigEndian(number.bitPattern))
-        case .date(let date): return (.float8, bigEndian(date.timeIntervalSinceReferenceDate.bitPattern))
-        case .string(let text): return (.text, Array(text.utf8))
-        case .uuid(let uuid): return (.uuid, withUnsafeBytes(of: uuid.uuid) { Array($0) })
-        case .data(let bytes): return (.bytea, Array(bytes))
+        case .null: nil
+        case .bool: .bool
+        case .int: .int8
+        case .double, .date: .float8
+        case .string: .text
+        case .uuid: .uuid
+        case .data: .bytea
         }
     }
 
-    static func bigEndian(_ bits: UInt64) -> [UInt8] {
-        withUnsafeBytes(of: bits.bigEndian) { Array($0) }
+    /// Writes a non-null value's binary form, preceded by its length when `lengthPrefixed` (an
+    /// array element); returns false, writing nothing, for null.
+    @discardableResult
+    static func write(_ value: Value, into buffer: inout ByteBuffer, lengthPrefixed: Bool) -> Bool {
+        func length(_ count: Int) { if lengthPrefixed { buffer.writeInteger(Int32(count)) } }
+        switch value {
+        case .null:
+            return false
+        case .bool(let flag):
+            length(1)
+            buffer.writeInteger(UInt8(flag ? 1 : 0))
+        case .int(let number):
+            length(8)
+            buffer.writeInteger(number)
+        case .double(let number):
+            length(8)
+            buffer.writeInteger(number.bitPattern)
+        case .date(let date):
+            length(8)
+            buffer.writeInteger(date.timeIntervalSinceReferenceDate.bitPattern)
+        case .string(let text):
+            length(text.utf8.count)
+            buffer.writeString(text)
+        case .uuid(let uuid):
+            length(16)
+            withUnsafeBytes(of: uuid.uuid) { _ = buffer.writeBytes($0) }
+        case .data(let bytes):
+            length(bytes.count)
+            buffer.writeBytes(bytes)
+        }
+        return true
     }
 
     /// Reads a column the schema types as `type`; another wire type is damaged data.
@@ -133,53 +161,53 @@ enum PostgresValues {
 /// One bound value in PostgreSQL's binary format.
 struct PostgresWireValue: PostgresDynamicTypeEncodable {
     let psqlType: PostgresDataType
-    let bytes: [UInt8]
+    let value: Value
     var psqlFormat: PostgresFormat { .binary }
 
     func encode<JSONEncoder: PostgresJSONEncoder>(into byteBuffer: inout ByteBuffer, context: PostgresEncodingContext<JSONEncoder>) {
-        byteBuffer.writeBytes(bytes)
+        PostgresValues.write(value, into: &byteBuffer, lengthPrefixed: false)
     }
 }
 
 /// A one-dimensional array parameter with null elements allowed, in the binary array format:
 /// what `unnest` turns back into rows, so a batch of any size is one statement with one
-/// parameter per column.
+/// parameter per column. Elements are encoded as they are appended, into one buffer.
 struct PostgresWireArray: PostgresDynamicTypeEncodable {
     let element: PostgresDataType
-    var elements: [[UInt8]?] = []
+    private var body = ByteBuffer()
+    private(set) var count = 0
+    private var hasNull = false
     var psqlType: PostgresDataType { PostgresValues.arrayType(element) }
     var psqlFormat: PostgresFormat { .binary }
+    var isEmpty: Bool { count == 0 }
 
     init(element: PostgresDataType) {
         self.element = element
     }
 
     mutating func append(_ value: Value) {
-        elements.append(PostgresValues.wire(value)?.bytes)
+        count += 1
+        if !PostgresValues.write(value, into: &body, lengthPrefixed: true) {
+            body.writeInteger(Int32(-1))
+            hasNull = true
+        }
     }
 
     func encode<JSONEncoder: PostgresJSONEncoder>(into byteBuffer: inout ByteBuffer, context: PostgresEncodingContext<JSONEncoder>) {
         byteBuffer.writeInteger(Int32(1))
-        byteBuffer.writeInteger(Int32(elements.contains(where: { $0 == nil }) ? 1 : 0))
+        byteBuffer.writeInteger(Int32(hasNull ? 1 : 0))
         byteBuffer.writeInteger(element.rawValue)
-        byteBuffer.writeInteger(Int32(elements.count))
+        byteBuffer.writeInteger(Int32(count))
         byteBuffer.writeInteger(Int32(1))
-        for element in elements {
-            if let element {
-                byteBuffer.writeInteger(Int32(element.count))
-                byteBuffer.writeBytes(element)
-            } else {
-                byteBuffer.writeInteger(Int32(-1))
-            }
-        }
+        byteBuffer.writeImmutableBuffer(body)
     }
 }
 
 extension PostgresBindings {
     /// Binds a Strata value (`NULL` for ``Value/null``).
     mutating func append(strata value: Value) {
-        if let wire = PostgresValues.wire(value) {
-            append(PostgresWireValue(psqlType: wire.type, bytes: wire.bytes))
+        if let type = PostgresValues.wireType(of: value) {
+            append(PostgresWireValue(psqlType: type, value: value))
         } else {
             appendNull()
         }

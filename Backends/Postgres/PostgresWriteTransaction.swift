@@ -19,6 +19,10 @@ final class PostgresWriteTransaction: PostgresReadTransaction, StorageWriteTrans
     private var prefetched: [String: [UInt8]?]
     /// Keys read with ``metadata(_:)`` in this transaction.
     private(set) var metadataKeysRead = Set<String>()
+    /// Per entity, IDs this transaction found absent since its last flush (the engine asks before
+    /// every insert): under the store's lock they stay absent, so their rows are flushed with a
+    /// plain `INSERT`, not an upsert (which costs PostgreSQL a third more per row).
+    private var knownAbsent: [String: Set<RecordID>] = [:]
 
     /// The channel the flush notifies, so observers elsewhere look at history.
     let channel: String
@@ -50,6 +54,12 @@ final class PostgresWriteTransaction: PostgresReadTransaction, StorageWriteTrans
         try flush()
     }
 
+    override func existingIDs(_ entity: String, among ids: [RecordID]) throws -> Set<RecordID> {
+        let found = try super.existingIDs(entity, among: ids)
+        knownAbsent[entity, default: []].formUnion(ids.lazy.filter { !found.contains($0) })
+        return found
+    }
+
     /// A metadata value: this transaction's own pending write, else the value read with the
     /// lock, else the store's — with no flush, since one key's value is known without one.
     override func metadata(_ key: String) throws -> [UInt8]? {
@@ -62,7 +72,8 @@ final class PostgresWriteTransaction: PostgresReadTransaction, StorageWriteTrans
     /// Writes what is pending in one statement.
     func flush() throws {
         guard !pending.isEmpty else { return }
-        let statement = try pending.statement(layout: layout, channel: channel)
+        let statement = try pending.statement(layout: layout, channel: channel, knownAbsent: knownAbsent)
+        knownAbsent = [:]
         // What is flushed is the store's value from now on.
         for (key, value) in pending.metadata where prefetched[key] != nil { prefetched[key] = .some(value) }
         pending = PendingWrites()
@@ -155,8 +166,9 @@ struct PendingWrites {
         links[LinkKey(entity: entity, relationship: relationship), default: [:]][owner] = targets
     }
 
-    /// One statement doing every pending write, then notifying `channel`.
-    func statement(layout: PostgresLayout, channel: String) throws -> (sql: String, binds: PostgresBindings) {
+    /// One statement doing every pending write, then notifying `channel`. Records whose IDs are
+    /// in `knownAbsent` are inserted; the others upserted.
+    func statement(layout: PostgresLayout, channel: String, knownAbsent: [String: Set<RecordID>] = [:]) throws -> (sql: String, binds: PostgresBindings) {
         var binds = PostgresBindings()
         var clauses: [String] = []
         func parameter(_ array: PostgresWireArray, cast: String) -> String {
@@ -168,29 +180,26 @@ struct PendingWrites {
             let idType = PostgresValues.wireType(table.entity.idKind)
             let idCast = PostgresLayout.arrayCast(PostgresValues.columnType(table.entity.idKind))
             var deleted = PostgresWireArray(element: idType)
-            var ids = PostgresWireArray(element: idType)
-            var versions = PostgresWireArray(element: .int8)
-            var columns = table.columns.map { PostgresWireArray(element: $0.kind.wireType) }
+            // [0]: rows known to be new (a plain INSERT); [1]: the others (an upsert).
+            var batches = [RowBatch(table: table), RowBatch(table: table)]
+            let absent = knownAbsent[entity] ?? []
             for (id, change) in changes {
                 guard let record = change else {
                     deleted.append(id.value)
                     continue
                 }
-                ids.append(id.value)
-                versions.append(.int(record.version))
-                for (index, value) in record.inLayout(table.layout).slots.enumerated() where index < columns.count {
-                    columns[index].append(value)
-                }
+                batches[absent.contains(id) ? 0 : 1].append(record, layout: table.layout)
             }
-            if !deleted.elements.isEmpty {
+            if !deleted.isEmpty {
                 clauses.append("DELETE FROM \(table.name) WHERE \"id\" = ANY(\(parameter(deleted, cast: idCast)))")
             }
-            if !ids.elements.isEmpty {
-                var arrays = [parameter(ids, cast: idCast), parameter(versions, cast: "bigint[]")]
-                for (index, column) in table.columns.enumerated() { arrays.append(parameter(columns[index], cast: column.kind.arrayCast)) }
-                let names = ["\"id\"", "\"strata_version\""] + table.columns.map { PostgresLayout.column($0.name) }
-                clauses.append("INSERT INTO \(table.name) (\(names.joined(separator: ", "))) SELECT * FROM unnest(\(arrays.joined(separator: ", "))) "
-                    + "ON CONFLICT (\"id\") DO UPDATE SET " + names.dropFirst().map { "\($0) = EXCLUDED.\($0)" }.joined(separator: ", "))
+            let names = ["\"id\"", "\"strata_version\""] + table.columns.map { PostgresLayout.column($0.name) }
+            for (index, batch) in batches.enumerated() where !batch.ids.isEmpty {
+                var arrays = [parameter(batch.ids, cast: idCast), parameter(batch.versions, cast: "bigint[]")]
+                for (column, values) in zip(table.columns, batch.columns) { arrays.append(parameter(values, cast: column.kind.arrayCast)) }
+                let insert = "INSERT INTO \(table.name) (\(names.joined(separator: ", "))) SELECT * FROM unnest(\(arrays.joined(separator: ", ")))"
+                clauses.append(index == 0 ? insert
+                    : insert + " ON CONFLICT (\"id\") DO UPDATE SET " + names.dropFirst().map { "\($0) = EXCLUDED.\($0)" }.joined(separator: ", "))
             }
         }
         for (key, lists) in links.sorted(by: { ($0.key.entity, $0.key.relationship) < ($1.key.entity, $1.key.relationship) }) {
@@ -214,7 +223,7 @@ struct PendingWrites {
             }
             // The delete and the insert run on one snapshot: the delete never sees the new rows.
             clauses.append("DELETE FROM \(table) WHERE owner = ANY(\(parameter(owners, cast: ownerCast)))")
-            if !linkOwners.elements.isEmpty {
+            if !linkOwners.isEmpty {
                 clauses.append("INSERT INTO \(table) (owner, target, position) SELECT * FROM unnest(\(parameter(linkOwners, cast: ownerCast)), \(parameter(targets, cast: targetCast)), \(parameter(positions, cast: "bigint[]")))")
             }
         }
@@ -230,10 +239,10 @@ struct PendingWrites {
                     removed.append(.string(key))
                 }
             }
-            if !removed.elements.isEmpty {
+            if !removed.isEmpty {
                 clauses.append("DELETE FROM \(layout.metaTable) WHERE key = ANY(\(parameter(removed, cast: "text[]")))")
             }
-            if !keys.elements.isEmpty {
+            if !keys.isEmpty {
                 clauses.append("INSERT INTO \(layout.metaTable) (key, value) SELECT * FROM unnest(\(parameter(keys, cast: "text[]")), \(parameter(values, cast: "bytea[]"))) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value")
             }
         }
@@ -241,5 +250,25 @@ struct PendingWrites {
         let notify = "SELECT pg_notify($\(binds.count), '')"
         let with = clauses.enumerated().map { "w\($0.offset) AS (\($0.element))" }.joined(separator: ", ")
         return (clauses.isEmpty ? notify : "WITH \(with) \(notify)", binds)
+    }
+}
+
+/// One column array per stored column of an entity's table, filled record by record.
+private struct RowBatch {
+    var ids: PostgresWireArray
+    var versions = PostgresWireArray(element: .int8)
+    var columns: [PostgresWireArray]
+
+    init(table: PostgresLayout.Table) {
+        ids = PostgresWireArray(element: PostgresValues.wireType(table.entity.idKind))
+        columns = table.columns.map { PostgresWireArray(element: $0.kind.wireType) }
+    }
+
+    mutating func append(_ record: Record, layout: RecordLayout) {
+        ids.append(record.id.value)
+        versions.append(.int(record.version))
+        for (index, value) in record.inLayout(layout).slots.enumerated() where index < columns.count {
+            columns[index].append(value)
+        }
     }
 }

@@ -144,7 +144,14 @@ struct PostgresBackendTests {
         let other = Store(backend: try await PostgresBackend.open(url: url, schema: try TravelDomain.schema()))
         try await store.repository(TravelTag.self).insert(TravelTag(id: "before", label: "before"))
         let seen = Mutex<[TravelTag?]>([])
-        let watcher = Task { for try await value in store.observe(TravelTag.self, id: "after") { seen.withLock { $0.append(value) } } }
+        let failure = Mutex<String?>(nil)
+        let watcher = Task {
+            do {
+                for try await value in store.observe(TravelTag.self, id: "after") { seen.withLock { $0.append(value) } }
+            } catch {
+                failure.withLock { $0 = "\(error)" }
+            }
+        }
         defer { watcher.cancel() }
         try await poll("the observer's first value", within: .seconds(30)) { seen.withLock { $0 } == [nil] }
         try cluster.restart()
@@ -163,6 +170,7 @@ struct PostgresBackendTests {
         try await poll("the observer sees the commit made after the restart", within: .seconds(30)) {
             seen.withLock { $0.last } == .some(TravelTag(id: "after", label: "after"))
         }
+        #expect(failure.withLock { $0 } == nil, "the observation went on through the restart")
         #expect(try await store.repository(TravelTag.self).count() == 2)
         #expect(try await store.history().count == 2)
         try await other.close()

@@ -9,7 +9,8 @@ import StrataPostgres
 // tables, the same `unnest` batch insert, the same SELECTs) in this one process, median of
 // STRATA_BENCH_RUNS runs; then round trips per one-record save, and saves per second from 1 and
 // 4 writer processes on one store. Needs STRATA_POSTGRES_URL (`make bench-postgres` starts a
-// throwaway server). `writer URL SCHEMA N` is the child mode of the concurrent-writer run.
+// throwaway server; STRATA_BENCH_ONLY=insert stops after the first workload). `writer URL SCHEMA N`
+// is the child mode of the concurrent-writer run.
 
 let environment = ProcessInfo.processInfo.environment
 let runs = Int(environment["STRATA_BENCH_RUNS"] ?? "") ?? 5
@@ -132,6 +133,7 @@ let insertRaw = try await median("insert raw") {
     return clock.now - start
 }
 report("insert 100k in one save", insertOurs, insertRaw, target: 1.5)
+if environment["STRATA_BENCH_ONLY"] == "insert" { exit(0) }
 
 // The remaining workloads read one filled store each side.
 let (store, backend, ourURL) = try await ourStore()
