@@ -75,14 +75,17 @@ final class PostgresSession {
         }
     }
 
-    /// Blocks this thread until `reply` arrives or the connection closes: postgres-nio can leave
-    /// a statement sent just as the server terminates the connection waiting forever, so the
-    /// connection's close fails the wait too (a second completion is ignored).
+    /// Blocks this thread until `reply` arrives or the connection is found closed: postgres-nio
+    /// can leave a statement sent just as the server terminates the connection waiting forever.
+    /// The connection is looked at while waiting, not through a callback on its close future,
+    /// which would keep one closure per statement for as long as a pooled connection lives.
     private func wait(for reply: EventLoopFuture<PostgresQueryResult>) throws -> PostgresQueryResult {
-        let answer = reply.eventLoop.makePromise(of: PostgresQueryResult.self)
-        reply.cascade(to: answer)
-        connection.closeFuture.whenComplete { _ in answer.fail(Self.connectionLost) }
-        return try answer.futureResult.wait()
+        let arrived = DispatchSemaphore(value: 0)
+        reply.whenComplete { _ in arrived.signal() }
+        while arrived.wait(timeout: .now() + .milliseconds(200)) == .timedOut {
+            if connection.isClosed { throw Self.connectionLost }
+        }
+        return try reply.wait()  // complete by now
     }
 
     /// Sends `sql` without waiting for its reply: statements on one connection run in order, so
