@@ -43,4 +43,5 @@ public enum ConformanceCategory: String, Sendable, Hashable, CaseIterable {
     case storage = "Storage"
     case observation = "Observation"
     case migration = "Migration"
+    case transport = "Transport"
 }

@@ -6,10 +6,20 @@ import Synchronization
 /// that throw ``ConformanceFailure`` carrying the caller's source location.
 public final class ConformanceContext: Sendable {
     let backend: BackendUnderTest
+    /// How sync checks reach their server: `nil` for the suite's default (the in-process
+    /// transports), or the harness the suite was given (real HTTP).
+    let transport: (any SyncTransportHarness)?
     private let opened = Mutex<[Store]>([])
+    private let teardowns = Mutex<[@Sendable () async -> Void]>([])
 
-    init(backend: BackendUnderTest) {
+    init(backend: BackendUnderTest, transport: (any SyncTransportHarness)? = nil) {
         self.backend = backend
+        self.transport = transport
+    }
+
+    /// Runs `body` when the check ends, before its stores close (a server it started).
+    func onTeardown(_ body: @escaping @Sendable () async -> Void) {
+        teardowns.withLock { $0.append(body) }
     }
 
     /// A new, empty store with the travel schema (or `schema`).
@@ -94,6 +104,11 @@ public final class ConformanceContext: Sendable {
 
     /// Closes every store the check opened and lets the backend remove what they left; runs once.
     func closeAll() async {
+        let pending = teardowns.withLock { list in
+            defer { list.removeAll() }
+            return list
+        }
+        for teardown in pending.reversed() { await teardown() }
         let stores = opened.withLock { stores in
             defer { stores.removeAll() }
             return stores

@@ -19,9 +19,18 @@ import Strata
 /// ```
 public struct ConformanceSuite: Sendable {
     public let backend: BackendUnderTest
+    /// How the sync checks (OfflineFirst, Transport) reach their server; `nil` runs them in
+    /// process (Transport through ``EndpointTransport``).
+    public let transport: (any SyncTransportHarness)?
 
-    public init(backend: BackendUnderTest) {
+    public init(backend: BackendUnderTest, transport: (any SyncTransportHarness)? = nil) {
         self.backend = backend
+        self.transport = transport
+    }
+
+    /// The checks of some categories (the sync categories, to run them over another transport).
+    public static func checks(in categories: Set<ConformanceCategory>) -> [ConformanceCheck] {
+        checks.filter { categories.contains($0.category) }
     }
 
     /// Every check, grouped by category in a stable order.
@@ -29,7 +38,7 @@ public struct ConformanceSuite: Sendable {
         CRUDChecks.all + QueryChecks.all + ValueChecks.all + RelationshipChecks.all + DeleteRuleChecks.all + ValidationChecks.all
             + AtomicityChecks.all + HistoryChecks.all + MergePolicyChecks.all + OfflineFirstChecks.all + FaultChecks.all
             + DifferentialChecks.all + StorageChecks.all + ObservationChecks.all + MigrationChecks.all + MigrationChecks.steps + MigrationChecks.plans + MigrationChecks.syncs
-            + MigrationChecks.shadowCopies
+            + MigrationChecks.shadowCopies + TransportChecks.all
     }
 
     /// Runs one check on a fresh store. Throws ``ConformanceFailure`` (or the unexpected error)
@@ -42,7 +51,7 @@ public struct ConformanceSuite: Sendable {
             let names = missing.map(\.rawValue).sorted().joined(separator: ", ")
             return .skipped("\(backend.name) does not declare \(names)")
         }
-        let context = ConformanceContext(backend: backend)
+        let context = ConformanceContext(backend: backend, transport: transport)
         do {
             try await check.body(context)
         } catch {

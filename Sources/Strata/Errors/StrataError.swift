@@ -55,6 +55,12 @@ public struct StrataError: Error, Sendable, CustomStringConvertible {
         public static let mergeConflict = Code("mergeConflict")
         /// A schema change no lightweight step covers: the migration plan needs a custom stage.
         public static let migrationRequired = Code("migrationRequired")
+        /// The caller's identity may not read or write this (a sync scope, a server-owned property,
+        /// another identity's client ID).
+        public static let permissionDenied = Code("permissionDenied")
+        /// A sync client's cursor is older than the server's history or schema epoch: it must
+        /// reset from a snapshot.
+        public static let resetRequired = Code("resetRequired")
     }
 
     /// What went wrong.

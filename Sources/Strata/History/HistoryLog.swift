@@ -5,10 +5,7 @@ enum HistoryLog {
     static let lastTokenKey = "strata.history.last"
     static let entryPrefix = "strata.history.entry."
 
-    static func key(_ token: HistoryToken) -> String {
-        let digits = String(token.value)
-        return entryPrefix + String(repeating: "0", count: max(0, 19 - digits.count)) + digits
-    }
+    static func key(_ token: HistoryToken) -> String { entryPrefix + digits(token) }
 
     static func lastToken(in transaction: any StorageReadTransaction) throws -> HistoryToken? {
         guard let bytes = try transaction.metadata(lastTokenKey) else { return nil }
@@ -37,13 +34,40 @@ enum HistoryLog {
     }
 
     static func purge(before token: HistoryToken, in transaction: any StorageWriteTransaction) throws -> Int {
-        var purged = 0
+        let purged = try removeEntries(prefix: entryPrefix, before: key(token), in: transaction)
+        if purged > 0 {
+            // A sync server answers a cursor older than this with a reset.
+            try transaction.setMetadata(purgedBeforeKey, Array(String(token.value).utf8))
+        }
+        // State kept beside history (a sync server's prior record states) goes with it.
+        _ = try removeEntries(prefix: SyncServer.priorPrefix, before: SyncServer.priorPrefix + digits(token), in: transaction)
+        return purged
+    }
+
+    static let purgedBeforeKey = "strata.history.purgedBefore"
+
+    /// The token history was last purged before: entries older than it are gone.
+    static func purgedBefore(in transaction: any StorageReadTransaction) throws -> HistoryToken? {
+        guard let bytes = try transaction.metadata(purgedBeforeKey) else { return nil }
+        guard let text = String(bytes: bytes, encoding: .utf8), let value = Int64(text) else {
+            throw StrataError(.corruptStore, "history purge marker is unreadable")
+        }
+        return HistoryToken(value)
+    }
+
+    static func digits(_ token: HistoryToken) -> String {
+        let digits = String(token.value)
+        return String(repeating: "0", count: max(0, 19 - digits.count)) + digits
+    }
+
+    private static func removeEntries(prefix: String, before bound: String, in transaction: any StorageWriteTransaction) throws -> Int {
+        var removed = 0
         while true {
-            let batch = try transaction.metadata(prefix: entryPrefix, after: nil, limit: 512)
-            let old = batch.filter { $0.key < key(token) }
+            let batch = try transaction.metadata(prefix: prefix, after: nil, limit: 512)
+            let old = batch.filter { $0.key < bound }
             for entry in old { try transaction.setMetadata(entry.key, nil) }
-            purged += old.count
-            if old.count < batch.count || batch.isEmpty { return purged }
+            removed += old.count
+            if old.count < batch.count || batch.isEmpty { return removed }
         }
     }
 }

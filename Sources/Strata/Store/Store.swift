@@ -26,20 +26,33 @@ public final class Store: Sendable {
         return Store(backend: backend, location: location, sync: sync)
     }
 
+    /// What else takes part in every local save through this store (a sync server's prior states).
+    let extraParticipants: [any CommitParticipant]
+
     /// Wraps a backend opened by other means (a custom backend, a test).
-    public init(backend: any StorageBackend, location: StoreLocation? = nil, sync: SyncConfiguration? = nil) {
+    public convenience init(backend: any StorageBackend, location: StoreLocation? = nil, sync: SyncConfiguration? = nil) {
+        self.init(backend: backend, location: location, sync: sync, participants: [])
+    }
+
+    init(backend: any StorageBackend, location: StoreLocation?, sync: SyncConfiguration?, participants: [any CommitParticipant]) {
         self.schema = backend.schema
         self.backend = backend
         self.location = location
         self.sync = sync
         self.executor = QueryExecutor(capabilities: backend.capabilities)
         self.hub = CommitHub.hub(for: backend)
+        self.extraParticipants = participants
     }
 
     /// The same store with sync configured as given (`nil` turns the outbox off for saves made
     /// through the returned store).
     public func withSync(_ configuration: SyncConfiguration?) -> Store {
-        Store(backend: backend, location: location, sync: configuration)
+        Store(backend: backend, location: location, sync: configuration, participants: extraParticipants)
+    }
+
+    /// The same store with one more participant in every local save.
+    func adding(_ participant: any CommitParticipant) -> Store {
+        Store(backend: backend, location: location, sync: sync, participants: extraParticipants + [participant])
     }
 
     /// The typed repository for one model.
@@ -76,7 +89,7 @@ public final class Store: Sendable {
     /// outbox when sync is on. Saves that apply a sync peer's changes pass none, so they do not
     /// echo back.
     var localSaveParticipants: [any CommitParticipant] {
-        sync.map { [Outbox.Participant(configuration: $0)] } ?? []
+        extraParticipants + (sync.map { [Outbox.Participant(configuration: $0)] } ?? [])
     }
 
     /// Runs `body` against one consistent committed state.

@@ -27,13 +27,16 @@ extension Outbox {
     static func cursor(in transaction: any StorageReadTransaction) throws -> SyncCursor? {
         guard let bytes = try transaction.metadata(cursorKey) else { return nil }
         var reader = BinaryReader(bytes)
-        return SyncCursor(try reader.signed())
+        let value = try reader.signed()
+        // Cursors written before epochs existed end after the value.
+        return SyncCursor(value, epoch: reader.isAtEnd ? nil : try reader.optionalString())
     }
 
     static func setCursor(_ cursor: SyncCursor?, in writer: any StorageWriteTransaction) throws {
         guard let cursor else { return }
         var bytes = BinaryWriter()
         bytes.signed(cursor.value)
+        bytes.optionalString(cursor.epoch)
         try writer.setMetadata(cursorKey, bytes.bytes)
     }
 

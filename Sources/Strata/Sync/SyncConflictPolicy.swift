@@ -75,6 +75,21 @@ public struct SyncStatus: Sendable, Hashable {
     public var lastSyncedCursor: SyncCursor?
     /// Consecutive failed attempts.
     public var failures = 0
+    /// Whether the server accepts the client's credentials: sync stops (the outbox is kept) until
+    /// the app supplies a token the server accepts.
+    public var authentication = SyncAuthentication.accepted
+    /// Resets from a snapshot completed (a cursor the server could no longer serve).
+    public var resets = 0
+}
+
+/// The state of a sync client's credentials, as the server last answered.
+public enum SyncAuthentication: String, Sendable, Hashable {
+    /// The server accepted the last request (or none was refused yet).
+    case accepted
+    /// 401 after one token refresh: sign in again.
+    case unauthorized
+    /// 403: the identity may not sync this client ID.
+    case forbidden
 }
 
 /// How the background loop retries: exponential backoff from `initialDelay`, capped at

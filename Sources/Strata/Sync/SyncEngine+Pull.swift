@@ -6,10 +6,32 @@ extension SyncEngine {
         var total = 0
         var conflicts = 0
         let (limit, configuration, options) = (options.pullLimit, configuration, options)
+        // A reset a crash interrupted finishes first.
+        if try await store.backend.read({ try ResetState.read($0) }) != nil {
+            total += try await resetFromSnapshot()
+        }
+        var resets = 0
+        var waitMillis = options.pullWait.map { Int($0.components.seconds * 1000 + $0.components.attoseconds / 1_000_000_000_000_000) }
         while true {
             let cursor = try await store.backend.read { try Outbox.cursor(in: $0) }
-            attempts += 1
-            let response = try await remote.pull(PullRequest(clientID: configuration.clientID, cursor: cursor, limit: limit, schemaVersion: store.schema.version))
+            let request = PullRequest(
+                clientID: configuration.clientID, cursor: cursor, limit: limit, schemaVersion: store.schema.version, waitMillis: waitMillis)
+            // Only the first request of a drain waits: once changes flow, the rest follow at once.
+            waitMillis = nil
+            let response: PullResponse
+            do {
+                response = try await call {
+                    attempts += 1
+                    return try await remote.pull(request)
+                }
+            } catch where Self.requiresReset(error) {
+                // A second reset in one drain means the server cannot serve even a fresh
+                // snapshot's cursor: stop rather than loop.
+                resets += 1
+                guard resets <= 2 else { throw error }
+                total += try await resetFromSnapshot()
+                continue
+            }
             // Applying a peer's changes takes no participants: the outbox must not echo them.
             let found = try await store.commit(author: nil, contextName: "sync", participants: []) { session, transaction, commit -> Int in
                 // Another pull may have moved the cursor meanwhile; apply only from where we asked.

@@ -6,16 +6,26 @@ extension SyncEngine {
     func pushAll() async throws -> (count: Int, rejected: Int) {
         var total = 0
         var rejectedCount = 0
-        let (batchSize, configuration) = (options.batchSize, configuration)
+        var batchSize = options.batchSize
+        let configuration = configuration
         while true {
-            let batch = try await store.backend.read { try Outbox.mutations(in: $0, limit: batchSize) }
+            let limit = batchSize
+            let batch = try await store.backend.read { try Outbox.mutations(in: $0, limit: limit) }
             guard !batch.isEmpty else { break }
             status.inFlight = batch.count
             publish()
-            attempts += 1
             let response: PushResponse
             do {
-                response = try await remote.push(PushRequest(clientID: configuration.clientID, mutations: batch, schemaVersion: store.schema.version))
+                let request = PushRequest(clientID: configuration.clientID, mutations: batch, schemaVersion: store.schema.version)
+                response = try await call {
+                    attempts += 1
+                    return try await remote.push(request)
+                }
+            } catch let error as SyncTransportError where error.kind == .payloadTooLarge && batch.count > 1 {
+                // The server takes smaller batches: halve until one fits (kept for this drain).
+                batchSize = max(1, batch.count / 2)
+                status.inFlight = 0
+                continue
             } catch {
                 status.inFlight = 0
                 throw error

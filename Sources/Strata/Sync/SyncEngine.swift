@@ -33,16 +33,29 @@ public actor SyncEngine {
         public var defaultPolicy: SyncConflictPolicy
         /// Backoff for the background loop.
         public var retry: RetryPolicy
+        /// How the engine waits when a server asks it to (`429`/`408` with `Retry-After`);
+        /// injectable so tests need no real sleeps.
+        public var sleep: @Sendable (Duration) async throws -> Void
+        /// How many such waits one call may take before it fails (they do not spend the
+        /// background loop's backoff).
+        public var maximumServerWaits: Int
+        /// A long poll: how long a pull may wait at the server for a change (`nil`: never).
+        public var pullWait: Duration?
 
         public init(
             batchSize: Int = 500, pullLimit: Int = 500, policies: [String: SyncConflictPolicy] = [:],
-            defaultPolicy: SyncConflictPolicy = .propertyMerge, retry: RetryPolicy = RetryPolicy()
+            defaultPolicy: SyncConflictPolicy = .propertyMerge, retry: RetryPolicy = RetryPolicy(),
+            sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) },
+            maximumServerWaits: Int = 8, pullWait: Duration? = nil
         ) {
             self.batchSize = max(1, batchSize)
             self.pullLimit = max(1, pullLimit)
             self.policies = policies
             self.defaultPolicy = defaultPolicy
             self.retry = retry
+            self.sleep = sleep
+            self.maximumServerWaits = max(0, maximumServerWaits)
+            self.pullWait = pullWait
         }
     }
 
@@ -132,7 +145,7 @@ public actor SyncEngine {
         }
         try await refreshStatus()
         if let failure {
-            status.lastError = String(describing: failure)
+            status.lastError = Self.describe(failure)
             status.failures += 1
             publish()
             throw failure

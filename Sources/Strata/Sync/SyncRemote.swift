@@ -6,6 +6,16 @@ public protocol SyncRemote: Sendable {
     func push(_ request: PushRequest) async throws -> PushResponse
     /// Fetches the changes after a cursor.
     func pull(_ request: PullRequest) async throws -> PullResponse
+    /// Fetches one page of the server's whole state, for a client that must reset
+    /// (``SyncTransportError/Kind/resetRequired``).
+    func snapshot(_ request: SnapshotRequest) async throws -> SnapshotResponse
+}
+
+extension SyncRemote {
+    /// A remote written before snapshots existed cannot reset a client.
+    public func snapshot(_ request: SnapshotRequest) async throws -> SnapshotResponse {
+        throw SyncTransportError(.incompatible, "this remote does not serve snapshots, so the client cannot reset")
+    }
 }
 
 /// The in-process transport, for tests and for embedding a server in the same process. With
@@ -35,6 +45,11 @@ public struct InProcessTransport: SyncRemote {
         return try Self.roundTrip(try await server.pull(try Self.roundTrip(request)))
     }
 
+    public func snapshot(_ request: SnapshotRequest) async throws -> SnapshotResponse {
+        guard encoding == .json else { return try await server.snapshot(request) }
+        return try Self.roundTrip(try await server.snapshot(try Self.roundTrip(request)))
+    }
+
     static func roundTrip<T: Codable>(_ message: T) throws -> T {
         do {
             return try JSONDecoder().decode(T.self, from: try JSONEncoder().encode(message))
@@ -44,12 +59,6 @@ public struct InProcessTransport: SyncRemote {
     }
 }
 
-/// Why a remote call failed in transport (as opposed to a server's answer).
-public struct SyncTransportError: Error, Sendable, Hashable, CustomStringConvertible {
-    public var reason: String
-    public init(_ reason: String) { self.reason = reason }
-    public var description: String { reason }
-}
 
 /// A remote that fails on demand, for tests of the engine's delivery guarantees.
 public actor FaultInjectingRemote: SyncRemote {
@@ -145,5 +154,11 @@ public actor FaultInjectingRemote: SyncRemote {
         pullAttempts += 1
         if takeOffline() { throw SyncTransportError("offline") }
         return try await remote.pull(request)
+    }
+
+    public func snapshot(_ request: SnapshotRequest) async throws -> SnapshotResponse {
+        pullAttempts += 1
+        if takeOffline() { throw SyncTransportError("offline") }
+        return try await remote.snapshot(request)
     }
 }

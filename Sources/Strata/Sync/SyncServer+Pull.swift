@@ -1,29 +1,101 @@
 import Foundation
 
-/// Serving pulls: the changes after a client's cursor, as the current state of each record.
+/// Serving pulls: the changes after a client's cursor, as the current state of each record,
+/// within the caller's read scope.
 extension SyncServer {
     public func pull(_ request: PullRequest) async throws -> PullResponse {
+        try await pull(request, as: nil)
+    }
+
+    /// The changes after the request's cursor that `identity` may read (`nil`: trusted, all).
+    ///
+    /// With ``PullRequest/waitMillis`` and nothing to send, waits up to that long (and at most
+    /// `maximumWait`) for a commit that brings something in the caller's scope; commits outside
+    /// it move the cursor on without answering. `stop` ends the wait early (a server shutting
+    /// down), answering with what there is.
+    ///
+    /// A cursor older than purged history, or of another schema epoch, is
+    /// ``StrataError/Code/resetRequired``: the client resets from ``snapshot(_:as:)``.
+    public func pull(
+        _ request: PullRequest, as identity: SyncIdentity?, maximumWait: Duration = .seconds(30), stop: WaitCancellation? = nil
+    ) async throws -> PullResponse {
         guard request.version == PullRequest.currentVersion else {
             throw StrataError(.unsupportedStore, "pull format version \(request.version) is not supported (this server speaks \(PullRequest.currentVersion))")
         }
         try checkSchemaVersion(request.schemaVersion)
+        let wait = min(Duration.milliseconds(max(0, request.waitMillis ?? 0)), maximumWait)
+        let deadline = ContinuousClock.now + wait
+        var request = request
+        while true {
+            let (response, head) = try await pullOnce(request, as: identity)
+            if !response.changes.isEmpty || response.hasMore || wait == .zero || ContinuousClock.now >= deadline || stop?.isCancelled == true {
+                return response
+            }
+            // Nothing for this caller yet: wait for the next commit after what was read.
+            request.cursor = response.cursor
+            let woken = await CommitWaiter.wait(on: store.hub, after: head, until: deadline, stop: stop)
+            if !woken {
+                return response
+            }
+        }
+    }
+
+    /// One read: the response and the history head it was read at.
+    private func pullOnce(_ request: PullRequest, as identity: SyncIdentity?) async throws -> (PullResponse, HistoryToken?) {
         let limit = max(1, request.limit)
+        let (access, epoch) = (access, epoch)
         return try await store.backend.read { transaction in
+            try Self.checkCursor(request.cursor, epoch: epoch, in: transaction)
+            if let identity, let owner = try Self.boundIdentity(of: request.clientID, in: transaction), owner != identity.id {
+                throw StrataError(.permissionDenied, "client ID \(request.clientID) belongs to another identity")
+            }
+            let head = try HistoryLog.lastToken(in: transaction)
             let history = try HistoryLog.read(after: request.cursor.map { HistoryToken($0.value) }, limit: limit, in: transaction)
             var order: [RecordKey] = []
+            var first: [RecordKey: (token: HistoryToken, kind: HistoryChange.Kind)] = [:]
             var last: [RecordKey: (version: Int64, time: Date)] = [:]
             for entry in history {
                 for change in entry.changes {
                     let key = RecordKey(entity: change.entity, id: change.id)
-                    if last[key] == nil { order.append(key) }
+                    if last[key] == nil {
+                        order.append(key)
+                        first[key] = (entry.token, change.kind)
+                    }
                     last[key] = (change.version, entry.timestamp)
                 }
             }
-            let changes = try order.map { key in
-                try Self.currentState(key, lastVersion: last[key]?.version ?? 0, historyTime: last[key]?.time ?? Date(), in: transaction)
+            var changes: [RemoteChange] = []
+            changes.reserveCapacity(order.count)
+            for key in order {
+                if identity != nil, case .none = access.scope(of: key.entity, for: identity) { continue }
+                var change = try Self.currentState(key, lastVersion: last[key]?.version ?? 0, historyTime: last[key]?.time ?? Date(), in: transaction)
+                if identity != nil, case .matching = access.scope(of: key.entity, for: identity) {
+                    let current = change.values.map { Record(entity: key.entity, id: key.id, values: $0) }
+                    if try !Self.isVisible(current, to: identity, access: access, in: transaction) {
+                        // Not readable now: a removal if the reader could see it at its cursor.
+                        guard let (token, kind) = first[key] else { continue }
+                        let before = try Self.prior(key, before: token, kind: kind, in: transaction)
+                        if case .some(let prior) = before, try !Self.isVisible(prior, to: identity, access: access, in: transaction) { continue }
+                        change = RemoteChange(entity: key.entity, recordID: key.id, values: nil, links: [:],
+                                              serverVersion: change.serverVersion, timestamp: change.timestamp, origin: nil)
+                    }
+                }
+                changes.append(change)
             }
-            let cursor = history.last.map { SyncCursor($0.token.value) } ?? request.cursor
-            return PullResponse(changes: changes, cursor: cursor, hasMore: history.count == limit)
+            let cursor = history.last.map { SyncCursor($0.token.value, epoch: epoch) } ?? request.cursor.map { SyncCursor($0.value, epoch: epoch) }
+            return (PullResponse(changes: changes, cursor: cursor, hasMore: history.count == limit), head)
+        }
+    }
+
+    /// Whether a client at `cursor` can continue from the change feed: not when history it has
+    /// not seen was purged, or its cursor is of another schema epoch.
+    static func checkCursor(_ cursor: SyncCursor?, epoch: String, in transaction: any StorageReadTransaction) throws {
+        if let cursor, let theirs = cursor.epoch, theirs != epoch {
+            throw StrataError(.resetRequired, "the cursor is of schema epoch \(theirs) and the server's is \(epoch): reset from a snapshot")
+        }
+        guard let purged = try HistoryLog.purgedBefore(in: transaction), purged.value > 1 else { return }
+        if (cursor?.value ?? 0) < purged.value - 1 {
+            throw StrataError(.resetRequired, "history before \(purged.value) was purged and the cursor is at \(cursor?.value ?? 0): reset from a snapshot")
         }
     }
 
@@ -39,12 +111,16 @@ extension SyncServer {
         guard let record = try transaction.record(key.entity, id: key.id), let entity = transaction.schema.entity(key.entity) else {
             return RemoteChange(entity: key.entity, recordID: key.id, values: nil, links: [:], serverVersion: lastVersion, timestamp: timestamp, origin: origin)
         }
+        return try state(of: record, entity, timestamp: timestamp, origin: origin, in: transaction)
+    }
+
+    static func state(of record: Record, _ entity: EntityDescription, timestamp: HybridTimestamp, origin: String?, in transaction: any StorageReadTransaction) throws -> RemoteChange {
         var links: [String: [RecordID]] = [:]
         for relationship in entity.relationships where relationship.keepsLinkList {
-            links[relationship.name] = try transaction.links(key.entity, relationship: relationship.name, from: key.id)
+            links[relationship.name] = try transaction.links(record.entity, relationship: relationship.name, from: record.id)
         }
         return RemoteChange(
-            entity: key.entity, recordID: key.id, values: record.values, links: links, serverVersion: record.version,
+            entity: record.entity, recordID: record.id, values: record.values, links: links, serverVersion: record.version,
             timestamp: timestamp, origin: origin)
     }
 }

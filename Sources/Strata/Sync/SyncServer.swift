@@ -25,19 +25,36 @@ public struct SyncServer: SyncRemote {
         case custom(@Sendable (_ stored: Record, _ mutation: SyncMutation) -> [String: Value]?)
     }
 
-    /// The server's store.
+    /// The server's store. With scoped ``access``, server-side writes that should reach clients
+    /// as removals go through this store (it keeps the prior states of scoped records).
     public let store: Store
     /// Per-entity policies; entities not named use ``ConflictPolicy/lastWriterWins``.
     public var policies: [String: ConflictPolicy]
+    /// What each identity may read and write (everything, by default).
+    public let access: SyncAccess
+    /// The schema epoch cursors carry: a cursor of another epoch must reset.
+    public let epoch: String
 
     static let clientPrefix = "strata.server.client."
     static let rejectedPrefix = "strata.server.rejected."
     static let stampPrefix = "strata.server.stamp."
+    static let ownerPrefix = "strata.server.owner."
+    static let priorPrefix = "strata.server.prior."
     static let contextName = "sync"
 
-    public init(store: Store, policies: [String: ConflictPolicy] = [:]) {
-        self.store = store
+    /// A server over `store`.
+    ///
+    /// - Parameters:
+    ///   - policies: Per-entity conflict policies.
+    ///   - access: Read scopes and write checks per identity, applied to calls that name one
+    ///     (``push(_:as:)``, ``pull(_:as:)``, ``snapshot(_:as:)`` — what a ``SyncEndpoint`` makes);
+    ///     the identity-less ``SyncRemote`` calls are the trusted in-process path.
+    public init(store: Store, policies: [String: ConflictPolicy] = [:], access: SyncAccess = SyncAccess()) {
+        let scoped = access.scopedEntities
+        self.store = scoped.isEmpty ? store : store.adding(PriorStates(entities: scoped))
         self.policies = policies
+        self.access = access
+        self.epoch = store.schema.version ?? store.schema.fingerprint
     }
 
     /// A client whose store names a schema version refuses to meet a server of another named
@@ -52,6 +69,13 @@ public struct SyncServer: SyncRemote {
     // MARK: Push
 
     public func push(_ request: PushRequest) async throws -> PushResponse {
+        try await push(request, as: nil)
+    }
+
+    /// Applies a client's batch on behalf of `identity` (`nil`: trusted, unscoped). With an
+    /// identity, the client ID is bound to it on its first push (another identity using it is
+    /// ``StrataError/Code/permissionDenied``) and every mutation passes ``access``'s write checks.
+    public func push(_ request: PushRequest, as identity: SyncIdentity?) async throws -> PushResponse {
         guard request.version == PushRequest.currentVersion else {
             throw StrataError(.unsupportedStore, "push format version \(request.version) is not supported (this server speaks \(PushRequest.currentVersion))")
         }
@@ -60,8 +84,8 @@ public struct SyncServer: SyncRemote {
         // Each failing mutation is set aside and the batch retried without it.
         for _ in 0...request.mutations.count {
             do {
-                return try await apply(request, rejecting: rejected)
-            } catch let error as StrataError where error.code != .storeClosed && error.code != .storageFailure {
+                return try await apply(request, as: identity, rejecting: rejected)
+            } catch let error as StrataError where error.code != .storeClosed && error.code != .storageFailure && error.code != .permissionDenied {
                 guard let culprit = culprit(of: error, in: request.mutations, excluding: rejected) else { throw error }
                 rejected[culprit] = error
             }
@@ -85,12 +109,13 @@ public struct SyncServer: SyncRemote {
         return candidates.first(where: { $0.kind == .delete })?.id ?? candidates.first?.id
     }
 
-    private func apply(_ request: PushRequest, rejecting rejected: [MutationID: StrataError]) async throws -> PushResponse {
-        let policies = policies
+    private func apply(_ request: PushRequest, as identity: SyncIdentity?, rejecting rejected: [MutationID: StrataError]) async throws -> PushResponse {
+        let (policies, access) = (policies, access)
         return try await store.commit(
-            author: request.clientID, contextName: Self.contextName, participants: [], collectWritten: true
+            author: request.clientID, contextName: Self.contextName, participants: store.extraParticipants, collectWritten: true
         ) { session, transaction, commit in
             let workingSet = session.workingSet
+            let bindOwner = try Self.checkOwner(of: request, identity: identity, in: transaction)
             var lastApplied: [String: UInt64] = [:]
             var results: [MutationResult] = []
             var newRejections: [(MutationID, String, String)] = []
@@ -121,6 +146,10 @@ public struct SyncServer: SyncRemote {
                 let key = mutation.key
                 guard let entity = transaction.schema.entity(mutation.entity) else {
                     reject(.unknownEntity, "\(mutation.entity) is not an entity of this store")
+                    continue
+                }
+                if let identity, let refusal = try Self.writeRefusal(mutation, by: identity, access: access, in: session) {
+                    reject(.permissionDenied, refusal)
                     continue
                 }
                 switch mutation.kind {
@@ -165,6 +194,7 @@ public struct SyncServer: SyncRemote {
             }
             for mutation in linkMutations { try Self.applyLinks(mutation, session) }
             let committed = try commit()
+            if bindOwner, let identity { try transaction.setMetadata(Self.ownerPrefix + request.clientID, Array(identity.id.utf8)) }
 
             for (client, sequence) in lastApplied {
                 var bytes = BinaryWriter()
@@ -190,7 +220,15 @@ public struct SyncServer: SyncRemote {
                     results[index].serverVersion = try committed.written[key].map { $0?.version } ?? transaction.record(key.entity, id: key.id)?.version
                 } else if results[index].outcome == .rejected, let mutation = byID[results[index].id],
                     transaction.schema.entity(mutation.entity) != nil {
-                    results[index].current = try Self.currentState(mutation.key, lastVersion: 0, historyTime: Date(), in: transaction)
+                    var current = try Self.currentState(mutation.key, lastVersion: 0, historyTime: Date(), in: transaction)
+                    // A rejection never hands back a record the caller may not read: as far as
+                    // the caller can know, the server does not have it.
+                    if identity != nil, let values = current.values,
+                        try !Self.isVisible(Record(entity: mutation.entity, id: mutation.recordID, values: values), to: identity, access: access, in: transaction) {
+                        current = RemoteChange(entity: current.entity, recordID: current.recordID, values: nil, links: [:],
+                                               serverVersion: 0, timestamp: current.timestamp, origin: nil)
+                    }
+                    results[index].current = current
                 }
             }
             return PushResponse(results: results)

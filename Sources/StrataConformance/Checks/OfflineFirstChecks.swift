@@ -111,17 +111,14 @@ enum OfflineFirstChecks {
             try await expectSettled([a, b, late], server: world.server)
         },
         ConformanceCheck(.offlineFirst, "serverPoliciesRejectStaleWritesOrDecideInCode") { c in
-            let base = try await SyncWorld.make(c)
-            var server = base.server
-            server.policies = [
+            let world = try await SyncWorld.make(c, policies: [
                 "Person": .rejectStale,
                 // Tags keep the longest label anyone sent.
                 "Tag": .custom { stored, mutation in
                     guard case .string(let label)? = mutation.values["label"], case .string(let current) = stored["label"] else { return mutation.values }
                     return label.count >= current.count ? mutation.values : [:]
                 },
-            ]
-            let world = SyncWorld(server: server, context: c)
+            ])
             let (a, engineA) = try await world.client("a")
             let (b, engineB) = try await world.client("b")
             let data = try await TravelData.seed(a)

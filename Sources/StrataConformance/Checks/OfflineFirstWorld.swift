@@ -7,12 +7,21 @@ import Synchronization
 struct SyncWorld {
     let server: SyncServer
     let context: ConformanceContext
+    /// What clients call: the in-process transport (JSON), or — when the suite runs over another
+    /// transport harness — the server's endpoint served there, for one trusted identity with no
+    /// rate limit.
+    let transport: any SyncRemote
 
-    static func make(_ c: ConformanceContext) async throws -> SyncWorld {
-        SyncWorld(server: SyncServer(store: try await c.store()), context: c)
+    static func make(_ c: ConformanceContext, policies: [String: SyncServer.ConflictPolicy] = [:]) async throws -> SyncWorld {
+        let server = SyncServer(store: try await c.store(), policies: policies)
+        guard let harness = c.transport else { return SyncWorld(server: server, context: c, transport: InProcessTransport(server: server)) }
+        let endpoint = SyncEndpoint(
+            server: server, authenticator: StaticTokenAuthenticator(["world-token": SyncIdentity("world")]),
+            limits: SyncLimits(rate: nil))
+        let host = try await harness.host(endpoint)
+        c.onTeardown { await host.shutdown() }
+        return SyncWorld(server: server, context: c, transport: host.remote(tokens: FixedToken("world-token")))
     }
-
-    var transport: InProcessTransport { InProcessTransport(server: server) }
 
     /// A server and clients `a` and `b`, both synced after `a` seeded the travel data.
     static func twoSyncedClients(_ c: ConformanceContext) async throws -> (SyncWorld, Store, SyncEngine, Store, SyncEngine, TravelData) {

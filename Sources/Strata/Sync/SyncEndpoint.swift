@@ -1,0 +1,128 @@
+import Foundation
+
+/// The server side of sync over HTTP, without an HTTP library: authenticates a request, applies
+/// the limits, calls the ``SyncServer`` as the request's identity and turns the outcome into a
+/// status and a JSON body. `StrataSyncHTTPServer` mounts it on Hummingbird routes; the in-process
+/// ``EndpointTransport`` calls it directly.
+///
+/// Answers: 200; 400 malformed; 401 no or unknown bearer token; 403 another identity's client ID
+/// or a request outside the caller's rights; 404/405 an unknown route; 409 a message or schema
+/// version the server does not speak; 410 a cursor the server cannot serve (reset); 413 a body
+/// or batch over the limits; 429 over the rate (`Retry-After`); 503 the store is unavailable;
+/// 500 anything else. Failure bodies never echo a token, a body, or a backend's own message.
+public struct SyncEndpoint: Sendable {
+    public let server: SyncServer
+    public let authenticator: any SyncAuthenticator
+    public let limits: SyncLimits
+    /// Cancelled by ``shutdown()``: long polls answer at once.
+    public let stopping = WaitCancellation()
+    private let rateLimiter: RateLimiter?
+
+    public init(server: SyncServer, authenticator: any SyncAuthenticator, limits: SyncLimits = SyncLimits()) {
+        self.server = server
+        self.authenticator = authenticator
+        self.limits = limits
+        self.rateLimiter = limits.rate.map(RateLimiter.init)
+    }
+
+    /// Ends every long poll now (answering with what it has) and every later one at once.
+    public func shutdown() { stopping.cancel() }
+
+    /// Answers one request.
+    public func handle(_ request: SyncWire.Request) async -> SyncWire.Response {
+        let route: String
+        switch (request.method.uppercased(), request.path) {
+        case ("POST", SyncWire.pushPath): route = "push"
+        case ("GET", SyncWire.pullPath): route = "pull"
+        case ("GET", SyncWire.snapshotPath): route = "snapshot"
+        case (_, SyncWire.pushPath), (_, SyncWire.pullPath), (_, SyncWire.snapshotPath):
+            return Self.failure(405, .badRequest, "method not allowed")
+        default:
+            return Self.failure(404, .badRequest, "no such route")
+        }
+        // Who is calling.
+        guard let header = request.headers["authorization"], header.lowercased().hasPrefix("bearer "),
+            case let token = String(header.dropFirst(7)).trimmingCharacters(in: .whitespaces), !token.isEmpty
+        else {
+            return Self.failure(401, .unauthorized, "a bearer token is required", headers: ["www-authenticate": "Bearer"])
+        }
+        let identity: SyncIdentity
+        do {
+            guard let found = try await authenticator.identity(forBearer: token) else {
+                return Self.failure(401, .unauthorized, "the bearer token is not accepted", headers: ["www-authenticate": "Bearer"])
+            }
+            identity = found
+        } catch {
+            return Self.failure(503, .serverError, "authentication is unavailable")
+        }
+        if let wait = rateLimiter?.take(identity.id) {
+            let seconds = max(1, Int((Double(wait.components.seconds) + Double(wait.components.attoseconds) / 1e18).rounded(.up)))
+            return Self.failure(429, .rateLimited, "too many requests", headers: ["retry-after": String(seconds)])
+        }
+        if request.body.count > limits.maximumBodyBytes {
+            return Self.failure(413, .payloadTooLarge, "the body exceeds \(limits.maximumBodyBytes) bytes")
+        }
+        do {
+            switch route {
+            case "push":
+                let push = try Self.decodePush(request.body)
+                if push.mutations.count > limits.maximumMutationsPerPush {
+                    return Self.failure(413, .payloadTooLarge, "a push may carry at most \(limits.maximumMutationsPerPush) mutations")
+                }
+                return try Self.success(await server.push(push, as: identity))
+            case "pull":
+                var pull = try SyncWire.pullRequest(request.query)
+                pull.limit = min(max(1, pull.limit), limits.maximumPageSize)
+                return try Self.success(await server.pull(pull, as: identity, maximumWait: limits.maximumWait, stop: stopping))
+            default:
+                var snapshot = try SyncWire.snapshotRequest(request.query)
+                snapshot.limit = min(max(1, snapshot.limit), limits.maximumPageSize)
+                return try Self.success(await server.snapshot(snapshot, as: identity))
+            }
+        } catch let error as StrataError {
+            return Self.failure(for: error)
+        } catch {
+            return Self.failure(500, .serverError, "the server failed")
+        }
+    }
+
+    private static func decodePush(_ body: [UInt8]) throws -> PushRequest {
+        struct Versioned: Decodable { var version: Int? }
+        let data = Data(body)
+        let version: Int?
+        do {
+            version = try JSONDecoder().decode(Versioned.self, from: data).version
+        } catch {
+            throw StrataError(.invalidQuery, "push: the body is not a JSON object")
+        }
+        guard version == PushRequest.currentVersion else {
+            throw SyncWire.versionError("push", version ?? 0, PushRequest.currentVersion)
+        }
+        do {
+            return try JSONDecoder().decode(PushRequest.self, from: data)
+        } catch {
+            throw StrataError(.invalidQuery, "push: the body is not a push request")
+        }
+    }
+
+    private static func success<T: Encodable>(_ message: T) throws -> SyncWire.Response {
+        SyncWire.Response(status: 200, headers: ["content-type": "application/json"], body: Array(try JSONEncoder().encode(message)))
+    }
+
+    static func failure(for error: StrataError) -> SyncWire.Response {
+        switch error.code {
+        case .permissionDenied: failure(403, .forbidden, error.message)
+        case .resetRequired: failure(410, .resetRequired, error.message)
+        case .unsupportedStore, .incompatibleStore: failure(409, .incompatible, error.message)
+        case .invalidQuery, .unknownEntity, .unknownProperty, .typeMismatch: failure(400, .badRequest, error.message)
+        case .storeClosed, StrataError.Code("serverUnavailable"): failure(503, .serverError, "the store is unavailable")
+        // A backend's own words may name tables or statements: not for clients.
+        default: failure(500, .serverError, "the server failed (\(error.code.rawValue))")
+        }
+    }
+
+    static func failure(_ status: Int, _ kind: SyncTransportError.Kind, _ message: String, headers: [String: String] = [:]) -> SyncWire.Response {
+        let body = (try? JSONEncoder().encode(SyncWire.Failure(error: kind.rawValue, message: message))).map(Array.init) ?? []
+        return SyncWire.Response(status: status, headers: headers.merging(["content-type": "application/json"]) { a, _ in a }, body: body)
+    }
+}

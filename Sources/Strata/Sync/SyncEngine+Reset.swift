@@ -1,0 +1,117 @@
+import Foundation
+
+/// Resetting from a snapshot when the server can no longer serve the client's cursor (its history
+/// was purged past it, or its schema epoch changed).
+///
+/// Each page is applied in one local save together with a marker saying where the next page
+/// starts, so a crash between pages resumes at the next page. A page covers one entity's IDs up to
+/// `through`: local records of that entity in the same ID range that the page does not hold are
+/// removed (the server no longer has them, or they left this identity's scope) — except those with
+/// mutations still waiting in the outbox, which are pushed as they are. After the last page the
+/// cursor the first page gave is stored and pulling resumes from it, bringing what changed while
+/// the pages were read.
+extension SyncEngine {
+    func resetFromSnapshot() async throws -> Int {
+        let (configuration, options, executor) = (configuration, options, store.executor)
+        var applied = 0
+        while true {
+            let state = try await store.backend.read { try ResetState.read($0) } ?? ResetState(position: nil, cursor: nil)
+            let request = SnapshotRequest(
+                clientID: configuration.clientID, position: state.position, limit: options.pullLimit, schemaVersion: store.schema.version)
+            let page = try await call {
+                attempts += 1
+                return try await remote.snapshot(request)
+            }
+            let finished = try await store.commit(author: nil, contextName: "sync", participants: []) { session, transaction, commit -> Bool in
+                // Another run may have applied this page meanwhile.
+                guard try ResetState.read(transaction)?.position == state.position else { return false }
+                var applier = SyncApplier(session: session, writer: transaction, configuration: configuration)
+                var pending: [RecordKey: [SyncMutation]] = [:]
+                if try Outbox.pendingCount(in: transaction) > 0 {
+                    for mutation in try Outbox.mutations(in: transaction) { pending[mutation.key, default: []].append(mutation) }
+                }
+                // What this page's range holds locally, before anything is staged.
+                var range: [FilterExpression] = []
+                if let after = state.position?.entity == page.entity ? state.position?.after : nil {
+                    range.append(.compare("id", .greater, after.value, []))
+                }
+                if let through = page.through { range.append(.compare("id", .lessOrEqual, through.value, [])) }
+                let local = try executor.fetch(FetchPlan(entity: page.entity, predicate: range.isEmpty ? nil : .and(range)), in: transaction)
+                let kept = Set(page.records.map(\.recordID))
+                try Outbox.observe(page.records.map(\.timestamp), in: transaction)
+                for change in page.records {
+                    if let mine = pending[change.key], !mine.isEmpty {
+                        try applier.resolve(change, pending: mine, policy: options.policies[change.entity] ?? options.defaultPolicy)
+                    } else {
+                        try applier.applyServerState(change)
+                    }
+                }
+                for record in local where !kept.contains(record.id) && pending[record.key] == nil {
+                    try applier.applyServerState(RemoteChange(
+                        entity: record.entity, recordID: record.id, values: nil, links: [:], serverVersion: 0,
+                        timestamp: HybridTimestamp(millis: 0, node: "server"), origin: nil))
+                }
+                try applier.finishLinks()
+                _ = try commit()
+                try applier.finishOutbox()
+                let cursor = state.cursor ?? page.cursor
+                if let next = page.next {
+                    try ResetState(position: next, cursor: cursor).write(transaction)
+                    return false
+                }
+                try ResetState.clear(transaction)
+                if let cursor { try Outbox.setCursor(cursor, in: transaction) }
+                return true
+            }
+            applied += page.records.count
+            if finished {
+                status.resets += 1
+                publish()
+                return applied
+            }
+        }
+    }
+}
+
+/// Where an unfinished reset stands, in the client's metadata: the next page and the cursor the
+/// first page gave.
+struct ResetState: Equatable {
+    static let key = "strata.sync.reset"
+    var position: SnapshotPosition?
+    var cursor: SyncCursor?
+
+    static func read(_ transaction: any StorageReadTransaction) throws -> ResetState? {
+        guard let bytes = try transaction.metadata(key) else { return nil }
+        var reader = BinaryReader(bytes)
+        var state = ResetState()
+        if try reader.byte() == 1 {
+            let entity = try reader.string()
+            state.position = SnapshotPosition(entity: entity, after: try reader.byte() == 1 ? try reader.recordID() : nil)
+        }
+        if try reader.byte() == 1 {
+            let value = try reader.signed()
+            state.cursor = SyncCursor(value, epoch: try reader.optionalString())
+        }
+        return state
+    }
+
+    func write(_ writer: any StorageWriteTransaction) throws {
+        var bytes = BinaryWriter()
+        bytes.byte(position == nil ? 0 : 1)
+        if let position {
+            bytes.string(position.entity)
+            bytes.byte(position.after == nil ? 0 : 1)
+            if let after = position.after { bytes.recordID(after) }
+        }
+        bytes.byte(cursor == nil ? 0 : 1)
+        if let cursor {
+            bytes.signed(cursor.value)
+            bytes.optionalString(cursor.epoch)
+        }
+        try writer.setMetadata(Self.key, bytes.bytes)
+    }
+
+    static func clear(_ writer: any StorageWriteTransaction) throws {
+        try writer.setMetadata(key, nil)
+    }
+}

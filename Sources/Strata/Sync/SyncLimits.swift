@@ -1,0 +1,77 @@
+import Foundation
+import Synchronization
+
+/// What a ``SyncEndpoint`` accepts: bounded bodies, batches, pages and waits, and a request rate
+/// per identity.
+public struct SyncLimits: Sendable {
+    /// The largest request body accepted (413 beyond).
+    public var maximumBodyBytes: Int
+    /// The most mutations one push may carry (413 beyond: the client splits the batch).
+    public var maximumMutationsPerPush: Int
+    /// The largest page of a pull or snapshot (a larger `limit` is lowered to it).
+    public var maximumPageSize: Int
+    /// The longest a pull may wait (a longer `wait` is lowered to it).
+    public var maximumWait: Duration
+    /// Requests per second per identity, after a burst (429 with `Retry-After` beyond); `nil`
+    /// for no limit.
+    public var rate: SyncRateLimit?
+
+    public init(
+        maximumBodyBytes: Int = 8 << 20, maximumMutationsPerPush: Int = 1_000, maximumPageSize: Int = 1_000,
+        maximumWait: Duration = .seconds(30), rate: SyncRateLimit? = SyncRateLimit()
+    ) {
+        self.maximumBodyBytes = maximumBodyBytes
+        self.maximumMutationsPerPush = maximumMutationsPerPush
+        self.maximumPageSize = maximumPageSize
+        self.maximumWait = maximumWait
+        self.rate = rate
+    }
+}
+
+/// A token bucket per identity: `burst` requests at once, refilled at `perSecond`.
+public struct SyncRateLimit: Sendable {
+    public var perSecond: Double
+    public var burst: Double
+    /// Seconds on a monotonic clock; injectable so tests advance time by hand.
+    public var now: @Sendable () -> Double
+
+    public init(perSecond: Double = 50, burst: Double = 100, now: @escaping @Sendable () -> Double = SyncRateLimit.monotonicSeconds) {
+        self.perSecond = max(perSecond, 0.001)
+        self.burst = max(burst, 1)
+        self.now = now
+    }
+
+    public static let monotonicSeconds: @Sendable () -> Double = {
+        let elapsed = ContinuousClock.now - start
+        return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+    }
+
+    private static let start = ContinuousClock.now
+}
+
+/// The buckets of a ``SyncRateLimit``.
+final class RateLimiter: Sendable {
+    private let limit: SyncRateLimit
+    private let buckets = Mutex<[String: (tokens: Double, at: Double)]>([:])
+
+    init(_ limit: SyncRateLimit) { self.limit = limit }
+
+    /// Takes a token for `identity`; returns how long to wait when there is none.
+    func take(_ identity: String) -> Duration? {
+        let now = limit.now()
+        return buckets.withLock { buckets -> Duration? in
+            var bucket = buckets[identity] ?? (limit.burst, now)
+            bucket.tokens = min(limit.burst, bucket.tokens + (now - bucket.at) * limit.perSecond)
+            bucket.at = now
+            defer {
+                // Buckets full again carry no information: forget them, so the table stays small.
+                if bucket.tokens >= limit.burst { buckets[identity] = nil } else { buckets[identity] = bucket }
+            }
+            guard bucket.tokens >= 1 else {
+                return .milliseconds(Int64(((1 - bucket.tokens) / limit.perSecond * 1000).rounded(.up)))
+            }
+            bucket.tokens -= 1
+            return nil
+        }
+    }
+}

@@ -1,0 +1,141 @@
+import Foundation
+
+/// The HTTP shape of sync, independent of any HTTP library: the requests a client sends and the
+/// responses a ``SyncEndpoint`` gives, as methods, paths, query items, headers and bytes. The
+/// server routes (`StrataSyncHTTPServer`) and the client remote (`StrataSyncHTTPClient`) only move
+/// these over the network, so the in-process ``EndpointTransport`` exercises the same code.
+///
+/// - `POST /strata/v1/push` — body: a ``PushRequest``; answer: a ``PushResponse``.
+/// - `GET /strata/v1/pull?v=&client=&cursor=&epoch=&limit=&wait=&schema=` — answer: a ``PullResponse``.
+/// - `GET /strata/v1/snapshot?v=&client=&entity=&after=&limit=&schema=` — answer: a ``SnapshotResponse``.
+/// - Failures: a status and `{"error": kind, "message": sentence}` (``SyncTransportError/Kind``
+///   raw values); 429 and 408 carry `Retry-After` in seconds.
+public enum SyncWire {
+    public static let pushPath = "/strata/v1/push"
+    public static let pullPath = "/strata/v1/pull"
+    public static let snapshotPath = "/strata/v1/snapshot"
+
+    /// A request as the wire carries it. Header names are lowercase.
+    public struct Request: Sendable {
+        public var method: String
+        public var path: String
+        public var query: [String: String]
+        public var headers: [String: String]
+        public var body: [UInt8]
+
+        public init(method: String, path: String, query: [String: String] = [:], headers: [String: String] = [:], body: [UInt8] = []) {
+            self.method = method
+            self.path = path
+            self.query = query
+            self.headers = headers
+            self.body = body
+        }
+
+        /// The path with its query, percent-encoded.
+        public var target: String {
+            guard !query.isEmpty else { return path }
+            var components = URLComponents()
+            components.path = path
+            components.queryItems = query.sorted { $0.key < $1.key }.map { URLQueryItem(name: $0.key, value: $0.value) }
+            // `+` means a space to many servers: encode it too.
+            let encoded = (components.percentEncodedQuery ?? "").replacingOccurrences(of: "+", with: "%2B")
+            return path + "?" + encoded
+        }
+    }
+
+    /// A response as the wire carries it. Header names are lowercase.
+    public struct Response: Sendable {
+        public var status: Int
+        public var headers: [String: String]
+        public var body: [UInt8]
+
+        public init(status: Int, headers: [String: String] = [:], body: [UInt8] = []) {
+            self.status = status
+            self.headers = headers
+            self.body = body
+        }
+    }
+
+    /// The body of every failure.
+    public struct Failure: Codable, Sendable {
+        public var error: String
+        public var message: String
+    }
+
+    static func encodeID(_ id: RecordID) -> String {
+        switch id {
+        case .uuid(let value): "u:" + value.uuidString
+        case .string(let value): "s:" + value
+        case .int(let value): "i:" + String(value)
+        }
+    }
+
+    static func decodeID(_ text: String) -> RecordID? {
+        let body = String(text.dropFirst(2))
+        switch text.prefix(2) {
+        case "u:": return UUID(uuidString: body).map(RecordID.uuid)
+        case "s:": return .string(body)
+        case "i:": return Int64(body).map(RecordID.int)
+        default: return nil
+        }
+    }
+
+    // MARK: Requests as query items (shared by both ends so they cannot drift)
+
+    static func query(_ request: PullRequest) -> [String: String] {
+        var query = ["v": String(request.version), "client": request.clientID, "limit": String(request.limit)]
+        if let cursor = request.cursor {
+            query["cursor"] = String(cursor.value)
+            if let epoch = cursor.epoch { query["epoch"] = epoch }
+        }
+        if let wait = request.waitMillis { query["wait"] = String(wait) }
+        if let schema = request.schemaVersion { query["schema"] = schema }
+        return query
+    }
+
+    static func pullRequest(_ query: [String: String]) throws -> PullRequest {
+        let version = try integer(query, "v") ?? 0
+        guard version == PullRequest.currentVersion else { throw versionError("pull", version, PullRequest.currentVersion) }
+        guard let client = query["client"], !client.isEmpty else { throw StrataError(.invalidQuery, "pull: `client` is required") }
+        let cursor = try integer(query, "cursor").map { SyncCursor(Int64($0), epoch: query["epoch"]) }
+        return PullRequest(
+            clientID: client, cursor: cursor, limit: try integer(query, "limit") ?? 1_000, schemaVersion: query["schema"],
+            waitMillis: try integer(query, "wait"))
+    }
+
+    static func query(_ request: SnapshotRequest) -> [String: String] {
+        var query = ["v": String(request.version), "client": request.clientID, "limit": String(request.limit)]
+        if let position = request.position {
+            query["entity"] = position.entity
+            if let after = position.after { query["after"] = encodeID(after) }
+        }
+        if let schema = request.schemaVersion { query["schema"] = schema }
+        return query
+    }
+
+    static func snapshotRequest(_ query: [String: String]) throws -> SnapshotRequest {
+        let version = try integer(query, "v") ?? 0
+        guard version == SnapshotRequest.currentVersion else { throw versionError("snapshot", version, SnapshotRequest.currentVersion) }
+        guard let client = query["client"], !client.isEmpty else { throw StrataError(.invalidQuery, "snapshot: `client` is required") }
+        var position: SnapshotPosition?
+        if let entity = query["entity"] {
+            var after: RecordID?
+            if let text = query["after"] {
+                guard let id = decodeID(text) else { throw StrataError(.invalidQuery, "snapshot: `after` is not a record ID") }
+                after = id
+            }
+            position = SnapshotPosition(entity: entity, after: after)
+        }
+        return SnapshotRequest(clientID: client, position: position, limit: try integer(query, "limit") ?? 1_000, schemaVersion: query["schema"])
+    }
+
+    private static func integer(_ query: [String: String], _ name: String) throws -> Int? {
+        guard let text = query[name] else { return nil }
+        guard let value = Int(text) else { throw StrataError(.invalidQuery, "`\(name)` is not an integer") }
+        return value
+    }
+
+    static func versionError(_ message: String, _ version: Int, _ supported: Int) -> StrataError {
+        StrataError(.unsupportedStore, "\(message) format version \(version) is not supported (this server speaks \(supported))")
+    }
+}
