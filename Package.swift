@@ -19,6 +19,9 @@ let package = Package(
         .library(name: "StrataJSONFile", targets: ["StrataJSONFile"]),
         .library(name: "StrataPostgres", targets: ["StrataPostgres"]),
         .library(name: "StrataConformance", targets: ["StrataConformance"]),
+        // Sync over HTTP: the server routes (Hummingbird) and the client remote (AsyncHTTPClient),
+        // in two modules so an app links only the side it needs.
+        .library(name: "StrataSyncHTTP", targets: ["StrataSyncHTTPServer", "StrataSyncHTTPClient"]),
         .executable(name: "strata", targets: ["StrataCLI"]),
     ],
     dependencies: [
@@ -27,6 +30,9 @@ let package = Package(
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.81.0"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.5.3"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.0.0"),
     ],
     targets: [
         .target(name: "Strata", swiftSettings: strictSettings),
@@ -75,6 +81,24 @@ let package = Package(
             path: "Backends/Postgres",
             swiftSettings: strictSettings
         ),
+        .target(
+            name: "StrataSyncHTTPServer",
+            dependencies: [
+                "Strata", .product(name: "Hummingbird", package: "hummingbird"), .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Sources/StrataSyncHTTPServer",
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "StrataSyncHTTPClient",
+            dependencies: [
+                "Strata", .product(name: "AsyncHTTPClient", package: "async-http-client"), .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            path: "Sources/StrataSyncHTTPClient",
+            swiftSettings: strictSettings
+        ),
         // The in-memory backend is the reference the differential category compares against.
         .target(name: "StrataConformance", dependencies: ["Strata", "StrataInMemory"], swiftSettings: strictSettings),
         .executableTarget(
@@ -93,7 +117,11 @@ let package = Package(
         ),
         .testTarget(
             name: "ConformanceTests",
-            dependencies: ["Strata", "StrataInMemory", "StrataSQLite", "StrataLMDB", "StrataJSONFile", "StrataPostgres", "StrataConformance"],
+            dependencies: [
+                "Strata", "StrataInMemory", "StrataSQLite", "StrataLMDB", "StrataJSONFile", "StrataPostgres", "StrataConformance",
+                "StrataSyncHTTPServer", "StrataSyncHTTPClient", .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
             swiftSettings: strictSettings
         ),
         // The other process of the checks that need one; ConformanceTests runs it from the build directory.

@@ -5,7 +5,7 @@ import StrataSQLite
 import Testing
 
 /// A new SQLite file per check (WAL, the embedded default), reopened from the same path.
-private let sqliteFiles = ConformanceSuite(backend: BackendUnderTest(name: "SQLite") { schema in
+let sqliteFiles = ConformanceSuite(backend: BackendUnderTest(name: "SQLite") { schema in
     let path = temporaryPath("sqlite")
     return Store(backend: try await SQLiteBackend.open(path: path, schema: schema), location: try StoreLocation("sqlite:\(path)"))
 } reopen: { store in

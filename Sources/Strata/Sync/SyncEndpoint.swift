@@ -121,7 +121,9 @@ public struct SyncEndpoint: Sendable {
         }
     }
 
-    static func failure(_ status: Int, _ kind: SyncTransportError.Kind, _ message: String, headers: [String: String] = [:]) -> SyncWire.Response {
+    /// A failure answer in the wire's shape (for a transport that refuses a request before the
+    /// endpoint sees it, such as a body over the limit).
+    public static func failure(_ status: Int, _ kind: SyncTransportError.Kind, _ message: String, headers: [String: String] = [:]) -> SyncWire.Response {
         let body = (try? JSONEncoder().encode(SyncWire.Failure(error: kind.rawValue, message: message))).map(Array.init) ?? []
         return SyncWire.Response(status: status, headers: headers.merging(["content-type": "application/json"]) { a, _ in a }, body: body)
     }

@@ -80,6 +80,15 @@ public enum SyncWire {
         }
     }
 
+    /// The query items of a request target (`/path?a=1&b=2`), percent-decoded; the last of a
+    /// repeated name wins.
+    public static func parseQuery(_ target: String) -> [String: String] {
+        guard let components = URLComponents(string: target) else { return [:] }
+        var query: [String: String] = [:]
+        for item in components.queryItems ?? [] { query[item.name] = item.value ?? "" }
+        return query
+    }
+
     // MARK: Requests as query items (shared by both ends so they cannot drift)
 
     static func query(_ request: PullRequest) -> [String: String] {

@@ -90,7 +90,7 @@ public struct EndpointTransport: SyncRemote {
         self.client = SyncWireClient(tokens: tokens) { request in
             // As a server would see it: the query through its percent-encoded form.
             var received = request
-            received.query = Self.parseQuery(request.target)
+            received.query = SyncWire.parseQuery(request.target)
             let response = await endpoint.handle(received)
             return try await intercept?(request, response) ?? response
         }
@@ -99,11 +99,4 @@ public struct EndpointTransport: SyncRemote {
     public func push(_ request: PushRequest) async throws -> PushResponse { try await client.push(request) }
     public func pull(_ request: PullRequest) async throws -> PullResponse { try await client.pull(request) }
     public func snapshot(_ request: SnapshotRequest) async throws -> SnapshotResponse { try await client.snapshot(request) }
-
-    static func parseQuery(_ target: String) -> [String: String] {
-        guard let components = URLComponents(string: target) else { return [:] }
-        var query: [String: String] = [:]
-        for item in components.queryItems ?? [] { query[item.name] = item.value ?? "" }
-        return query
-    }
 }

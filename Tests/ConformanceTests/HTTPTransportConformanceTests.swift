@@ -1,0 +1,16 @@
+import Foundation
+import Strata
+import StrataConformance
+import Testing
+
+/// The sync categories again, over real HTTP on loopback, against the embedded default backend
+/// (every backend runs them in process in its own suite).
+private let sqliteOverHTTP = ConformanceSuite(backend: sqliteFiles.backend, transport: HTTPHarness())
+
+@Suite("Conformance: sync over HTTP (SQLite)")
+struct HTTPTransportConformanceTests {
+    @Test("OfflineFirst and Transport over loopback HTTP", arguments: ConformanceSuite.checks(in: [.offlineFirst, .transport]))
+    func overHTTP(_ check: ConformanceCheck) async throws {
+        try await run(check, on: sqliteOverHTTP)
+    }
+}
