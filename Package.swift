@@ -33,6 +33,7 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.0.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.0.0"),
     ],
     targets: [
         .target(name: "Strata", swiftSettings: strictSettings),
@@ -86,6 +87,7 @@ let package = Package(
             dependencies: [
                 "Strata", .product(name: "Hummingbird", package: "hummingbird"), .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             path: "Sources/StrataSyncHTTPServer",
             swiftSettings: strictSettings
@@ -104,8 +106,8 @@ let package = Package(
         .executableTarget(
             name: "StrataCLI",
             dependencies: [
-                "Strata", "StrataInMemory", "StrataSQLite", "StrataLMDB", "StrataJSONFile", "StrataConformance",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "Strata", "StrataInMemory", "StrataSQLite", "StrataLMDB", "StrataJSONFile", "StrataConformance", "StrataSyncHTTPServer",
+                "StrataPostgres", .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Sources/strata",
             swiftSettings: strictSettings
@@ -156,6 +158,14 @@ let package = Package(
             name: "PostgresWriterChild",
             dependencies: ["Strata", "StrataPostgres", "StrataConformance"],
             path: "Tests/PostgresWriterChild",
+            swiftSettings: strictSettings
+        ),
+        // `strata serve` as a process (built beside the tests): one client, and two servers over one store.
+        .testTarget(
+            name: "SyncHTTPTests",
+            dependencies: [
+                "Strata", "StrataInMemory", "StrataSQLite", "StrataPostgres", "StrataConformance", "StrataSyncHTTPClient",
+            ],
             swiftSettings: strictSettings
         ),
         .testTarget(

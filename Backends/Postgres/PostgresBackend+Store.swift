@@ -9,7 +9,7 @@ extension PostgresBackend {
     static let fingerprintKey = "strata.schema.fingerprint"
 
     func prepareStore() async throws {
-        let (layout, schema, location) = (layout, schema, location)
+        let (layout, schema, location, create) = (layout, schema, location, options.createIfMissing)
         try await locked { session in
             var namespace = PostgresBindings()
             namespace.append(strata: .string(location.schemaName))
@@ -18,6 +18,7 @@ extension PostgresBackend {
                 return name
             }
             if tables.isEmpty {
+                guard create else { throw StrataError(.notAStore, "there is no store at \(location)") }
                 try Self.transaction(session) {
                     try Self.runDDL(["CREATE SCHEMA IF NOT EXISTS \(quoted(location.schemaName))"] + layout.creationStatements(), in: session)
                     try Self.recordSchema(schema, layout: layout, in: session, format: true)

@@ -32,10 +32,18 @@ public final class PostgresBackend: StorageBackend {
         /// While a store has observers, how often the engine asks whether a notification came.
         public var notificationPollInterval: Duration = .milliseconds(20)
 
-        public init(maximumConnections: Int = 8, connectTimeout: Duration = .seconds(10), notificationPollInterval: Duration = .milliseconds(20)) {
+        /// Whether opening a namespace that holds no store creates one (`false`: it is
+        /// ``StrataError/Code/notAStore``, for tools that must not create what they inspect).
+        public var createIfMissing: Bool = true
+
+        public init(
+            maximumConnections: Int = 8, connectTimeout: Duration = .seconds(10), notificationPollInterval: Duration = .milliseconds(20),
+            createIfMissing: Bool = true
+        ) {
             self.maximumConnections = maximumConnections
             self.connectTimeout = connectTimeout
             self.notificationPollInterval = notificationPollInterval
+            self.createIfMissing = createIfMissing
         }
     }
 

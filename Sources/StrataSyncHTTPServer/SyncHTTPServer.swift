@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import Logging
 import NIOCore
+import ServiceLifecycle
 import Strata
 import Synchronization
 
@@ -17,7 +18,7 @@ import Synchronization
 /// ```
 public final class SyncHTTPServer: Sendable {
     public let endpoint: SyncEndpoint
-    private let running = Mutex<Task<Void, any Error>?>(nil)
+    private let running = Mutex<(task: Task<Void, any Error>, group: ServiceGroup)?>(nil)
     private let logger: Logger
 
     public init(endpoint: SyncEndpoint, logger: Logger = Logger(label: "strata.sync.http")) {
@@ -39,16 +40,19 @@ public final class SyncHTTPServer: Sendable {
         let app = Application(
             router: router, configuration: .init(address: .hostname(host, port: port), serverName: nil),
             onServerRunning: { channel in started.resolve(.success(channel.localAddress?.port ?? port)) }, logger: logger)
+        // Our own group, without signal handling (the caller decides when to stop), so that
+        // stopping is a graceful shutdown rather than a cancellation.
+        let group = ServiceGroup(configuration: .init(services: [app], gracefulShutdownSignals: [], logger: logger))
         let task = Task {
             do {
-                try await app.run()
+                try await group.run()
             } catch {
                 started.resolve(.failure(error))
                 throw error
             }
             started.resolve(.failure(StrataError(.storageFailure, "the sync server stopped before it started")))
         }
-        running.withLock { $0 = task }
+        running.withLock { $0 = (task, group) }
         do {
             return try await started.value()
         } catch {
@@ -60,12 +64,13 @@ public final class SyncHTTPServer: Sendable {
     /// Ends long polls, then stops the server (requests under way finish first).
     public func stop() async {
         endpoint.shutdown()
-        let task = running.withLock { task in
-            defer { task = nil }
-            return task
+        let running = running.withLock { running in
+            defer { running = nil }
+            return running
         }
-        task?.cancel()
-        _ = await task?.result
+        guard let (task, group) = running else { return }
+        await group.triggerGracefulShutdown()
+        _ = await task.result
     }
 }
 

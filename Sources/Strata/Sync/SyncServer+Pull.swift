@@ -93,6 +93,10 @@ extension SyncServer {
         if let cursor, let theirs = cursor.epoch, theirs != epoch {
             throw StrataError(.resetRequired, "the cursor is of schema epoch \(theirs) and the server's is \(epoch): reset from a snapshot")
         }
+        // A cursor past the server's history: the server was restored from an older copy.
+        if let cursor, cursor.value > (try HistoryLog.lastToken(in: transaction)?.value ?? 0) {
+            throw StrataError(.resetRequired, "the cursor \(cursor.value) is past this server's history: reset from a snapshot")
+        }
         guard let purged = try HistoryLog.purgedBefore(in: transaction), purged.value > 1 else { return }
         if (cursor?.value ?? 0) < purged.value - 1 {
             throw StrataError(.resetRequired, "history before \(purged.value) was purged and the cursor is at \(cursor?.value ?? 0): reset from a snapshot")

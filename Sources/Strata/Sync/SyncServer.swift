@@ -54,7 +54,18 @@ public struct SyncServer: SyncRemote {
         self.store = scoped.isEmpty ? store : store.adding(PriorStates(entities: scoped))
         self.policies = policies
         self.access = access
-        self.epoch = store.schema.version ?? store.schema.fingerprint
+        self.epoch = store.schema.version ?? Self.shortHash(store.schema.fingerprint)
+    }
+
+    /// A short stable name of a long text (FNV-1a, 64 bits): an unnamed schema's epoch.
+    static func shortHash(_ text: String) -> String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in text.utf8 {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x100_0000_01b3
+        }
+        let digits = String(hash, radix: 16)
+        return "s" + String(repeating: "0", count: 16 - digits.count) + digits
     }
 
     /// A client whose store names a schema version refuses to meet a server of another named

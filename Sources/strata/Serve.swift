@@ -1,0 +1,81 @@
+import ArgumentParser
+import Dispatch
+import Foundation
+import Strata
+import StrataPostgres
+import StrataSyncHTTPServer
+
+/// `strata serve`: a ready sync server over any store, until SIGINT or SIGTERM.
+struct Serve: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Serve a store to sync clients over HTTP (push, pull with long polls, snapshots).",
+        discussion: """
+            The store is opened with the schema it holds (its entities, types, indexes, uniqueness and \
+            inverses); delete rules and validation rules are the app's code, so a server that must enforce \
+            them is an app that mounts `addSyncRoutes` with its own schema. The tokens file holds one \
+            `TOKEN IDENTITY` pair per line (`#` starts a comment). Without --owner, every identity reads \
+            and writes every record.
+
+            Examples:
+              strata serve sqlite:./app.sqlite --port 8080 --tokens tokens.txt
+              strata serve sqlite:./app.sqlite --port 8080 --tokens tokens.txt --owner Note.owner
+            """)
+
+    @Argument(help: "The store's URL (sqlite:PATH, lmdb:PATH, json:PATH, postgres://…): an existing store.") var url: String
+    @Option(help: "The port to listen on (0: any free port, printed at start).") var port = 8080
+    @Option(help: "The address to listen on.") var host = "127.0.0.1"
+    @Option(help: "The tokens file: `TOKEN IDENTITY` per line.") var tokens: String
+    @Option(help: "Scope an entity to its owner: ENTITY.PROPERTY holds the identity that may read and write a record (repeatable).")
+    var owner: [String] = []
+    @Option(help: "Write the port listened on to this file once listening (for scripts and tests).") var portFile: String?
+    @Option(help: "Requests per second per identity (after a burst of twice as many).") var rate: Double = 50
+
+    func run() async throws {
+        StrataCommand.registerBackends()
+        // A tool opens what exists: an empty PostgreSQL namespace is not created here.
+        PostgresBackend.register(options: PostgresBackend.Options(createIfMissing: false))
+        let authenticator = try StaticTokenAuthenticator(file: tokens)
+        let store = try await StoredSchemaOpener.open(url)
+        var access = SyncAccess()
+        for rule in owner {
+            let parts = rule.split(separator: ".", maxSplits: 1).map(String.init)
+            guard parts.count == 2, let entity = store.schema.entity(parts[0]), entity.isStoredProperty(parts[1]) else {
+                throw ValidationError("--owner \(rule): expected ENTITY.PROPERTY naming an attribute of the store")
+            }
+            let property = parts[1]
+            access.scope(parts[0]) { identity in .matching(.compare(property, .equal, .string(identity.id), [])) }
+        }
+        let endpoint = SyncEndpoint(
+            server: SyncServer(store: store, access: access), authenticator: authenticator,
+            limits: SyncLimits(rate: SyncRateLimit(perSecond: rate, burst: rate * 2)))
+        let server = SyncHTTPServer(endpoint: endpoint)
+        let bound = try await server.start(host: host, port: port)
+        if let portFile { try String(bound).write(toFile: portFile, atomically: true, encoding: .utf8) }
+        print("strata: serving \(url) at http://\(host):\(bound) (\(store.schema.entities.count) entities); Ctrl-C stops")
+        await Self.waitForTermination()
+        print("strata: stopping")
+        await server.stop()
+        try await store.close()
+    }
+
+    /// Returns at SIGINT or SIGTERM.
+    static func waitForTermination() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let once = DispatchQueue(label: "strata.serve.signals")
+            var sources: [any DispatchSourceSignal] = []
+            var resumed = false
+            for number in [SIGINT, SIGTERM] {
+                signal(number, SIG_IGN)
+                let source = DispatchSource.makeSignalSource(signal: number, queue: once)
+                source.setEventHandler {
+                    guard !resumed else { return }
+                    resumed = true
+                    for source in sources { source.cancel() }
+                    continuation.resume()
+                }
+                source.resume()
+                sources.append(source)
+            }
+        }
+    }
+}
