@@ -2,7 +2,7 @@
 export PATH := $(PATH):/opt/swift/usr/bin
 SWIFT ?= swift
 
-.PHONY: run test bench bench-scale bench-migration bench-postgres bootstrap clean
+.PHONY: run test bench bench-scale bench-migration bench-postgres bench-sync bootstrap clean
 
 bootstrap:
 	@scripts/bootstrap
@@ -35,6 +35,10 @@ bench-postgres: bootstrap
 	trap 'scripts/postgres stop $$dir >/dev/null 2>&1 || true' EXIT; \
 	url=$$(scripts/postgres start $$dir) || exit 1; \
 	STRATA_POSTGRES_URL=$$url Benchmarks/.build/release/StrataPostgresBench
+
+# Sync over loopback HTTP beside the in-process transport: drain, pull, long-poll wake latency.
+bench-sync: bootstrap
+	cd Benchmarks && $(SWIFT) run -c release StrataSyncHTTPBench
 
 bench-scale: bootstrap
 	cd Benchmarks && $(SWIFT) run -c release StrataScale

@@ -1,0 +1,142 @@
+import BenchmarkWorkloads
+import Foundation
+import Strata
+import StrataSQLite
+import StrataSyncHTTPClient
+import StrataSyncHTTPServer
+
+// Sync over HTTP on loopback beside the in-process JSON transport (release, `make bench-sync`),
+// both in this one process, SQLite stores on both sides:
+// 1. draining 10,000 queued mutations (100 saves of 100) in pushes of 500;
+// 2. a new client pulling 10,000 changes (100 server saves of 100);
+// 3. long-poll wake latency: a pull parked at the server, then a one-record commit; the time
+//    from the commit's return to the pull's answer, p50 and p99 over 200 wake-ups.
+// The in-process side runs the same SyncEndpoint through the wire format (EndpointTransport),
+// so the ratio is what sockets, HTTP and AsyncHTTPClient/Hummingbird add.
+
+let repetitions = Int(ProcessInfo.processInfo.environment["STRATA_BENCH_RUNS"] ?? "") ?? 3
+let directory = FileManager.default.temporaryDirectory.appendingPathComponent("strata-sync-bench-\(ProcessInfo.processInfo.processIdentifier)")
+try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+defer { try? FileManager.default.removeItem(at: directory) }
+
+func store(sync clientID: String? = nil) async throws -> Store {
+    let path = directory.appendingPathComponent("\(UUID().uuidString).sqlite").path
+    return Store(backend: try await SQLiteBackend.open(path: path, schema: try BenchSchema.make()), sync: clientID.map { SyncConfiguration(clientID: $0) })
+}
+
+func milliseconds(_ duration: Duration) -> Double {
+    Double(duration.components.seconds) * 1_000 + Double(duration.components.attoseconds) / 1e15
+}
+
+let tokens = StaticTokenAuthenticator(["bench-token": SyncIdentity("bench")])
+let limits = SyncLimits(rate: nil)
+
+/// A server on a fresh store, and a way to reach it: over HTTP or in process.
+struct Served {
+    let server: SyncServer
+    let endpoint: SyncEndpoint
+    let http: SyncHTTPServer?
+    let remote: any SyncRemote
+
+    static func make(overHTTP: Bool) async throws -> Served {
+        let server = SyncServer(store: try await store())
+        let endpoint = SyncEndpoint(server: server, authenticator: tokens, limits: limits)
+        guard overHTTP else {
+            return Served(server: server, endpoint: endpoint, http: nil, remote: EndpointTransport(endpoint: endpoint, tokens: FixedToken("bench-token")))
+        }
+        let http = SyncHTTPServer(endpoint: endpoint)
+        let port = try await http.start(host: "127.0.0.1", port: 0)
+        return Served(server: server, endpoint: endpoint, http: http, remote: HTTPSyncRemote(baseURL: "http://127.0.0.1:\(port)", tokens: FixedToken("bench-token")))
+    }
+
+    func stop() async throws {
+        await http?.stop()
+        try await server.store.close()
+    }
+}
+
+func drain(overHTTP: Bool) async throws -> Double {
+    var times: [Double] = []
+    for _ in 0..<repetitions {
+        let served = try await Served.make(overHTTP: overHTTP)
+        let client = try await store(sync: "bench-client")
+        for start in stride(from: 0, to: 10_000, by: 100) {
+            try await client.repository(BenchItem.self).insert(contentsOf: (start..<start + 100).map(BenchItem.make))
+        }
+        let engine = try SyncEngine(store: client, remote: served.remote, options: .init(batchSize: 500))
+        let begin = ContinuousClock.now
+        let pushed = try await engine.push()
+        times.append(milliseconds(ContinuousClock.now - begin))
+        precondition(pushed == 10_000)
+        try await client.close()
+        try await served.stop()
+    }
+    return times.sorted()[times.count / 2]
+}
+
+func pull(overHTTP: Bool) async throws -> Double {
+    var times: [Double] = []
+    for _ in 0..<repetitions {
+        let served = try await Served.make(overHTTP: overHTTP)
+        for start in stride(from: 0, to: 10_000, by: 100) {
+            try await served.server.store.repository(BenchItem.self).insert(contentsOf: (start..<start + 100).map(BenchItem.make))
+        }
+        let client = try await store(sync: "bench-client")
+        let engine = try SyncEngine(store: client, remote: served.remote, options: .init(pullLimit: 500))
+        let begin = ContinuousClock.now
+        let pulled = try await engine.pull()
+        times.append(milliseconds(ContinuousClock.now - begin))
+        precondition(pulled == 10_000)
+        try await client.close()
+        try await served.stop()
+    }
+    return times.sorted()[times.count / 2]
+}
+
+func wakeLatencies(overHTTP: Bool, samples: Int = 200) async throws -> [Double] {
+    let served = try await Served.make(overHTTP: overHTTP)
+    defer { Task { try? await served.stop() } }
+    let items = served.server.store.repository(BenchItem.self)
+    try await items.insert(BenchItem.make(0))
+    var latencies: [Double] = []
+    var state: UInt64 = 0x5EED
+    for index in 1...samples {
+        let head = try await served.server.store.currentHistoryToken()
+        let cursor = head.map { SyncCursor($0.value, epoch: served.server.epoch) }
+        let remote = served.remote
+        let poll = Task { try await remote.pull(PullRequest(clientID: "bench-client", cursor: cursor, limit: 100, waitMillis: 30_000)) }
+        // Let the poll reach the server and park (5–15 ms, seeded).
+        state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+        try await Task.sleep(for: .milliseconds(5 + Int(state >> 33) % 11))
+        try await items.insert(BenchItem.make(index))
+        let committed = ContinuousClock.now
+        let answer = try await poll.value
+        latencies.append(milliseconds(ContinuousClock.now - committed))
+        precondition(answer.changes.count == 1)
+    }
+    return latencies.sorted()
+}
+
+func percentile(_ sorted: [Double], _ p: Double) -> Double { sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))] }
+func pad(_ text: String, _ width: Int) -> String { text.padding(toLength: width, withPad: " ", startingAt: 0) }
+func format(_ value: Double) -> String { String(format: "%.1f", value) }
+
+print("Sync over loopback HTTP beside the in-process wire transport (SQLite both sides, median of \(repetitions))")
+print(pad("workload", 44) + pad("HTTP", 22) + pad("in-process", 22) + "ratio")
+let drainHTTP = try await drain(overHTTP: true)
+let drainLocal = try await drain(overHTTP: false)
+print(pad("drain 10,000 mutations (pushes of 500)", 44)
+    + pad("\(format(drainHTTP)) ms \(Int(10_000 / drainHTTP * 1000))/s", 22)
+    + pad("\(format(drainLocal)) ms \(Int(10_000 / drainLocal * 1000))/s", 22) + String(format: "%.2f×", drainHTTP / drainLocal))
+let pullHTTP = try await pull(overHTTP: true)
+let pullLocal = try await pull(overHTTP: false)
+print(pad("pull 10,000 changes (new client)", 44)
+    + pad("\(format(pullHTTP)) ms \(Int(10_000 / pullHTTP * 1000))/s", 22)
+    + pad("\(format(pullLocal)) ms \(Int(10_000 / pullLocal * 1000))/s", 22) + String(format: "%.2f×", pullHTTP / pullLocal))
+let wakeHTTP = try await wakeLatencies(overHTTP: true)
+let wakeLocal = try await wakeLatencies(overHTTP: false)
+for (name, p) in [("p50", 0.5), ("p99", 0.99)] {
+    let (http, local) = (percentile(wakeHTTP, p), percentile(wakeLocal, p))
+    print(pad("long-poll wake after a commit, \(name)", 44) + pad("\(String(format: "%.2f", http)) ms", 22)
+        + pad("\(String(format: "%.2f", local)) ms", 22) + String(format: "%.2f×", http / local))
+}
