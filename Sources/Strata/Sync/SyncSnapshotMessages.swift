@@ -1,0 +1,57 @@
+/// The messages of a reset: pages of the server's whole state in the caller's scope.
+
+/// Where a snapshot page starts: an entity, and the ID after which its records continue (`nil`:
+/// from its first record).
+public struct SnapshotPosition: Sendable, Hashable, Codable {
+    public var entity: String
+    public var after: RecordID?
+
+    public init(entity: String, after: RecordID? = nil) {
+        self.entity = entity
+        self.after = after
+    }
+}
+
+/// Asks for one page of the server's state in the caller's scope, for a client that must reset.
+/// Pages walk the entities in schema order and each entity's records in ID order.
+public struct SnapshotRequest: Sendable, Hashable, Codable {
+    public static let currentVersion = 1
+    public var version = SnapshotRequest.currentVersion
+    public var clientID: String
+    /// Where the page starts; `nil` for the first page.
+    public var position: SnapshotPosition?
+    public var limit: Int
+    public var schemaVersion: String?
+
+    public init(clientID: String, position: SnapshotPosition?, limit: Int = 1_000, schemaVersion: String? = nil) {
+        self.clientID = clientID
+        self.position = position
+        self.limit = limit
+        self.schemaVersion = schemaVersion
+    }
+}
+
+/// One page of a snapshot: every record of `entity` in the caller's scope whose ID lies after the
+/// request's position and up to `through` (to the entity's end when `through` is `nil`).
+public struct SnapshotResponse: Sendable, Hashable, Codable {
+    public var version = SnapshotRequest.currentVersion
+    /// The entity of this page.
+    public var entity: String
+    /// The records, in ID order (never tombstones).
+    public var records: [RemoteChange]
+    /// The last ID this page covers; `nil` when it covers the rest of the entity.
+    public var through: RecordID?
+    /// Where the next page starts; `nil` after the last page.
+    public var next: SnapshotPosition?
+    /// The history position the state is at least as new as: pulling from it after the last page
+    /// brings everything that changed while the pages were read.
+    public var cursor: SyncCursor?
+
+    public init(entity: String, records: [RemoteChange], through: RecordID?, next: SnapshotPosition?, cursor: SyncCursor?) {
+        self.entity = entity
+        self.records = records
+        self.through = through
+        self.next = next
+        self.cursor = cursor
+    }
+}
