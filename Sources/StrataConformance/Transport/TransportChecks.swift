@@ -107,6 +107,16 @@ enum TransportChecks {
             }
             // The server's store is untouched by all of it.
             try expectEqual(try await world.server.store.history().count, 0)
+            // A server of a named schema version refuses clients of another, by version.
+            let versioned = try await TransportWorld.make(c, schema: try TravelDomain.schema().versioned("2"))
+            let older = versioned.host.remote(tokens: FixedToken("token-a"))
+            try await expectKind(.incompatible, "a push from a client at schema version 1") {
+                _ = try await older.push(PushRequest(clientID: "a", mutations: [], schemaVersion: "1"))
+            }
+            try await expectKind(.incompatible, "a pull from a client at schema version 1") {
+                _ = try await older.pull(PullRequest(clientID: "a", cursor: nil, schemaVersion: "1"))
+            }
+            _ = try await older.pull(PullRequest(clientID: "a", cursor: nil, schemaVersion: "2"))
         },
     ]
 }

@@ -17,9 +17,9 @@ struct TransportWorld {
 
     static func make(
         _ c: ConformanceContext, access: SyncAccess = SyncAccess(), limits: SyncLimits = SyncLimits(rate: nil),
-        authenticator: (any SyncAuthenticator)? = nil
+        authenticator: (any SyncAuthenticator)? = nil, schema: Schema? = nil
     ) async throws -> TransportWorld {
-        let server = SyncServer(store: try await c.store(), access: access)
+        let server = SyncServer(store: try await c.store(schema), access: access)
         let endpoint = SyncEndpoint(server: server, authenticator: authenticator ?? StaticTokenAuthenticator(tokens), limits: limits)
         let host = try await (c.transport ?? InProcessHarness()).host(endpoint)
         c.onTeardown { await host.shutdown() }
