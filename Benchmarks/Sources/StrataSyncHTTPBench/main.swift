@@ -38,11 +38,18 @@ struct Served {
     let http: SyncHTTPServer?
     let remote: any SyncRemote
 
-    static func make(overHTTP: Bool) async throws -> Served {
+    enum Way { case http, endpoint, inProcessJSON }
+
+    static func make(_ way: Way) async throws -> Served {
         let server = SyncServer(store: try await store())
         let endpoint = SyncEndpoint(server: server, authenticator: tokens, limits: limits)
-        guard overHTTP else {
+        switch way {
+        case .inProcessJSON:
+            return Served(server: server, endpoint: endpoint, http: nil, remote: InProcessTransport(server: server, encoding: .json))
+        case .endpoint:
             return Served(server: server, endpoint: endpoint, http: nil, remote: EndpointTransport(endpoint: endpoint, tokens: FixedToken("bench-token")))
+        case .http:
+            break
         }
         let http = SyncHTTPServer(endpoint: endpoint)
         let port = try await http.start(host: "127.0.0.1", port: 0)
@@ -55,10 +62,10 @@ struct Served {
     }
 }
 
-func drain(overHTTP: Bool) async throws -> Double {
+func drain(_ way: Served.Way) async throws -> Double {
     var times: [Double] = []
     for _ in 0..<repetitions {
-        let served = try await Served.make(overHTTP: overHTTP)
+        let served = try await Served.make(way)
         let client = try await store(sync: "bench-client")
         for start in stride(from: 0, to: 10_000, by: 100) {
             try await client.repository(BenchItem.self).insert(contentsOf: (start..<start + 100).map(BenchItem.make))
@@ -74,10 +81,10 @@ func drain(overHTTP: Bool) async throws -> Double {
     return times.sorted()[times.count / 2]
 }
 
-func pull(overHTTP: Bool) async throws -> Double {
+func pull(_ way: Served.Way) async throws -> Double {
     var times: [Double] = []
     for _ in 0..<repetitions {
-        let served = try await Served.make(overHTTP: overHTTP)
+        let served = try await Served.make(way)
         for start in stride(from: 0, to: 10_000, by: 100) {
             try await served.server.store.repository(BenchItem.self).insert(contentsOf: (start..<start + 100).map(BenchItem.make))
         }
@@ -93,8 +100,8 @@ func pull(overHTTP: Bool) async throws -> Double {
     return times.sorted()[times.count / 2]
 }
 
-func wakeLatencies(overHTTP: Bool, samples: Int = 200) async throws -> [Double] {
-    let served = try await Served.make(overHTTP: overHTTP)
+func wakeLatencies(_ way: Served.Way, samples: Int = 200) async throws -> [Double] {
+    let served = try await Served.make(way)
     defer { Task { try? await served.stop() } }
     let items = served.server.store.repository(BenchItem.self)
     try await items.insert(BenchItem.make(0))
@@ -121,22 +128,18 @@ func percentile(_ sorted: [Double], _ p: Double) -> Double { sorted[min(sorted.c
 func pad(_ text: String, _ width: Int) -> String { text.padding(toLength: width, withPad: " ", startingAt: 0) }
 func format(_ value: Double) -> String { String(format: "%.1f", value) }
 
-print("Sync over loopback HTTP beside the in-process wire transport (SQLite both sides, median of \(repetitions))")
-print(pad("workload", 44) + pad("HTTP", 22) + pad("in-process", 22) + "ratio")
-let drainHTTP = try await drain(overHTTP: true)
-let drainLocal = try await drain(overHTTP: false)
-print(pad("drain 10,000 mutations (pushes of 500)", 44)
-    + pad("\(format(drainHTTP)) ms \(Int(10_000 / drainHTTP * 1000))/s", 22)
-    + pad("\(format(drainLocal)) ms \(Int(10_000 / drainLocal * 1000))/s", 22) + String(format: "%.2f×", drainHTTP / drainLocal))
-let pullHTTP = try await pull(overHTTP: true)
-let pullLocal = try await pull(overHTTP: false)
-print(pad("pull 10,000 changes (new client)", 44)
-    + pad("\(format(pullHTTP)) ms \(Int(10_000 / pullHTTP * 1000))/s", 22)
-    + pad("\(format(pullLocal)) ms \(Int(10_000 / pullLocal * 1000))/s", 22) + String(format: "%.2f×", pullHTTP / pullLocal))
-let wakeHTTP = try await wakeLatencies(overHTTP: true)
-let wakeLocal = try await wakeLatencies(overHTTP: false)
+print("Sync over loopback HTTP beside in process (SQLite both sides, median of \(repetitions)); ratio = HTTP ÷ InProcessTransport(.json)")
+print(pad("workload", 40) + pad("HTTP", 20) + pad("endpoint, no sockets", 22) + pad("InProcessTransport", 20) + "ratio")
+func rate(_ ms: Double) -> String { "\(format(ms)) ms \(Int(10_000 / ms * 1000))/s" }
+for (name, run) in [("drain 10,000 mutations (pushes of 500)", drain), ("pull 10,000 changes (new client)", pull)] as [(String, (Served.Way) async throws -> Double)] {
+    let (http, endpoint, local) = (try await run(.http), try await run(.endpoint), try await run(.inProcessJSON))
+    print(pad(name, 40) + pad(rate(http), 20) + pad(rate(endpoint), 22) + pad(rate(local), 20) + String(format: "%.2f×", http / local))
+}
+let wakeHTTP = try await wakeLatencies(.http)
+let wakeEndpoint = try await wakeLatencies(.endpoint)
+let wakeLocal = try await wakeLatencies(.inProcessJSON)
 for (name, p) in [("p50", 0.5), ("p99", 0.99)] {
-    let (http, local) = (percentile(wakeHTTP, p), percentile(wakeLocal, p))
-    print(pad("long-poll wake after a commit, \(name)", 44) + pad("\(String(format: "%.2f", http)) ms", 22)
-        + pad("\(String(format: "%.2f", local)) ms", 22) + String(format: "%.2f×", http / local))
+    let (http, endpoint, local) = (percentile(wakeHTTP, p), percentile(wakeEndpoint, p), percentile(wakeLocal, p))
+    print(pad("long-poll wake after a commit, \(name)", 40) + pad(String(format: "%.2f ms", http), 20)
+        + pad(String(format: "%.2f ms", endpoint), 22) + pad(String(format: "%.2f ms", local), 20) + String(format: "%.2f×", http / local))
 }

@@ -37,11 +37,14 @@ extension SyncServer {
     /// identity's records nor move one of its own there.
     static func writeRefusal(_ mutation: SyncMutation, by identity: SyncIdentity, access: SyncAccess, in session: SaveSession) throws -> String? {
         let entity = mutation.entity
-        if case .none = access.scope(of: entity, for: identity) { return "\(entity) is not writable by \(identity)" }
+        let scope = access.scope(of: entity, for: identity)
+        if case .none = scope { return "\(entity) is not writable by \(identity)" }
+        let owned = access.serverOwnedProperties(of: entity)
+        // Nothing to check: no read of the stored record.
+        if case .all = scope, owned.isEmpty, access.writeRule == nil { return nil }
         let stored = try session.workingSet.record(entity, id: mutation.recordID)
         // A server-owned property may travel unchanged (an insert carries every value, defaults
         // included), never changed.
-        let owned = access.serverOwnedProperties(of: entity)
         let description = session.workingSet.schema.entity(entity)
         for property in (Array(mutation.values.keys) + Array(mutation.links.keys)).sorted() where owned.contains(property) {
             let current = stored.map { $0[property] } ?? description?.attribute(property)?.defaultValue ?? .null
