@@ -168,6 +168,12 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        // The built `strata` run as a user runs it, on every persistent backend.
+        .testTarget(
+            name: "ToolTests",
+            dependencies: ["Strata", "StrataSQLite", "StrataLMDB", "StrataJSONFile", "StrataPostgres", "StrataConformance"],
+            swiftSettings: strictSettings
+        ),
         .testTarget(
             name: "SQLiteTests",
             dependencies: ["Strata", "StrataSQLite", "StrataConformance", .product(name: "GRDB", package: "GRDB.swift")],

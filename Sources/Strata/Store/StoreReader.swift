@@ -93,6 +93,13 @@ public class StoreReader {
         return try transaction.record(entity, id: id)
     }
 
+    /// The link list a record keeps for a relationship stored as links (many-to-many, ordered
+    /// to-many), in its order; empty for other relationships.
+    public func linkList(_ entity: String, _ relationship: String, of owner: RecordID) throws -> [RecordID] {
+        guard let description = try schema.requireEntity(entity).relationship(relationship), description.keepsLinkList else { return [] }
+        return try transaction.links(entity, relationship: relationship, from: owner)
+    }
+
     /// The untyped records a plan matches (the engine evaluates what the backend declines).
     public func fetch(_ plan: FetchPlan) throws -> [Record] {
         try executor.fetch(plan, in: transaction)

@@ -1,0 +1,181 @@
+import Foundation
+
+/// Records as lines of plain JSON, typed by the schema: what `strata export` writes and
+/// `strata import` reads. One object per record — `{"entity","id","version","values","links"}` —
+/// with each value in the JSON form of its attribute type: strings, integers, booleans; doubles as
+/// numbers (shortest form that reads back bit-exact; `"NaN"`, `"Infinity"`, `"-Infinity"` as
+/// strings); dates as seconds since 2001-01-01 (bit-exact); UUIDs as strings; data as base64;
+/// to-ones as the destination's ID; null as null.
+public enum RecordJSON {
+    /// One record as a JSON line (no newline).
+    public static func line(_ record: Record, links: [String: [RecordID]], entity: EntityDescription) -> String {
+        var out = "{\"entity\":"
+        string(entity.name, into: &out)
+        out += ",\"id\":"
+        id(record.id, into: &out)
+        out += ",\"version\":\(record.version),\"values\":{"
+        var first = true
+        for name in entity.storedPropertyNames {
+            let value = record[name]
+            if !first { out += "," }
+            first = false
+            string(name, into: &out)
+            out += ":"
+            self.value(value, into: &out)
+        }
+        out += "},\"links\":{"
+        first = true
+        for (name, targets) in links.sorted(by: { $0.key < $1.key }) {
+            if !first { out += "," }
+            first = false
+            string(name, into: &out)
+            out += ":["
+            for (index, target) in targets.enumerated() {
+                if index > 0 { out += "," }
+                id(target, into: &out)
+            }
+            out += "]"
+        }
+        out += "}}"
+        return out
+    }
+
+    /// Reads a line written by ``line(_:links:entity:)``. A value of the wrong JSON kind for its
+    /// attribute is ``StrataError/Code/typeMismatch`` naming the entity, record and property.
+    public static func parse(_ line: some StringProtocol, schema: Schema) throws -> (record: Record, links: [String: [RecordID]]) {
+        guard let object = (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any] else {
+            throw StrataError(.corruptStore, "the line is not a JSON object")
+        }
+        guard let name = object["entity"] as? String, let entity = schema.entity(name) else {
+            throw StrataError(.unknownEntity, entity: object["entity"] as? String, "the line names no entity of the schema")
+        }
+        guard let rawID = object["id"], let id = recordID(rawID, kind: entity.idKind) else {
+            throw StrataError(.typeMismatch, entity: name, property: "id", "the record's ID is not a \(entity.idKind.rawValue)")
+        }
+        let version = (object["version"] as? NSNumber)?.int64Value ?? 0
+        var values: [String: Value] = [:]
+        for (property, raw) in object["values"] as? [String: Any] ?? [:] {
+            if let attribute = entity.attribute(property) {
+                guard let value = value(raw, type: attribute.type) else {
+                    throw StrataError(.typeMismatch, entity: name, recordID: id, property: property, "\(property) is not a \(attribute.type.rawValue)")
+                }
+                values[property] = value
+            } else if let relationship = entity.relationship(property), let destination = schema.entity(relationship.destination) {
+                if raw is NSNull { values[property] = .null; continue }
+                guard let target = recordID(raw, kind: destination.idKind) else {
+                    throw StrataError(.typeMismatch, entity: name, recordID: id, property: property, "\(property) is not a \(destination.name) ID")
+                }
+                values[property] = target.value
+            } else {
+                throw StrataError(.unknownProperty, entity: name, recordID: id, property: property, "\(property) is not a property of \(name)")
+            }
+        }
+        var links: [String: [RecordID]] = [:]
+        for (property, raw) in object["links"] as? [String: Any] ?? [:] {
+            guard let relationship = entity.relationship(property), relationship.keepsLinkList, let destination = schema.entity(relationship.destination),
+                let list = raw as? [Any]
+            else {
+                throw StrataError(.unknownProperty, entity: name, recordID: id, property: property, "\(property) is not a link list of \(name)")
+            }
+            links[property] = try list.map {
+                guard let target = recordID($0, kind: destination.idKind) else {
+                    throw StrataError(.typeMismatch, entity: name, recordID: id, property: property, "a member of \(property) is not a \(destination.name) ID")
+                }
+                return target
+            }
+        }
+        return (Record(entity: name, id: id, version: version, values: values), links)
+    }
+
+    // MARK: Values
+
+    static func value(_ value: Value, into out: inout String) {
+        switch value {
+        case .null: out += "null"
+        case .bool(let flag): out += flag ? "true" : "false"
+        case .int(let number): out += String(number)
+        case .double(let number): double(number, into: &out)
+        case .string(let text): string(text, into: &out)
+        case .date(let date): double(date.timeIntervalSinceReferenceDate, into: &out)
+        case .uuid(let uuid): string(uuid.uuidString, into: &out)
+        case .data(let data): string(data.base64EncodedString(), into: &out)
+        }
+    }
+
+    static func value(_ raw: Any, type: AttributeType) -> Value? {
+        if raw is NSNull { return .null }
+        switch type {
+        case .bool:
+            return boolean(raw).map(Value.bool)
+        case .int:
+            guard boolean(raw) == nil, let number = raw as? NSNumber, number.stringValue == String(number.int64Value) else { return nil }
+            return .int(number.int64Value)
+        case .double: return double(raw).map(Value.double)
+        case .date: return double(raw).map { .date(Date(timeIntervalSinceReferenceDate: $0)) }
+        case .string: return (raw as? String).map(Value.string)
+        case .uuid: return (raw as? String).flatMap(UUID.init(uuidString:)).map(Value.uuid)
+        case .data: return (raw as? String).flatMap { Data(base64Encoded: $0) }.map(Value.data)
+        }
+    }
+
+    /// A JSON `true`/`false` as JSONSerialization hands it over (a `Bool`, or an `NSNumber`
+    /// whose type is a boolean's), never a number 0 or 1.
+    private static func boolean(_ raw: Any) -> Bool? {
+        if type(of: raw) == Bool.self { return raw as? Bool }
+        guard let number = raw as? NSNumber, String(cString: number.objCType) == "c" else { return nil }
+        return number.boolValue
+    }
+
+    private static func double(_ raw: Any) -> Double? {
+        if let text = raw as? String {
+            switch text {
+            case "NaN": return .nan
+            case "Infinity": return .infinity
+            case "-Infinity": return -.infinity
+            default: return nil
+            }
+        }
+        guard boolean(raw) == nil, let number = raw as? NSNumber else { return nil }
+        return number.doubleValue
+    }
+
+    static func double(_ number: Double, into out: inout String) {
+        if number.isNaN { out += "\"NaN\"" } else if number.isInfinite { out += number > 0 ? "\"Infinity\"" : "\"-Infinity\"" } else { out += "\(number)" }
+    }
+
+    static func id(_ id: RecordID, into out: inout String) {
+        switch id {
+        case .uuid(let uuid): string(uuid.uuidString, into: &out)
+        case .string(let text): string(text, into: &out)
+        case .int(let number): out += String(number)
+        }
+    }
+
+    static func recordID(_ raw: Any, kind: RecordID.Kind) -> RecordID? {
+        switch kind {
+        case .uuid: return (raw as? String).flatMap(UUID.init(uuidString:)).map(RecordID.uuid)
+        case .string: return (raw as? String).map(RecordID.string)
+        case .int:
+            guard boolean(raw) == nil, let number = raw as? NSNumber, number.stringValue == String(number.int64Value) else { return nil }
+            return .int(number.int64Value)
+        }
+    }
+
+    static func string(_ text: String, into out: inout String) {
+        out += "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case _ where scalar.value < 0x20:
+                let hex = String(scalar.value, radix: 16)
+                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        out += "\""
+    }
+}

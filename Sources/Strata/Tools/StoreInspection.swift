@@ -1,0 +1,105 @@
+import Foundation
+
+/// What a store holds, for tools (`strata inspect`): its schema as stored, record counts per
+/// entity, the range of its history, and its sync state as a client (outbox, cursor, an
+/// unfinished reset) and as a server (the clients it has applied pushes from). `Codable`, so a
+/// tool prints it as JSON as it is.
+public struct StoreInspection: Sendable, Hashable, Codable {
+    public struct Attribute: Sendable, Hashable, Codable {
+        public var name: String
+        public var type: AttributeType
+        public var isOptional: Bool
+        public var isIndexed: Bool
+    }
+
+    public struct Relationship: Sendable, Hashable, Codable {
+        public var name: String
+        public var destination: String
+        public var inverse: String?
+        public var toMany: Bool
+        public var isOrdered: Bool
+        /// The delete rule of the schema the store was opened with (a schema read from the store
+        /// itself keeps none: `nullify` then stands for "not stored").
+        public var deleteRule: String
+        /// How the store keeps it: a reference column, or a link list.
+        public var storage: String
+    }
+
+    public struct Entity: Sendable, Hashable, Codable {
+        public var name: String
+        public var idKind: RecordID.Kind
+        public var count: Int
+        public var attributes: [Attribute]
+        public var relationships: [Relationship]
+        public var indexes: [[String]]
+        public var uniqueConstraints: [[String]]
+    }
+
+    public struct History: Sendable, Hashable, Codable {
+        /// The oldest and newest history tokens held (nil: none).
+        public var first: Int64?
+        public var last: Int64?
+        /// Entries older than this were purged.
+        public var purgedBefore: Int64?
+    }
+
+    public struct Sync: Sendable, Hashable, Codable {
+        /// As a client: mutations waiting in the outbox, the pull cursor, whether a reset from a
+        /// snapshot is under way.
+        public var pendingMutations: Int
+        public var cursor: Int64?
+        public var resetInProgress: Bool
+        /// As a server: the clients whose pushes it applied.
+        public var serverClients: Int
+    }
+
+    /// The backend's URL scheme, when the store was opened from a URL.
+    public var backend: String?
+    public var location: String?
+    public var schemaVersion: String?
+    public var entities: [Entity]
+    public var history: History
+    public var sync: Sync
+}
+
+extension Store {
+    /// What the store holds (see ``StoreInspection``), read in one consistent state. Counts are
+    /// the backends' own counts (no records are materialised where a backend counts natively).
+    public func inspect() async throws -> StoreInspection {
+        let (executor, schema, location) = (executor, schema, location)
+        return try await backend.read { transaction in
+            let entities = try schema.entities.map { entity in
+                StoreInspection.Entity(
+                    name: entity.name, idKind: entity.idKind, count: try executor.count(FetchPlan(entity: entity.name), in: transaction),
+                    attributes: entity.attributes.map {
+                        StoreInspection.Attribute(name: $0.name, type: $0.type, isOptional: $0.isOptional, isIndexed: $0.isIndexed)
+                    },
+                    relationships: entity.relationships.map {
+                        StoreInspection.Relationship(
+                            name: $0.name, destination: $0.destination, inverse: $0.inverse, toMany: $0.cardinality == .toMany,
+                            isOrdered: $0.isOrdered, deleteRule: $0.deleteRule.rawValue, storage: $0.storage.rawValue)
+                    },
+                    indexes: entity.indexes, uniqueConstraints: entity.uniqueConstraints)
+            }
+            let first = try transaction.metadata(prefix: HistoryLog.entryPrefix, after: nil, limit: 1).first
+                .flatMap { Int64($0.key.dropFirst(HistoryLog.entryPrefix.count)) }
+            let history = StoreInspection.History(
+                first: first, last: try HistoryLog.lastToken(in: transaction)?.value,
+                purgedBefore: try HistoryLog.purgedBefore(in: transaction)?.value)
+            var clients = 0
+            var after: String?
+            while true {
+                let page = try transaction.metadata(prefix: SyncServer.clientPrefix, after: after, limit: 512)
+                clients += page.count
+                guard page.count == 512, let last = page.last else { break }
+                after = last.key
+            }
+            let sync = StoreInspection.Sync(
+                pendingMutations: try Outbox.pendingCount(in: transaction), cursor: try Outbox.cursor(in: transaction)?.value,
+                resetInProgress: try ResetState.read(transaction) != nil, serverClients: clients)
+            return StoreInspection(
+                backend: location?.scheme, location: location?.description, schemaVersion: schema.version, entities: entities, history: history,
+                sync: sync)
+        }
+    }
+}

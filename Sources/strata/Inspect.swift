@@ -1,0 +1,61 @@
+import ArgumentParser
+import Foundation
+import Strata
+import StrataPostgres
+
+/// `strata inspect`: what a store holds, without the app's Swift types.
+struct Inspect: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Show a store's backend, schema, record counts, history range and sync state.",
+        discussion: """
+            The store is opened with the schema it holds; nothing is written. Exit codes: 0 shown, \
+            1 the store cannot be opened (the error says why).
+
+            Examples:
+              strata inspect sqlite:./app.sqlite
+              strata inspect postgres://app@db.internal/app --json | jq '.entities[] | {name, count}'
+            """)
+
+    @Argument(help: "The store's URL (sqlite:PATH, lmdb:PATH, json:PATH, postgres://…).") var url: String
+    @Flag(help: "Print the inspection as JSON.") var json = false
+
+    func run() async throws {
+        StrataCommand.registerBackends()
+        PostgresBackend.register(options: PostgresBackend.Options(createIfMissing: false))
+        let store = try await StoredSchemaOpener.open(url)
+        let inspection = try await store.inspect()
+        try await store.close()
+        if json {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+            print(String(decoding: try encoder.encode(inspection), as: UTF8.self))
+            return
+        }
+        print("store      \(inspection.location ?? url)")
+        print("backend    \(inspection.backend ?? "?")")
+        print("schema     version \(inspection.schemaVersion ?? "unnamed"), \(inspection.entities.count) entities, \(inspection.entities.map(\.count).reduce(0, +)) records")
+        let history = inspection.history
+        if let first = history.first, let last = history.last {
+            print("history    tokens \(first)…\(last)" + (history.purgedBefore.map { " (purged before \($0))" } ?? ""))
+        } else {
+            print("history    empty" + (history.purgedBefore.map { " (purged before \($0))" } ?? ""))
+        }
+        let sync = inspection.sync
+        print("sync       client: \(sync.pendingMutations) pending, cursor \(sync.cursor.map(String.init) ?? "none")\(sync.resetInProgress ? ", reset under way" : ""); server: \(sync.serverClients) client(s) seen")
+        for entity in inspection.entities {
+            print("")
+            print("\(entity.name)  (\(entity.count) records, \(entity.idKind.rawValue) IDs)")
+            for attribute in entity.attributes {
+                let flags = [attribute.isOptional ? "optional" : nil, attribute.isIndexed ? "indexed" : nil].compactMap { $0 }
+                print("  \(attribute.name): \(attribute.type.rawValue)" + (flags.isEmpty ? "" : "  [\(flags.joined(separator: ", "))]"))
+            }
+            for relationship in entity.relationships {
+                let arrow = relationship.toMany ? (relationship.isOrdered ? "->> (ordered)" : "->>") : "->"
+                print("  \(relationship.name) \(arrow) \(relationship.destination)" + (relationship.inverse.map { "  inverse \($0)" } ?? "")
+                    + "  [\(relationship.storage)]")
+            }
+            for index in entity.indexes { print("  index (\(index.joined(separator: ", ")))") }
+            for unique in entity.uniqueConstraints { print("  unique (\(unique.joined(separator: ", ")))") }
+        }
+    }
+}

@@ -1,0 +1,132 @@
+import Foundation
+import Strata
+import StrataConformance
+import StrataJSONFile
+import StrataLMDB
+import StrataPostgres
+import StrataSQLite
+import Testing
+
+/// The built `strata` tool run as a user runs it, on every backend that persists: `inspect`
+/// (text and JSON) and `export`, on a store it was not given the app's types for.
+@Suite("strata tool")
+struct ToolTests {
+    let directory: String
+
+    init() throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("strata-tool-\(UUID().uuidString.prefix(8))").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        SQLiteBackend.register()
+        LMDBBackend.register()
+        JSONFileBackend.register()
+        PostgresBackend.register()
+    }
+
+    /// A seeded travel store of `kind`, closed; nil for PostgreSQL without a server outside CI.
+    func seededStore(_ kind: String) async throws -> (url: String, data: TravelData)? {
+        let url: String
+        switch kind {
+        case "sqlite": url = "sqlite:\(directory)/travel.sqlite"
+        case "lmdb": url = "lmdb:\(directory)/travel.lmdb"
+        case "json": url = "json:\(directory)/travel.json"
+        default:
+            guard let base = ProcessInfo.processInfo.environment["STRATA_POSTGRES_URL"] else {
+                if ProcessInfo.processInfo.environment["CI"] == "true" { throw StrataError(.storageFailure, "CI needs STRATA_POSTGRES_URL") }
+                return nil
+            }
+            url = base + "?schema=tool_\(UUID().uuidString.prefix(8).lowercased())"
+        }
+        let store = try await Store.open(url, schema: try TravelDomain.schema())
+        let data = try await TravelData.seed(store)
+        try await store.close()
+        return (url, data)
+    }
+
+    @Test(arguments: ["sqlite", "lmdb", "json", "postgres"])
+    func inspectShowsCountsSchemaAndHistory(_ kind: String) async throws {
+        guard let (url, data) = try await seededStore(kind) else { return }
+        let json = try Tool.run(["inspect", url, "--json"], in: directory)
+        #expect(json.status == 0, "\(json.errors)")
+        let inspection = try JSONDecoder().decode(StoreInspection.self, from: Data(json.output.utf8))
+        let counts = Dictionary(uniqueKeysWithValues: inspection.entities.map { ($0.name, $0.count) })
+        #expect(counts["Person"] == data.people.count)
+        #expect(counts["Trip"] == data.trips.count)
+        #expect(counts["Stop"] == data.stops.count)
+        #expect(inspection.history.first == 1 && inspection.history.last == 1, "one seeding save")
+        #expect(inspection.entities.first { $0.name == "Trip" }?.relationships.contains { $0.name == "stops" && $0.isOrdered } == true)
+        let text = try Tool.run(["inspect", url], in: directory)
+        #expect(text.status == 0)
+        #expect(text.output.contains("Person  (\(data.people.count) records"))
+        // A store that is not there is an error and an exit code, not a new store.
+        let absent = url.replacingOccurrences(of: "travel", with: "absent").replacingOccurrences(of: "schema=tool_", with: "schema=absent_")
+        #expect(absent != url)
+        let missing = try Tool.run(["inspect", absent], in: directory)
+        #expect(missing.status != 0)
+        #expect(missing.errors.contains("no store"), "\(missing.errors)")
+    }
+
+    @Test(arguments: ["sqlite", "lmdb", "json", "postgres"])
+    func exportWritesEveryRecordWithVersionsAndLinkOrder(_ kind: String) async throws {
+        guard let (url, data) = try await seededStore(kind) else { return }
+        let result = try Tool.run(["export", url, "--batch", "2"], in: directory)
+        #expect(result.status == 0, "\(result.errors)")
+        let lines = result.output.split(separator: "\n")
+        let header = try JSONDecoder().decode(HeaderProbe.self, from: Data(try #require(lines.first).utf8))
+        #expect(header.strata == "export")
+        let schema = try header.schema.schema()
+        let records = try lines.dropFirst().dropLast().map { try RecordJSON.parse($0, schema: schema) }
+        #expect(records.count == 18)
+        #expect(lines.last?.contains("\"records\":18") == true)
+        let store = try await Store.open(url, schema: try TravelDomain.schema())
+        for (record, links) in records {
+            let stored = try await store.read { try $0.record(record.entity, id: record.id) }
+            #expect(stored?.values == record.values, "\(record.key)")
+            #expect(stored?.version == record.version)
+            if record.entity == "Trip", record.id == .uuid(data.lisbonSpring.id) {
+                #expect(links["stops"] == [data.alfama.id, data.belem.id, data.sintra.id].map(RecordID.uuid), "link order")
+            }
+        }
+        try await store.close()
+        let only = try Tool.run(["export", url, "--entities", "Tag"], in: directory)
+        #expect(only.output.split(separator: "\n").count == 2 + 3)
+        let wrong = try Tool.run(["export", url, "--entities", "Nope"], in: directory)
+        #expect(wrong.status != 0 && wrong.errors.contains("Nope"))
+    }
+
+    struct HeaderProbe: Decodable {
+        var strata: String
+        var schema: SchemaDescription
+    }
+}
+
+/// Runs the built `strata` with its output and errors in files.
+enum Tool {
+    static var executable: String {
+        URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent().appendingPathComponent("strata").path
+    }
+
+    static func run(_ arguments: [String], in directory: String) throws -> (status: Int32, output: String, errors: String) {
+        guard FileManager.default.isExecutableFile(atPath: executable) else {
+            throw StrataError(.storageFailure, "strata is not built at \(executable): build with `swift build --build-tests`")
+        }
+        let name = UUID().uuidString.prefix(8)
+        let (out, err) = ("\(directory)/out-\(name)", "\(directory)/err-\(name)")
+        let all = [executable] + arguments
+        var argv: [UnsafeMutablePointer<CChar>?] = all.map { strdup($0) } + [nil]
+        defer { for pointer in argv { free(pointer) } }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 1, out, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        posix_spawn_file_actions_addopen(&actions, 2, err, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        var pid: pid_t = 0
+        guard posix_spawn(&pid, executable, &actions, nil, &argv, environ) == 0 else {
+            throw StrataError(.storageFailure, "strata could not start")
+        }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+        let output = (try? String(contentsOfFile: out, encoding: .utf8)) ?? ""
+        let errors = (try? String(contentsOfFile: err, encoding: .utf8)) ?? ""
+        return ((status >> 8) & 0xff, output, errors)
+    }
+}
