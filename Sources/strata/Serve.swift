@@ -39,8 +39,8 @@ struct Serve: AsyncParsableCommand {
         var access = SyncAccess()
         for rule in owner {
             let parts = rule.split(separator: ".", maxSplits: 1).map(String.init)
-            guard parts.count == 2, let entity = store.schema.entity(parts[0]), entity.isStoredProperty(parts[1]) else {
-                throw ValidationError("--owner \(rule): expected ENTITY.PROPERTY naming an attribute of the store")
+            guard parts.count == 2, let entity = store.schema.entity(parts[0]), entity.attribute(parts[1])?.type == .string else {
+                throw ValidationError("--owner \(rule): expected ENTITY.PROPERTY naming a text attribute of the store")
             }
             let property = parts[1]
             access.scope(parts[0]) { identity in .matching(.compare(property, .equal, .string(identity.id), [])) }

@@ -62,6 +62,23 @@ struct ServeTests {
         #expect(server.stop() == 0, "SIGINT stops the server cleanly")
     }
 
+    @Test func ownerScopesAnEntityToTheIdentityNamedInIt() async throws {
+        let url = try #require(try await makeStore("sqlite"))
+        let seeded = try await Store.open(url, schema: try TravelDomain.schema())
+        try await seeded.repository(Person.self).insert(contentsOf: [Person(name: "alice"), Person(name: "bob"), Person(name: "alice")])
+        try await seeded.close()
+        let server = try await ServeProcess.start(url: url, tokens: "\(directory)/tokens", directory: directory, extra: ["--owner", "Person.name"])
+        defer { server.stop() }
+        let (a, engineA) = try await client("a", remote: HTTPSyncRemote(baseURL: server.baseURL, tokens: FixedToken("token-a")))
+        try await engineA.syncNow()
+        #expect(try await a.repository(Person.self).fetch().map(\.name) == ["alice", "alice"])
+        // Alice cannot create a record owned by Bob.
+        try await a.repository(Person.self).insert(Person(name: "bob"))
+        try await engineA.syncNow()
+        #expect(await engineA.rejections.map(\.code) == ["permissionDenied"])
+        #expect(try await a.repository(Person.self).count() == 2)
+    }
+
     @Test(arguments: ["sqlite", "postgres"])
     func twoServerProcessesOverOneStoreKeepExactlyOnce(_ kind: String) async throws {
         guard let url = try await makeStore(kind) else { return }
