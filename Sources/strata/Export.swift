@@ -132,13 +132,15 @@ final class Progress: Sendable {
     }
 
     func advance(to done: Int) {
-        if terminal {
+        if terminal, total == 0 {
+            FileHandle.standardError.write(Data("\r\(label): \(done)".utf8))
+        } else if terminal {
             let percent = total == 0 ? 100 : done * 100 / total
             guard last.withLock({ shown in defer { shown = percent }; return shown != percent }) else { return }
             let filled = percent / 4
             FileHandle.standardError.write(Data("\r\(label) [\(String(repeating: "#", count: filled))\(String(repeating: ".", count: 25 - filled))] \(percent)% \(done)/\(total)".utf8))
         } else if last.withLock({ shown in defer { shown = done / 100_000 }; return shown != done / 100_000 }) {
-            if done > 0 { FileHandle.standardError.write(Data("\(label): \(done)/\(total)\n".utf8)) }
+            if done > 0 { FileHandle.standardError.write(Data("\(label): \(done)\(total > 0 ? "/\(total)" : "")\n".utf8)) }
         }
     }
 

@@ -7,8 +7,9 @@ import StrataPostgres
 import StrataSQLite
 import Testing
 
-/// The built `strata` tool run as a user runs it, on every backend that persists: `inspect`
-/// (text and JSON) and `export`, on a store it was not given the app's types for.
+/// The built `strata` tool run as a user runs it, on every backend that persists — `inspect`
+/// (text and JSON), `export`, `import` (batched, resumed, atomic) and `copy` — on stores it was
+/// not given the app's types for.
 @Suite("strata tool")
 struct ToolTests {
     let directory: String
@@ -91,6 +92,89 @@ struct ToolTests {
         #expect(only.output.split(separator: "\n").count == 2 + 3)
         let wrong = try Tool.run(["export", url, "--entities", "Nope"], in: directory)
         #expect(wrong.status != 0 && wrong.errors.contains("Nope"))
+    }
+
+    /// Where a store of `kind` copies go: another backend.
+    func targetURL(after kind: String, name: String) -> String {
+        switch kind {
+        case "sqlite": "lmdb:\(directory)/\(name).lmdb"
+        case "lmdb": "json:\(directory)/\(name).json"
+        default: "sqlite:\(directory)/\(name).sqlite"
+        }
+    }
+
+    func digest(_ url: String) async throws -> (StoreDigest, Int) {
+        let store = try await Store.open(url, schema: try TravelDomain.schema())
+        let digest = try await store.digest()
+        let history = try await store.history().count
+        try await store.close()
+        return (digest, history)
+    }
+
+    @Test(arguments: ["sqlite", "lmdb", "json", "postgres"])
+    func exportThenImportIntoAnotherBackendKeepsEverything(_ kind: String) async throws {
+        guard let (url, _) = try await seededStore(kind) else { return }
+        let file = "\(directory)/export.ndjson"
+        let exported = try Tool.run(["export", url, "--output", file], in: directory)
+        #expect(exported.status == 0, "\(exported.errors)")
+        let target = targetURL(after: kind, name: "imported")
+        let imported = try Tool.run(["import", target, "--input", file, "--batch", "5"], in: directory)
+        #expect(imported.status == 0, "\(imported.errors)")
+        #expect(imported.output.contains("imported 18 records"))
+        let (source, _) = try await digest(url)
+        let (copy, _) = try await digest(target)
+        #expect(copy == source, "IDs, versions, values and link order equal:\n\(source)\n---\n\(copy)")
+        // Into a store that is not empty: refused, nothing written.
+        let again = try Tool.run(["import", target, "--input", file], in: directory)
+        #expect(again.status == 64 && again.errors.contains("not empty"), "\(again.errors)")
+    }
+
+    @Test(arguments: ["sqlite", "lmdb", "json", "postgres"])
+    func copyToAnotherBackendProvesItselfEqualAndKeepsHistory(_ kind: String) async throws {
+        guard let (url, data) = try await seededStore(kind) else { return }
+        let store = try await Store.open(url, schema: try TravelDomain.schema())
+        var ana = data.ana
+        ana.age = 41
+        try await store.repository(Person.self).update(ana)
+        try await store.close()
+        let target = targetURL(after: kind, name: "copied")
+        let copied = try Tool.run(["copy", url, target, "--history", "--batch", "4"], in: directory)
+        #expect(copied.status == 0, "\(copied.errors)")
+        #expect(copied.output.contains("digests equal"))
+        let (source, sourceHistory) = try await digest(url)
+        let (copy, copyHistory) = try await digest(target)
+        #expect(copy == source)
+        #expect(copyHistory == sourceHistory && copyHistory == 2, "history copied: \(copyHistory)")
+        let into = try Tool.run(["copy", url, target], in: directory)
+        #expect(into.status == 64, "a non-empty target is refused")
+    }
+
+    @Test func anInterruptedImportResumesAndABadRecordWritesNothingOfItsBatch() async throws {
+        guard let (url, _) = try await seededStore("sqlite") else { return }
+        let file = "\(directory)/export.ndjson"
+        #expect(try Tool.run(["export", url, "--output", file], in: directory).status == 0)
+        let lines = try String(contentsOfFile: file, encoding: .utf8).split(separator: "\n")
+        // Cut short after 12 records: the batches before the cut stay, the import reports it.
+        try (lines.prefix(13).joined(separator: "\n") + "\n").write(toFile: "\(directory)/cut.ndjson", atomically: true, encoding: .utf8)
+        let target = "lmdb:\(directory)/resumed.lmdb"
+        let cut = try Tool.run(["import", target, "--input", "\(directory)/cut.ndjson", "--batch", "5"], in: directory)
+        #expect(cut.status != 0 && cut.errors.contains("cut short"), "\(cut.errors)")
+        let plain = try Tool.run(["import", target, "--input", file], in: directory)
+        #expect(plain.status == 64 && plain.errors.contains("--resume"), "\(plain.errors)")
+        let resumed = try Tool.run(["import", target, "--input", file, "--batch", "5", "--resume"], in: directory)
+        #expect(resumed.status == 0, "\(resumed.errors)")
+        #expect(try await digest(target).0 == (try await digest(url)).0)
+        // A record of the wrong type in an atomic import: an error naming it, nothing written.
+        var bad = lines.map(String.init)
+        bad[6] = bad[6].replacingOccurrences(of: "\"values\":{", with: "\"values\":{\"nope\":1,")
+        try (bad.joined(separator: "\n") + "\n").write(toFile: "\(directory)/bad.ndjson", atomically: true, encoding: .utf8)
+        let atomicTarget = "json:\(directory)/atomic.json"
+        let failed = try Tool.run(["import", atomicTarget, "--input", "\(directory)/bad.ndjson", "--atomic"], in: directory)
+        #expect(failed.status == 1, "\(failed.errors)")
+        #expect(failed.errors.contains("line 7"), "the error names the line: \(failed.errors)")
+        let store = try await Store.open(atomicTarget, schema: try TravelDomain.schema())
+        #expect(try await store.inspect().entities.allSatisfy { $0.count == 0 }, "nothing written")
+        try await store.close()
     }
 
     struct HeaderProbe: Decodable {

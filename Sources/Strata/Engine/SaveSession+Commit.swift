@@ -37,7 +37,9 @@ extension SaveSession {
         for key in workingSet.linkOrder {
             guard let entry = workingSet.linkEntries[key], entry.original != entry.current else { continue }
             try markChanged(key.entity, key.owner, key.relationship)
-            guard let relationship = schema.entity(key.entity)?.relationship(key.relationship),
+            // A load writes link lists as the source kept them: the other side's records are
+            // loaded with their own versions, not changed by it.
+            guard !loading, let relationship = schema.entity(key.entity)?.relationship(key.relationship),
                 relationship.storage == .links, let inverse = relationship.inverse
             else { continue }
             let before = Set(entry.original)
@@ -74,13 +76,13 @@ extension SaveSession {
                 changes.append(HistoryChange(kind: .delete, entity: key.entity, id: key.id, changedProperties: [], version: original.version))
                 if keepRecords { changedRecords.append(nil) }
             case (nil, var record?):
-                record.version = 1
+                record.version = loading ? max(1, record.version) : 1
                 note(key.entity)
                 puts[key.entity, default: []].append(record)
                 if collectWritten { written[key] = record }
                 var names = insertedNames(record)
                 if let linked = linkChanges[key], !linked.isEmpty { names = (names + linked).sorted() }
-                changes.append(HistoryChange(kind: .insert, entity: key.entity, id: key.id, changedProperties: names, version: 1))
+                changes.append(HistoryChange(kind: .insert, entity: key.entity, id: key.id, changedProperties: names, version: record.version))
                 if keepRecords { changedRecords.append(record) }
             case (let original?, var record?):
                 let names = record.changedPropertySet(comparedTo: original).union(linkChanges[key] ?? [])

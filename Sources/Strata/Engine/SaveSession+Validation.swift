@@ -87,7 +87,7 @@ extension SaveSession {
             }
             // Unchanged references may dangle (noAction); a reference set in this save must resolve.
             let before = original?.value(at: slot, of: layout, named: relationship.name)
-            if before != value, !existing.contains(RecordKey(entity: destination.name, id: target)),
+            if before != value, !loading, !existing.contains(RecordKey(entity: destination.name, id: target)),
                 !(mirrorsRemoteState && (schema.inverse(of: relationship)?.deleteRule ?? .noAction) == .noAction) {
                 throw failure(.invalidReference, relationship.name, "\(destination.name)(\(target)) does not exist")
             }

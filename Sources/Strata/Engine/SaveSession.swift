@@ -25,6 +25,11 @@ final class SaveSession {
     /// Set when the save copies another store's state (a sync pull): a reference that dangles
     /// there because its destination was deleted under noAction may dangle here too.
     var mirrorsRemoteState = false
+    /// Set when the save loads records that already have identities, versions and link lists
+    /// (an import, a copy): inserts keep their versions, link lists are taken as given, inverses
+    /// are not re-derived (the source kept them), and references are checked once the whole load
+    /// is in (``StoreLoader/finish()``), since a batch may refer to records of a later one.
+    var loading = false
 
     /// Where ``commit(author:contextName:collectWritten:)`` writes; `nil` for an overlay staged
     /// over a read transaction, which can never commit.
@@ -45,6 +50,24 @@ final class SaveSession {
     }
 
     // MARK: Records
+
+    /// Stages a loaded record as it is (see ``loading``): values validated, its version kept, no
+    /// inverse upkeep. An existing ID is ``StrataError/Code/duplicateID``.
+    func load(_ input: Record, links: [String: [RecordID]]) throws {
+        var record = try normalize(input, inserting: true)
+        record.version = max(1, input.version)
+        let key = record.key
+        if workingSet.hasEntry(key) { throw duplicate(key) }
+        uncheckedInserts[key.entity, default: []].append(key.id)
+        try workingSet.stage(key, record, original: .some(nil))
+        let entity = try schema.requireEntity(key.entity)
+        for (name, targets) in links.sorted(by: { $0.key < $1.key }) {
+            guard let relationship = entity.relationship(name), relationship.keepsLinkList else {
+                throw StrataError(.unknownProperty, entity: key.entity, recordID: key.id, property: name, "\(name) is not a link list of \(key.entity)")
+            }
+            try workingSet.stageLinks(key.entity, relationship: name, from: key.id, to: targets.map(ValueRules.normalized))
+        }
+    }
 
     /// Inserts a new record. An existing ID is ``StrataError/Code/duplicateID`` (upsert is explicit).
     func insert(_ input: Record) throws {

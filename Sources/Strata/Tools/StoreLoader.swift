@@ -1,0 +1,125 @@
+import Foundation
+
+/// A record as a load receives it: values, version, and the link lists it keeps.
+public struct LoadedRecord: Sendable {
+    public var record: Record
+    public var links: [String: [RecordID]]
+
+    public init(record: Record, links: [String: [RecordID]] = [:]) {
+        self.record = record
+        self.links = links
+    }
+}
+
+/// Loads records that already have identities, versions and link lists — an export, another
+/// store — into a store through the engine (`strata import`, `strata copy`).
+///
+/// Each batch is one save: values are validated and unique constraints checked as in any save,
+/// inserted records keep their versions, link lists are written in their order, and nothing goes to
+/// a sync outbox. Inverses are not re-derived (the source kept them) and references are checked
+/// once everything is in (``finish()``), since a batch may refer to records of a later one — or,
+/// for an atomic load (``load(_:through:checkingReferences:)`` with `true`), inside the one save,
+/// which then fails and writes nothing. The position reached is stored with each batch, so an
+/// interrupted load resumes (``position()``).
+public struct StoreLoader: Sendable {
+    public let store: Store
+    static let positionKey = "strata.load.position"
+
+    public init(store: Store) { self.store = store }
+
+    /// How many records earlier batches of an unfinished load stored (0 when none).
+    public func position() async throws -> Int {
+        try await store.backend.read { transaction in
+            guard let bytes = try transaction.metadata(Self.positionKey) else { return 0 }
+            var reader = BinaryReader(bytes)
+            return Int(try reader.unsigned())
+        }
+    }
+
+    /// Loads one batch in one save and stores `position` with it.
+    public func load(_ batch: [LoadedRecord], through position: Int, checkingReferences: Bool = false) async throws {
+        try await store.commit(author: "strata load", contextName: "load", participants: []) { session, transaction, commit in
+            session.loading = true
+            session.workingSet.reserve(batch.count)
+            for item in batch { try session.load(item.record, links: item.links) }
+            if checkingReferences, let dangling = try Self.dangling(batch.lazy.map(\.record), links: batch.lazy.map { ($0.record.key, $0.links) }, in: session.workingSet).first {
+                throw dangling
+            }
+            _ = try commit()
+            var bytes = BinaryWriter()
+            bytes.unsigned(UInt64(position))
+            try transaction.setMetadata(Self.positionKey, bytes.bytes)
+        }
+    }
+
+    /// Checks every reference and link target of the store now that the load is in, and ends the
+    /// load (its position marker is removed). Returns the references that point at nothing —
+    /// a dangling reference is a finding unless the destination's delete rule toward it is
+    /// noAction (a schema read from a store keeps no rules, so there every one is).
+    public func finish(limit: Int = 1_000) async throws -> [StrataError] {
+        let (schema, executor) = (store.schema, store.executor)
+        let findings = try await store.backend.read { transaction -> [StrataError] in
+            var findings: [StrataError] = []
+            for entity in schema.entities {
+                let linked = entity.relationships.filter(\.keepsLinkList).map(\.name)
+                var after: RecordID?
+                while findings.count < limit {
+                    let page = try executor.fetch(
+                        FetchPlan(entity: entity.name, predicate: after.map { .compare("id", .greater, $0.value, []) }, limit: 1_000), in: transaction)
+                    var links: [(RecordKey, [String: [RecordID]])] = []
+                    if !linked.isEmpty {
+                        for record in page {
+                            var lists: [String: [RecordID]] = [:]
+                            for name in linked { lists[name] = try transaction.links(entity.name, relationship: name, from: record.id) }
+                            links.append((record.key, lists))
+                        }
+                    }
+                    findings += try Self.dangling(page, links: links, in: transaction)
+                    guard page.count == 1_000, let last = page.last else { break }
+                    after = last.id
+                }
+            }
+            return Array(findings.prefix(limit))
+        }
+        try await store.backend.write { try $0.setMetadata(Self.positionKey, nil) }
+        return findings
+    }
+
+    /// The references among `records` and `links` whose destination does not exist in `reader`
+    /// (and may not dangle), read in one batch per destination entity.
+    static func dangling(
+        _ records: some Sequence<Record>, links: some Sequence<(RecordKey, [String: [RecordID]])>, in reader: any StorageReadTransaction
+    ) throws -> [StrataError] {
+        let schema = reader.schema
+        var wanted: [String: Set<RecordID>] = [:]
+        var uses: [(owner: RecordKey, property: String, destination: String, target: RecordID)] = []
+        func mayDangle(_ relationship: RelationshipDescription) -> Bool {
+            (schema.inverse(of: relationship)?.deleteRule ?? .nullify) == .noAction
+        }
+        for record in records {
+            guard let entity = schema.entity(record.entity) else { continue }
+            for relationship in entity.relationships where relationship.isToOne && !mayDangle(relationship) {
+                guard let target = RecordID(record[relationship.name]) else { continue }
+                wanted[relationship.destination, default: []].insert(target)
+                uses.append((record.key, relationship.name, relationship.destination, target))
+            }
+        }
+        for (owner, lists) in links {
+            guard let entity = schema.entity(owner.entity) else { continue }
+            for (name, targets) in lists {
+                guard let relationship = entity.relationship(name) else { continue }
+                for target in targets {
+                    wanted[relationship.destination, default: []].insert(target)
+                    uses.append((owner, name, relationship.destination, target))
+                }
+            }
+        }
+        var existing: Set<RecordKey> = []
+        for (destination, ids) in wanted {
+            for id in try reader.records(destination, ids: Array(ids)).keys { existing.insert(RecordKey(entity: destination, id: id)) }
+        }
+        return uses.filter { !existing.contains(RecordKey(entity: $0.destination, id: $0.target)) }.map {
+            StrataError(.invalidReference, entity: $0.owner.entity, recordID: $0.owner.id, property: $0.property, "\($0.destination)(\($0.target)) does not exist")
+        }
+    }
+}

@@ -1,0 +1,131 @@
+import ArgumentParser
+import Foundation
+import Strata
+import StrataPostgres
+
+/// `strata import`: an export (NDJSON) into a store, through the engine.
+struct Import: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Load an export (NDJSON from `strata export`) into a store, keeping IDs, versions and link order.",
+        discussion: """
+            A store that does not exist is created with the export's schema; an existing one must hold the \
+            same shape, and must be empty unless --resume continues an interrupted import. Records are \
+            loaded through the engine — values validated, unique constraints checked — in saves of --batch \
+            records (memory bounded by a batch), each storing the position reached, so an interrupted \
+            import continues with --resume; references are checked at the end and dangling ones reported \
+            (exit 2). With --atomic the whole file is one save (memory bounded by the file): any invalid \
+            record or dangling reference writes nothing. Exit codes: 0 imported; 1 an error (nothing of \
+            the failing batch written); 2 imported with dangling references; 64 usage.
+
+            Examples:
+              strata export sqlite:./app.sqlite | strata import lmdb:./copy.lmdb
+              strata import json:./app.json --input app.ndjson --atomic
+            """)
+
+    @Argument(help: "The target store's URL.") var url: String
+    @Option(help: "Read this file instead of standard input.") var input: String?
+    @Option(help: "Records per save.") var batch = 1_000
+    @Flag(help: "One save for the whole file: all or nothing.") var atomic = false
+    @Flag(help: "Continue an interrupted import into the same store from the same file.") var resume = false
+
+    func run() async throws {
+        StrataCommand.registerBackends()
+        let lines = try LineReader(path: input)
+        guard let first = lines.next(), let header = try? JSONDecoder().decode(ExportHeader.self, from: Data(first.utf8)), header.strata == "export" else {
+            throw ValidationError("the input does not start with a strata export header")
+        }
+        guard header.format == 1 else { throw ValidationError("export format \(header.format) is not supported (this tool reads 1)") }
+        let store = try await TargetStore.open(url, shape: header.schema)
+        let loader = StoreLoader(store: store)
+        let done = try await loader.position()
+        if done > 0, !resume { throw ValidationError("\(url) holds an interrupted import (\(done) records): add --resume, or import into an empty store") }
+        if done == 0, try await store.inspect().entities.contains(where: { $0.count > 0 }) {
+            throw ValidationError("\(url) is not empty: import into an empty store")
+        }
+        let schema = store.schema
+        let progress = Progress(total: 0, label: "import")
+        var position = 0
+        var pending: [LoadedRecord] = []
+        var finished = false
+        var lineNumber = 1
+        while let line = lines.next() {
+            lineNumber += 1
+            if line.hasPrefix("{\"strata\":\"end\"") {
+                finished = true
+                break
+            }
+            position += 1
+            if position <= done { continue }
+            do {
+                let (record, links) = try RecordJSON.parse(line, schema: schema)
+                pending.append(LoadedRecord(record: record, links: links))
+            } catch let error as StrataError {
+                throw StrataError(error.code, entity: error.entity, recordID: error.recordID, property: error.property, "line \(lineNumber): \(error.message)")
+            }
+            if !atomic, pending.count >= max(1, batch) {
+                try await loader.load(pending, through: position)
+                pending.removeAll(keepingCapacity: true)
+                progress.advance(to: position)
+            }
+        }
+        guard finished else { throw ValidationError("the input ends without the export's end line: it is cut short") }
+        try await loader.load(pending, through: position, checkingReferences: atomic)
+        progress.advance(to: position)
+        progress.finish()
+        let dangling = try await loader.finish()
+        try await store.close()
+        for finding in dangling { FileHandle.standardError.write(Data("dangling: \(finding)\n".utf8)) }
+        print("imported \(position - done) records into \(url)" + (dangling.isEmpty ? "" : "; \(dangling.count) dangling reference(s)"))
+        if !dangling.isEmpty { throw ExitCode(2) }
+    }
+}
+
+/// Lines of standard input or a file, read as they come.
+final class LineReader {
+    private let file: UnsafeMutablePointer<FILE>?
+    private let owned: Bool
+
+    init(path: String?) throws {
+        if let path {
+            guard let file = fopen(path, "r") else { throw ValidationError("cannot read \(path)") }
+            self.file = file
+            owned = true
+        } else {
+            file = nil
+            owned = false
+        }
+    }
+
+    deinit { if owned, let file { fclose(file) } }
+
+    func next() -> String? {
+        guard let file else { return readLine(strippingNewline: true) }
+        var line: UnsafeMutablePointer<CChar>?
+        var capacity = 0
+        defer { free(line) }
+        let count = getline(&line, &capacity, file)
+        guard count >= 0, let line else { return nil }
+        var text = String(cString: line)
+        if text.hasSuffix("\n") { text.removeLast() }
+        return text
+    }
+}
+
+/// Opening the store an import or copy writes to.
+enum TargetStore {
+    /// The store at `url` if it exists (it must hold `shape`), else a new one with `shape`.
+    static func open(_ url: String, shape: SchemaDescription) async throws -> Store {
+        PostgresBackend.register(options: PostgresBackend.Options(createIfMissing: false))
+        do {
+            let store = try await StoredSchemaOpener.open(url)
+            guard SchemaDescription(store.schema).sameShape(as: shape) else {
+                try await store.close()
+                throw ValidationError("\(url) holds another schema than the input's")
+            }
+            return store
+        } catch let error as StrataError where error.code == .notAStore {
+            PostgresBackend.register()
+            return try await Store.open(url, schema: try shape.schema())
+        }
+    }
+}
