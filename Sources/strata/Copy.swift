@@ -37,30 +37,11 @@ struct Copy: AsyncParsableCommand {
         }
         let total = try await source.inspect().entities.map(\.count).reduce(0, +)
         let progress = Progress(total: total, label: "copy")
-        let loader = StoreLoader(store: target)
-        let pageSize = max(1, batch)
-        var copied = 0
-        var digest = StoreDigest(entities: [:])
-        for entity in source.schema.entities {
-            var accumulator = StoreDigest.Accumulator()
-            var after: RecordID?
-            while true {
-                let (records, lists) = try await source.readPage(entity, after: after, limit: pageSize)
-                for (record, links) in zip(records, lists) { accumulator.add(record, links: links, entity: entity) }
-                copied += records.count
-                try await loader.load(zip(records, lists).map { LoadedRecord(record: $0, links: $1) }, through: copied)
-                progress.advance(to: copied)
-                guard records.count == pageSize, let last = records.last else { break }
-                after = last.id
-            }
-            digest.entities[entity.name] = accumulator.result
-        }
+        let outcome = try await StoreCopier(from: source, to: target, batch: batch, history: history).run { progress.advance(to: $0) }
         progress.finish()
-        let dangling = try await loader.finish()
-        if history { try await target.replaceHistory(with: source) }
-        let copy = try await target.digest(pageSize: pageSize)
         try await source.close()
         try await target.close()
+        let (digest, copy, dangling, copied) = (outcome.source, outcome.copy, outcome.dangling, outcome.records)
         guard copy == digest else {
             for (name, expected) in digest.entities.sorted(by: { $0.key < $1.key }) where copy.entities[name] != expected {
                 FileHandle.standardError.write(Data("differs: \(name) source \(expected.count) \(expected.hash), copy \(copy.entities[name].map { "\($0.count) \($0.hash)" } ?? "absent")\n".utf8))
