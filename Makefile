@@ -2,7 +2,7 @@
 export PATH := $(PATH):/opt/swift/usr/bin
 SWIFT ?= swift
 
-.PHONY: run test bench bench-scale bench-migration bench-postgres bench-sync bootstrap clean
+.PHONY: run test bench bench-scale bench-migration bench-postgres bench-sync bench-copy bootstrap clean
 
 bootstrap:
 	@scripts/bootstrap
@@ -39,6 +39,10 @@ bench-postgres: bootstrap
 # Sync over loopback HTTP beside the in-process transport: drain, pull, long-poll wake latency.
 bench-sync: bootstrap
 	cd Benchmarks && $(SWIFT) run -c release StrataSyncHTTPBench
+
+# `strata copy` of 1M records SQLite → LMDB beside a raw copy: records/s and peak RSS (STRATA_COPY_RECORDS).
+bench-copy: bootstrap
+	cd Benchmarks && $(SWIFT) build -c release --product StrataCopyBench && .build/release/StrataCopyBench
 
 bench-scale: bootstrap
 	cd Benchmarks && $(SWIFT) run -c release StrataScale

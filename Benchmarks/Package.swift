@@ -97,6 +97,20 @@ let package = Package(
             ],
             swiftSettings: [.enableUpcomingFeature("ExistentialAny"), .enableUpcomingFeature("MemberImportVisibility")]
         ),
+        // `strata copy` of 1M records SQLite → LMDB (StoreCopier, the code behind the command) beside a
+        // raw copy (GRDB rows → RecordCodec bytes → mdb_put), each in a process of its own for its peak RSS.
+        .executableTarget(
+            name: "StrataCopyBench",
+            dependencies: [
+                "BenchmarkWorkloads",
+                "CLMDBRaw",
+                .product(name: "Strata", package: strata),
+                .product(name: "StrataSQLite", package: strata),
+                .product(name: "StrataLMDB", package: strata),
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
+            swiftSettings: [.enableUpcomingFeature("ExistentialAny"), .enableUpcomingFeature("MemberImportVisibility")]
+        ),
         // ordo-one/benchmark: wall clock, allocations and percentiles for the same workloads.
         .executableTarget(
             name: "StrataBenchmarks",

@@ -57,30 +57,7 @@ public struct StoreLoader: Sendable {
     /// a dangling reference is a finding unless the destination's delete rule toward it is
     /// noAction (a schema read from a store keeps no rules, so there every one is).
     public func finish(limit: Int = 1_000) async throws -> [StrataError] {
-        let (schema, executor) = (store.schema, store.executor)
-        let findings = try await store.backend.read { transaction -> [StrataError] in
-            var findings: [StrataError] = []
-            for entity in schema.entities {
-                let linked = entity.relationships.filter(\.keepsLinkList).map(\.name)
-                var after: RecordID?
-                while findings.count < limit {
-                    let page = try executor.fetch(
-                        FetchPlan(entity: entity.name, predicate: after.map { .compare("id", .greater, $0.value, []) }, limit: 1_000), in: transaction)
-                    var links: [(RecordKey, [String: [RecordID]])] = []
-                    if !linked.isEmpty {
-                        for record in page {
-                            var lists: [String: [RecordID]] = [:]
-                            for name in linked { lists[name] = try transaction.links(entity.name, relationship: name, from: record.id) }
-                            links.append((record.key, lists))
-                        }
-                    }
-                    findings += try Self.dangling(page, links: links, in: transaction)
-                    guard page.count == 1_000, let last = page.last else { break }
-                    after = last.id
-                }
-            }
-            return Array(findings.prefix(limit))
-        }
+        let findings = try await store.checkReferences(limit: limit)
         try await store.backend.write { try $0.setMetadata(Self.positionKey, nil) }
         return findings
     }

@@ -1,0 +1,47 @@
+import Foundation
+
+extension Store {
+    /// Every reference and link-list target of the store that points at nothing, and every
+    /// one-to-one whose two sides disagree — read page by page (memory bounded by a page). A
+    /// dangling reference is a finding unless the destination's delete rule toward it is noAction
+    /// (a schema read from a store keeps no rules, so there every one is). For `strata verify`
+    /// and the end of a load.
+    public func checkReferences(limit: Int = 1_000) async throws -> [StrataError] {
+        let (schema, executor) = (schema, executor)
+        return try await backend.read { transaction -> [StrataError] in
+            var findings: [StrataError] = []
+            for entity in schema.entities {
+                let linked = entity.relationships.filter(\.keepsLinkList).map(\.name)
+                let oneToOne = entity.relationships.filter { $0.isToOne && schema.inverse(of: $0)?.storage == .reference }
+                var after: RecordID?
+                while findings.count < limit {
+                    let page = try executor.fetch(
+                        FetchPlan(entity: entity.name, predicate: after.map { .compare("id", .greater, $0.value, []) }, limit: 1_000), in: transaction)
+                    var links: [(RecordKey, [String: [RecordID]])] = []
+                    if !linked.isEmpty {
+                        for record in page {
+                            var lists: [String: [RecordID]] = [:]
+                            for name in linked { lists[name] = try transaction.links(entity.name, relationship: name, from: record.id) }
+                            links.append((record.key, lists))
+                        }
+                    }
+                    findings += try StoreLoader.dangling(page, links: links, in: transaction)
+                    for relationship in oneToOne {
+                        guard let inverse = schema.inverse(of: relationship) else { continue }
+                        let targets = page.compactMap { record in RecordID(record[relationship.name]).map { (record, $0) } }
+                        let partners = try transaction.records(relationship.destination, ids: targets.map(\.1))
+                        for (record, target) in targets {
+                            guard let partner = partners[target], partner[inverse.name] != record.id.value else { continue }
+                            findings.append(StrataError(
+                                .invalidReference, entity: record.entity, recordID: record.id, property: relationship.name,
+                                "\(relationship.destination)(\(target)).\(inverse.name) does not point back (one-to-one sides disagree)"))
+                        }
+                    }
+                    guard page.count == 1_000, let last = page.last else { break }
+                    after = last.id
+                }
+            }
+            return Array(findings.prefix(limit))
+        }
+    }
+}
