@@ -89,6 +89,13 @@ public enum RecordJSON {
 
     // MARK: Values
 
+    /// One value as its JSON text (as in a record line).
+    public static func text(_ value: Value) -> String {
+        var out = ""
+        self.value(value, into: &out)
+        return out
+    }
+
     static func value(_ value: Value, into out: inout String) {
         switch value {
         case .null: out += "null"
