@@ -42,15 +42,11 @@ struct Export: AsyncParsableCommand {
             var written = 0
             for name in chosen {
                 guard let entity = reader.schema.entity(name) else { continue }
-                let linkNames = entity.relationships.filter(\.keepsLinkList).map(\.name)
                 var after: RecordID?
                 while true {
-                    let plan = FetchPlan(entity: name, predicate: after.map { .compare("id", .greater, $0.value, []) }, limit: batch)
-                    let page = try reader.fetch(plan)
+                    let page = try reader.page(name, after: after, limit: batch)
                     var text = ""
-                    for record in page {
-                        var links: [String: [RecordID]] = [:]
-                        for link in linkNames { links[link] = try reader.linkList(name, link, of: record.id) }
+                    for (record, links) in page {
                         text += RecordJSON.line(record, links: links, entity: entity)
                         text += "\n"
                     }
@@ -58,7 +54,7 @@ struct Export: AsyncParsableCommand {
                     written += page.count
                     progress.advance(to: written)
                     guard page.count == batch, let last = page.last else { break }
-                    after = last.id
+                    after = last.record.id
                 }
             }
             return written

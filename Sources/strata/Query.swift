@@ -55,13 +55,7 @@ struct QueryCommand: AsyncParsableCommand {
         let plan = FetchPlan(entity: entity, predicate: predicate, sort: keys, limit: limit)
         let (records, lists) = try await store.read { reader -> ([Record], [[String: [RecordID]]]) in
             let records = try reader.fetch(plan)
-            let linked = description.relationships.filter(\.keepsLinkList).map(\.name)
-            let lists = try records.map { record in
-                var lists: [String: [RecordID]] = [:]
-                for name in linked { lists[name] = try reader.linkList(entity, name, of: record.id) }
-                return lists
-            }
-            return (records, lists)
+            return (records, try records.map(reader.linkLists(of:)))
         }
         try await store.close()
         if ndjson {

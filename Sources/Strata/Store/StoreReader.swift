@@ -93,11 +93,20 @@ public class StoreReader {
         return try transaction.record(entity, id: id)
     }
 
-    /// The link list a record keeps for a relationship stored as links (many-to-many, ordered
-    /// to-many), in its order; empty for other relationships.
-    public func linkList(_ entity: String, _ relationship: String, of owner: RecordID) throws -> [RecordID] {
-        guard let description = try schema.requireEntity(entity).relationship(relationship), description.keepsLinkList else { return [] }
-        return try transaction.links(entity, relationship: relationship, from: owner)
+    /// Every link list a record keeps, by relationship name (empty for an entity with none).
+    public func linkLists(of record: Record) throws -> [String: [RecordID]] {
+        var lists: [String: [RecordID]] = [:]
+        for relationship in try schema.requireEntity(record.entity).relationships where relationship.keepsLinkList {
+            lists[relationship.name] = try transaction.links(record.entity, relationship: relationship.name, from: record.id)
+        }
+        return lists
+    }
+
+    /// One page of an entity's records in ID order, after `after` (from the first when nil), each
+    /// with its link lists: a keyset walk for tools that read a whole store a page at a time.
+    public func page(_ entity: String, after: RecordID?, limit: Int) throws -> [(record: Record, links: [String: [RecordID]])] {
+        let plan = FetchPlan(entity: entity, predicate: after.map { .compare("id", .greater, $0.value, []) }, limit: limit)
+        return try executor.fetch(plan, in: transaction).map { ($0, try linkLists(of: $0)) }
     }
 
     /// The untyped records a plan matches (the engine evaluates what the backend declines).

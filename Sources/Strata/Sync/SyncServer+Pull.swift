@@ -105,17 +105,20 @@ extension SyncServer {
 
     /// The record's state on the server, or its tombstone.
     static func currentState(_ key: RecordKey, lastVersion: Int64, historyTime: Date, in transaction: any StorageReadTransaction) throws -> RemoteChange {
-        var timestamp = HybridTimestamp(millis: Int64(historyTime.timeIntervalSince1970 * 1000), node: "server")
-        var origin: String?
-        if let bytes = try transaction.metadata(stampKey(key)) {
-            var reader = BinaryReader(bytes)
-            timestamp = try Outbox.readTimestamp(&reader)
-            origin = try reader.string()
-        }
+        let fallback = HybridTimestamp(millis: Int64(historyTime.timeIntervalSince1970 * 1000), node: "server")
+        let (timestamp, origin) = try stamp(of: key, otherwise: fallback, in: transaction)
         guard let record = try transaction.record(key.entity, id: key.id), let entity = transaction.schema.entity(key.entity) else {
             return RemoteChange(entity: key.entity, recordID: key.id, values: nil, links: [:], serverVersion: lastVersion, timestamp: timestamp, origin: origin)
         }
         return try state(of: record, entity, timestamp: timestamp, origin: origin, in: transaction)
+    }
+
+    /// Who last wrote a record and when (the client's clock), as pushes recorded it; for a record
+    /// only the server wrote, `fallback` and no origin.
+    static func stamp(of key: RecordKey, otherwise fallback: HybridTimestamp, in transaction: any StorageReadTransaction) throws -> (HybridTimestamp, String?) {
+        guard let bytes = try transaction.metadata(stampKey(key)) else { return (fallback, nil) }
+        var reader = BinaryReader(bytes)
+        return (try Outbox.readTimestamp(&reader), try reader.string())
     }
 
     static func state(of record: Record, _ entity: EntityDescription, timestamp: HybridTimestamp, origin: String?, in transaction: any StorageReadTransaction) throws -> RemoteChange {

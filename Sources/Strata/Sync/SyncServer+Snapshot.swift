@@ -40,13 +40,7 @@ extension SyncServer {
             let plan = FetchPlan(entity: position.entity, predicate: parts.isEmpty ? nil : .and(parts), limit: limit)
             let records = try executor.fetch(plan, in: transaction)
             let changes = try records.map { record in
-                var timestamp = HybridTimestamp(millis: 0, node: "server")
-                var origin: String?
-                if let bytes = try transaction.metadata(Self.stampKey(record.key)) {
-                    var reader = BinaryReader(bytes)
-                    timestamp = try Outbox.readTimestamp(&reader)
-                    origin = try reader.string()
-                }
+                let (timestamp, origin) = try Self.stamp(of: record.key, otherwise: HybridTimestamp(millis: 0, node: "server"), in: transaction)
                 return try Self.state(of: record, entity, timestamp: timestamp, origin: origin, in: transaction)
             }
             let head = try HistoryLog.lastToken(in: transaction).map { SyncCursor($0.value, epoch: epoch) } ?? SyncCursor(0, epoch: epoch)

@@ -9,23 +9,15 @@ extension Store {
     public func checkReferences(limit: Int = 1_000) async throws -> [StrataError] {
         let (schema, executor) = (schema, executor)
         return try await backend.read { transaction -> [StrataError] in
+            let reader = StoreReader(transaction: transaction, executor: executor)
             var findings: [StrataError] = []
             for entity in schema.entities {
-                let linked = entity.relationships.filter(\.keepsLinkList).map(\.name)
                 let oneToOne = entity.relationships.filter { $0.isToOne && schema.inverse(of: $0)?.storage == .reference }
                 var after: RecordID?
                 while findings.count < limit {
-                    let page = try executor.fetch(
-                        FetchPlan(entity: entity.name, predicate: after.map { .compare("id", .greater, $0.value, []) }, limit: 1_000), in: transaction)
-                    var links: [(RecordKey, [String: [RecordID]])] = []
-                    if !linked.isEmpty {
-                        for record in page {
-                            var lists: [String: [RecordID]] = [:]
-                            for name in linked { lists[name] = try transaction.links(entity.name, relationship: name, from: record.id) }
-                            links.append((record.key, lists))
-                        }
-                    }
-                    findings += try StoreLoader.dangling(page, links: links, in: transaction)
+                    let items = try reader.page(entity.name, after: after, limit: 1_000)
+                    let page = items.map(\.record)
+                    findings += try StoreLoader.dangling(page, links: items.map { ($0.record.key, $0.links) }, in: transaction)
                     for relationship in oneToOne {
                         guard let inverse = schema.inverse(of: relationship) else { continue }
                         let targets = page.compactMap { record in RecordID(record[relationship.name]).map { (record, $0) } }

@@ -60,17 +60,8 @@ extension Store {
 
     /// One page of an entity's records after `after` in ID order, with their link lists.
     public func readPage(_ entity: EntityDescription, after: RecordID?, limit: Int) async throws -> ([Record], [[String: [RecordID]]]) {
-        let executor = executor
-        return try await backend.read { transaction in
-            let plan = FetchPlan(entity: entity.name, predicate: after.map { .compare("id", .greater, $0.value, []) }, limit: limit)
-            let records = try executor.fetch(plan, in: transaction)
-            let linked = entity.relationships.filter(\.keepsLinkList).map(\.name)
-            let lists = try records.map { record in
-                var lists: [String: [RecordID]] = [:]
-                for name in linked { lists[name] = try transaction.links(entity.name, relationship: name, from: record.id) }
-                return lists
-            }
-            return (records, lists)
-        }
+        let name = entity.name
+        let page = try await read { try $0.page(name, after: after, limit: limit) }
+        return (page.map(\.record), page.map(\.links))
     }
 }

@@ -5,12 +5,8 @@ import Foundation
 /// unfinished reset) and as a server (the clients it has applied pushes from). `Codable`, so a
 /// tool prints it as JSON as it is.
 public struct StoreInspection: Sendable, Hashable, Codable {
-    public struct Attribute: Sendable, Hashable, Codable {
-        public var name: String
-        public var type: AttributeType
-        public var isOptional: Bool
-        public var isIndexed: Bool
-    }
+    /// An attribute as the store keeps it.
+    public typealias Attribute = SchemaDescription.Attribute
 
     public struct Relationship: Sendable, Hashable, Codable {
         public var name: String
