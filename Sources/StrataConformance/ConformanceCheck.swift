@@ -44,4 +44,5 @@ public enum ConformanceCategory: String, Sendable, Hashable, CaseIterable {
     case observation = "Observation"
     case migration = "Migration"
     case transport = "Transport"
+    case tools = "Tools"
 }

@@ -79,6 +79,20 @@ public final class ConformanceContext: Sendable {
         return migrated
     }
 
+    /// How the backend opens `store`'s data with a schema (checks that need it require
+    /// ``BackendFeature/migrate``); close `store` before calling it.
+    func opener(_ store: Store) throws -> @Sendable (Schema) async throws -> any StorageBackend {
+        guard let opener = backend.opener else {
+            throw ConformanceFailure("\(backend.name) cannot open with another schema", fileID: #fileID, filePath: #filePath, line: #line)
+        }
+        return try opener(store)
+    }
+
+    /// Closes `store` when the check ends, with the stores the context opened.
+    func adopt(_ store: Store) {
+        opened.withLock { $0.append(store) }
+    }
+
     /// A second handle onto `store`'s data (checks that need it require ``BackendFeature/secondHandle``).
     func secondHandle(_ store: Store) async throws -> Store {
         try await reopen(store, with: backend.openSecondHandle, "open a second handle")

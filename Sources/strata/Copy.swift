@@ -31,12 +31,12 @@ struct Copy: AsyncParsableCommand {
         StrataCommand.registerBackends()
         PostgresBackend.register(options: PostgresBackend.Options(createIfMissing: false))
         let source = try await StoredSchemaOpener.open(from)
-        let target = try await TargetStore.open(to, shape: SchemaDescription(source.schema))
+        let target = try await TargetStore.open(to, shape: SchemaDescription(source.schema), declared: await source.matchingDeclaration())
         if try await target.inspect().entities.contains(where: { $0.count > 0 }) {
             throw ValidationError("\(to) is not empty: copy into an empty store")
         }
         let total = try await source.inspect().entities.map(\.count).reduce(0, +)
-        let progress = Progress(total: total, label: "copy")
+        let progress = ProgressBar(total: total, label: "copy")
         let outcome = try await StoreCopier(from: source, to: target, batch: batch, history: history).run { progress.advance(to: $0) }
         progress.finish()
         try await source.close()

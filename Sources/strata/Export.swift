@@ -31,12 +31,13 @@ struct Export: AsyncParsableCommand {
         let store = try await StoredSchemaOpener.open(url)
         let chosen = try Self.entities(entities, in: store.schema)
         let sink = try OutputSink(path: output)
-        let header = ExportHeader(format: 1, schema: SchemaDescription(store.schema), entities: chosen)
-        try sink.write(String(decoding: try JSONEncoder.sorted.encode(header), as: UTF8.self) + "\n")
         let total = try await store.read { reader in
             try chosen.reduce(0) { sum, name in sum + (try reader.count(FetchPlan(entity: name))) }
         }
-        let progress = Progress(total: total, label: "export")
+        var header = ExportHeader(format: 1, schema: SchemaDescription(store.schema), entities: chosen, declared: await store.matchingDeclaration())
+        header.records = total
+        try sink.write(try header.line() + "\n")
+        let progress = ProgressBar(total: total, label: "export")
         let batch = max(1, batch)
         let written = try await store.read { reader -> Int in
             var written = 0
@@ -75,72 +76,44 @@ struct Export: AsyncParsableCommand {
     }
 }
 
-/// The first line of an export: the format, the schema the records are typed by, the entities.
+/// The first line of an export: the format, the schema the records are typed by, the entities,
+/// and the app's declared schema (delete rules, validation) when the store recorded one.
 struct ExportHeader: Codable {
     var strata = "export"
     var format: Int
     var schema: SchemaDescription
     var entities: [String]
+    /// How many records follow (as counted before the read; progress only — the end line is the
+    /// count written).
+    var records: Int?
+    /// Written as a JSON object under "declared" (``SchemaFile``'s own form), not by Codable.
+    var declared: SchemaFile? = nil
+
+    private enum CodingKeys: String, CodingKey { case strata, format, schema, entities, records }
+
+    func line() throws -> String {
+        var text = String(decoding: try JSONEncoder.sorted.encode(self), as: UTF8.self)
+        if let declared, text.hasSuffix("}") {
+            text.removeLast()
+            text += ",\"declared\":" + String(decoding: declared.encoded(), as: UTF8.self) + "}"
+        }
+        return text
+    }
+
+    /// Reads a header line; nil when the line is not one.
+    static func parse(_ line: String) throws -> ExportHeader? {
+        guard var header = try? JSONDecoder().decode(ExportHeader.self, from: Data(line.utf8)), header.strata == "export" else { return nil }
+        if let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], let declared = object["declared"] {
+            header.declared = try SchemaFile.decode(Array(try JSONSerialization.data(withJSONObject: declared)), path: "the export header")
+        }
+        return header
+    }
 }
 
 extension JSONEncoder {
     static var sorted: JSONEncoder {
         let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return encoder
-    }
-}
-
-/// Standard output or a file, written in chunks.
-final class OutputSink: Sendable {
-    private let handle: FileHandle
-    private let owned: Bool
-
-    init(path: String?) throws {
-        guard let path else {
-            handle = FileHandle.standardOutput
-            owned = false
-            return
-        }
-        guard FileManager.default.createFile(atPath: path, contents: nil) else { throw ValidationError("--output: cannot create \(path)") }
-        handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
-        owned = true
-    }
-
-    func write(_ text: String) throws { try handle.write(contentsOf: Data(text.utf8)) }
-
-    func close() throws {
-        if owned { try handle.close() }
-    }
-}
-
-/// Progress on standard error: a bar redrawn in place on a terminal, otherwise a plain line every
-/// 100,000 units (so logs stay readable).
-final class Progress: Sendable {
-    let total: Int
-    let label: String
-    private let terminal = isatty(STDERR_FILENO) == 1
-    private let last = Mutex(-1)
-
-    init(total: Int, label: String) {
-        self.total = total
-        self.label = label
-    }
-
-    func advance(to done: Int) {
-        if terminal, total == 0 {
-            FileHandle.standardError.write(Data("\r\(label): \(done)".utf8))
-        } else if terminal {
-            let percent = total == 0 ? 100 : done * 100 / total
-            guard last.withLock({ shown in defer { shown = percent }; return shown != percent }) else { return }
-            let filled = percent / 4
-            FileHandle.standardError.write(Data("\r\(label) [\(String(repeating: "#", count: filled))\(String(repeating: ".", count: 25 - filled))] \(percent)% \(done)/\(total)".utf8))
-        } else if last.withLock({ shown in defer { shown = done / 100_000 }; return shown != done / 100_000 }) {
-            if done > 0 { FileHandle.standardError.write(Data("\(label): \(done)\(total > 0 ? "/\(total)" : "")\n".utf8)) }
-        }
-    }
-
-    func finish() {
-        if terminal { FileHandle.standardError.write(Data("\n".utf8)) }
     }
 }

@@ -31,11 +31,11 @@ struct Import: AsyncParsableCommand {
     func run() async throws {
         StrataCommand.registerBackends()
         let lines = try LineReader(path: input)
-        guard let first = lines.next(), let header = try? JSONDecoder().decode(ExportHeader.self, from: Data(first.utf8)), header.strata == "export" else {
+        guard let first = lines.next(), let header = try ExportHeader.parse(first) else {
             throw ValidationError("the input does not start with a strata export header")
         }
         guard header.format == 1 else { throw ValidationError("export format \(header.format) is not supported (this tool reads 1)") }
-        let store = try await TargetStore.open(url, shape: header.schema)
+        let store = try await TargetStore.open(url, shape: header.schema, declared: header.declared)
         let loader = StoreLoader(store: store)
         let done = try await loader.position()
         if done > 0, !resume { throw ValidationError("\(url) holds an interrupted import (\(done) records): add --resume, or import into an empty store") }
@@ -43,7 +43,7 @@ struct Import: AsyncParsableCommand {
             throw ValidationError("\(url) is not empty: import into an empty store")
         }
         let schema = store.schema
-        let progress = Progress(total: 0, label: "import")
+        let progress = ProgressBar(total: header.records ?? 0, label: "import")
         var position = 0
         var pending: [LoadedRecord] = []
         var finished = false
@@ -113,8 +113,10 @@ final class LineReader {
 
 /// Opening the store an import or copy writes to.
 enum TargetStore {
-    /// The store at `url` if it exists (it must hold `shape`), else a new one with `shape`.
-    static func open(_ url: String, shape: SchemaDescription) async throws -> Store {
+    /// The store at `url` if it exists (it must hold `shape`), else a new one with `shape` — with
+    /// the app's `declared` schema (its rules enforced by the load, and recorded) when it
+    /// declares that shape.
+    static func open(_ url: String, shape: SchemaDescription, declared: SchemaFile?) async throws -> Store {
         PostgresBackend.register(options: PostgresBackend.Options(createIfMissing: false))
         do {
             let store = try await StoredSchemaOpener.open(url)
@@ -125,6 +127,11 @@ enum TargetStore {
             return store
         } catch let error as StrataError where error.code == .notAStore {
             PostgresBackend.register()
+            if let declared, let schema = try? declared.schema(), SchemaDescription(schema).sameShape(as: shape) {
+                let store = try await Store.open(url, schema: schema.versioned(shape.version))
+                try await store.recordDeclaration(declared)
+                return store
+            }
             return try await Store.open(url, schema: try shape.schema())
         }
     }

@@ -6,6 +6,13 @@ enum StoredSchemaOpener {
     /// Opens the existing store at `url` with its stored schema. A store that does not exist
     /// yet is refused (opening it would create an empty one).
     static func open(_ url: String) async throws -> Store {
+        try checkExists(url)
+        return try await Store.openWithStoredSchema(url)
+    }
+
+    /// Refuses a URL that names no existing store (asking a file backend about a missing path
+    /// would create an empty store there).
+    static func checkExists(_ url: String) throws {
         let location = try StoreLocation(url)
         switch location.scheme {
         case "memory":
@@ -16,16 +23,6 @@ enum StoredSchemaOpener {
             }
         default:
             break
-        }
-        // A schema no store holds: the store refuses it and names the schema it holds.
-        let probe = try Schema(entities: [EntityDescription(name: "StrataSchemaProbe\(UUID().uuidString.prefix(8))", idKind: .uuid, attributes: [])])
-        do {
-            let store = try await Store.open(url, schema: probe)
-            try? await store.close()
-            throw StrataError(.notAStore, "\(url) holds no schema (a new or empty store): nothing to open")
-        } catch let error as StrataError {
-            guard let mismatch = error.underlying as? StoredSchemaMismatch else { throw error }
-            return try await Store.open(url, schema: try mismatch.stored.schema())
         }
     }
 }

@@ -78,13 +78,16 @@ extension Store {
     ) async throws -> Store {
         // Without a plan nothing can be migrated, so only the shape is compared.
         let app = try migrations?.appSchema(schema) ?? schema.versioned(nil)
+        let store: Store
         do {
-            return Store(backend: try await opening(app), location: location, sync: sync)
+            store = Store(backend: try await opening(app), location: location, sync: sync)
         } catch let error as StrataError where error.code == .incompatibleStore {
             guard let plan = migrations, let mismatch = error.underlying as? StoredSchemaMismatch else { throw error }
             try await migrate(location?.description ?? "the store", from: mismatch.stored, to: app, plan: plan, opening: opening, progress: progress)
+            store = Store(backend: try await opening(app), location: location, sync: sync)
         }
-        return Store(backend: try await opening(app), location: location, sync: sync)
+        await store.recordDeclarationOnOpen()
+        return store
     }
 
     /// Opens the store with the schema it holds and runs the plan's stages on it: in place, or on

@@ -12,6 +12,10 @@ public struct Schema: Sendable {
     /// The app's name for this version of its schema (from a ``MigrationPlan``), kept by the store
     /// with the shape. `nil` for a schema outside a plan: stores then compare shapes alone.
     public internal(set) var version: String?
+    /// Whether a store opened with this schema records it as the app's declaration
+    /// (``SchemaFile/metadataKey``): true for schemas an app builds, false for those read back
+    /// from a store or a file, which would overwrite the app's rules with what they lack.
+    var recordsDeclaration = true
 
     /// This schema named as version `name` (what ``SchemaVersion`` does for a plan's versions).
     public func versioned(_ name: String?) -> Schema {

@@ -243,7 +243,7 @@ extension SchemaDescription {
     /// migration's source). Behaviour the description does not keep is absent: no validation
     /// rules or defaults, nullify delete rules, relationships optional.
     public func schema() throws -> Schema {
-        try Schema(entities: entities.map { entity in
+        var schema = try Schema(entities: entities.map { entity in
             // Records are laid out in the stored order: attributes and to-ones as declared.
             let position = Dictionary((entity.layout ?? []).enumerated().map { ($1, $0) }, uniquingKeysWith: { a, _ in a })
             func ordered<T>(_ items: [T], _ name: (T) -> String) -> [T] {
@@ -261,5 +261,7 @@ extension SchemaDescription {
                 },
                 indexes: entity.indexes, uniqueConstraints: entity.uniqueConstraints)
         }).versioned(version)
+        schema.recordsDeclaration = false
+        return schema
     }
 }

@@ -23,7 +23,9 @@ public final class Store: Sendable {
     public static func open(_ url: String, schema: Schema, registry: BackendRegistry = .shared, sync: SyncConfiguration? = nil) async throws -> Store {
         let location = try StoreLocation(url)
         let backend = try await registry.open(location, schema: schema)
-        return Store(backend: backend, location: location, sync: sync)
+        let store = Store(backend: backend, location: location, sync: sync)
+        await store.recordDeclarationOnOpen()
+        return store
     }
 
     /// What else takes part in every local save through this store (a sync server's prior states).

@@ -54,8 +54,10 @@ public struct StoreLoader: Sendable {
 
     /// Checks every reference and link target of the store now that the load is in, and ends the
     /// load (its position marker is removed). Returns the references that point at nothing —
-    /// a dangling reference is a finding unless the destination's delete rule toward it is
-    /// noAction (a schema read from a store keeps no rules, so there every one is).
+    /// a dangling reference is a finding unless deleting its destination leaves it by rule (the
+    /// inverse's delete rule is noAction, or there is no inverse). A bare stored shape keeps no
+    /// rules (every inverse nullifies); ``Store/openWithStoredSchema(_:registry:sync:)`` uses the
+    /// app's recorded ones.
     public func finish(limit: Int = 1_000) async throws -> [StrataError] {
         let findings = try await store.checkReferences(limit: limit)
         try await store.backend.write { try $0.setMetadata(Self.positionKey, nil) }
@@ -70,8 +72,11 @@ public struct StoreLoader: Sendable {
         let schema = reader.schema
         var wanted: [String: Set<RecordID>] = [:]
         var uses: [(owner: RecordKey, property: String, destination: String, target: RecordID)] = []
+        // What deleting a destination leaves behind: nothing is touched without an inverse (the
+        // engine cannot find the referrers) or when the inverse's rule is noAction.
         func mayDangle(_ relationship: RelationshipDescription) -> Bool {
-            (schema.inverse(of: relationship)?.deleteRule ?? .nullify) == .noAction
+            guard let inverse = schema.inverse(of: relationship) else { return true }
+            return inverse.deleteRule == .noAction
         }
         for record in records {
             guard let entity = schema.entity(record.entity) else { continue }
@@ -84,7 +89,7 @@ public struct StoreLoader: Sendable {
         for (owner, lists) in links {
             guard let entity = schema.entity(owner.entity) else { continue }
             for (name, targets) in lists {
-                guard let relationship = entity.relationship(name) else { continue }
+                guard let relationship = entity.relationship(name), !mayDangle(relationship) else { continue }
                 for target in targets {
                     wanted[relationship.destination, default: []].insert(target)
                     uses.append((owner, name, relationship.destination, target))
