@@ -76,7 +76,7 @@ enum JSONDocument {
     static func operations(_ data: Data, path: String, schema: Schema) throws -> [JSONOperation] {
         let parsed: Any
         do {
-            parsed = try JSONSerialization.jsonObject(with: data)
+            parsed = try ExactJSON.parse(data)
         } catch {
             throw StrataError(.notAStore, underlying: error, "\(path) is not JSON")
         }

@@ -188,7 +188,7 @@ public final class JSONFileBackend: StorageBackend {
                 guard integrity != .damaged else {
                     throw StrataError(.corruptStore, "a journal entry does not match its checksum")
                 }
-                guard let entry = try JSONSerialization.jsonObject(with: line) as? [String: Any], let ops = entry["ops"] as? [[String: Any]],
+                guard let entry = try ExactJSON.parse(line) as? [String: Any], let ops = entry["ops"] as? [[String: Any]],
                     // Unchecked entries are exactly `{"ops": […]}`: a damaged `crc` key cannot pass as one.
                     integrity == .valid || entry.count == 1
                 else {

@@ -103,7 +103,7 @@ struct ExportHeader: Codable {
     /// Reads a header line; nil when the line is not one.
     static func parse(_ line: String) throws -> ExportHeader? {
         guard var header = try? JSONDecoder().decode(ExportHeader.self, from: Data(line.utf8)), header.strata == "export" else { return nil }
-        if let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], let declared = object["declared"] {
+        if let object = try? ExactJSON.parse(line) as? [String: Any], let declared = object["declared"] {
             header.declared = try SchemaFile.decode(Array(try JSONSerialization.data(withJSONObject: declared)), path: "the export header")
         }
         return header

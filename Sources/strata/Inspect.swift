@@ -18,17 +18,20 @@ struct Inspect: AsyncParsableCommand {
 
     @Argument(help: "The store's URL (sqlite:PATH, lmdb:PATH, json:PATH, postgres://…).") var url: String
     @Flag(help: "Print the inspection as JSON.") var json = false
+    @Flag(help: "Also read every record and print the store's digest (per entity: count, and a hash of IDs, versions, values and link lists): equal digests, equal data, on any backend.")
+    var digest = false
 
     func run() async throws {
         StrataCommand.registerBackends()
         PostgresBackend.register(options: PostgresBackend.Options(createIfMissing: false))
         let store = try await StoredSchemaOpener.open(url)
         let inspection = try await store.inspect()
+        let digest = self.digest ? try await store.digest() : nil
         try await store.close()
         if json {
             let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-            print(String(decoding: try encoder.encode(inspection), as: UTF8.self))
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+            print(String(decoding: try encoder.encode(Output(inspection: inspection, digest: digest)), as: UTF8.self))
             return
         }
         print("store      \(inspection.location ?? url)")
@@ -40,6 +43,7 @@ struct Inspect: AsyncParsableCommand {
         } else {
             print("history    empty" + (history.purgedBefore.map { " (purged before \($0))" } ?? ""))
         }
+        print("rules      " + (inspection.rulesRecorded == true ? "the app's, as it recorded them (delete rules, validation)" : "not recorded (no app has opened the store since stores record them): delete rules shown as stored shape only"))
         let sync = inspection.sync
         print("sync       client: \(sync.pendingMutations) pending, cursor \(sync.cursor.map(String.init) ?? "none")\(sync.resetInProgress ? ", reset under way" : ""); server: \(sync.serverClients) client(s) seen")
         for entity in inspection.entities {
@@ -51,11 +55,35 @@ struct Inspect: AsyncParsableCommand {
             }
             for relationship in entity.relationships {
                 let arrow = relationship.toMany ? (relationship.isOrdered ? "->> (ordered)" : "->>") : "->"
+                let rule = inspection.rulesRecorded == true ? ", delete rule \(relationship.deleteRule)" : ""
                 print("  \(relationship.name) \(arrow) \(relationship.destination)" + (relationship.inverse.map { "  inverse \($0)" } ?? "")
-                    + "  [\(relationship.storage)]")
+                    + "  [\(relationship.storage)\(rule)]")
             }
             for index in entity.indexes { print("  index (\(index.joined(separator: ", ")))") }
             for unique in entity.uniqueConstraints { print("  unique (\(unique.joined(separator: ", ")))") }
         }
+        if let digest {
+            print("")
+            print("digest")
+            for (name, entity) in digest.entities.sorted(by: { $0.key < $1.key }) { print("  \(name)  \(entity.count)  \(entity.hash)") }
+        }
+    }
+}
+
+extension Inspect {
+    /// The JSON output: the inspection's fields, and the digest when asked for.
+    struct Output: Encodable {
+        var inspection: StoreInspection
+        var digest: StoreDigest?
+
+        func encode(to encoder: any Encoder) throws {
+            try inspection.encode(to: encoder)
+            if let digest {
+                var container = encoder.container(keyedBy: Key.self)
+                try container.encode(digest, forKey: .digest)
+            }
+        }
+
+        private enum Key: String, CodingKey { case digest }
     }
 }

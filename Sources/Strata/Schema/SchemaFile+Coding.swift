@@ -16,7 +16,7 @@ extension SchemaFile {
     /// (`path`, the entity and the property) and what was expected.
     public static func decode(_ bytes: [UInt8], path: String) throws -> SchemaFile {
         let reader = Reader(path: path)
-        guard let root = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any] else {
+        guard let root = try? ExactJSON.parse(Data(bytes)) as? [String: Any] else {
             throw reader.fail(nil, nil, "is not a JSON object")
         }
         guard root["strata"] as? String == "schema" else { throw reader.fail(nil, nil, "is not a Strata schema file (no \"strata\": \"schema\")") }

@@ -30,6 +30,20 @@ public struct SchemaFile: Sendable, Hashable {
         /// The names of the entity's record checks (closures: not enforced from a file).
         public var recordChecks: [String]
         public var renamedFrom: String?
+
+        public init(
+            name: String, idKind: RecordID.Kind = .uuid, attributes: [Attribute] = [], relationships: [Relationship] = [],
+            indexes: [[String]] = [], uniqueConstraints: [[String]] = [], recordChecks: [String] = [], renamedFrom: String? = nil
+        ) {
+            self.name = name
+            self.idKind = idKind
+            self.attributes = attributes
+            self.relationships = relationships
+            self.indexes = indexes
+            self.uniqueConstraints = uniqueConstraints
+            self.recordChecks = recordChecks
+            self.renamedFrom = renamedFrom
+        }
     }
 
     public struct Attribute: Sendable, Hashable {
@@ -44,6 +58,21 @@ public struct SchemaFile: Sendable, Hashable {
         /// The names of custom (closure) rules: not enforced from a file.
         public var customRules: [String]
         public var renamedFrom: String?
+
+        public init(
+            name: String, type: AttributeType, isOptional: Bool = false, isIndexed: Bool = false, defaultValue: Value? = nil,
+            allowedValues: [Value]? = nil, rules: [Rule] = [], customRules: [String] = [], renamedFrom: String? = nil
+        ) {
+            self.name = name
+            self.type = type
+            self.isOptional = isOptional
+            self.isIndexed = isIndexed
+            self.defaultValue = defaultValue
+            self.allowedValues = allowedValues
+            self.rules = rules
+            self.customRules = customRules
+            self.renamedFrom = renamedFrom
+        }
     }
 
     /// A declarative validation rule.
@@ -64,6 +93,22 @@ public struct SchemaFile: Sendable, Hashable {
         public var minCount: Int?
         public var maxCount: Int?
         public var renamedFrom: String?
+
+        public init(
+            name: String, destination: String, inverse: String?, cardinality: RelationshipDescription.Cardinality, isOrdered: Bool = false,
+            deleteRule: DeleteRule = .nullify, isRequired: Bool = false, minCount: Int? = nil, maxCount: Int? = nil, renamedFrom: String? = nil
+        ) {
+            self.name = name
+            self.destination = destination
+            self.inverse = inverse
+            self.cardinality = cardinality
+            self.isOrdered = isOrdered
+            self.deleteRule = deleteRule
+            self.isRequired = isRequired
+            self.minCount = minCount
+            self.maxCount = maxCount
+            self.renamedFrom = renamedFrom
+        }
     }
 
     /// The metadata key a store records the declaring app's file under.

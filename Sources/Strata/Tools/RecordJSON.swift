@@ -43,7 +43,7 @@ public enum RecordJSON {
     /// Reads a line written by ``line(_:links:entity:)``. A value of the wrong JSON kind for its
     /// attribute is ``StrataError/Code/typeMismatch`` naming the entity, record and property.
     public static func parse(_ line: some StringProtocol, schema: Schema) throws -> (record: Record, links: [String: [RecordID]]) {
-        guard let object = (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any] else {
+        guard let object = (try? ExactJSON.parse(line)) as? [String: Any] else {
             throw StrataError(.corruptStore, "the line is not a JSON object")
         }
         guard let name = object["entity"] as? String, let entity = schema.entity(name) else {

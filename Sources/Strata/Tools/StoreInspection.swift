@@ -14,8 +14,8 @@ public struct StoreInspection: Sendable, Hashable, Codable {
         public var inverse: String?
         public var toMany: Bool
         public var isOrdered: Bool
-        /// The delete rule of the schema the store was opened with (a schema read from the store
-        /// itself keeps none: `nullify` then stands for "not stored").
+        /// The delete rule of the schema the store was opened with: the app's recorded one when
+        /// ``StoreInspection/rulesRecorded``, else `nullify`, standing for "not recorded".
         public var deleteRule: String
         /// How the store keeps it: a reference column, or a link list.
         public var storage: String
@@ -56,6 +56,9 @@ public struct StoreInspection: Sendable, Hashable, Codable {
     public var entities: [Entity]
     public var history: History
     public var sync: Sync
+    /// Whether the schema the store was opened with carries its app's recorded rules (delete
+    /// rules, validation; ``Store/declaredSchema()``) rather than the bare stored shape.
+    public var rulesRecorded: Bool?
 }
 
 extension Store {
@@ -93,9 +96,10 @@ extension Store {
             let sync = StoreInspection.Sync(
                 pendingMutations: try Outbox.pendingCount(in: transaction), cursor: try Outbox.cursor(in: transaction)?.value,
                 resetInProgress: try ResetState.read(transaction) != nil, serverClients: clients)
+            let declared = try transaction.metadata(SchemaFile.metadataKey).flatMap { try? SchemaFile.decode($0, path: "") }
             return StoreInspection(
                 backend: location?.scheme, location: location?.description, schemaVersion: schema.version, entities: entities, history: history,
-                sync: sync)
+                sync: sync, rulesRecorded: declared.map { $0 == SchemaFile(schema) } ?? false)
         }
     }
 }

@@ -156,6 +156,35 @@ enum ValueChecks {
             }
             try expectEqual(try await samples.fetch("n0")?.number, .infinity)
         },
+        ConformanceCheck(.values, "doublesOfEveryBitPatternRoundTripExactly", requires: [.reopen]) { c in
+            // Random bit patterns (every exponent, subnormals included) and decimal-looking values
+            // a text format must write and read back exactly.
+            let seed = UInt64(Date().timeIntervalSince1970 * 1000)
+            var random = SeededRandom(seed: seed)
+            var generated: [Double] = (0..<400).compactMap { _ in
+                let number = Double(bitPattern: random.next())
+                return number.isFinite ? number : nil
+            }
+            generated += (0..<400).map { _ in Double(random.below(10_000_000)) / 100 - 50_000 }
+            let numbers = generated + [-0.13000000000000075, 123.45678901234568, 5e-324, -2.2250738585072014e-308, .greatestFiniteMagnitude]
+            var store = try await c.store()
+            try await store.transaction { tx in
+                for (index, number) in numbers.enumerated() { try tx.insert(Sample(id: "x\(index)", number: number, amount: number)) }
+            }
+            for round in ["before reopen", "after reopen"] {
+                if round == "after reopen" { store = try await c.reopen(store) }
+                let stored = try await store.read { try $0.fetch(FetchPlan(entity: "Sample")) }
+                let byID = Dictionary(stored.map { ($0.id.description, $0) }, uniquingKeysWith: { a, _ in a })
+                for (index, number) in numbers.enumerated() {
+                    for property in ["number", "amount"] {
+                        guard case .double(let got) = byID["x\(index)"]?[property] else {
+                            throw ConformanceFailure("seed \(seed): x\(index).\(property) \(round) is missing", fileID: #fileID, filePath: #filePath, line: #line)
+                        }
+                        try expectEqual(got.bitPattern, (number == 0 ? 0 : number).bitPattern, "seed \(seed): \(number) \(round) came back as \(got)")
+                    }
+                }
+            }
+        },
         ConformanceCheck(.values, "datesRoundTripBitExactly", requires: [.reopen]) { c in
             var store = try await c.store()
             let seconds: [Double] = [
