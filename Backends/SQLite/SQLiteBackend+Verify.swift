@@ -36,8 +36,10 @@ extension SQLiteBackend {
         var report = start
         do {
             try inspectExistingFile(at: copy, schema: schema)
-        } catch var error as StrataError where error.code == .corruptStore || error.code == .storageFailure {
+        } catch var error as StrataError {
+            // The copy's path means nothing to the caller: name the store.
             error.message = error.message.replacingOccurrences(of: copy, with: path)
+            guard error.code == .corruptStore || error.code == .storageFailure else { throw error }
             report.add(error)
             return report
         }

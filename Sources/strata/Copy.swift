@@ -15,25 +15,35 @@ struct Copy: AsyncParsableCommand {
             record's ID, version, values and link lists in ID order) compared. The source is read a page \
             at a time: copy a store nothing writes to meanwhile. References that dangle in the copy dangle \
             in the source too (digests equal) and are listed as notes. Sync state (outbox, cursor, server \
-            bookkeeping) is not copied. Exit codes: 0 equal; 1 an error; 3 the copy differs; 64 usage.
+            bookkeeping) is not copied. A target that holds records is refused unless --replace, which \
+            removes them first (a save per batch, recorded in the target's history). Exit codes: 0 equal; \
+            1 an error; 3 the copy differs; 64 usage.
 
             Examples:
               strata copy sqlite:./app.sqlite lmdb:./app.lmdb
               strata copy lmdb:./app.lmdb postgres://app@db/app --history
+              strata copy sqlite:./app.sqlite json:./snapshot.json --replace --json
             """)
 
     @Argument(help: "The source store's URL.") var from: String
     @Argument(help: "The target store's URL.") var to: String
     @Option(help: "Records per save.") var batch = 1_000
     @Flag(help: "Copy the source's history too.") var history = false
+    @Flag(help: "Remove the target's records first (it must hold the source's shape); without it a non-empty target is refused.")
+    var replace = false
+    @Flag(help: "Print the outcome as one JSON object (records, both digests, notes).") var json = false
 
     func run() async throws {
         StrataCommand.registerBackends()
         PostgresBackend.register(options: PostgresBackend.Options(createIfMissing: false))
         let source = try await StoredSchemaOpener.open(from)
         let target = try await TargetStore.open(to, shape: SchemaDescription(source.schema), declared: await source.matchingDeclaration())
-        if try await target.inspect().entities.contains(where: { $0.count > 0 }) {
-            throw ValidationError("\(to) is not empty: copy into an empty store")
+        let existing = try await target.inspect().entities.map(\.count).reduce(0, +)
+        if existing > 0 {
+            guard replace else { throw ValidationError("\(to) is not empty (\(existing) records): copy into an empty store, or add --replace") }
+            let clearing = ProgressBar(total: existing, label: "remove")
+            try await StoreLoader(store: target).removeAll(batch: batch) { clearing.advance(to: $0) }
+            clearing.finish()
         }
         let total = try await source.inspect().entities.map(\.count).reduce(0, +)
         let progress = ProgressBar(total: total, label: "copy")
@@ -42,15 +52,36 @@ struct Copy: AsyncParsableCommand {
         try await source.close()
         try await target.close()
         let (digest, copy, dangling, copied) = (outcome.source, outcome.copy, outcome.dangling, outcome.records)
+        if json {
+            let report = CopyReport(
+                from: from, to: to, records: copied, removed: existing > 0 ? existing : nil, history: history, equal: copy == digest,
+                source: digest, copy: copy, notes: dangling.map(\.description))
+            print(String(decoding: try JSONEncoder.sorted.encode(report), as: UTF8.self))
+        }
         guard copy == digest else {
             for (name, expected) in digest.entities.sorted(by: { $0.key < $1.key }) where copy.entities[name] != expected {
                 FileHandle.standardError.write(Data("differs: \(name) source \(expected.count) \(expected.hash), copy \(copy.entities[name].map { "\($0.count) \($0.hash)" } ?? "absent")\n".utf8))
             }
             throw ExitCode(3)
         }
+        guard !json else { return }
         print("copied \(copied) records from \(from) to \(to); digests equal")
-        // The copy equals the source, so these dangle there too (allowed under noAction, which a
-        // schema read from a store does not record): a note, not a failure.
+        // The copy equals the source, so these dangle there too: a note, not a failure.
         for finding in dangling { FileHandle.standardError.write(Data("note: dangles as in the source: \(finding)\n".utf8)) }
     }
+}
+
+/// `strata copy --json`'s output.
+struct CopyReport: Codable {
+    var from: String
+    var to: String
+    var records: Int
+    /// Records the target held and --replace removed.
+    var removed: Int?
+    var history: Bool
+    var equal: Bool
+    var source: StoreDigest
+    var copy: StoreDigest
+    /// References that dangle in the copy as in the source.
+    var notes: [String]
 }

@@ -14,7 +14,8 @@ struct Import: AsyncParsableCommand {
             records (memory bounded by a batch), each storing the position reached, so an interrupted \
             import continues with --resume; references are checked at the end and dangling ones reported \
             (exit 2). With --atomic the whole file is one save (memory bounded by the file): any invalid \
-            record or dangling reference writes nothing. Exit codes: 0 imported; 1 an error (nothing of \
+            record or dangling reference writes nothing. --replace removes the target's records first (a \
+            save per batch, recorded in its history). Exit codes: 0 imported; 1 an error (nothing of \
             the failing batch written); 2 imported with dangling references; 64 usage.
 
             Examples:
@@ -27,6 +28,9 @@ struct Import: AsyncParsableCommand {
     @Option(help: "Records per save.") var batch = 1_000
     @Flag(help: "One save for the whole file: all or nothing.") var atomic = false
     @Flag(help: "Continue an interrupted import into the same store from the same file.") var resume = false
+    @Flag(help: "Remove the target's records first (it must hold the export's shape); without it a non-empty target is refused.")
+    var replace = false
+    @Flag(help: "Print the outcome as one JSON object.") var json = false
 
     func run() async throws {
         StrataCommand.registerBackends()
@@ -37,10 +41,18 @@ struct Import: AsyncParsableCommand {
         guard header.format == 1 else { throw ValidationError("export format \(header.format) is not supported (this tool reads 1)") }
         let store = try await TargetStore.open(url, shape: header.schema, declared: header.declared)
         let loader = StoreLoader(store: store)
-        let done = try await loader.position()
+        var done = try await loader.position()
+        if replace {
+            if resume { throw ValidationError("--replace and --resume exclude each other") }
+            let existing = try await store.inspect().entities.map(\.count).reduce(0, +)
+            let clearing = ProgressBar(total: existing, label: "remove")
+            try await loader.removeAll(batch: batch) { clearing.advance(to: $0) }
+            if existing > 0 { clearing.finish() }
+            done = 0
+        }
         if done > 0, !resume { throw ValidationError("\(url) holds an interrupted import (\(done) records): add --resume, or import into an empty store") }
         if done == 0, try await store.inspect().entities.contains(where: { $0.count > 0 }) {
-            throw ValidationError("\(url) is not empty: import into an empty store")
+            throw ValidationError("\(url) is not empty: import into an empty store, or add --replace")
         }
         let schema = store.schema
         let progress = ProgressBar(total: header.records ?? 0, label: "import")
@@ -75,9 +87,25 @@ struct Import: AsyncParsableCommand {
         let dangling = try await loader.finish()
         try await store.close()
         for finding in dangling { FileHandle.standardError.write(Data("dangling: \(finding)\n".utf8)) }
-        print("imported \(position - done) records into \(url)" + (dangling.isEmpty ? "" : "; \(dangling.count) dangling reference(s)"))
+        if json {
+            let report = ImportReport(store: url, records: position - done, resumedAt: done > 0 ? done : nil, dangling: dangling.map(\.description))
+            print(String(decoding: try JSONEncoder.sorted.encode(report), as: UTF8.self))
+        } else {
+            print("imported \(position - done) records into \(url)" + (dangling.isEmpty ? "" : "; \(dangling.count) dangling reference(s)"))
+        }
         if !dangling.isEmpty { throw ExitCode(2) }
     }
+}
+
+/// `strata import --json`'s output.
+struct ImportReport: Codable {
+    var store: String
+    /// Records this run loaded.
+    var records: Int
+    /// Where a resumed import started.
+    var resumedAt: Int?
+    /// References that point at nothing once everything is in (exit 2).
+    var dangling: [String]
 }
 
 /// Lines of standard input or a file, read as they come.

@@ -146,7 +146,29 @@ struct ToolTests {
         #expect(copy == source)
         #expect(copyHistory == sourceHistory && copyHistory == 2, "history copied: \(copyHistory)")
         let into = try Tool.run(["copy", url, target], in: directory)
-        #expect(into.status == 64, "a non-empty target is refused")
+        #expect(into.status == 64 && into.errors.contains("--replace"), "a non-empty target is refused: \(into.errors)")
+        // Told to: the target's records go first (recorded in its history), then the copy.
+        let store2 = try await Store.open(url, schema: try TravelDomain.schema())
+        try await store2.repository(Tag.self).delete(data.beach.id)
+        try await store2.close()
+        let replaced = try Tool.run(["copy", url, target, "--replace", "--json", "--batch", "5"], in: directory)
+        #expect(replaced.status == 0, "\(replaced.errors)")
+        let report = try JSONDecoder().decode(CopyJSON.self, from: Data(replaced.output.utf8))
+        #expect(report.equal && report.records == 17 && report.removed == 18, "\(replaced.output)")
+        #expect(try await digest(target).0 == (try await digest(url)).0)
+        // import --replace likewise.
+        let file = "\(directory)/replace.ndjson"
+        #expect(try Tool.run(["export", url, "--output", file], in: directory).status == 0)
+        let imported = try Tool.run(["import", target, "--input", file, "--replace", "--json"], in: directory)
+        #expect(imported.status == 0, "\(imported.errors)")
+        #expect(imported.output.contains("\"records\":17"), "\(imported.output)")
+        #expect(try await digest(target).0 == (try await digest(url)).0)
+    }
+
+    struct CopyJSON: Decodable {
+        var equal: Bool
+        var records: Int
+        var removed: Int?
     }
 
     @Test func anInterruptedImportResumesAndABadRecordWritesNothingOfItsBatch() async throws {

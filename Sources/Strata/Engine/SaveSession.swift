@@ -69,6 +69,21 @@ final class SaveSession {
         }
     }
 
+    /// Removes a record as a load does (see ``loading``): no delete rules, its own link lists
+    /// cleared; references to it left for the load's end to settle. Absent records are skipped.
+    func unload(_ input: RecordKey) throws {
+        let key = input.normalized
+        let entity = try schema.requireEntity(key.entity)
+        guard let existing = try workingSet.record(key.entity, id: key.id) else { return }
+        deletedSnapshots[key] = existing
+        try workingSet.stage(key, nil)
+        for relationship in entity.relationships where relationship.keepsLinkList {
+            if try !workingSet.links(key.entity, relationship: relationship.name, from: key.id).isEmpty {
+                try workingSet.stageLinks(key.entity, relationship: relationship.name, from: key.id, to: [])
+            }
+        }
+    }
+
     /// Inserts a new record. An existing ID is ``StrataError/Code/duplicateID`` (upsert is explicit).
     func insert(_ input: Record) throws {
         var record = try normalize(input, inserting: true)

@@ -52,6 +52,33 @@ public struct StoreLoader: Sendable {
         }
     }
 
+    /// Removes every record of the store, a save per `batch` records, before a load replaces them
+    /// (`strata copy --replace`, `strata import --replace`). No delete rule applies — every record
+    /// goes, so none could hold — and link lists go with their owners; each save records its
+    /// deletions in history as any save does, so observers and sync see them. Returns how many
+    /// records were removed; `progress` receives the running count.
+    @discardableResult
+    public func removeAll(batch: Int = 1_000, progress: @Sendable (Int) -> Void = { _ in }) async throws -> Int {
+        let batch = max(1, batch)
+        var removed = 0
+        for entity in store.schema.entities {
+            while true {
+                let ids = try await store.read { reader in
+                    try reader.fetch(FetchPlan(entity: entity.name, sort: [SortKey("id")], limit: batch)).map(\.id)
+                }
+                guard !ids.isEmpty else { break }
+                try await store.commit(author: "strata load", contextName: "load", participants: []) { session, _, commit in
+                    session.loading = true
+                    for id in ids { try session.unload(RecordKey(entity: entity.name, id: id)) }
+                    _ = try commit()
+                }
+                removed += ids.count
+                progress(removed)
+            }
+        }
+        return removed
+    }
+
     /// Checks every reference and link target of the store now that the load is in, and ends the
     /// load (its position marker is removed). Returns the references that point at nothing —
     /// a dangling reference is a finding unless deleting its destination leaves it by rule (the
