@@ -2,7 +2,7 @@
 export PATH := $(PATH):/opt/swift/usr/bin
 SWIFT ?= swift
 
-.PHONY: run test bench bench-scale bench-migration bench-postgres bench-sync bench-copy bootstrap clean
+.PHONY: run test bench bench-scale bench-migration bench-postgres bench-sync bench-copy roundtrip bootstrap clean
 
 bootstrap:
 	@scripts/bootstrap
@@ -43,6 +43,15 @@ bench-sync: bootstrap
 # `strata copy` of 1M records SQLite → LMDB beside a raw copy: records/s and peak RSS (STRATA_COPY_RECORDS).
 bench-copy: bootstrap
 	cd Benchmarks && $(SWIFT) build -c release --product StrataCopyBench && .build/release/StrataCopyBench
+
+# A store of 1M records (STRATA_ROUNDTRIP_RECORDS) imported into SQLite, copied SQLite → LMDB →
+# JSON file → SQLite by a release build of the tool, compared by digests (make test runs the same
+# test at 20,000 records with the debug build).
+roundtrip: bootstrap
+	$(SWIFT) build -c release --product strata
+	$(SWIFT) build --build-tests
+	STRATA_TOOL=$$(pwd)/.build/release/strata STRATA_ROUNDTRIP_RECORDS=$${STRATA_ROUNDTRIP_RECORDS:-1000000} \
+		$(SWIFT) test --skip-build --disable-xctest --filter RoundTripTests
 
 bench-scale: bootstrap
 	cd Benchmarks && $(SWIFT) run -c release StrataScale

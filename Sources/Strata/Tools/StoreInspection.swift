@@ -56,8 +56,9 @@ public struct StoreInspection: Sendable, Hashable, Codable {
     public var entities: [Entity]
     public var history: History
     public var sync: Sync
-    /// Whether the schema the store was opened with carries its app's recorded rules (delete
-    /// rules, validation; ``Store/declaredSchema()``) rather than the bare stored shape.
+    /// Whether the store holds its app's recorded declaration of the shape it holds (delete rules,
+    /// validation; ``Store/declaredSchema()``), which ``Store/openWithStoredSchema(_:registry:sync:)``
+    /// opens it with.
     public var rulesRecorded: Bool?
 }
 
@@ -99,7 +100,7 @@ extension Store {
             let declared = try transaction.metadata(SchemaFile.metadataKey).flatMap { try? SchemaFile.decode($0, path: "") }
             return StoreInspection(
                 backend: location?.scheme, location: location?.description, schemaVersion: schema.version, entities: entities, history: history,
-                sync: sync, rulesRecorded: declared.map { $0 == SchemaFile(schema) } ?? false)
+                sync: sync, rulesRecorded: declared.flatMap { try? $0.schema() }.map { SchemaDescription(schema).isOpenable(as: SchemaDescription($0)) } ?? false)
         }
     }
 }
