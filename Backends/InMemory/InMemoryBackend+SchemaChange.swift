@@ -59,6 +59,7 @@ final class InMemorySchemaChange: SchemaChangeTransaction {
             guard var table = empty.tables[name], let records = state.tables[name]?.records else { continue }
             for record in records.values {
                 table.records[record.id] = record
+                table.ids.insert(record.id)
                 table.add(record)
             }
             state.tables[name] = table

@@ -4,6 +4,9 @@ import Strata
 struct InMemoryState: Sendable {
     struct Table: Sendable {
         var records: [RecordID: Record] = [:]
+        /// Every ID in the contract's ID order: a keyset page (`id > last`, in ID order) is a seek
+        /// and a walk of one page, not a sort of the whole table.
+        var ids = SortedChunks<RecordID>()
         /// The entity's record layout: the engine's records are in it, so indexed values are
         /// read by slot.
         var layout: RecordLayout
@@ -125,7 +128,7 @@ struct InMemoryState: Sendable {
     @discardableResult
     mutating func put(_ record: Record) -> Record? {
         let previous = tables[record.entity]?.records.updateValue(record, forKey: record.id)
-        if let previous { tables[record.entity]?.drop(previous) }
+        if let previous { tables[record.entity]?.drop(previous) } else { tables[record.entity]?.ids.insert(record.id) }
         tables[record.entity]?.add(record)
         return previous
     }
@@ -134,6 +137,7 @@ struct InMemoryState: Sendable {
     mutating func remove(_ entity: String, _ id: RecordID) -> Record? {
         guard let previous = tables[entity]?.records.removeValue(forKey: id) else { return nil }
         tables[entity]?.drop(previous)
+        tables[entity]?.ids.remove(id)
         return previous
     }
 
@@ -144,7 +148,10 @@ struct InMemoryState: Sendable {
         var removed: [Record] = []
         removed.reserveCapacity(ids.count)
         for id in ids {
-            if let previous = tables[entity]?.records.removeValue(forKey: id) { removed.append(previous) }
+            if let previous = tables[entity]?.records.removeValue(forKey: id) {
+                removed.append(previous)
+                tables[entity]?.ids.remove(id)
+            }
         }
         guard !removed.isEmpty else { return removed }
         tables[entity]?.drop(removed)

@@ -5,6 +5,7 @@ import Strata
 extension InMemoryReading {
     func fetch(_ plan: FetchPlan) throws -> [Record] {
         let table = try table(plan.entity)
+        if let page = try idOrderedPage(plan, table) { return page }
         if let page = try orderedPage(plan, table) { return page }
         return PredicateEvaluator.sortAndPage(try matching(plan, table), plan)
     }
@@ -30,6 +31,55 @@ extension InMemoryReading {
         let (lower, upper) = predicate.bounds(of: property, type: type)
         func key(_ value: Value?) -> InMemoryState.IndexKey? { value.map { InMemoryState.IndexKey(value: InMemoryState.indexKey($0)) } }
         return (key(lower), key(upper), lower != nil || upper != nil)
+    }
+
+    /// A page in ID order whose filter only bounds the ID — a keyset page (`id > last`), or the
+    /// first — walked from the bound in the table's ID set and stopped when full.
+    private func idOrderedPage(_ plan: FetchPlan, _ table: InMemoryState.Table) throws -> [Record]? {
+        try idWalk(plan, table)?.page
+    }
+
+    /// ``idOrderedPage(_:_:)`` with how many IDs the walk visited (tests prove it is about a page).
+    func idWalk(_ plan: FetchPlan, _ table: InMemoryState.Table) throws -> (page: [Record], walked: Int)? {
+        guard let limit = plan.limit else { return nil }
+        let ascending: Bool
+        switch plan.sort.count {
+        case 0: ascending = true
+        case 1 where plan.sort[0].property == "id": ascending = plan.sort[0].ascending
+        default: return nil
+        }
+        var lower: RecordID?
+        var upper: RecordID?
+        for conjunct in Self.conjuncts(plan.predicate) {
+            switch conjunct {
+            case .compare("id", .greater, let value, []), .compare("id", .greaterOrEqual, let value, []):
+                guard let id = RecordID(value) else { return nil }
+                lower = lower.map { max($0, id) } ?? id
+            case .compare("id", .less, let value, []), .compare("id", .lessOrEqual, let value, []):
+                guard let id = RecordID(value) else { return nil }
+                upper = upper.map { min($0, id) } ?? id
+            default:
+                return nil
+            }
+        }
+        if limit == 0 { return ([], 0) }
+        // The walk's bounds are inclusive; the predicate itself excludes a strict bound.
+        let evaluator = PredicateEvaluator(self)
+        var page: [Record] = []
+        var skipped = 0
+        var walked = 0
+        try table.ids.walk(from: lower, through: upper, ascending: ascending) { id in
+            walked += 1
+            guard let record = table.records[id] else { return true }
+            if let predicate = plan.predicate, try !evaluator.matches(record, predicate) { return true }
+            if skipped < plan.offset {
+                skipped += 1
+                return true
+            }
+            page.append(record)
+            return page.count < limit
+        }
+        return (page, walked)
     }
 
     /// A page read in order from an index and stopped when full, however many records match:
