@@ -116,7 +116,6 @@ struct RoundTripTests {
         let seed = environment["STRATA_ROUNDTRIP_SEED"].flatMap(UInt64.init) ?? UInt64(Date().timeIntervalSince1970)
         let tool = environment["STRATA_TOOL"] ?? Tool.executable
         let directory = try ToolTests().directory
-        defer { if environment["STRATA_KEEP"] == nil { try? FileManager.default.removeItem(atPath: directory) } }
         print("round trip of \(count) records, seed \(seed), tool \(tool)")
         let file = "\(directory)/generated.ndjson"
         try Self.writeExport(count: count, seed: seed, to: file)

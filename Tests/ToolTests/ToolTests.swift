@@ -14,8 +14,18 @@ import Testing
 struct ToolTests {
     let directory: String
 
+    /// Every test's directory is under one per process, removed when the process exits.
+    static let root: String = {
+        atexit { try? FileManager.default.removeItem(atPath: ToolTests.rootPath(of: getpid())) }
+        return rootPath(of: getpid())
+    }()
+
+    static func rootPath(of process: pid_t) -> String {
+        FileManager.default.temporaryDirectory.appendingPathComponent("strata-tool-\(process)").path
+    }
+
     init() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("strata-tool-\(UUID().uuidString.prefix(8))").path
+        directory = "\(Self.root)/\(UUID().uuidString.prefix(8))"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         SQLiteBackend.register()
         LMDBBackend.register()
