@@ -3,8 +3,9 @@ extension ModelContext {
     // MARK: Changing
 
     /// Stages a new model. An ID this context already holds is ``StrataError/Code/duplicateID``;
-    /// one the store holds is found at save.
-    public func insert<M: PersistentModel>(_ model: M) throws {
+    /// one the store holds is found at save. Async like every change a context stages (one rule:
+    /// a context's reads and changes are `async`, its bookkeeping — ``hasChanges``, ``rollback()`` — is not).
+    public func insert<M: PersistentModel>(_ model: M) async throws {
         defer { signalChange() }
         let record = try model.record()
         _ = try store.schema.requireEntity(record.entity)

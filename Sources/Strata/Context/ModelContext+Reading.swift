@@ -20,6 +20,14 @@ extension ModelContext {
         return try models(try await readOverlaid { view, executor in try executor.fetch(plan, in: view) })
     }
 
+    /// One keyset page of a query's results after `cursor`, pending changes included (see
+    /// ``StoreReader/fetch(_:after:)``).
+    public func fetch<M: PersistentModel>(_ query: Query<M>, after cursor: PageCursor?) async throws -> Page<M> {
+        let plan = try PageCursor.plan(query, after: cursor)
+        let records = try await readOverlaid { view, executor in try executor.fetch(plan, in: view) }
+        return PageCursor.page(records, try models(records), plan: plan)
+    }
+
     /// How many models a query matches, pending changes included.
     public func count<M: PersistentModel>(_ query: Query<M> = .all) async throws -> Int {
         let plan = try query.plan()

@@ -89,6 +89,16 @@ public struct Filter<Model: PersistentModel>: Sendable {
         let outer = on(keyPath) { .relatedOne(relationship: $0, inner.expression) }
         return Filter(outer.expression, failure: outer.failure ?? inner.failure)
     }
+    /// The to-one destination — of the type named, since a key path to an ID cannot name it — exists
+    /// and matches: `.related(\Desk.occupant, to: Person.self)` (exists), or
+    /// `.related(\Desk.occupant, to: Person.self, where: \.name == "Ana")`.
+    public static func related<D: PersistentModel>(_ keyPath: KeyPath<Model, D.ID?>, to type: D.Type, where inner: Filter<D> = .always) -> Filter {
+        related(keyPath, where: inner)
+    }
+    /// The required to-one destination of the type named exists and matches.
+    public static func related<D: PersistentModel>(_ keyPath: KeyPath<Model, D.ID>, to type: D.Type, where inner: Filter<D> = .always) -> Filter {
+        related(keyPath, where: inner)
+    }
     /// Some destination of the to-many matches.
     public static func any<D: PersistentModel>(_ relationship: ToMany<Model, D>, where inner: Filter<D> = .always) -> Filter {
         Filter(.anyRelated(relationship: relationship.name, inner.expression), failure: inner.failure)

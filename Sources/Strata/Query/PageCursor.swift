@@ -134,10 +134,40 @@ public struct PageCursor: Sendable, Hashable, CustomStringConvertible {
     }
 }
 
+extension PageCursor {
+    /// The plan of the page after `cursor` (from the start when nil): the query's plan with the
+    /// cursor's position added. An offset, or a cursor of another entity or sort, is
+    /// ``StrataError/Code/invalidQuery``.
+    static func plan<M: PersistentModel>(_ query: Query<M>, after cursor: PageCursor?) throws -> FetchPlan {
+        var plan = try query.plan()
+        guard plan.offset == 0 else { throw StrataError(.invalidQuery, entity: plan.entity, "keyset pages cannot be combined with an offset") }
+        if let cursor {
+            guard cursor.entity == plan.entity, cursor.sort == plan.sort else {
+                throw StrataError(.invalidQuery, entity: plan.entity, "the page cursor belongs to another query (entity or sort order)")
+            }
+            plan.predicate = plan.predicate.map { .and([$0, cursor.predicate]) } ?? cursor.predicate
+        }
+        return plan
+    }
+
+    /// The page a plan made by ``plan(_:after:)`` read: its models, and the next cursor when full.
+    static func page<M: PersistentModel>(_ records: [Record], _ models: [M], plan: FetchPlan) -> Page<M> {
+        let full = plan.limit.map { records.count >= $0 && $0 > 0 } ?? false
+        let next = full ? records.last.map { PageCursor(entity: plan.entity, sort: plan.sort, after: $0) } : nil
+        return Page(models: models, next: next)
+    }
+}
+
 /// One page of results and where the next one starts.
 public struct Page<Model: PersistentModel>: Sendable {
     public let models: [Model]
     /// The position after the last model; nil when the page came back with fewer models than the
     /// limit (the end). A full last page is followed by an empty one.
     public let next: PageCursor?
+
+    /// A page (for test doubles of ``ModelReading``).
+    public init(models: [Model], next: PageCursor?) {
+        self.models = models
+        self.next = next
+    }
 }

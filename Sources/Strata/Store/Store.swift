@@ -128,3 +128,20 @@ public final class Store: Sendable {
         hub.closed()
     }
 }
+
+extension Store {
+    /// Closes this store and opens it again at its ``location`` with the same schema, sync
+    /// configuration and participants — what `close()` then `Store.open(…)` does, without
+    /// forgetting `sync:`. Observations of this store end with ``StrataError/Code/storeClosed``.
+    /// A store wrapped around a backend opened by other means has no location to reopen
+    /// (``StrataError/Code/unsupportedStore``).
+    public func reopen(registry: BackendRegistry = .shared) async throws -> Store {
+        guard let location else {
+            throw StrataError(.unsupportedStore, "this store was wrapped around a backend opened by other means: open that backend again")
+        }
+        try await close()
+        let store = Store(backend: try await registry.open(location, schema: schema), location: location, sync: sync, participants: extraParticipants)
+        await store.recordDeclarationOnOpen()
+        return store
+    }
+}

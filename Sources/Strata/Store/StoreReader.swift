@@ -30,19 +30,9 @@ public class StoreReader {
     /// that sort after the cursor. The query's offset must be 0; a cursor from another entity or
     /// sort order is ``StrataError/Code/invalidQuery``.
     public func fetch<M: PersistentModel>(_ query: Query<M>, after cursor: PageCursor?) throws -> Page<M> {
-        var plan = try query.plan()
-        guard plan.offset == 0 else { throw StrataError(.invalidQuery, entity: plan.entity, "keyset pages cannot be combined with an offset") }
-        if let cursor {
-            guard cursor.entity == plan.entity, cursor.sort == plan.sort else {
-                throw StrataError(.invalidQuery, entity: plan.entity, "the page cursor belongs to another query (entity or sort order)")
-            }
-            plan.predicate = plan.predicate.map { .and([$0, cursor.predicate]) } ?? cursor.predicate
-        }
+        let plan = try PageCursor.plan(query, after: cursor)
         let records = try executor.fetch(plan, in: transaction)
-        let models = try KeyPathDecoding.decodeAll(M.self, records)
-        let full = plan.limit.map { records.count >= $0 && $0 > 0 } ?? false
-        let next = full ? records.last.map { PageCursor(entity: plan.entity, sort: plan.sort, after: $0) } : nil
-        return Page(models: models, next: next)
+        return PageCursor.page(records, try KeyPathDecoding.decodeAll(M.self, records), plan: plan)
     }
 
     /// The first model a query matches, or `nil`.

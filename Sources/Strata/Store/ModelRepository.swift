@@ -1,0 +1,116 @@
+/// Reading one model type: what a read-only service depends on.
+///
+/// ``Repository`` (each call reads the store as committed) and ``ContextRepository`` (reads see the
+/// unit of work's pending changes) conform, and so can a test double:
+///
+/// ```swift
+/// struct TripDirectory<Trips: ModelReading<Trip>> {
+///     let trips: Trips
+///     func upcoming(after day: Date) async throws -> [Trip] {
+///         try await trips.fetch(Query<Trip>.where(\.start > day).sorted(by: \.start))
+///     }
+/// }
+/// ```
+public protocol ModelReading<Model>: Sendable {
+    associatedtype Model: PersistentModel
+
+    /// The model with this ID, or `nil`.
+    func fetch(_ id: Model.ID) async throws -> Model?
+    /// The models a query matches, in its sort order (ID ascending last).
+    func fetch(_ query: Query<Model>) async throws -> [Model]
+    /// One keyset page of a query's results after `cursor` (from the start when nil).
+    func fetch(_ query: Query<Model>, after cursor: PageCursor?) async throws -> Page<Model>
+    /// How many models a query matches.
+    func count(_ query: Query<Model>) async throws -> Int
+    /// The destinations of a to-many of one model, in relationship order.
+    func related<D: PersistentModel>(_ relationship: ToMany<Model, D>, of id: Model.ID) async throws -> [D]
+}
+
+extension ModelReading {
+    /// Every model, in ID order.
+    public func fetch() async throws -> [Model] { try await fetch(Query<Model>.all) }
+
+    /// The models a filter matches, in ID order.
+    public func fetch(where predicate: Filter<Model>) async throws -> [Model] { try await fetch(Query(predicate)) }
+
+    /// The first model a query matches, or `nil`.
+    public func first(_ query: Query<Model>) async throws -> Model? { try await fetch(query.limit(1)).first }
+
+    /// How many models there are.
+    public func count() async throws -> Int { try await count(Query<Model>.all) }
+
+    /// How many models a filter matches.
+    public func count(where predicate: Filter<Model>) async throws -> Int { try await count(Query(predicate)) }
+}
+
+/// Reading and writing one model type: what a service depends on, so the same code runs with each
+/// call its own save (``Repository``, from ``Store/repository(_:)``) or inside a unit of work
+/// (``ContextRepository``, from ``ModelContext/repository(_:)``, saved by ``ModelContext/save()``),
+/// and a test hands it a fake.
+///
+/// ```swift
+/// struct Bookings<Trips: ModelRepository<Trip>> {
+///     let trips: Trips
+///     func rename(_ id: Trip.ID, to name: String) async throws {
+///         guard var trip = try await trips.fetch(id) else { throw StrataError(.notFound, "no trip \(id)") }
+///         trip.name = name
+///         try await trips.update(trip)
+///     }
+/// }
+/// let auto = Bookings(trips: store.repository(Trip.self))            // saves at once
+/// let context = store.makeContext()
+/// let unit = Bookings(trips: context.repository(Trip.self))           // staged …
+/// try await context.save()                                           // … saved here
+/// ```
+public protocol ModelRepository<Model>: ModelReading {
+    /// Inserts a new model. An existing ID is ``StrataError/Code/duplicateID``.
+    func insert(_ model: Model) async throws
+    /// Replaces an existing model. A missing ID is ``StrataError/Code/notFound``.
+    func update(_ model: Model) async throws
+    /// Deletes by ID; delete rules apply.
+    func delete(_ id: Model.ID) async throws
+    /// Adds `destination` to a to-many of `source`.
+    func link<D: PersistentModel>(_ relationship: ToMany<Model, D>, from source: Model.ID, to destination: D.ID) async throws
+    /// Removes `destination` from a to-many of `source`.
+    func unlink<D: PersistentModel>(_ relationship: ToMany<Model, D>, from source: Model.ID, to destination: D.ID) async throws
+    /// Makes a to-many of `source` exactly `destinations` (in this order when ordered).
+    func setRelated<D: PersistentModel>(_ relationship: ToMany<Model, D>, of source: Model.ID, to destinations: [D.ID]) async throws
+}
+
+extension Repository: ModelRepository {}
+
+/// The repository of one model type inside a ``ModelContext``: reads see the context's pending
+/// changes, writes are staged until the context saves (see ``ModelRepository``).
+public struct ContextRepository<Model: PersistentModel>: ModelRepository {
+    /// The unit of work this repository stages into.
+    public let context: ModelContext
+
+    public init(context: ModelContext) { self.context = context }
+
+    public func fetch(_ id: Model.ID) async throws -> Model? { try await context.fetch(Model.self, id: id) }
+    public func fetch(_ query: Query<Model>) async throws -> [Model] { try await context.fetch(query) }
+    public func fetch(_ query: Query<Model>, after cursor: PageCursor?) async throws -> Page<Model> { try await context.fetch(query, after: cursor) }
+    public func count(_ query: Query<Model>) async throws -> Int { try await context.count(query) }
+    public func related<D: PersistentModel>(_ relationship: ToMany<Model, D>, of id: Model.ID) async throws -> [D] {
+        try await context.related(relationship, of: id)
+    }
+    public func insert(_ model: Model) async throws { try await context.insert(model) }
+    public func update(_ model: Model) async throws { try await context.update(model) }
+    public func delete(_ id: Model.ID) async throws { try await context.delete(Model.self, id: id) }
+    public func link<D: PersistentModel>(_ relationship: ToMany<Model, D>, from source: Model.ID, to destination: D.ID) async throws {
+        try await context.link(relationship, from: source, to: destination)
+    }
+    public func unlink<D: PersistentModel>(_ relationship: ToMany<Model, D>, from source: Model.ID, to destination: D.ID) async throws {
+        try await context.unlink(relationship, from: source, to: destination)
+    }
+    public func setRelated<D: PersistentModel>(_ relationship: ToMany<Model, D>, of source: Model.ID, to destinations: [D.ID]) async throws {
+        try await context.setRelated(relationship, of: source, to: destinations)
+    }
+}
+
+extension ModelContext {
+    /// The repository of one model type in this unit of work.
+    public nonisolated func repository<Model: PersistentModel>(_ type: Model.Type) -> ContextRepository<Model> {
+        ContextRepository(context: self)
+    }
+}
