@@ -30,13 +30,22 @@ let package = Package(
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.81.0"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.5.3"),
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.5.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.0.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.0.0"),
     ],
     targets: [
-        .target(name: "Strata", swiftSettings: strictSettings),
+        // swift-log and swift-metrics are API packages (no NIO): the core reports through them.
+        .target(
+            name: "Strata",
+            dependencies: [
+                .product(name: "Logging", package: "swift-log"), .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+            ],
+            swiftSettings: strictSettings
+        ),
         .target(
             name: "StrataInMemory",
             dependencies: ["Strata"],
@@ -114,7 +123,10 @@ let package = Package(
         ),
         .testTarget(
             name: "StrataTests",
-            dependencies: ["Strata", "StrataInMemory", "StrataConformance"],
+            dependencies: [
+                "Strata", "StrataInMemory", "StrataConformance", .product(name: "Logging", package: "swift-log"),
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
+            ],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -1,3 +1,6 @@
+import CoreMetrics
+import Logging
+
 extension ModelContext {
     /// What one save wrote, read back inside its write transaction.
     private struct SaveOutcome: Sendable {
@@ -85,6 +88,7 @@ extension ModelContext {
         membershipOrder.removeAll { memberships[$0] == nil }
         compactChangeOrder()
         if let refresh = outcome.refresh { apply(refresh) }
+        if !outcome.conflicts.isEmpty { reportConflicts(outcome.conflicts) }
         return ContextSaveResult(token: outcome.token, conflicts: outcome.conflicts)
     }
 
@@ -93,4 +97,19 @@ extension ModelContext {
     }
 
     private func endSave() { saveTurns.release() }
+}
+
+extension ModelContext {
+    /// Conflicts the merge policy resolved, through the store's instrumentation: kinds, entities
+    /// and a count — never values or record IDs.
+    func reportConflicts(_ conflicts: [MergeConflict]) {
+        let instrumentation = store.instrumentation
+        instrumentation.counter("strata_merge_conflicts_total", store: store.location?.scheme ?? "backend", [("policy", "\(mergePolicy.name)")])
+            .increment(by: conflicts.count)
+        instrumentation.logger.info("merge conflicts resolved", metadata: [
+            "context": "\(name ?? "-")", "policy": "\(mergePolicy.name)", "count": "\(conflicts.count)",
+            "entities": "\(Set(conflicts.map(\.entity)).sorted().joined(separator: ","))",
+            "kinds": "\(Set(conflicts.map(\.kind.rawValue)).sorted().joined(separator: ","))",
+        ])
+    }
 }

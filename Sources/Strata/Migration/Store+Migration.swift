@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import Logging
 
 extension Store {
     /// Opens the store at `url`, migrating it first when it holds another version of the schema.
@@ -18,9 +19,11 @@ extension Store {
     /// Close other handles onto the store (in this process and others) before migrating: they
     /// hold the old layout.
     public static func open(
-        _ url: String, schema: Schema, migrations: MigrationPlan?, registry: BackendRegistry = .shared, sync: SyncConfiguration? = nil
+        _ url: String, schema: Schema, migrations: MigrationPlan?, registry: BackendRegistry = .shared, sync: SyncConfiguration? = nil,
+        instrumentation: StoreInstrumentation = .standard
     ) async throws -> Store {
-        try await open(url, schema: schema, migrations: migrations, registry: registry, sync: sync, progress: { _ in })
+        try await open(
+            url, schema: schema, migrations: migrations, registry: registry, sync: sync, instrumentation: instrumentation, progress: { _ in })
     }
 
     /// ``open(_:schema:migrations:registry:sync:)`` publishing the migration's progress: the
@@ -33,10 +36,12 @@ extension Store {
     /// let store = try await run.store
     /// ```
     public static func migrating(
-        _ url: String, schema: Schema, migrations: MigrationPlan, registry: BackendRegistry = .shared, sync: SyncConfiguration? = nil
+        _ url: String, schema: Schema, migrations: MigrationPlan, registry: BackendRegistry = .shared, sync: SyncConfiguration? = nil,
+        instrumentation: StoreInstrumentation = .standard
     ) -> MigrationRun {
         MigrationRun { progress in
-            try await open(url, schema: schema, migrations: migrations, registry: registry, sync: sync, progress: progress)
+            try await open(
+                url, schema: schema, migrations: migrations, registry: registry, sync: sync, instrumentation: instrumentation, progress: progress)
         }
     }
 
@@ -46,33 +51,37 @@ extension Store {
     /// the app's.
     public static func open(
         schema: Schema, migrations: MigrationPlan?, location: StoreLocation? = nil, sync: SyncConfiguration? = nil,
-        opening: @escaping @Sendable (Schema) async throws -> any StorageBackend
+        instrumentation: StoreInstrumentation = .standard, opening: @escaping @Sendable (Schema) async throws -> any StorageBackend
     ) async throws -> Store {
-        try await open(schema: schema, migrations: migrations, location: location, sync: sync, opening: opening, progress: { _ in })
+        try await open(
+            schema: schema, migrations: migrations, location: location, sync: sync, instrumentation: instrumentation, opening: opening,
+            progress: { _ in })
     }
 
     /// ``open(schema:migrations:location:sync:opening:)`` publishing the migration's progress.
     public static func migrating(
         schema: Schema, migrations: MigrationPlan, location: StoreLocation? = nil, sync: SyncConfiguration? = nil,
-        opening: @escaping @Sendable (Schema) async throws -> any StorageBackend
+        instrumentation: StoreInstrumentation = .standard, opening: @escaping @Sendable (Schema) async throws -> any StorageBackend
     ) -> MigrationRun {
         MigrationRun { progress in
-            try await open(schema: schema, migrations: migrations, location: location, sync: sync, opening: opening, progress: progress)
+            try await open(
+                schema: schema, migrations: migrations, location: location, sync: sync, instrumentation: instrumentation, opening: opening,
+                progress: progress)
         }
     }
 
     static func open(
         _ url: String, schema: Schema, migrations: MigrationPlan?, registry: BackendRegistry, sync: SyncConfiguration?,
-        progress: @escaping @Sendable (MigrationProgress) -> Void
+        instrumentation: StoreInstrumentation, progress: @escaping @Sendable (MigrationProgress) -> Void
     ) async throws -> Store {
         let location = try StoreLocation(url)
-        return try await open(schema: schema, migrations: migrations, location: location, sync: sync, opening: { schema in
+        return try await open(schema: schema, migrations: migrations, location: location, sync: sync, instrumentation: instrumentation, opening: { schema in
             try await registry.open(location, schema: schema)
         }, progress: progress)
     }
 
     static func open(
-        schema: Schema, migrations: MigrationPlan?, location: StoreLocation?, sync: SyncConfiguration?,
+        schema: Schema, migrations: MigrationPlan?, location: StoreLocation?, sync: SyncConfiguration?, instrumentation: StoreInstrumentation,
         opening: @escaping @Sendable (Schema) async throws -> any StorageBackend,
         progress: @escaping @Sendable (MigrationProgress) -> Void
     ) async throws -> Store {
@@ -80,13 +89,23 @@ extension Store {
         let app = try migrations?.appSchema(schema) ?? schema.versioned(nil)
         let store: Store
         do {
-            store = Store(backend: try await opening(app), location: location, sync: sync)
+            store = Store(backend: try await opening(app), location: location, sync: sync, participants: [], instrumentation: instrumentation)
         } catch let error as StrataError where error.code == .incompatibleStore {
             guard let plan = migrations, let mismatch = error.underlying as? StoredSchemaMismatch else { throw error }
-            try await migrate(location?.description ?? "the store", from: mismatch.stored, to: app, plan: plan, opening: opening, progress: progress)
-            store = Store(backend: try await opening(app), location: location, sync: sync)
+            let path = location?.description ?? "the store"
+            let logger = instrumentation.logger
+            logger.notice("migrating store", metadata: ["store": "\(path)", "from": "\(mismatch.stored.version ?? "unnamed")", "to": "\(app.version ?? "app")"])
+            let started = ContinuousClock.now
+            do {
+                try await migrate(path, from: mismatch.stored, to: app, plan: plan, opening: opening, progress: progress)
+            } catch {
+                logger.error("migration failed, store unchanged", metadata: ["store": "\(path)", "error": "\((error as? StrataError)?.code.rawValue ?? "\(type(of: error))")"])
+                throw error
+            }
+            logger.notice("migrated store", metadata: ["store": "\(path)", "duration": "\(ContinuousClock.now - started)"])
+            store = Store(backend: try await opening(app), location: location, sync: sync, participants: [], instrumentation: instrumentation)
         }
-        await store.recordDeclarationOnOpen()
+        await store.opened()
         return store
     }
 

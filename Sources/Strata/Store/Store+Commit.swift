@@ -1,3 +1,6 @@
+import CoreMetrics
+import Logging
+
 /// The commit funnel.
 extension Store {
     /// Every save — a repository's or a transaction's, a context's, a sync engine's push or pull,
@@ -14,7 +17,26 @@ extension Store {
         ) throws -> T
     ) async throws -> T {
         let executor = executor
-        let (value, committed) = try await backend.write { transaction -> (T, CommitHub.Commit?) in
+        let started = ContinuousClock.now
+        let (value, committed, changes): (T, CommitHub.Commit?, Int)
+        do {
+            (value, committed, changes) = try await write(executor, author: author, contextName: contextName, participants: participants, collectWritten: collectWritten, body)
+        } catch {
+            report(failed: error, author: author, contextName: contextName)
+            throw error
+        }
+        report(committed: changes, after: ContinuousClock.now - started, author: author, contextName: contextName)
+        if let committed { hub.committedHere(committed) }
+        return value
+    }
+
+    private func write<T: Sendable>(
+        _ executor: QueryExecutor, author: String?, contextName: String?, participants: [any CommitParticipant], collectWritten: Bool,
+        _ body: @escaping @Sendable (
+            _ session: SaveSession, _ transaction: any StorageWriteTransaction, _ commit: () throws -> SaveSession.Outcome
+        ) throws -> T
+    ) async throws -> (T, CommitHub.Commit?, Int) {
+        try await backend.write { transaction -> (T, CommitHub.Commit?, Int) in
             let session = SaveSession(transaction: transaction, executor: executor)
             var outcome: SaveSession.Outcome?
             let value = try body(session, transaction) {
@@ -24,10 +46,31 @@ extension Store {
                 outcome = committed
                 return committed
             }
-            guard let outcome, let token = outcome.token else { return (value, nil) }
-            return (value, CommitHub.Commit(token: token, entities: Set(outcome.changes.map(\.entity))))
+            guard let outcome, let token = outcome.token else { return (value, nil, 0) }
+            return (value, CommitHub.Commit(token: token, entities: Set(outcome.changes.map(\.entity))), outcome.changes.count)
         }
-        if let committed { hub.committedHere(committed) }
-        return value
+    }
+
+    private var metricsName: String { location?.scheme ?? "backend" }
+
+    /// A save's counters and timer, and a warning when it was slow (counts and names, no values).
+    private func report(committed changes: Int, after duration: Duration, author: String?, contextName: String?) {
+        let instrumentation = instrumentation
+        instrumentation.counter("strata_saves_total", store: metricsName, [("outcome", "committed")]).increment()
+        instrumentation.timer("strata_save_duration", store: metricsName).recordNanoseconds(
+            duration.components.seconds * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000)
+        guard duration > instrumentation.slowSave else { return }
+        instrumentation.logger.warning("slow save", metadata: [
+            "store": "\(location?.description ?? "a backend")", "duration": "\(duration)", "changes": "\(changes)",
+            "author": "\(author ?? "-")", "context": "\(contextName ?? "-")",
+        ])
+    }
+
+    private func report(failed error: any Error, author: String?, contextName: String?) {
+        instrumentation.counter("strata_saves_total", store: metricsName, [("outcome", "failed")]).increment()
+        instrumentation.logger.debug("save failed", metadata: [
+            "store": "\(location?.description ?? "a backend")", "code": "\((error as? StrataError)?.code.rawValue ?? "\(type(of: error))")",
+            "author": "\(author ?? "-")", "context": "\(contextName ?? "-")",
+        ])
     }
 }

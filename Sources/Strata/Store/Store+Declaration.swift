@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 
 /// The app's declared schema, recorded in the store, and opening a store without the app's types.
 extension Store {
@@ -17,6 +18,14 @@ extension Store {
         try await backend.write { transaction in
             if try transaction.metadata(SchemaFile.metadataKey) != bytes { try transaction.setMetadata(SchemaFile.metadataKey, bytes) }
         }
+    }
+
+    /// What an open does once the backend is open: logs it, and records an app's declared schema.
+    func opened() async {
+        instrumentation.logger.info("opened store", metadata: [
+            "store": "\(location?.description ?? "a backend")", "schemaVersion": "\(schema.version ?? "unnamed")", "sync": "\(sync?.clientID ?? "off")",
+        ])
+        await recordDeclarationOnOpen()
     }
 
     /// Called when an app opens a store with its own schema. Best effort: a store the process may

@@ -20,23 +20,36 @@ public final class Store: Sendable {
     /// Opens the store at `url` with the backend registered for its scheme.
     ///
     /// - Parameter sync: Turns on the durable outbox for a ``SyncEngine`` to push.
-    public static func open(_ url: String, schema: Schema, registry: BackendRegistry = .shared, sync: SyncConfiguration? = nil) async throws -> Store {
+    /// - Parameter instrumentation: Where the store logs and reports metrics (see ``StoreInstrumentation``).
+    public static func open(
+        _ url: String, schema: Schema, registry: BackendRegistry = .shared, sync: SyncConfiguration? = nil,
+        instrumentation: StoreInstrumentation = .standard
+    ) async throws -> Store {
         let location = try StoreLocation(url)
         let backend = try await registry.open(location, schema: schema)
-        let store = Store(backend: backend, location: location, sync: sync)
-        await store.recordDeclarationOnOpen()
+        let store = Store(backend: backend, location: location, sync: sync, participants: [], instrumentation: instrumentation)
+        await store.opened()
         return store
     }
 
     /// What else takes part in every local save through this store (a sync server's prior states).
     let extraParticipants: [any CommitParticipant]
 
+    /// Where the store logs and reports metrics.
+    public let instrumentation: StoreInstrumentation
+
     /// Wraps a backend opened by other means (a custom backend, a test).
-    public convenience init(backend: any StorageBackend, location: StoreLocation? = nil, sync: SyncConfiguration? = nil) {
-        self.init(backend: backend, location: location, sync: sync, participants: [])
+    public convenience init(
+        backend: any StorageBackend, location: StoreLocation? = nil, sync: SyncConfiguration? = nil, instrumentation: StoreInstrumentation = .standard
+    ) {
+        self.init(backend: backend, location: location, sync: sync, participants: [], instrumentation: instrumentation)
     }
 
-    init(backend: any StorageBackend, location: StoreLocation?, sync: SyncConfiguration?, participants: [any CommitParticipant]) {
+    init(
+        backend: any StorageBackend, location: StoreLocation?, sync: SyncConfiguration?, participants: [any CommitParticipant],
+        instrumentation: StoreInstrumentation = .standard
+    ) {
+        self.instrumentation = instrumentation
         self.schema = backend.schema
         self.backend = backend
         self.location = location
@@ -49,12 +62,12 @@ public final class Store: Sendable {
     /// The same store with sync configured as given (`nil` turns the outbox off for saves made
     /// through the returned store).
     public func withSync(_ configuration: SyncConfiguration?) -> Store {
-        Store(backend: backend, location: location, sync: configuration, participants: extraParticipants)
+        Store(backend: backend, location: location, sync: configuration, participants: extraParticipants, instrumentation: instrumentation)
     }
 
     /// The same store with one more participant in every local save.
     func adding(_ participant: any CommitParticipant) -> Store {
-        Store(backend: backend, location: location, sync: sync, participants: extraParticipants + [participant])
+        Store(backend: backend, location: location, sync: sync, participants: extraParticipants + [participant], instrumentation: instrumentation)
     }
 
     /// The typed repository for one model.
@@ -140,8 +153,10 @@ extension Store {
             throw StrataError(.unsupportedStore, "this store was wrapped around a backend opened by other means: open that backend again")
         }
         try await close()
-        let store = Store(backend: try await registry.open(location, schema: schema), location: location, sync: sync, participants: extraParticipants)
-        await store.recordDeclarationOnOpen()
+        let store = Store(
+            backend: try await registry.open(location, schema: schema), location: location, sync: sync, participants: extraParticipants,
+            instrumentation: instrumentation)
+        await store.opened()
         return store
     }
 }

@@ -130,14 +130,14 @@ public actor SyncEngine {
         var report = SyncReport()
         var failure: (any Error)?
         do {
-            let pushed = try await pushAll()
+            let pushed = try await instrumentedPush()
             report.pushed = pushed.count
             report.rejected = pushed.rejected
         } catch {
             failure = error
         }
         do {
-            let pulled = try await pullAll()
+            let pulled = try await instrumentedPull()
             report.pulled = pulled.count
             report.conflicts = pulled.conflicts
         } catch {
@@ -162,7 +162,7 @@ public actor SyncEngine {
     public func push() async throws -> Int {
         await beginRun()
         defer { endRun() }
-        let result = try await pushAll()
+        let result = try await instrumentedPush()
         try await refreshStatus()
         return result.count
     }
@@ -172,7 +172,7 @@ public actor SyncEngine {
     public func pull() async throws -> Int {
         await beginRun()
         defer { endRun() }
-        let result = try await pullAll()
+        let result = try await instrumentedPull()
         try await refreshStatus()
         return result.count
     }
