@@ -82,4 +82,17 @@ import Testing
         #expect(logged.metadata["entities"] == "Person" && logged.metadata["count"] == "1")
         #expect(!logged.metadata.values.contains { $0.contains("Ana") })
     }
+
+    @Test func observationDeliveriesAreCounted() async throws {
+        let (instrumentation, _, metrics) = instrumented()
+        let store = Store(backend: InMemoryBackend(schema: try TravelDomain.schema()), instrumentation: instrumentation)
+        var snapshots = store.observe(Query<StrataConformance.Tag>.all).makeAsyncIterator()
+        var changes = store.changes().makeAsyncIterator()
+        #expect(try await snapshots.next()?.models.isEmpty == true, "the first value")
+        try await store.repository(StrataConformance.Tag.self).insert(StrataConformance.Tag(id: "beach", label: "Beach"))
+        #expect(try await snapshots.next()?.models.map(\.id) == ["beach"])
+        #expect(try await changes.next()?.changes.count == 1)
+        #expect(try metrics.expectCounter("strata_observation_deliveries_total", [("store", "backend"), ("kind", "query")]).totalValue == 2)
+        #expect(try metrics.expectCounter("strata_observation_deliveries_total", [("store", "backend"), ("kind", "changes")]).totalValue == 1)
+    }
 }

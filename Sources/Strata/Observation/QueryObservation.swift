@@ -1,3 +1,4 @@
+import CoreMetrics
 import Foundation
 import Synchronization
 
@@ -85,6 +86,7 @@ public struct QueryObservation<Model: PersistentModel>: AsyncSequence, Sendable 
         let task = Task {
             do {
                 let plan = try store.executor.prepare(try plan.get(), schema: store.schema)
+                let deliveries = store.deliveryCounter("query")
                 let dependencies = ObservedDependencies(plan, schema: store.schema)
                 let executor = store.executor
                 let incremental = IncrementalResults<Model>.applies(to: plan, dependencies)
@@ -119,6 +121,7 @@ public struct QueryObservation<Model: PersistentModel>: AsyncSequence, Sendable 
                     lastKeys = incremental ? nil : snapshot.keys
                     lastToken = snapshot.token
                     output.yield(numbered)
+                    deliveries.increment()
                 }
                 func refetch() async throws {
                     let (snapshot, records) = try await fetch()
@@ -175,6 +178,7 @@ public struct QueryObservation<Model: PersistentModel>: AsyncSequence, Sendable 
                         let snapshot = Snapshot(keys: updated.keys, models: updated.models, token: token, sequence: sequence, diff: diff)
                         lastToken = token
                         output.yield(snapshot)
+                        deliveries.increment()
                     }
                 }
                 try await refetch()

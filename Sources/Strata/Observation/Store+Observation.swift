@@ -1,3 +1,4 @@
+import CoreMetrics
 import Foundation
 import Synchronization
 
@@ -30,6 +31,7 @@ extension Store {
         let (stream, output) = AsyncThrowingStream<HistoryTransaction, any Error>.makeStream()
         let subscription = Mutex<UUID?>(nil)
         let hub = hub
+        let deliveries = deliveryCounter("changes")
         let task = Task {
             do {
                 let start = try await currentHistoryToken()
@@ -51,6 +53,7 @@ extension Store {
                         if transaction.changes.isEmpty { return }
                     }
                     output.yield(transaction)
+                    deliveries.increment()
                 }
                 let cancelled = subscription.withLock { current -> Bool in
                     current = id
@@ -70,4 +73,11 @@ extension Store {
 
     /// How many observations of this store's backend are live (for tests and diagnostics).
     public var observerCount: Int { hub.observerCount }
+}
+
+extension Store {
+    /// `strata_observation_deliveries_total` for one kind of observation (`query`, `changes`).
+    func deliveryCounter(_ kind: String) -> Counter {
+        instrumentation.counter("strata_observation_deliveries_total", store: location?.scheme ?? "backend", [("kind", kind)])
+    }
 }

@@ -12,7 +12,8 @@ import Metrics
 /// Metrics: `strata_saves_total` (dimension `outcome`: `committed`, `failed`),
 /// `strata_save_duration` (a timer), `strata_merge_conflicts_total` (`policy`),
 /// `strata_sync_pushed_mutations_total`, `strata_sync_pulled_changes_total`,
-/// `strata_sync_failures_total` (`direction`); each with a `store` dimension (the backend's scheme).
+/// `strata_sync_failures_total` (`direction`), `strata_observation_deliveries_total` (`kind`:
+/// `query`, `changes`); each with a `store` dimension (the backend's scheme).
 public struct StoreInstrumentation: Sendable {
     public var logger: Logger
     /// Where metrics go; `nil` for the process's bootstrapped `MetricsSystem`.
