@@ -21,13 +21,18 @@ public struct StoreInstrumentation: Sendable {
     /// Saves that take longer are logged as warnings.
     public var slowSave: Duration
 
-    public init(logger: Logger = Logger(label: "strata"), metrics: (any MetricsFactory)? = nil, slowSave: Duration = .milliseconds(500)) {
+    /// - Parameter logger: Where the store logs; by default nowhere (swift-log's default handler
+    ///   would print to standard output in every process, tools included): pass the service's.
+    public init(
+        logger: Logger = Logger(label: "strata", factory: { _ in SwiftLogNoOpLogHandler() }), metrics: (any MetricsFactory)? = nil,
+        slowSave: Duration = .milliseconds(500)
+    ) {
         self.logger = logger
         self.metrics = metrics
         self.slowSave = slowSave
     }
 
-    /// Reports nothing (a `Logger` that discards, metrics to the bootstrapped system — by default none).
+    /// Logs nothing; metrics go to the process's bootstrapped `MetricsSystem` (by default none).
     public static let standard = StoreInstrumentation()
 
     func counter(_ label: String, store: String, _ dimensions: [(String, String)] = []) -> Counter {
