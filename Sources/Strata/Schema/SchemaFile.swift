@@ -199,6 +199,15 @@ public struct SchemaFile: Sendable, Hashable {
     }
 }
 
+extension SchemaFile {
+    /// Whether this file declares the shape (and version) a store holding `stored` keeps — so a
+    /// store may be opened with it.
+    public func declares(_ stored: SchemaDescription) -> Bool {
+        guard let schema = try? schema() else { return false }
+        return stored.isOpenable(as: SchemaDescription(schema))
+    }
+}
+
 extension Schema {
     /// This schema as a ``SchemaFile``.
     public var file: SchemaFile { SchemaFile(self) }

@@ -86,7 +86,7 @@ extension Store {
     /// The recorded declaration if it declares the shape (and version) the store holds — one an
     /// older or newer app recorded before a migration does not — else `nil`.
     public func matchingDeclaration() async -> SchemaFile? {
-        guard let declared = try? await declaredSchema(), let schema = try? declared.schema() else { return nil }
-        return SchemaDescription(self.schema).isOpenable(as: SchemaDescription(schema)) ? declared : nil
+        guard let declared = try? await declaredSchema() else { return nil }
+        return declared.declares(SchemaDescription(schema)) ? declared : nil
     }
 }

@@ -4,35 +4,35 @@ import Logging
 /// Sync runs reported through the store's ``StoreInstrumentation``: counts, never values.
 extension SyncEngine {
     func instrumentedPush() async throws -> (count: Int, rejected: Int) {
-        do {
-            let pushed = try await pushAll()
-            let instrumentation = store.instrumentation
-            instrumentation.counter("strata_sync_pushed_mutations_total", store: store.location?.scheme ?? "backend").increment(by: pushed.count)
-            if pushed.count > 0 || pushed.rejected > 0 {
-                instrumentation.logger.debug("sync push", metadata: [
-                    "client": "\(store.sync?.clientID ?? "-")", "acknowledged": "\(pushed.count)", "rejected": "\(pushed.rejected)",
-                ])
-            }
-            return pushed
-        } catch {
-            reportFailure(error, direction: "push")
-            throw error
+        let pushed = try await reported("push", counter: "strata_sync_pushed_mutations_total", count: { $0.count }) { try await pushAll() }
+        if pushed.count > 0 || pushed.rejected > 0 {
+            store.instrumentation.logger.debug("sync push", metadata: [
+                "client": "\(store.sync?.clientID ?? "-")", "acknowledged": "\(pushed.count)", "rejected": "\(pushed.rejected)",
+            ])
         }
+        return pushed
     }
 
     func instrumentedPull() async throws -> (count: Int, conflicts: Int) {
+        let pulled = try await reported("pull", counter: "strata_sync_pulled_changes_total", count: { $0.count }) { try await pullAll() }
+        if pulled.count > 0 || pulled.conflicts > 0 {
+            store.instrumentation.logger.debug("sync pull", metadata: [
+                "client": "\(store.sync?.clientID ?? "-")", "changes": "\(pulled.count)", "conflicts": "\(pulled.conflicts)",
+            ])
+        }
+        return pulled
+    }
+
+    /// Runs one direction, counting what it moved or reporting its failure.
+    private func reported<R>(
+        _ direction: String, counter: String, count: (R) -> Int, _ run: () async throws -> R
+    ) async throws -> R {
         do {
-            let pulled = try await pullAll()
-            let instrumentation = store.instrumentation
-            instrumentation.counter("strata_sync_pulled_changes_total", store: store.location?.scheme ?? "backend").increment(by: pulled.count)
-            if pulled.count > 0 || pulled.conflicts > 0 {
-                instrumentation.logger.debug("sync pull", metadata: [
-                    "client": "\(store.sync?.clientID ?? "-")", "changes": "\(pulled.count)", "conflicts": "\(pulled.conflicts)",
-                ])
-            }
-            return pulled
+            let result = try await run()
+            store.instrumentation.counter(counter, store: store.location?.scheme ?? "backend").increment(by: count(result))
+            return result
         } catch {
-            reportFailure(error, direction: "pull")
+            reportFailure(error, direction: direction)
             throw error
         }
     }

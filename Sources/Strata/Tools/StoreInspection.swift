@@ -100,7 +100,7 @@ extension Store {
             let declared = try transaction.metadata(SchemaFile.metadataKey).flatMap { try? SchemaFile.decode($0, path: "") }
             return StoreInspection(
                 backend: location?.scheme, location: location?.description, schemaVersion: schema.version, entities: entities, history: history,
-                sync: sync, rulesRecorded: declared.flatMap { try? $0.schema() }.map { SchemaDescription(schema).isOpenable(as: SchemaDescription($0)) } ?? false)
+                sync: sync, rulesRecorded: declared?.declares(SchemaDescription(schema)) ?? false)
         }
     }
 }
