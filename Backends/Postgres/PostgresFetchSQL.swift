@@ -23,7 +23,7 @@ struct PostgresFetchSQL {
     /// folding is the engine's own (the engine evaluates plans that use it).
     static let capabilities = FetchCapabilities(
         predicateFeatures: Set(PredicateFeature.allCases).subtracting([.caseInsensitive, .diacriticInsensitive]),
-        sorting: true, paging: true, counting: true)
+        sorting: true, paging: true, counting: true, aggregating: true)
 
     init(layout: PostgresLayout) {
         self.layout = layout
@@ -48,6 +48,33 @@ struct PostgresFetchSQL {
         let table = try layout.table(plan.entity)
         var sql = "SELECT count(*) FROM \(table.name) AS t0"
         if let predicate = plan.predicate { sql += " WHERE " + (try condition(predicate, table.entity, "t0", negated: false)) }
+        return sql
+    }
+
+    /// An aggregate as one `SELECT … GROUP BY`: the group column first (when grouped), then one
+    /// column per function. Integer sums come back as the text of PostgreSQL's exact `numeric`
+    /// sum (a total outside `Int64` is the engine's overflow error, whatever the order of
+    /// addition); integer averages are that sum as a double over the count, as the engine's.
+    mutating func aggregate(_ plan: AggregatePlan) throws -> String {
+        let table = try layout.table(plan.entity)
+        var columns: [String] = []
+        if let group = plan.groupBy { columns.append("t0.\(PostgresLayout.column(group))") }
+        for function in plan.functions {
+            let type = function.property.flatMap { table.entity.attribute($0)?.type }
+            let column = function.property.map { "t0.\(PostgresLayout.column($0))" } ?? "*"
+            switch function {
+            case .count: columns.append("count(*)")
+            case .sum: columns.append(type == .int ? "COALESCE(sum(\(column)), 0)::text" : "COALESCE(sum(\(column)), 0)::float8")
+            case .average: columns.append(type == .int ? "(sum(\(column))::float8 / count(\(column))::float8)" : "avg(\(column))")
+            case .min: columns.append("min(\(column))")
+            case .max: columns.append("max(\(column))")
+            }
+        }
+        var sql = "SELECT \(columns.joined(separator: ", ")) FROM \(table.name) AS t0"
+        if let predicate = plan.predicate { sql += " WHERE " + (try condition(predicate, table.entity, "t0", negated: false)) }
+        if let group = plan.groupBy {
+            sql += " GROUP BY t0.\(PostgresLayout.column(group)) ORDER BY t0.\(PostgresLayout.column(group)) ASC NULLS FIRST"
+        }
         return sql
     }
 

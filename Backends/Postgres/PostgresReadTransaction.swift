@@ -119,6 +119,44 @@ class PostgresReadTransaction: StorageReadTransaction {
         return Int(count)
     }
 
+    func aggregate(_ plan: AggregatePlan) throws -> [AggregateRow] {
+        let table = try layout.table(plan.entity)
+        var query = PostgresFetchSQL(layout: layout)
+        let sql = try query.aggregate(plan)
+        let offset = plan.groupBy == nil ? 0 : 1
+        return try rows(sql, query.binds, reading: plan.entity).map { row in
+            let cells = row.makeRandomAccess()
+            var group = Value.null
+            if let property = plan.groupBy {
+                switch try kind(of: property, in: table) {
+                case .attribute(let type): group = try PostgresValues.value(cells[0], as: type)
+                case .reference(let kind): group = cells[0].bytes == nil ? .null : try PostgresValues.recordID(cells[0], kind: kind).value
+                }
+            }
+            var values: [Value] = []
+            for (position, function) in plan.functions.enumerated() {
+                let cell = cells[offset + position]
+                guard let property = function.property, let type = table.entity.attribute(property)?.type else {
+                    values.append(try PostgresValues.value(cell, as: .int))
+                    continue
+                }
+                switch function {
+                case .sum where type == .int:
+                    guard case .string(let text) = try PostgresValues.value(cell, as: .string) else {
+                        throw StrataError(.corruptStore, entity: plan.entity, property: property, "the sum of \(property) came back empty")
+                    }
+                    guard let total = Int64(text) else { throw StrataError.sumOverflow(entity: plan.entity, property: property) }
+                    values.append(.int(total))
+                case .sum, .average:
+                    values.append(try PostgresValues.value(cell, as: .double))
+                default:
+                    values.append(try PostgresValues.value(cell, as: type))
+                }
+            }
+            return AggregateRow(group: group, values: values)
+        }
+    }
+
     private func kind(of property: String, in table: PostgresLayout.Table) throws -> PostgresLayout.Table.ColumnKind {
         guard let index = table.columnIndex[property] else {
             throw StrataError(.unknownProperty, entity: table.entity.name, property: property, "\(property) is not a stored property of \(table.entity.name)")

@@ -49,7 +49,8 @@ public final class SQLiteBackend: StorageBackend {
     }
 
     public let schema: Schema
-    public let capabilities = FetchCapabilities.all
+    public let capabilities = FetchCapabilities(
+        predicateFeatures: Set(PredicateFeature.allCases), sorting: true, paging: true, counting: true, aggregating: true)
     /// The database file (`:memory:` for a private in-memory store).
     public let path: String
     let layout: SQLiteLayout
@@ -114,6 +115,8 @@ public final class SQLiteBackend: StorageBackend {
         configuration.prepareDatabase { db in
             db.add(function: SQLiteFunctions.fold())
             db.add(function: SQLiteFunctions.text())
+            db.add(function: SQLiteFunctions.sum())
+            db.add(function: SQLiteFunctions.average())
             try db.execute(sql: "PRAGMA synchronous = \(synchronous)")
             try db.execute(sql: "PRAGMA cache_size = -\(cacheKiB)")
             // Statement journals (a many-row INSERT keeps one, to undo itself alone if it fails)

@@ -36,4 +36,43 @@ enum SQLiteFunctions {
             return PredicateEvaluator.textMatches(haystack, op, needle, TextOptions(rawValue: options)) ? 1 : 0
         }
     }
+
+    /// `strata_sum(int)`: the exact sum of an integer column, as the engine computes it — over
+    /// 128 bits, so only a total outside `Int64` fails (SQLite's `sum` fails on any intermediate
+    /// overflow, which depends on the scan order). Returns the text `overflow` for such a total.
+    static func sum() -> DatabaseFunction {
+        DatabaseFunction("strata_sum", argumentCount: 1, pure: true, aggregate: IntegerTotal.Sum.self)
+    }
+
+    /// `strata_average(int)`: `Double(sum) / Double(count)` of an integer column's non-null
+    /// values over an exact sum, or NULL over none.
+    static func average() -> DatabaseFunction {
+        DatabaseFunction("strata_average", argumentCount: 1, pure: true, aggregate: IntegerTotal.Average.self)
+    }
+}
+
+/// The running exact total behind `strata_sum` and `strata_average`.
+struct IntegerTotal {
+    var total: Int128 = 0
+    var count = 0
+
+    mutating func add(_ value: DatabaseValue) {
+        guard case .int64(let number) = value.storage else { return }
+        total += Int128(number)
+        count += 1
+    }
+
+    struct Sum: DatabaseAggregate {
+        var running = IntegerTotal()
+        mutating func step(_ dbValues: [DatabaseValue]) { running.add(dbValues[0]) }
+        func finalize() -> (any DatabaseValueConvertible)? { Int64(exactly: running.total).map { $0 } ?? "overflow" }
+    }
+
+    struct Average: DatabaseAggregate {
+        var running = IntegerTotal()
+        mutating func step(_ dbValues: [DatabaseValue]) { running.add(dbValues[0]) }
+        func finalize() -> (any DatabaseValueConvertible)? {
+            running.count == 0 ? nil : Double(running.total) / Double(running.count)
+        }
+    }
 }

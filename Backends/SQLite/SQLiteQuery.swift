@@ -48,6 +48,30 @@ struct SQLiteQuery {
         return sql
     }
 
+    /// An aggregate as one `SELECT … GROUP BY`: the group column first (when grouped), then one
+    /// column per function. Integer sums and averages go through `strata_sum`/`strata_average`
+    /// (exact over 128 bits, as the engine), double sums through `total` (0.0 over nothing).
+    mutating func aggregate(_ plan: AggregatePlan) throws -> String {
+        let table = try layout.table(plan.entity)
+        var columns: [String] = []
+        if let group = plan.groupBy { columns.append("t0.\(quoted(group))") }
+        for function in plan.functions {
+            let type = function.property.flatMap { table.entity.attribute($0)?.type }
+            let column = function.property.map { "t0.\(quoted($0))" } ?? "*"
+            switch function {
+            case .count: columns.append("count(*)")
+            case .sum: columns.append(type == .int ? "strata_sum(\(column))" : "total(\(column))")
+            case .average: columns.append(type == .int ? "strata_average(\(column))" : "avg(\(column))")
+            case .min: columns.append("min(\(column))")
+            case .max: columns.append("max(\(column))")
+            }
+        }
+        var sql = "SELECT \(columns.joined(separator: ", ")) FROM \(table.name) AS t0"
+        if let predicate = plan.predicate { sql += " WHERE " + (try condition(predicate, table.entity, "t0", negated: false)) }
+        if let group = plan.groupBy { sql += " GROUP BY t0.\(quoted(group)) ORDER BY t0.\(quoted(group)) ASC" }
+        return sql
+    }
+
     /// Whether a single-column index (its column, then `id`) both answers a top-level conjunct and
     /// yields the plan's order: an equality with no sort keys (rows come in ID order), or a
     /// condition on the one ascending sort key.

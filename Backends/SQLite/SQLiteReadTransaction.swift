@@ -175,6 +175,45 @@ class SQLiteReadTransaction: StorageReadTransaction {
         return Int(count)
     }
 
+    func aggregate(_ plan: AggregatePlan) throws -> [AggregateRow] {
+        let table = try layout.table(plan.entity)
+        var query = SQLiteQuery(layout: layout)
+        let sql = try query.aggregate(plan)
+        let cursor = try rows(try statement(sql, cached: false), query.arguments)
+        let offset = plan.groupBy == nil ? 0 : 1
+        var result: [AggregateRow] = []
+        while let row = try cursor.next() {
+            var group = Value.null
+            if let property = plan.groupBy, let index = table.columnIndex[property] {
+                let stored: DatabaseValue = row[0]
+                switch table.columns[index].kind {
+                case .attribute(let type): group = try SQLiteValues.value(stored, as: type)
+                case .reference(let kind): group = stored.isNull ? .null : try SQLiteValues.recordID(stored, kind: kind).value
+                }
+            }
+            var values: [Value] = []
+            for (position, function) in plan.functions.enumerated() {
+                let stored: DatabaseValue = row[offset + position]
+                guard let property = function.property, let type = table.entity.attribute(property)?.type else {
+                    guard case .int64(let count) = stored.storage else { throw StrataError(.corruptStore, entity: plan.entity, "count(*) answered \(stored)") }
+                    values.append(.int(count))
+                    continue
+                }
+                switch function {
+                case .sum where type == .int:
+                    if case .string = stored.storage { throw StrataError.sumOverflow(entity: plan.entity, property: property) }
+                    values.append(try SQLiteValues.value(stored, as: .int))
+                case .sum, .average:
+                    values.append(try SQLiteValues.value(stored, as: .double))
+                default:
+                    values.append(try SQLiteValues.value(stored, as: type))
+                }
+            }
+            result.append(AggregateRow(group: group, values: values))
+        }
+        return result
+    }
+
     private func ids(_ sql: String, _ argument: DatabaseValue, kind: RecordID.Kind) throws -> [RecordID] {
         let cursor = try rows(try statement(sql), [argument])
         var ids: [RecordID] = []

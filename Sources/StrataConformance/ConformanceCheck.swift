@@ -45,4 +45,5 @@ public enum ConformanceCategory: String, Sendable, Hashable, CaseIterable {
     case migration = "Migration"
     case transport = "Transport"
     case tools = "Tools"
+    case aggregates = "Aggregates"
 }

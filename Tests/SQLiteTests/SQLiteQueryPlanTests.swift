@@ -17,17 +17,40 @@ struct SQLiteQueryPlanTests {
         let layout = SQLiteLayout(schema: try TravelDomain.schema())
         var query = SQLiteQuery(layout: layout)
         let sql = count ? try query.count(plan) : try query.select(plan)
+        return try queryPlan(sql, query.arguments, layout)
+    }
+
+    static func queryPlan(_ sql: String, _ arguments: [DatabaseValue], _ layout: SQLiteLayout) throws -> [String] {
         var configuration = Configuration()
         configuration.prepareDatabase { db in
             db.add(function: SQLiteFunctions.fold())
             db.add(function: SQLiteFunctions.text())
+            db.add(function: SQLiteFunctions.sum())
+            db.add(function: SQLiteFunctions.average())
         }
         let database = try DatabaseQueue(configuration: configuration)
         try database.write { db in
             for statement in layout.creationStatements() { try db.execute(sql: statement) }
         }
         return try database.read { db in
-            try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql, arguments: StatementArguments(query.arguments)).map { $0["detail"] as String }
+            try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql, arguments: StatementArguments(arguments)).map { $0["detail"] as String }
+        }
+    }
+
+    /// Aggregates are pushed down as one `GROUP BY`: a filter an index answers is searched, not
+    /// scanned, and grouping by an indexed property walks that index instead of sorting.
+    @Test func aggregatesUseIndexesForTheirFilterAndTheirGroups() throws {
+        let layout = SQLiteLayout(schema: try TravelDomain.schema())
+        let filtered = AggregatePlan(entity: "Trip", predicate: .compare("start", .greaterOrEqual, .date(Date()), []),
+                                     functions: [.count, .sum("budget"), .min("start")])
+        let grouped = AggregatePlan(entity: "Stop", groupBy: "city", functions: [.count, .sum("nights"), .average("nights")])
+        let both = AggregatePlan(entity: "Trip", predicate: .compare("traveller", .equal, Self.person, []), groupBy: "traveller", functions: [.count])
+        for (name, plan) in [("filtered", filtered), ("grouped by an index", grouped), ("filtered and grouped", both)] {
+            var query = SQLiteQuery(layout: layout)
+            let steps = try Self.queryPlan(try query.aggregate(plan), query.arguments, layout)
+            #expect(!steps.contains { $0.hasPrefix("SCAN t0") && !$0.contains("USING") }, "\(name): \(steps)")
+            #expect(!steps.contains { $0.contains("TEMP B-TREE") }, "\(name) sorts no groups: \(steps)")
+            #expect(steps.contains { $0.contains("INDEX") }, "\(name): \(steps)")
         }
     }
 

@@ -73,7 +73,7 @@ import Testing
         theirs.name = "Ana Maria"
         try await store.repository(Person.self).update(theirs)
         mine.name = "Ana Sofia"
-        try await context.setAutomaticallyMergesChanges(false)
+        await context.setAutomaticallyMergesChanges(false)
         try await context.update(mine)
         let result = try await context.save()
         #expect(result.conflicts.count == 1)

@@ -34,6 +34,12 @@ extension ModelContext {
         return try await readOverlaid { view, executor in try executor.count(plan, in: view) }
     }
 
+    /// An untyped aggregate's rows, pending changes included (the engine evaluates it over the
+    /// store's records with this context's changes laid on top).
+    public func aggregate(_ plan: AggregatePlan) async throws -> [AggregateRow] {
+        try await readOverlaid { view, executor in try executor.aggregate(plan, in: view) }
+    }
+
     /// The destinations of a to-many of one record, pending changes included.
     ///
     /// The stored membership read here is remembered: if the store changes it before this context

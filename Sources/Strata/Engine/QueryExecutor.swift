@@ -34,6 +34,21 @@ struct QueryExecutor {
         return plan.limit.map { min(max(0, $0), afterOffset) } ?? afterOffset
     }
 
+    /// An aggregate: checked against the schema, answered by the backend when it declares
+    /// aggregates and evaluates the whole predicate, by the engine over the matching records
+    /// otherwise.
+    func aggregate(_ input: AggregatePlan, in transaction: any StorageReadTransaction) throws -> [AggregateRow] {
+        let fetch = try prepare(FetchPlan(entity: input.entity, predicate: input.predicate), schema: transaction.schema)
+        let entity = try transaction.schema.requireEntity(input.entity)
+        try AggregateEvaluator.validate(input, entity)
+        var plan = input
+        plan.predicate = fetch.predicate
+        if capabilities.aggregating, split(plan.predicate).residual == nil {
+            return try transaction.aggregate(plan)
+        }
+        return try AggregateEvaluator.evaluate(plan, try self.fetch(fetch, in: transaction), entity)
+    }
+
     /// Records whose `property` equals one of `values`, asked for in chunks so no backend is sent an
     /// unbounded list (SQLite caps the bound variables of one statement). Each chunk's records come
     /// back in ID order.

@@ -36,16 +36,22 @@ public struct FetchCapabilities: Sendable, Hashable {
     public var paging: Bool
     /// `count` without materialising records.
     public var counting: Bool
+    /// ``AggregatePlan``s (whose predicate uses declared features only) answered by
+    /// ``StorageReadTransaction/aggregate(_:)`` — SQL's `GROUP BY`; otherwise the engine
+    /// aggregates the records it fetches.
+    public var aggregating: Bool
 
     /// Declares what a backend evaluates itself.
-    public init(predicateFeatures: Set<PredicateFeature>, sorting: Bool, paging: Bool, counting: Bool) {
+    public init(predicateFeatures: Set<PredicateFeature>, sorting: Bool, paging: Bool, counting: Bool, aggregating: Bool = false) {
         self.predicateFeatures = predicateFeatures
         self.sorting = sorting
         self.paging = paging
         self.counting = counting
+        self.aggregating = aggregating
     }
 
-    /// Everything: the backend answers every plan itself.
+    /// Every fetch plan, filtered, sorted, paged and counted by the backend (aggregates are
+    /// declared apart, with ``aggregating``).
     public static let all = FetchCapabilities(
         predicateFeatures: Set(PredicateFeature.allCases), sorting: true, paging: true, counting: true)
 

@@ -21,6 +21,7 @@ extension ForwardingReadTransaction {
     public func record(_ entity: String, id: RecordID) throws -> Record? { try readsGoTo.record(entity, id: id) }
     public func fetch(_ plan: FetchPlan) throws -> [Record] { try readsGoTo.fetch(plan) }
     public func count(_ plan: FetchPlan) throws -> Int { try readsGoTo.count(plan) }
+    public func aggregate(_ plan: AggregatePlan) throws -> [AggregateRow] { try readsGoTo.aggregate(plan) }
     public func referrers(_ entity: String, property: String, to target: RecordID) throws -> [RecordID] {
         try readsGoTo.referrers(entity, property: property, to: target)
     }

@@ -59,6 +59,11 @@ public protocol StorageReadTransaction {
     /// Called only when `counting` is declared.
     func count(_ plan: FetchPlan) throws -> Int
 
+    /// The plan's rows (see ``AggregatePlan`` and ``AggregateFunction`` for their exact values).
+    /// Called only when ``FetchCapabilities/aggregating`` is declared, with a predicate that uses
+    /// declared features only; the default throws ``StrataError/Code/unsupportedStore``.
+    func aggregate(_ plan: AggregatePlan) throws -> [AggregateRow]
+
     /// IDs of the records of `entity` whose stored property `property` (a to-one reference or an
     /// indexed attribute) equals `target`'s value, ID ascending. Must use an index: delete rules
     /// and inverse upkeep call it for every deleted or re-pointed record.
@@ -113,6 +118,10 @@ public protocol StorageWriteTransaction: StorageReadTransaction {
 }
 
 extension StorageReadTransaction {
+    public func aggregate(_ plan: AggregatePlan) throws -> [AggregateRow] {
+        throw StrataError(.unsupportedStore, entity: plan.entity, "this backend does not aggregate; it must not declare `aggregating`")
+    }
+
     public func existingIDs(_ entity: String, among ids: [RecordID]) throws -> Set<RecordID> {
         Set(try records(entity, ids: ids).keys)
     }

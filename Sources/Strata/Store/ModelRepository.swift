@@ -22,6 +22,9 @@ public protocol ModelReading<Model>: Sendable {
     func fetch(_ query: Query<Model>, after cursor: PageCursor?) async throws -> Page<Model>
     /// How many models a query matches.
     func count(_ query: Query<Model>) async throws -> Int
+    /// The rows of an untyped aggregate over the models a filter matches (what the typed
+    /// ``aggregate(_:where:)`` and ``aggregate(_:groupedBy:where:)`` call; see ``AggregatePlan``).
+    func aggregateRows(_ functions: [AggregateFunction], groupedBy property: String?, where filter: Filter<Model>?) async throws -> [AggregateRow]
     /// The destinations of a to-many of one model, in relationship order.
     func related<D: PersistentModel>(_ relationship: ToMany<Model, D>, of id: Model.ID) async throws -> [D]
 }
@@ -41,6 +44,17 @@ extension ModelReading {
 
     /// How many models a filter matches.
     public func count(where predicate: Filter<Model>) async throws -> Int { try await count(Query(predicate)) }
+
+    /// The engine's aggregates over the models `fetch(Query(filter))` returns: a
+    /// test double that implements `fetch` aggregates the models it holds. ``Repository`` and
+    /// ``ContextRepository`` replace it with the store's own (pushed down where the backend can).
+    public func aggregateRows(_ functions: [AggregateFunction], groupedBy property: String?, where filter: Filter<Model>?) async throws -> [AggregateRow] {
+        let plan = try AggregatePlan(Model.self, functions, groupedBy: property, where: filter)
+        let entity = try Model.entityDescription()
+        try AggregateEvaluator.validate(plan, entity)
+        let records = try await fetch(Query(filter)).map { try $0.record() }
+        return try AggregateEvaluator.evaluate(plan, records, entity)
+    }
 }
 
 /// Reading and writing one model type: what a service depends on, so the same code runs with each
@@ -91,6 +105,9 @@ public struct ContextRepository<Model: PersistentModel>: ModelRepository {
     public func fetch(_ query: Query<Model>) async throws -> [Model] { try await context.fetch(query) }
     public func fetch(_ query: Query<Model>, after cursor: PageCursor?) async throws -> Page<Model> { try await context.fetch(query, after: cursor) }
     public func count(_ query: Query<Model>) async throws -> Int { try await context.count(query) }
+    public func aggregateRows(_ functions: [AggregateFunction], groupedBy property: String?, where filter: Filter<Model>?) async throws -> [AggregateRow] {
+        try await context.aggregate(try AggregatePlan(Model.self, functions, groupedBy: property, where: filter))
+    }
     public func related<D: PersistentModel>(_ relationship: ToMany<Model, D>, of id: Model.ID) async throws -> [D] {
         try await context.related(relationship, of: id)
     }

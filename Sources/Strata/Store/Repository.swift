@@ -82,6 +82,12 @@ public struct Repository<Model: PersistentModel>: Sendable {
         try await count(Query(predicate))
     }
 
+    /// The rows of an untyped aggregate over the committed models a filter matches.
+    public func aggregateRows(_ functions: [AggregateFunction], groupedBy property: String?, where filter: Filter<Model>?) async throws -> [AggregateRow] {
+        let plan = try AggregatePlan(Model.self, functions, groupedBy: property, where: filter)
+        return try await store.read { try $0.aggregate(plan) }
+    }
+
     /// The destinations of a to-many of one record.
     public func related<D: PersistentModel>(_ relationship: ToMany<Model, D>, of id: Model.ID) async throws -> [D] {
         try await store.read { try $0.related(relationship, of: id) }

@@ -109,6 +109,11 @@ public class StoreReader {
         try executor.count(plan, in: transaction)
     }
 
+    /// An untyped aggregate's rows (see ``AggregatePlan``).
+    public func aggregate(_ plan: AggregatePlan) throws -> [AggregateRow] {
+        try executor.aggregate(plan, in: transaction)
+    }
+
     /// The records a relationship of each owner points at, in relationship order.
     public func relatedRecords(_ entityName: String, _ relationshipName: String, owners: [RecordID]) throws -> [RecordID: [Record]] {
         let entity = try schema.requireEntity(entityName)

@@ -166,7 +166,7 @@ enum ValueChecks {
                 return number.isFinite ? number : nil
             }
             generated += (0..<400).map { _ in Double(random.below(10_000_000)) / 100 - 50_000 }
-            let numbers = generated + [-0.13000000000000075, 123.45678901234568, 5e-324, -2.2250738585072014e-308, .greatestFiniteMagnitude]
+            let numbers = generated + [-0.13000000000000075, 123.45678901234568, .leastNonzeroMagnitude, -2.2250738585072014e-308, .greatestFiniteMagnitude]
             var store = try await c.store()
             try await store.transaction { tx in
                 for (index, number) in numbers.enumerated() { try tx.insert(Sample(id: "x\(index)", number: number, amount: number)) }

@@ -63,7 +63,7 @@ extension TransportChecks {
             try await a.repository(Tag.self).insert(Tag(id: "late", label: "Late"))
             for index in 0..<7 { try await a.repository(Person.self).insert(Person(name: "New \(index)")) }
             try await engineA.syncNow()
-            let head = try await expectNotNil(try await world.server.store.currentHistoryToken())
+            let head = try expectNotNil(try await world.server.store.currentHistoryToken())
             try expect(try await world.server.store.purgeHistory(before: HistoryToken(head.value + 1)) > 0)
             // Bob's client stops after two pages of the snapshot.
             let dying = ScriptedRemote(world.host.remote(tokens: FixedToken("token-b")))
