@@ -182,6 +182,14 @@ let package = Package(
         ),
         // The built `strata` run as a user runs it, on every persistent backend.
         .testTarget(
+            name: "ReadmeTests",
+            dependencies: [
+                "Strata", "StrataSQLite", "StrataConformance", "StrataSyncHTTPServer", "StrataSyncHTTPClient",
+                .product(name: "Hummingbird", package: "hummingbird"), .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
             name: "ToolTests",
             dependencies: ["Strata", "StrataSQLite", "StrataLMDB", "StrataJSONFile", "StrataPostgres", "StrataConformance"],
             swiftSettings: strictSettings

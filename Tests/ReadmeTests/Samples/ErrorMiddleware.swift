@@ -1,0 +1,16 @@
+// The README's code samples, verbatim (ReadmeSampleTests checks every ```swift block of README.md
+// appears in one of these files, so the two cannot drift). Edit both together.
+import Hummingbird
+import Logging
+import Strata
+
+struct StrataErrorMiddleware<Context: RequestContext>: RouterMiddleware {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        do {
+            return try await next(request, context)
+        } catch let error as StrataError {
+            context.logger.warning("\(error)")       // the diagnostic: entity, record, property, cause
+            throw HTTPError(.init(code: error.httpStatus), message: error.clientMessage)
+        }
+    }
+}

@@ -1,0 +1,118 @@
+// The README's code samples, verbatim (ReadmeSampleTests checks every ```swift block of README.md
+// appears in one of these files, so the two cannot drift). Edit both together.
+import Foundation
+import Strata
+import StrataSQLite
+
+struct Person: PersistentModel {
+    var id = UUID()
+    var name: String
+    var email: String?
+
+    static let trips = ToMany<Person, Trip>("trips")
+    static let entity = Entity<Person>("Person", [
+        .attribute(\.name, rules: [.length(1...80)]),
+        .attribute(\.email, unique: true, rules: [.pattern(#"[^@\s]+@[^@\s]+\.[a-z]{2,}"#)]),
+        .toMany(trips, inverse: \Trip.traveller, deleteRule: .cascade),
+    ])
+}
+
+struct Trip: PersistentModel {
+    var id = UUID()
+    var name: String
+    var start: Date
+    var traveller: Person.ID?          // a to-one is the destination's ID
+
+    static let tags = ToMany<Trip, Tag>("tags")
+    static let stops = ToMany<Trip, Stop>("stops")
+    static let entity = Entity<Trip>("Trip", [
+        .attribute(\.name),
+        .attribute(\.start, indexed: true),
+        .toOne(\.traveller, Person.self, inverse: Person.trips),
+        .toMany(tags, inverse: Tag.trips),                                        // many-to-many
+        .toMany(stops, inverse: \Stop.trip, ordered: true, deleteRule: .cascade),  // ordered, owned
+    ])
+}
+
+struct Tag: PersistentModel {
+    var id: String                     // IDs may be UUIDs, strings or Int64s
+    var label: String
+
+    static let trips = ToMany<Tag, Trip>("trips")
+    static let entity = Entity<Tag>("Tag", [.attribute(\.label, unique: true), .toMany(trips, inverse: Trip.tags)])
+}
+
+struct Stop: PersistentModel {
+    var id = UUID()
+    var name: String
+    var trip: Trip.ID                  // required: every stop belongs to a trip
+
+    static let entity = Entity<Stop>("Stop", [.attribute(\.name), .toOne(\.trip, Trip.self, inverse: Trip.stops)])
+}
+
+/// What a service layer looks like: async, Sendable, no managed objects.
+struct TripService: Sendable {
+    let store: Store
+
+    func plan(_ name: String, for person: Person.ID, on start: Date) async throws -> Trip {
+        let trip = Trip(name: name, start: start, traveller: person)
+        try await store.repository(Trip.self).insert(trip)       // validated, inverse kept, history recorded
+        return trip
+    }
+
+    func upcoming(for person: Person.ID) async throws -> [Trip] {
+        try await store.repository(Trip.self).fetch(
+            Query.where(\.traveller == person && \.start > .now).sorted(by: \.start).limit(20))
+    }
+
+    func travellersNamed(_ name: String) async throws -> [Trip] {
+        try await store.repository(Trip.self).fetch(
+            where: .related(\.traveller, where: .equals(\Person.name, name, options: [.caseInsensitive, .diacriticInsensitive])))
+    }
+
+    func leave(_ person: Person.ID) async throws {
+        try await store.repository(Person.self).delete(person)   // cascades to their trips
+    }
+}
+
+/// At start-up.
+func openStore(at path: String = "./app.sqlite") async throws -> Store {
+    SQLiteBackend.register()                                     // once (import StrataSQLite)
+    return try await Store.open("sqlite:\(path)", schema: try Schema(Person.self, Trip.self, Tag.self, Stop.self))
+}
+
+func importTrip(for ana: Person, on start: Date, into store: Store) async throws -> Trip {
+    let lisbon = Trip(name: "Lisbon", start: start, traveller: ana.id)
+    let alfama = Stop(name: "Alfama", trip: lisbon.id), belem = Stop(name: "Belém", trip: lisbon.id)
+    try await store.transaction(author: "importer") { tx in
+        try tx.insert(ana)
+        try tx.insert(lisbon)
+        try tx.insert(contentsOf: [alfama, belem])
+        try tx.insert(Tag(id: "beach", label: "Beach"))
+        try tx.link(Trip.tags, from: lisbon.id, to: "beach")                     // many-to-many
+        try tx.setRelated(Trip.stops, of: lisbon.id, to: [belem.id, alfama.id])  // ordered to-many
+        let count = try tx.count(Query<Trip>.where(\.traveller == ana.id))       // sees the insert
+        assert(count == 1)
+    }
+    return lisbon
+}
+
+struct Bookings<Trips: ModelRepository<Trip>> {
+    let trips: Trips
+    func rename(_ id: Trip.ID, to name: String) async throws {
+        guard var trip = try await trips.fetch(id) else { throw StrataError(.notFound, entity: "Trip", "no such trip") }
+        trip.name = name
+        try await trips.update(trip)
+    }
+}
+
+func travelReport(_ trips: some ModelReading<Trip>, since day: Date) async throws {
+    let (count, first, last) = try await trips.aggregate(.count, .min(\.start), .max(\.start), where: \.start >= day)
+    print(count, "trips from", first ?? day, "to", last ?? day)
+    for (traveller, trips, earliest) in try await trips.aggregate(.count, .min(\.start), groupedBy: \.traveller) {
+        print(traveller?.uuidString ?? "nobody", trips, earliest ?? day)        // one row per traveller, nil first
+    }
+    let lisbon = try await trips.fetch(Query(#Predicate<Trip> { $0.name.contains("Lisbon") && $0.start >= day })
+        .sorted(by: SortDescriptor(\Trip.start, order: .reverse)))              // Foundation's types, run in SQL
+    print(lisbon.map(\.name))
+}
