@@ -1,5 +1,5 @@
 /// A backend whose stored layout can change inside one write transaction: the primitive a
-/// migration runs on (``Store/open(_:schema:migrations:registry:sync:)``).
+/// migration runs on (``Store/open(_:schema:migrations:registry:sync:instrumentation:)``).
 ///
 /// The engine decides everything a migration means — which records move where, renames, defaults,
 /// link lists, custom stages, checks, history — and writes the data with ordinary puts, so every
@@ -12,7 +12,7 @@
 ///   change (and records the last target's ``SchemaDescription`` and fingerprint the way the
 ///   backend records them at creation); throwing leaves the store exactly as it was, on disk and
 ///   in this process. A process killed at any moment leaves the old store or the new one.
-/// - Inside it, ``SchemaChangeTransaction/change(to:rebuilding:creating:_:)`` may be called several
+/// - Inside it, ``SchemaChangeTransaction/change(to:rebuilding:creating:reindexing:_:)`` may be called several
 ///   times (a plan's chain of stages); each sees the layout the previous one left.
 /// - After a successful change the handle is closed by the engine and the store reopened with
 ///   the new schema; the handle need not serve other calls with the new layout.
@@ -31,6 +31,7 @@ public protocol SchemaChangeTransaction: AnyObject {
     /// Moves the store from ``schema`` to `target`, then makes `target` the current schema.
     ///
     /// - Parameters:
+    ///   - target: The schema the store has when `body` returns.
     ///   - retired: Entities of ``schema`` whose storage goes (rebuilt under `target`, or removed).
     ///     Before `body` their storage is set aside, readable through `body`'s first transaction;
     ///     after it, dropped.

@@ -26,7 +26,7 @@ extension Store {
             url, schema: schema, migrations: migrations, registry: registry, sync: sync, instrumentation: instrumentation, progress: { _ in })
     }
 
-    /// ``open(_:schema:migrations:registry:sync:)`` publishing the migration's progress: the
+    /// ``open(_:schema:migrations:registry:sync:instrumentation:)`` publishing the migration's progress: the
     /// returned run's ``MigrationRun/progress`` yields after each batch, and ``MigrationRun/store``
     /// gives the opened store (or the error).
     ///
@@ -46,7 +46,7 @@ extension Store {
     }
 
     /// Opens a store through `opening` (a backend opened by other means than a URL: a custom
-    /// backend, a test), migrating it as ``open(_:schema:migrations:registry:sync:)`` does.
+    /// backend, a test), migrating it as ``open(_:schema:migrations:registry:sync:instrumentation:)`` does.
     /// `opening` is called with the schema to open with: the store's own for the migration, then
     /// the app's.
     public static func open(
@@ -58,7 +58,7 @@ extension Store {
             progress: { _ in })
     }
 
-    /// ``open(schema:migrations:location:sync:opening:)`` publishing the migration's progress.
+    /// ``open(schema:migrations:location:sync:instrumentation:opening:)`` publishing the migration's progress.
     public static func migrating(
         schema: Schema, migrations: MigrationPlan, location: StoreLocation? = nil, sync: SyncConfiguration? = nil,
         instrumentation: StoreInstrumentation = .standard, opening: @escaping @Sendable (Schema) async throws -> any StorageBackend
@@ -208,7 +208,7 @@ extension Store {
     }
 }
 
-/// A migration started by ``Store/migrating(_:schema:migrations:registry:sync:)``: its progress as
+/// A migration started by ``Store/migrating(_:schema:migrations:registry:sync:instrumentation:)``: its progress as
 /// it runs, and the store once it is open.
 public struct MigrationRun: Sendable {
     /// One value after each batch of each stage; finishes when the migration ends either way.

@@ -139,8 +139,16 @@ public struct EntityMember<Model>: Sendable {
 extension EntityMember where Model: PersistentModel {
     /// A scalar, optional or enum attribute.
     ///
-    /// - Parameter renamedFrom: The attribute's name in the previous schema version: a migration
-    ///   moves its values rather than dropping it and adding this one.
+    /// - Parameters:
+    ///   - keyPath: The model's stored property.
+    ///   - name: The stored name, when it differs from the property's.
+    ///   - defaultValue: Filled in for records written before the attribute existed (and by
+    ///     lightweight migrations).
+    ///   - indexed: Keep an index: filters and sorts on it are answered without a scan.
+    ///   - unique: No two records may hold the same non-null value.
+    ///   - rules: Validation applied on every save.
+    ///   - renamedFrom: The attribute's name in the previous schema version: a migration
+    ///     moves its values rather than dropping it and adding this one.
     public static func attribute<V: AttributeConvertible>(
         _ keyPath: any KeyPath<Model, V> & Sendable, name: String? = nil, default defaultValue: V? = nil, indexed: Bool = false,
         unique: Bool = false, rules: [ValidationRule] = [], renamedFrom: String? = nil

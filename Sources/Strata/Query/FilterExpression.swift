@@ -3,7 +3,7 @@
 /// Semantics every backend must reproduce (the engine's ``PredicateEvaluator`` is the reference):
 /// - Two-valued logic. A comparison with a null property is false, except `!=` against a non-null
 ///   constant, which is true (Swift's `nil != 5`). `not` negates the result.
-/// - `== nil` / `!= nil` are ``isNil`` and its negation.
+/// - `== nil` / `!= nil` are ``isNil(_:)`` and its negation.
 /// - Numbers compare across `int` and `double`.
 /// - `relatedOne` is false when the to-one is null or points at a missing record.
 /// - `anyRelated` holds when some destination matches; `noneRelated` when none does.

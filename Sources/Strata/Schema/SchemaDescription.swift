@@ -211,7 +211,7 @@ public enum StoredSchema {
 extension StoredSchema {
     /// The error for a store holding `stored` opened with `current`: ``StrataError/Code/incompatibleStore``
     /// naming every difference (entity and property of the first on the error), with a
-    /// ``StoredSchemaMismatch`` as its cause so ``Store/open(_:schema:migrations:registry:sync:)``
+    /// ``StoredSchemaMismatch`` as its cause so ``Store/open(_:schema:migrations:registry:sync:instrumentation:)``
     /// can migrate the store.
     public static func mismatch(stored: SchemaDescription, current: SchemaDescription, path: String) -> StrataError {
         let changes = current.differences(from: stored)

@@ -25,7 +25,7 @@ public typealias BackendOpener = @Sendable (StoreLocation, Schema) async throws 
 /// Maps URL schemes to backends. Each backend module registers its scheme (for example
 /// `InMemoryBackend.register()`), then `Store.open("memory:", schema:)` finds it.
 public final class BackendRegistry: Sendable {
-    /// The registry ``Store/open(_:schema:registry:)`` uses by default.
+    /// The registry ``Store/open(_:schema:registry:sync:instrumentation:)`` uses by default.
     public static let shared = BackendRegistry()
 
     private let openers = Mutex<[String: BackendOpener]>([:])

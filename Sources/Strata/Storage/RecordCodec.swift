@@ -52,8 +52,12 @@ public enum RecordCodec {
         return checksum.final
     }
 
-    /// - Parameter requireChecksum: Refuse format 1 (no checksum): a store that has only ever
-    ///   written checksummed records says so, so a damaged format byte cannot disable the check.
+    /// - Parameters:
+    ///   - bytes: The stored form (``encode(_:_:)``'s output).
+    ///   - id: The record's ID, kept beside the bytes by the backend.
+    ///   - entity: The entity whose layout the bytes follow.
+    ///   - requireChecksum: Refuse format 1 (no checksum): a store that has only ever
+    ///     written checksummed records says so, so a damaged format byte cannot disable the check.
     public static func decode(_ bytes: [UInt8], id: RecordID, _ entity: EntityDescription, requireChecksum: Bool = false) throws -> Record {
         func corrupt(_ why: String) -> StrataError {
             StrataError(.corruptStore, entity: entity.name, recordID: id, "stored record is damaged: \(why)")

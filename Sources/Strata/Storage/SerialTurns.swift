@@ -1,7 +1,7 @@
 import Synchronization
 
 /// Lets async operations through one at a time, in arrival order, without blocking a thread:
-/// ``TurnTaking`` behind a lock, for a `Sendable` owner that is not an actor (a backend whose
+/// a turn queue behind a lock, for a `Sendable` owner that is not an actor (a backend whose
 /// writers must not each hold a connection while they wait their turn).
 public final class SerialTurns: Sendable {
     private let turns = Mutex(TurnTaking())

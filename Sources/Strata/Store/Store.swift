@@ -19,8 +19,12 @@ public final class Store: Sendable {
 
     /// Opens the store at `url` with the backend registered for its scheme.
     ///
-    /// - Parameter sync: Turns on the durable outbox for a ``SyncEngine`` to push.
-    /// - Parameter instrumentation: Where the store logs and reports metrics (see ``StoreInstrumentation``).
+    /// - Parameters:
+    ///   - url: `scheme:path`, such as `sqlite:./app.sqlite`, `memory:`, `postgres://…`.
+    ///   - schema: The app's schema; a store of another schema needs a migration plan.
+    ///   - registry: Where the scheme's backend is registered.
+    ///   - sync: Turns on the durable outbox for a ``SyncEngine`` to push.
+    ///   - instrumentation: Where the store logs and reports metrics (see ``StoreInstrumentation``).
     public static func open(
         _ url: String, schema: Schema, registry: BackendRegistry = .shared, sync: SyncConfiguration? = nil,
         instrumentation: StoreInstrumentation = .standard
@@ -82,6 +86,7 @@ public final class Store: Sendable {
     /// - Parameters:
     ///   - author: Recorded in the history transaction.
     ///   - contextName: Recorded in the history transaction.
+    ///   - body: The reads and writes of the one save.
     @discardableResult
     public func transaction<T: Sendable>(
         author: String? = nil, contextName: String? = nil, _ body: @escaping @Sendable (StoreTransaction) throws -> T

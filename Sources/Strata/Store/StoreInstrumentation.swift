@@ -21,8 +21,11 @@ public struct StoreInstrumentation: Sendable {
     /// Saves that take longer are logged as warnings.
     public var slowSave: Duration
 
-    /// - Parameter logger: Where the store logs; by default nowhere (swift-log's default handler
-    ///   would print to standard output in every process, tools included): pass the service's.
+    /// - Parameters:
+    ///   - logger: Where the store logs; by default nowhere (swift-log's default handler
+    ///     would print to standard output in every process, tools included): pass the service's.
+    ///   - metrics: The metrics factory; by default the process's bootstrapped `MetricsSystem`.
+    ///   - slowSave: Saves that take longer are logged as warnings.
     public init(
         logger: Logger = Logger(label: "strata", factory: { _ in SwiftLogNoOpLogHandler() }), metrics: (any MetricsFactory)? = nil,
         slowSave: Duration = .milliseconds(500)

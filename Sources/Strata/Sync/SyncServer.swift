@@ -45,9 +45,10 @@ public struct SyncServer: SyncRemote {
     /// A server over `store`.
     ///
     /// - Parameters:
+    ///   - store: The store the server's clients sync with (any backend).
     ///   - policies: Per-entity conflict policies.
     ///   - access: Read scopes and write checks per identity, applied to calls that name one
-    ///     (``push(_:as:)``, ``pull(_:as:)``, ``snapshot(_:as:)`` — what a ``SyncEndpoint`` makes);
+    ///     (``push(_:as:)``, ``pull(_:as:maximumWait:stop:)``, ``snapshot(_:as:)`` — what a ``SyncEndpoint`` makes);
     ///     the identity-less ``SyncRemote`` calls are the trusted in-process path.
     public init(store: Store, policies: [String: ConflictPolicy] = [:], access: SyncAccess = SyncAccess()) {
         let scoped = access.scopedEntities

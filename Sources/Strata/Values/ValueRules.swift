@@ -37,7 +37,7 @@ public enum ValueRules {
         replacement(for: value) ?? value
     }
 
-    /// What ``normalized(_:)`` would change `value` into, or `nil` when it is already normal (the
+    /// What ``normalized(_:)-(Value)`` would change `value` into, or `nil` when it is already normal (the
     /// common case, which costs no allocation).
     @inlinable
     public static func replacement(for value: Value) -> Value? {
