@@ -36,6 +36,7 @@ public final class PostgresBackend: StorageBackend {
         /// ``StrataError/Code/notAStore``, for tools that must not create what they inspect).
         public var createIfMissing: Bool = true
 
+        /// Options; every one has a default.
         public init(
             maximumConnections: Int = 8, connectTimeout: Duration = .seconds(10), notificationPollInterval: Duration = .milliseconds(20),
             createIfMissing: Bool = true
@@ -49,6 +50,7 @@ public final class PostgresBackend: StorageBackend {
 
     public let schema: Schema
     public let capabilities = PostgresFetchSQL.capabilities
+    /// Where the store lives: the server, the database and the schema.
     public let location: PostgresLocation
     let options: Options
     let layout: PostgresLayout

@@ -5,16 +5,23 @@ import Strata
 /// Each store is one PostgreSQL schema (`strata` unless `schema=` names another), so several
 /// stores share one database. Percent-escapes in the user, password and names are decoded.
 public struct PostgresLocation: Sendable, Hashable, CustomStringConvertible {
+    /// The user to connect as.
     public var user: String
+    /// The password, if the server asks for one.
     public var password: String?
+    /// The server's host.
     public var host: String
+    /// The server's port.
     public var port: Int
+    /// The database.
     public var database: String
+    /// The PostgreSQL schema (namespace) the store's tables live in.
     public var schemaName: String
 
     /// The longest schema name PostgreSQL keeps (`NAMEDATALEN - 1` bytes).
     static let maximumNameLength = 63
 
+    /// A location; `schemaName` separates several stores in one database.
     public init(user: String, password: String? = nil, host: String = "127.0.0.1", port: Int = 5432, database: String, schemaName: String = "strata") {
         self.user = user
         self.password = password

@@ -20,7 +20,10 @@ public final class SQLiteBackend: StorageBackend {
     public struct Options: Sendable {
         /// SQLite's `synchronous` pragma: `.normal` (the default in WAL mode) or `.full`.
         public enum Synchronous: String, Sendable {
-            case normal = "NORMAL", full = "FULL"
+            /// Syncs at checkpoints: a commit survives a process crash; the last ones may be lost to a power cut.
+            case normal = "NORMAL"
+            /// Syncs at every commit: a commit survives a power cut.
+            case full = "FULL"
         }
 
         /// Durability of each commit.

@@ -2,7 +2,9 @@ import Strata
 
 /// One behaviour of the contract, runnable against any backend.
 public struct ConformanceCheck: Sendable, Hashable, CustomStringConvertible {
+    /// The category, one source file of checks.
     public let category: ConformanceCategory
+    /// The check's name, unique in its category.
     public let name: String
     /// Features the backend must declare for the check to run; otherwise it is skipped with the reason.
     public let requirements: Set<BackendFeature>
@@ -28,22 +30,40 @@ public struct ConformanceCheck: Sendable, Hashable, CustomStringConvertible {
 
 /// The suite's categories, one source file each.
 public enum ConformanceCategory: String, Sendable, Hashable, CaseIterable {
+    /// Inserts, reads, updates and deletes.
     case crud = "CRUD"
+    /// Filters, sorts, pages and counts.
     case queries = "Queries"
+    /// Every value kind stored exactly and ordered alike.
     case values = "Values"
+    /// Links, inverses and their storage.
     case relationships = "Relationships"
+    /// Cascade, nullify, deny and noAction.
     case deleteRules = "DeleteRules"
+    /// Rules, required values and uniqueness.
     case validation = "Validation"
+    /// A failed save leaves nothing behind.
     case atomicity = "Atomicity"
+    /// The history of every save.
     case history = "History"
+    /// Contexts' conflicts resolved by each policy.
     case mergePolicies = "MergePolicies"
+    /// The outbox and sync, in process.
     case offlineFirst = "OfflineFirst"
+    /// Failures injected at writes and commits.
     case faults = "Faults"
+    /// Seeded random operations compared with the reference backend.
     case differential = "Differential"
+    /// What the storage SPI promises.
     case storage = "Storage"
+    /// Live queries, diffs and change streams.
     case observation = "Observation"
+    /// Schema evolution.
     case migration = "Migration"
+    /// Sync through a transport, with its faults.
     case transport = "Transport"
+    /// What the tools rely on.
     case tools = "Tools"
+    /// Count, sum, average, min and max, grouped or not.
     case aggregates = "Aggregates"
 }

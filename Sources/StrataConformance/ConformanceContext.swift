@@ -134,11 +134,16 @@ public final class ConformanceContext: Sendable {
 
 /// A failed expectation: what was expected, and where the check said so.
 public struct ConformanceFailure: Error, CustomStringConvertible, Sendable {
+    /// What went wrong.
     public let message: String
+    /// The file of the failed expectation.
     public let fileID: String
+    /// Its path.
     public let filePath: String
+    /// Its line.
     public let line: Int
 
+    /// A failure at a source location.
     public init(_ message: String, fileID: String, filePath: String, line: Int) {
         self.message = message
         self.fileID = fileID

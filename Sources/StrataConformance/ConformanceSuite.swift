@@ -18,11 +18,13 @@ import Strata
 /// }
 /// ```
 public struct ConformanceSuite: Sendable {
+    /// The backend the suite runs against.
     public let backend: BackendUnderTest
     /// How the sync checks (OfflineFirst, Transport) reach their server; `nil` runs them in
     /// process (Transport through ``EndpointTransport``).
     public let transport: (any SyncTransportHarness)?
 
+    /// A suite over `backend`; `transport` runs the Transport checks over another transport than the in-process one.
     public init(backend: BackendUnderTest, transport: (any SyncTransportHarness)? = nil) {
         self.backend = backend
         self.transport = transport
@@ -66,7 +68,9 @@ public struct ConformanceSuite: Sendable {
 /// The backend a suite runs against: how to open a fresh, empty store, and (for persistent
 /// backends) how to close and reopen one.
 public struct BackendUnderTest: Sendable {
+    /// The backend's name in reports.
     public var name: String
+    /// The optional features the backend supports (which checks run).
     public var features: Set<BackendFeature>
     /// Opens a new, empty store with `schema`.
     public var makeStore: @Sendable (Schema) async throws -> Store
@@ -92,6 +96,7 @@ public struct BackendUnderTest: Sendable {
     /// for a backend that implements ``SchemaChangingBackend``.
     public var opener: (@Sendable (_ store: Store) throws -> @Sendable (Schema) async throws -> any StorageBackend)?
 
+    /// A backend under test: a factory of fresh stores and the optional features' hooks.
     public init(
         name: String, features: Set<BackendFeature> = [], makeStore: @escaping @Sendable (Schema) async throws -> Store,
         reopen: (@Sendable (Store) async throws -> Store)? = nil,
@@ -141,6 +146,7 @@ public enum BackendFeature: String, Sendable, Hashable, CaseIterable {
 
 /// What running a check produced.
 public enum ConformanceOutcome: Sendable, Equatable {
+    /// The check passed.
     case passed
     /// Not run, with the reason (never reported as a pass).
     case skipped(String)

@@ -20,8 +20,11 @@ import Strata
 ///   401/403 `unauthorized`/`forbidden`, 410 `resetRequired`, 413 `payloadTooLarge`, 409
 ///   `incompatible`. Per-mutation rejections arrive only in a ``PushResponse``.
 public struct HTTPSyncRemote: SyncRemote {
+    /// The server's origin.
     public let baseURL: String
+    /// How long a call may take (a long poll's wait is added).
     public let timeout: Duration
+    /// Answers larger than this are refused.
     public let maximumResponseBytes: Int
     private let wire: SyncWireClient
 

@@ -17,10 +17,12 @@ import Synchronization
 /// await server.stop()   // long polls answer at once, then the server closes
 /// ```
 public final class SyncHTTPServer: Sendable {
+    /// The endpoint served.
     public let endpoint: SyncEndpoint
     private let running = Mutex<(task: Task<Void, any Error>, group: ServiceGroup)?>(nil)
     private let logger: Logger
 
+    /// A server for `endpoint`, logging to `logger`.
     public init(endpoint: SyncEndpoint, logger: Logger = Logger(label: "strata.sync.http")) {
         self.endpoint = endpoint
         self.logger = logger

@@ -73,11 +73,15 @@ public struct MergeConflict: Sendable, Hashable, CustomStringConvertible {
 
     /// A to-many membership as the context read it, as the store holds it now, and as the context wants it.
     public struct Membership: Sendable, Hashable {
+        /// The membership when the context read it.
         public var base: [RecordID]
+        /// The membership the store holds now.
         public var stored: [RecordID]
+        /// The membership the context wants to save.
         public var context: [RecordID]
     }
 
+    /// What kind of conflict this is.
     public var kind: Kind
     /// The entity of the record in conflict.
     public var entity: String

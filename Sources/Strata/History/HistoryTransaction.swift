@@ -28,7 +28,12 @@ public struct HistoryTransaction: Sendable, Hashable, Codable {
 public struct HistoryChange: Sendable, Hashable, Codable {
     /// What happened to the record.
     public enum Kind: String, Sendable, Hashable, Codable {
-        case insert, update, delete
+        /// The record was created.
+        case insert
+        /// Some of the record's values or links changed.
+        case update
+        /// The record was removed.
+        case delete
     }
 
     /// Insert, update or delete.

@@ -1,27 +1,41 @@
 /// One lightweight change a migration makes, inferred from the difference between the shape a
 /// store holds and the app's schema (``LightweightMigration/steps(from:to:)``).
 public enum MigrationStep: Sendable, Hashable, CustomStringConvertible {
+    /// A new entity, created empty.
     case addEntity(String)
+    /// An entity no longer declared: its records go.
     case removeEntity(String)
+    /// An entity renamed (its records and links move).
     case renameEntity(from: String, to: String)
     /// Every existing record gets `default` (nil for an optional attribute with none; a required
     /// one with none fails listing the existing records, so it suits an empty entity).
     case addAttribute(entity: String, attribute: String, default: Value?)
+    /// An attribute no longer declared: its values go.
     case removeAttribute(entity: String, attribute: String)
+    /// An attribute renamed: its values move.
     case renameAttribute(entity: String, from: String, to: String)
     /// Records holding nil get `default`; without one, the migration fails listing the records
     /// holding nil (none: it succeeds).
     case makeRequired(entity: String, attribute: String, default: Value?)
+    /// A required attribute made optional.
     case makeOptional(entity: String, attribute: String)
+    /// An index added on one attribute.
     case addAttributeIndex(entity: String, attribute: String)
+    /// An index removed from one attribute.
     case removeAttributeIndex(entity: String, attribute: String)
+    /// A compound index added.
     case addIndex(entity: String, properties: [String])
+    /// A compound index removed.
     case removeIndex(entity: String, properties: [String])
     /// Checked for duplicates first: a migration never removes a record to satisfy it.
     case addUniqueConstraint(entity: String, properties: [String])
+    /// A unique constraint removed.
     case removeUniqueConstraint(entity: String, properties: [String])
+    /// A new relationship (to-ones start nil, to-manys empty).
     case addRelationship(entity: String, relationship: String)
+    /// A relationship no longer declared: its references or links go.
     case removeRelationship(entity: String, relationship: String)
+    /// A relationship renamed: its references or links move.
     case renameRelationship(entity: String, from: String, to: String)
     /// Unordered ↔ ordered: the members stay, in their current order.
     case changeOrdering(entity: String, relationship: String, ordered: Bool)

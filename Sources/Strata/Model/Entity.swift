@@ -2,6 +2,7 @@
 /// names when the declaration is made, so a typo'd or unsupported key path surfaces as an
 /// ``StrataError/Code/invalidSchema`` error when the ``Schema`` is built.
 public struct Entity<Model: PersistentModel>: Sendable {
+    /// The entity's stored name.
     public let name: String
     /// The entity's name in the previous schema version.
     public let renamedFrom: String?

@@ -48,6 +48,8 @@ extension PersistentModel {
 /// A typed handle for a to-many relationship, declared once as a static on the source model and
 /// used in declarations, predicates (`.any(Trip.stops, ...)`) and repository calls.
 public struct ToMany<Source: PersistentModel, Destination: PersistentModel>: Sendable, Hashable {
+    /// The relationship's name.
     public let name: String
+    /// Names a to-many of `Source`; declare it in the entity with `.toMany(_:inverse:…)`.
     public init(_ name: String) { self.name = name }
 }

@@ -19,6 +19,7 @@ public struct ContextObservation<Model: PersistentModel>: AsyncSequence, Sendabl
         Iterator(snapshots: Self.start(context: context, plan: plan).makeAsyncIterator())
     }
 
+    /// Delivers the results as the context sees them after each change.
     public struct Iterator: AsyncIteratorProtocol {
         var snapshots: AsyncThrowingStream<QueryObservation<Model>.Snapshot, any Error>.Iterator
         var previous: QueryObservation<Model>.Snapshot?

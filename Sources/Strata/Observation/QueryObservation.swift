@@ -32,6 +32,7 @@ public struct QueryObservation<Model: PersistentModel>: AsyncSequence, Sendable 
         Iterator(snapshots: Self.start(store: store, plan: plan).makeAsyncIterator())
     }
 
+    /// Delivers the initial results, then new results after each commit that can change them.
     public struct Iterator: AsyncIteratorProtocol {
         var snapshots: AsyncThrowingStream<Snapshot, any Error>.Iterator
         // Only the keys of the value delivered last are kept, not its models: the observation

@@ -10,7 +10,9 @@ import Foundation
 public struct ResultsDiff: Sendable, Hashable {
     /// A record that changed position: its offset in the previous value and in the new one.
     public struct Move: Sendable, Hashable {
+        /// The record's offset in the previous results.
         public var from: Int
+        /// The record's offset in the new results.
         public var to: Int
 
         /// A move from offset `from` in the previous value to offset `to` in the new one.

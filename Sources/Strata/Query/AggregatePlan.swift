@@ -13,10 +13,15 @@
 /// Double sums and averages add in the backend's order; they are identical everywhere when the
 /// values sum exactly (as money in cents or halves do) and may differ in the last bits otherwise.
 public enum AggregateFunction: Sendable, Hashable, CustomStringConvertible {
+    /// How many records.
     case count
+    /// The sum of an `int` or `double` attribute (0 over no values).
     case sum(String)
+    /// The average of an `int` or `double` attribute (null over no values).
     case average(String)
+    /// The least value of an attribute (null over no values).
     case min(String)
+    /// The greatest value of an attribute (null over no values).
     case max(String)
 
     /// The attribute the function reads, or `nil` for ``count``.
@@ -80,6 +85,7 @@ public struct AggregateRow: Sendable, Hashable {
     /// One value per ``AggregatePlan/functions``, in that order.
     public var values: [Value]
 
+    /// A row of a group's value and its results.
     public init(group: Value, values: [Value]) {
         self.group = group
         self.values = values

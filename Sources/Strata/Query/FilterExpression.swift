@@ -8,14 +8,23 @@
 /// - `relatedOne` is false when the to-one is null or points at a missing record.
 /// - `anyRelated` holds when some destination matches; `noneRelated` when none does.
 public indirect enum FilterExpression: Sendable, Hashable {
+    /// Always true or always false.
     case constant(Bool)
+    /// A property compared with a constant, with text options for strings.
     case compare(String, ComparisonOperator, Value, TextOptions)
+    /// A property equal to one of the constants.
     case inList(String, [Value], TextOptions)
+    /// A property within the bounds, inclusive.
     case between(String, Value, Value)
+    /// A string property that contains, starts with or ends with the text.
     case text(String, TextOperator, String, TextOptions)
+    /// A property that holds null.
     case isNil(String)
+    /// Every part holds (true when empty).
     case and([FilterExpression])
+    /// Some part holds (false when empty).
     case or([FilterExpression])
+    /// The condition does not hold.
     case not(FilterExpression)
     /// The destination of a to-one relationship matches.
     case relatedOne(relationship: String, FilterExpression)
@@ -79,12 +88,30 @@ public indirect enum FilterExpression: Sendable, Hashable {
     }
 }
 
+/// How ``FilterExpression/compare(_:_:_:_:)`` compares a property with its constant.
 public enum ComparisonOperator: String, Sendable, Hashable, Codable {
-    case equal = "==", notEqual = "!=", less = "<", lessOrEqual = "<=", greater = ">", greaterOrEqual = ">="
+    /// Equal.
+    case equal = "=="
+    /// Not equal (a null property differs from every value).
+    case notEqual = "!="
+    /// Less than.
+    case less = "<"
+    /// Less than or equal.
+    case lessOrEqual = "<="
+    /// Greater than.
+    case greater = ">"
+    /// Greater than or equal.
+    case greaterOrEqual = ">="
 }
 
+/// How ``FilterExpression/text(_:_:_:_:)`` matches text.
 public enum TextOperator: String, Sendable, Hashable, Codable {
-    case contains, hasPrefix, hasSuffix
+    /// The text occurs anywhere in the property.
+    case contains
+    /// The property starts with the text.
+    case hasPrefix
+    /// The property ends with the text.
+    case hasSuffix
 }
 
 /// How string comparisons fold text before comparing.
@@ -99,5 +126,26 @@ public struct TextOptions: OptionSet, Sendable, Hashable, Codable {
 
 /// A part of the predicate language a backend may or may not evaluate natively.
 public enum PredicateFeature: String, Sendable, Hashable, Codable, CaseIterable {
-    case equality, ordering, inList, between, text, caseInsensitive, diacriticInsensitive, isNil, logic, toOne, toMany
+    /// `==` and `!=`.
+    case equality
+    /// `<`, `<=`, `>`, `>=`.
+    case ordering
+    /// ``FilterExpression/inList(_:_:_:)``.
+    case inList
+    /// ``FilterExpression/between(_:_:_:)``.
+    case between
+    /// Contains, prefix and suffix matches.
+    case text
+    /// Text compared without case.
+    case caseInsensitive
+    /// Text compared without diacritics.
+    case diacriticInsensitive
+    /// ``FilterExpression/isNil(_:)``.
+    case isNil
+    /// `and`, `or`, `not`.
+    case logic
+    /// Conditions on a to-one's destination.
+    case toOne
+    /// `any` and `none` over a to-many.
+    case toMany
 }

@@ -19,6 +19,7 @@ import Foundation
 ///
 /// A mistake is ``StrataError/Code/invalidQuery`` whose message starts with `column N:`.
 public enum FilterText {
+    /// Parses a filter written as text (`budget > 100 and name hasPrefix "Lis"`) for `entity`; a mistake is ``StrataError/Code/invalidQuery`` naming the column.
     public static func parse(_ text: String, entity: String, schema: Schema) throws -> FilterExpression {
         var parser = Parser(characters: Array(text), schema: schema)
         guard let description = schema.entity(entity) else { throw StrataError(.unknownEntity, entity: entity, "\(entity) is not an entity of the store") }

@@ -160,6 +160,7 @@ extension PageCursor {
 
 /// One page of results and where the next one starts.
 public struct Page<Model: PersistentModel>: Sendable {
+    /// The page's models, in the query's order.
     public let models: [Model]
     /// The position after the last model; nil when the page came back with fewer models than the
     /// limit (the end). A full last page is followed by an empty one.

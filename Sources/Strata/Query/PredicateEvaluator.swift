@@ -5,6 +5,7 @@ import Foundation
 public struct PredicateEvaluator {
     let transaction: any StorageReadTransaction
 
+    /// An evaluator that follows relationships through `transaction`.
     public init(_ transaction: any StorageReadTransaction) {
         self.transaction = transaction
     }

@@ -1,6 +1,19 @@
 /// The storable attribute kinds. Integers of every width are `int` (64-bit); enums use their raw value's kind.
 public enum AttributeType: String, Sendable, Hashable, Codable, CaseIterable {
-    case bool, int, double, string, date, uuid, data
+    /// `Bool`.
+    case bool
+    /// Integers, stored as `Int64`.
+    case int
+    /// `Double` and `Float`.
+    case double
+    /// Text, in Unicode NFC.
+    case string
+    /// `Date`, bit for bit.
+    case date
+    /// `UUID`.
+    case uuid
+    /// Bytes.
+    case data
 
     /// Whether `value` (non-null) is acceptable for this type. An `int` is accepted for `double`.
     public func accepts(_ value: Value) -> Bool {

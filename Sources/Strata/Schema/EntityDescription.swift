@@ -90,6 +90,7 @@ public struct EntityDescription: Sendable {
 public struct RecordCheck: Sendable {
     /// The entity name (a record's `entity`).
     public var name: String
+    /// The property the check's error names, if any.
     public var property: String?
     /// Returns why the record fails, or `nil`.
     public var check: @Sendable (Record) -> String?

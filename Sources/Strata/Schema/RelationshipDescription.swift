@@ -2,7 +2,10 @@
 public struct RelationshipDescription: Sendable {
     /// To-one or to-many.
     public enum Cardinality: String, Sendable, Hashable, Codable {
-        case toOne, toMany
+        /// At most one destination.
+        case toOne
+        /// Any number of destinations.
+        case toMany
     }
 
     /// How the relationship is kept by a backend. Decided by the schema from the pair of sides.
@@ -36,6 +39,7 @@ public struct RelationshipDescription: Sendable {
     public var isRequired: Bool
     /// Bounds on a to-many's destination count.
     public var minCount: Int?
+    /// At most this many destinations (to-many only).
     public var maxCount: Int?
     /// Filled in by ``Schema`` when it is built.
     public internal(set) var storage: Storage

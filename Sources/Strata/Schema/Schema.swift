@@ -7,6 +7,7 @@
 /// property name, an index or unique constraint on an unknown property — each throws a
 /// ``StrataError`` with code ``StrataError/Code/invalidSchema``.
 public struct Schema: Sendable {
+    /// The entities, in declaration order.
     public let entities: [EntityDescription]
     private let entityIndex: [String: Int]
     /// The app's name for this version of its schema (from a ``MigrationPlan``), kept by the store
@@ -56,6 +57,7 @@ public struct Schema: Sendable {
         self.entityIndex = index
     }
 
+    /// The entity with this name, or `nil`.
     public func entity(_ name: String) -> EntityDescription? {
         entityIndex[name].map { entities[$0] }
     }

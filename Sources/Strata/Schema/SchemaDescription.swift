@@ -6,28 +6,47 @@ import Foundation
 /// difference a store names when it refuses to open (``differences(from:)``). Validation rules,
 /// defaults and delete rules are behaviour and are not part of it.
 public struct SchemaDescription: Codable, Hashable, Sendable {
+    /// One attribute as stored.
     public struct Attribute: Codable, Hashable, Sendable {
+        /// The attribute's name.
         public var name: String
+        /// The stored type.
         public var type: AttributeType
+        /// Whether it may hold null.
         public var isOptional: Bool
+        /// Whether it is indexed.
         public var isIndexed: Bool
     }
 
+    /// One relationship as stored.
     public struct Relationship: Codable, Hashable, Sendable {
+        /// The relationship's name.
         public var name: String
+        /// The destination entity.
         public var destination: String
+        /// The inverse relationship's name.
         public var inverse: String?
+        /// To-one or to-many.
         public var cardinality: RelationshipDescription.Cardinality
+        /// Whether the to-many keeps an order.
         public var isOrdered: Bool
+        /// How the relationship is stored.
         public var storage: RelationshipDescription.Storage
     }
 
+    /// One entity as stored.
     public struct Entity: Codable, Hashable, Sendable {
+        /// The entity's name.
         public var name: String
+        /// The kind of its IDs.
         public var idKind: RecordID.Kind
+        /// Its attributes.
         public var attributes: [Attribute]
+        /// Its relationships.
         public var relationships: [Relationship]
+        /// Its compound indexes.
         public var indexes: [[String]]
+        /// Its unique constraints.
         public var uniqueConstraints: [[String]]
         /// The order of the stored properties in a record (attributes, then to-ones, as
         /// declared): stores lay records out in it. Nil in descriptions written before it was kept.
@@ -44,6 +63,7 @@ public struct SchemaDescription: Codable, Hashable, Sendable {
     /// The metadata key a store keeps its description under.
     public static let metadataKey = "strata.schema.description"
 
+    /// The stored shape of a schema.
     public init(_ schema: Schema) {
         version = schema.version
         entities = schema.entities.sorted { $0.name < $1.name }.map { entity in
@@ -99,6 +119,7 @@ public struct SchemaDescription: Codable, Hashable, Sendable {
 
     /// One difference between a stored shape and the app's.
     public struct Change: Sendable, Hashable, CustomStringConvertible {
+        /// The entity the change concerns.
         public var entity: String
         /// The attribute or relationship it concerns, if one.
         public var property: String?
@@ -233,6 +254,7 @@ public struct StoredSchemaMismatch: Error, Sendable, CustomStringConvertible {
     /// The description the store holds.
     public var stored: SchemaDescription
 
+    /// The error for a store whose stored shape is `stored`.
     public init(stored: SchemaDescription) { self.stored = stored }
 
     public var description: String { "the store holds schema version \(stored.version ?? "unnamed")" }

@@ -20,17 +20,26 @@ public struct SchemaFile: Sendable, Hashable {
     /// Entities in declaration order; attributes and relationships too (records are laid out in it).
     public var entities: [Entity]
 
+    /// One entity of the file.
     public struct Entity: Sendable, Hashable {
+        /// The entity's name.
         public var name: String
+        /// The kind of its IDs.
         public var idKind: RecordID.Kind
+        /// Its attributes.
         public var attributes: [Attribute]
+        /// Its relationships.
         public var relationships: [Relationship]
+        /// Its compound indexes.
         public var indexes: [[String]]
+        /// Its unique constraints.
         public var uniqueConstraints: [[String]]
         /// The names of the entity's record checks (closures: not enforced from a file).
         public var recordChecks: [String]
+        /// Its name in the previous schema version.
         public var renamedFrom: String?
 
+        /// An entity as the file describes it.
         public init(
             name: String, idKind: RecordID.Kind = .uuid, attributes: [Attribute] = [], relationships: [Relationship] = [],
             indexes: [[String]] = [], uniqueConstraints: [[String]] = [], recordChecks: [String] = [], renamedFrom: String? = nil
@@ -46,19 +55,28 @@ public struct SchemaFile: Sendable, Hashable {
         }
     }
 
+    /// One attribute of the file.
     public struct Attribute: Sendable, Hashable {
+        /// The attribute's name.
         public var name: String
+        /// The stored type.
         public var type: AttributeType
+        /// Whether it may hold null.
         public var isOptional: Bool
+        /// Whether it is indexed.
         public var isIndexed: Bool
+        /// The value filled in when none is given.
         public var defaultValue: Value?
+        /// The only values allowed (an enum's raw values).
         public var allowedValues: [Value]?
         /// Range, length and pattern rules.
         public var rules: [Rule]
         /// The names of custom (closure) rules: not enforced from a file.
         public var customRules: [String]
+        /// Its name in the previous schema version.
         public var renamedFrom: String?
 
+        /// An attribute as the file describes it.
         public init(
             name: String, type: AttributeType, isOptional: Bool = false, isIndexed: Bool = false, defaultValue: Value? = nil,
             allowedValues: [Value]? = nil, rules: [Rule] = [], customRules: [String] = [], renamedFrom: String? = nil
@@ -77,23 +95,38 @@ public struct SchemaFile: Sendable, Hashable {
 
     /// A declarative validation rule.
     public enum Rule: Sendable, Hashable {
+        /// A value within bounds, inclusive.
         case range(min: Value?, max: Value?)
+        /// A length within bounds, inclusive.
         case length(min: Int?, max: Int?)
+        /// A regular expression the whole value matches.
         case pattern(String)
     }
 
+    /// One relationship of the file.
     public struct Relationship: Sendable, Hashable {
+        /// The relationship's name.
         public var name: String
+        /// The destination entity.
         public var destination: String
+        /// The inverse relationship's name.
         public var inverse: String?
+        /// To-one or to-many.
         public var cardinality: RelationshipDescription.Cardinality
+        /// Whether the to-many keeps an order.
         public var isOrdered: Bool
+        /// What deleting the owner does to the destinations.
         public var deleteRule: DeleteRule
+        /// Whether a to-one must be set.
         public var isRequired: Bool
+        /// At least this many destinations.
         public var minCount: Int?
+        /// At most this many destinations.
         public var maxCount: Int?
+        /// Its name in the previous schema version.
         public var renamedFrom: String?
 
+        /// A relationship as the file describes it.
         public init(
             name: String, destination: String, inverse: String?, cardinality: RelationshipDescription.Cardinality, isOrdered: Bool = false,
             deleteRule: DeleteRule = .nullify, isRequired: Bool = false, minCount: Int? = nil, maxCount: Int? = nil, renamedFrom: String? = nil

@@ -3,6 +3,7 @@ import Foundation
 /// A rule an attribute's non-null value must satisfy. A failure is a ``StrataError/Code/validationFailed``
 /// naming the entity, record, property and rule.
 public struct ValidationRule: Sendable, CustomStringConvertible {
+    /// What a rule checks.
     public enum Kind: Sendable {
         /// A numeric (or date) value within bounds, inclusive.
         case range(min: Value?, max: Value?)
@@ -14,29 +15,39 @@ public struct ValidationRule: Sendable, CustomStringConvertible {
         case custom(name: String, check: @Sendable (Value) -> Bool)
     }
 
+    /// What the rule checks.
     public var kind: Kind
 
+    /// A rule of this kind.
     public init(_ kind: Kind) { self.kind = kind }
 
+    /// An integer within bounds.
     public static func range(_ bounds: ClosedRange<Int>) -> ValidationRule {
         ValidationRule(.range(min: .int(Int64(bounds.lowerBound)), max: .int(Int64(bounds.upperBound))))
     }
+    /// A number within bounds.
     public static func range(_ bounds: ClosedRange<Double>) -> ValidationRule {
         ValidationRule(.range(min: .double(bounds.lowerBound), max: .double(bounds.upperBound)))
     }
+    /// An integer at least the bound.
     public static func range(_ bounds: PartialRangeFrom<Int>) -> ValidationRule {
         ValidationRule(.range(min: .int(Int64(bounds.lowerBound)), max: nil))
     }
+    /// A number at least the bound.
     public static func range(_ bounds: PartialRangeFrom<Double>) -> ValidationRule {
         ValidationRule(.range(min: .double(bounds.lowerBound), max: nil))
     }
+    /// A string's characters or data's bytes within bounds.
     public static func length(_ bounds: ClosedRange<Int>) -> ValidationRule {
         ValidationRule(.length(min: bounds.lowerBound, max: bounds.upperBound))
     }
+    /// A string's characters or data's bytes at least the bound.
     public static func length(_ bounds: PartialRangeFrom<Int>) -> ValidationRule {
         ValidationRule(.length(min: bounds.lowerBound, max: nil))
     }
+    /// A string matching the regular expression as a whole.
     public static func pattern(_ regex: String) -> ValidationRule { ValidationRule(.pattern(regex)) }
+    /// A named check of the value; the name appears in the error.
     public static func custom(_ name: String, _ check: @escaping @Sendable (Value) -> Bool) -> ValidationRule {
         ValidationRule(.custom(name: name, check: check))
     }

@@ -30,6 +30,7 @@ public final class BackendRegistry: Sendable {
 
     private let openers = Mutex<[String: BackendOpener]>([:])
 
+    /// An empty registry (tests use one of their own).
     public init() {}
 
     /// Registers (or replaces) the opener for `scheme`.

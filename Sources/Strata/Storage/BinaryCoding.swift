@@ -3,12 +3,16 @@ import Foundation
 /// Appends varints, strings, IDs and values to a byte buffer: the building block for compact binary
 /// formats (history, and backends that store records as bytes).
 public struct BinaryWriter {
+    /// The bytes written so far.
     public var bytes: [UInt8] = []
 
+    /// An empty writer.
     public init() {}
 
+    /// Appends one byte.
     public mutating func byte(_ value: UInt8) { bytes.append(value) }
 
+    /// Appends an unsigned LEB128 varint.
     public mutating func unsigned(_ value: UInt64) {
         var rest = value
         while rest >= 0x80 {
@@ -18,8 +22,10 @@ public struct BinaryWriter {
         bytes.append(UInt8(rest))
     }
 
+    /// Appends a zigzag-encoded signed varint.
     public mutating func signed(_ value: Int64) { unsigned(UInt64(bitPattern: (value << 1) ^ (value >> 63))) }
 
+    /// Appends UTF-8 text with its length.
     public mutating func string(_ value: String) {
         var text = value
         text.withUTF8 { utf8 in
@@ -28,6 +34,7 @@ public struct BinaryWriter {
         }
     }
 
+    /// Appends a presence byte, then the text when present.
     public mutating func optionalString(_ value: String?) {
         guard let value else { return byte(0) }
         byte(1)
@@ -48,6 +55,7 @@ public struct BinaryWriter {
         }
     }
 
+    /// Appends an ID with its kind.
     public mutating func recordID(_ id: RecordID) {
         switch id {
         case .uuid(let uuid):
@@ -65,24 +73,30 @@ public struct BinaryWriter {
 
 /// Reads what ``BinaryWriter`` wrote; any truncation or malformed byte is ``StrataError/Code/corruptStore``.
 public struct BinaryReader {
+    /// The bytes read.
     public let bytes: [UInt8]
+    /// The offset of the next byte.
     public var position = 0
 
+    /// A reader at the start of `bytes`.
     public init(_ bytes: [UInt8]) { self.bytes = bytes }
 
     /// Whether every byte has been read.
     public var isAtEnd: Bool { position >= bytes.count }
 
+    /// The error for bytes that are not what was expected here.
     public func corrupt(_ what: String) -> StrataError {
         StrataError(.corruptStore, "\(what) at byte \(position)")
     }
 
+    /// Reads one byte.
     public mutating func byte() throws -> UInt8 {
         guard position < bytes.count else { throw corrupt("unexpected end of data") }
         defer { position += 1 }
         return bytes[position]
     }
 
+    /// Reads an unsigned varint.
     public mutating func unsigned() throws -> UInt64 {
         var result: UInt64 = 0
         var shift: UInt64 = 0
@@ -95,17 +109,20 @@ public struct BinaryReader {
         }
     }
 
+    /// Reads a zigzag-encoded signed varint.
     public mutating func signed() throws -> Int64 {
         let raw = try unsigned()
         return Int64(bitPattern: (raw >> 1) ^ (0 &- (raw & 1)))
     }
 
+    /// Reads a count (a varint no larger than the bytes left).
     public mutating func count() throws -> Int {
         let value = try unsigned()
         guard value <= UInt64(bytes.count - position) * 8 + 64 else { throw corrupt("implausible count \(value)") }
         return Int(value)
     }
 
+    /// Reads text written by ``BinaryWriter/string(_:)``.
     public mutating func string() throws -> String {
         let length = try count()
         guard length <= bytes.count - position else { throw corrupt("string runs past the end") }
@@ -113,10 +130,12 @@ public struct BinaryReader {
         return String(decoding: bytes[position..<(position + length)], as: UTF8.self)
     }
 
+    /// Reads text written by ``BinaryWriter/optionalString(_:)``.
     public mutating func optionalString() throws -> String? {
         try byte() == 0 ? nil : try string()
     }
 
+    /// Reads a value written by ``BinaryWriter/value(_:)``.
     public mutating func value() throws -> Value {
         switch try byte() {
         case 0: return .null
@@ -136,6 +155,7 @@ public struct BinaryReader {
         }
     }
 
+    /// Reads 16 bytes as a UUID.
     public mutating func uuid() throws -> UUID {
         guard bytes.count - position >= 16 else { throw corrupt("UUID runs past the end") }
         var raw: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
@@ -144,6 +164,7 @@ public struct BinaryReader {
         return UUID(uuid: raw)
     }
 
+    /// Reads an ID written by ``BinaryWriter/recordID(_:)``.
     public mutating func recordID() throws -> RecordID {
         switch try byte() {
         case 0: return .uuid(try uuid())

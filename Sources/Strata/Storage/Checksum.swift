@@ -9,6 +9,7 @@ import Foundation
 public struct Checksum: Sendable {
     @usableFromInline var crc: UInt32 = 0xFFFF_FFFF
 
+    /// A checksum over no bytes.
     public init() {}
 
     /// Slicing-by-8 tables: `table[k * 256 + i]` is the CRC of byte `i` followed by `k` zero
@@ -29,6 +30,7 @@ public struct Checksum: Sendable {
         return table
     }()
 
+    /// Adds the bytes of a buffer.
     @inlinable
     public mutating func update(_ buffer: UnsafeRawBufferPointer) {
         var crc = self.crc
@@ -52,20 +54,24 @@ public struct Checksum: Sendable {
         self.crc = crc
     }
 
+    /// Adds one byte.
     @inlinable
     public mutating func update(byte: UInt8) {
         crc = Self.table[Int((crc ^ UInt32(byte)) & 0xFF)] ^ (crc >> 8)
     }
 
+    /// Adds eight bytes, little-endian.
     @inlinable
     public mutating func update(word: UInt64) {
         withUnsafeBytes(of: word.littleEndian) { update($0) }
     }
 
+    /// Adds the bytes.
     public mutating func update(_ bytes: [UInt8]) {
         bytes.withUnsafeBytes { update($0) }
     }
 
+    /// Adds the bytes.
     public mutating func update(_ bytes: ArraySlice<UInt8>) {
         bytes.withUnsafeBytes { update($0) }
     }

@@ -8,8 +8,10 @@ import Foundation
 /// under another key's ID decodes to ``StrataError/Code/corruptStore`` naming the entity and ID,
 /// never to a record with wrong values. Format 1 (no checksum) is still read.
 public enum RecordCodec {
+    /// The format byte records are written with.
     public static let formatVersion: UInt8 = 2
 
+    /// A record in the compact binary form, with a checksum.
     public static func encode(_ record: Record, _ entity: EntityDescription) -> [UInt8] {
         var writer = BinaryWriter()
         writer.bytes.reserveCapacity(20 + entity.attributes.count * 12)

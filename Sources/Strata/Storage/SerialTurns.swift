@@ -6,6 +6,7 @@ import Synchronization
 public final class SerialTurns: Sendable {
     private let turns = Mutex(TurnTaking())
 
+    /// A queue with nobody waiting.
     public init() {}
 
     /// Runs `body` once every earlier call's body has finished.

@@ -99,6 +99,7 @@ public struct ContextRepository<Model: PersistentModel>: ModelRepository {
     /// The unit of work this repository stages into.
     public let context: ModelContext
 
+    /// The repository of `Model` in `context`.
     public init(context: ModelContext) { self.context = context }
 
     public func fetch(_ id: Model.ID) async throws -> Model? { try await context.fetch(Model.self, id: id) }

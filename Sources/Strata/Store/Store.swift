@@ -6,6 +6,7 @@
 /// let trips = store.repository(Trip.self)
 /// ```
 public final class Store: Sendable {
+    /// The schema the store was opened with.
     public let schema: Schema
     /// Where the store lives (`memory:`, `sqlite:PATH`, …).
     public let location: StoreLocation?

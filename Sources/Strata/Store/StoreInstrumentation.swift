@@ -15,6 +15,7 @@ import Metrics
 /// `strata_sync_failures_total` (`direction`), `strata_observation_deliveries_total` (`kind`:
 /// `query`, `changes`); each with a `store` dimension (the backend's scheme).
 public struct StoreInstrumentation: Sendable {
+    /// Where the store logs.
     public var logger: Logger
     /// Where metrics go; `nil` for the process's bootstrapped `MetricsSystem`.
     public var metrics: (any MetricsFactory)?

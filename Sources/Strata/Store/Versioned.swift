@@ -1,10 +1,12 @@
 /// A model with the version its record had when it was read — what a service turns into an ETag,
 /// and gives back to ``Repository/update(_:expectedVersion:)`` for an `If-Match` update.
 public struct Versioned<Model: PersistentModel>: Sendable {
+    /// The model as read.
     public let model: Model
     /// The record's version: 1 when inserted, bumped by every save that changes it.
     public let version: Int64
 
+    /// A model with its record's version.
     public init(model: Model, version: Int64) {
         self.model = model
         self.version = version

@@ -11,6 +11,7 @@ public final class WaitCancellation: Sendable {
 
     private let state = Mutex(State())
 
+    /// A cancellation nobody has triggered yet.
     public init() {}
 
     /// Whether ``cancel()`` was called.

@@ -18,16 +18,21 @@ public actor FaultInjectingRemote: SyncRemote {
         case pushesFail(attempts: Int)
     }
 
+    /// The remote calls pass through to.
     public let remote: any SyncRemote
     private var faults: [Fault]
     private var offlineLeft = 0
     private var pushFailuresLeft = 0
     /// Calls made, failures injected, and batches the server actually received.
     public private(set) var pushAttempts = 0
+    /// Pulls attempted so far.
     public private(set) var pullAttempts = 0
+    /// Failures injected so far.
     public private(set) var failuresInjected = 0
+    /// The size of every push batch attempted, in order.
     public private(set) var batchSizes: [Int] = []
 
+    /// Wraps `remote`, injecting `faults` in order.
     public init(_ remote: any SyncRemote, faults: [Fault] = []) {
         self.remote = remote
         self.faults = faults

@@ -30,9 +30,13 @@ public struct SyncAccess: Sendable {
     /// A write as checked: the record stored now (`nil` for an insert) and as it would be after
     /// the mutation (`nil` for a delete).
     public struct Write: Sendable {
+        /// Who is writing.
         public var identity: SyncIdentity
+        /// The entity written.
         public var entity: String
+        /// The record as the server holds it, or `nil` for an insert.
         public var stored: Record?
+        /// The record as it would be after the write, or `nil` for a delete.
         public var proposed: Record?
     }
 

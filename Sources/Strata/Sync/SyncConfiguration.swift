@@ -25,10 +25,14 @@ public struct SyncConfiguration: Sendable {
 /// millisecond (or when the wall clock is behind a timestamp already seen), and the node that made
 /// it as the last tie-break. Ordered, so "last writer" is well defined across clients.
 public struct HybridTimestamp: Sendable, Hashable, Codable, Comparable, CustomStringConvertible {
+    /// Milliseconds since 1970 on the writer's clock, never behind the last timestamp it saw.
     public var millis: Int64
+    /// Orders timestamps within one millisecond.
     public var counter: UInt32
+    /// The writer, which breaks ties.
     public var node: String
 
+    /// A timestamp.
     public init(millis: Int64, counter: UInt32 = 0, node: String) {
         self.millis = millis
         self.counter = counter

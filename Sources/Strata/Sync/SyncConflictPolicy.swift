@@ -10,12 +10,18 @@ import Foundation
 /// | `lastWriterWins` | `clientWins` when the newest pending mutation is later than the server's last write on the hybrid logical clock, else `serverWins` | as that policy |
 /// | `custom` | what the closure decides | as the decision |
 public enum SyncConflictPolicy: Sendable {
+    /// The server's record is kept; the client's change is dropped.
     case serverWins
+    /// The client's record replaces the server's.
     case clientWins
+    /// Each side's changed properties are kept; a property both changed follows the later timestamp.
     case propertyMerge
+    /// The record with the later hybrid timestamp wins whole.
     case lastWriterWins
+    /// A closure decides per conflict.
     case custom(@Sendable (SyncConflict) -> SyncResolution)
 
+    /// The policy's name, for logs.
     public var name: String {
         switch self {
         case .serverWins: "serverWins"
@@ -29,7 +35,9 @@ public enum SyncConflictPolicy: Sendable {
 
 /// A pulled record meeting local mutations not yet acknowledged.
 public struct SyncConflict: Sendable, Hashable {
+    /// The conflicting record's entity.
     public var entity: String
+    /// The conflicting record's ID.
     public var id: RecordID
     /// The local record (`nil`: deleted locally).
     public var local: Record?
@@ -45,8 +53,11 @@ public struct SyncConflict: Sendable, Hashable {
 
 /// A ``SyncConflictPolicy/custom(_:)`` decision.
 public enum SyncResolution: Sendable, Hashable {
+    /// Keep the server's record.
     case serverWins
+    /// Take the client's record.
     case clientWins
+    /// Merge by property.
     case propertyMerge
     /// Make the local record this, and send it whole.
     case merged(Record)
@@ -55,9 +66,11 @@ public enum SyncResolution: Sendable, Hashable {
 /// A pushed mutation the server refused. The engine has already restored the server's state of
 /// the record locally and removed the mutation from the outbox.
 public struct SyncRejection: Sendable, Hashable {
+    /// The mutation the server refused.
     public var mutation: SyncMutation
     /// The ``StrataError/Code`` raw value the server gave.
     public var code: String
+    /// Why, in a sentence.
     public var reason: String
 }
 
@@ -95,12 +108,16 @@ public enum SyncAuthentication: String, Sendable, Hashable {
 /// How the background loop retries: exponential backoff from `initialDelay`, capped at
 /// `maximumDelay`, each delay scaled by a random factor in `1 - jitter ... 1`.
 public struct RetryPolicy: Sendable, Hashable {
+    /// The first wait after a failure.
     public var initialDelay: Duration
+    /// The longest wait between attempts.
     public var maximumDelay: Duration
+    /// The fraction of each wait that is random, so clients do not retry together.
     public var jitter: Double
     /// How long the loop waits after a successful sync before the next.
     public var interval: Duration
 
+    /// A retry policy; `interval` is how often the background loop syncs when all is well.
     public init(initialDelay: Duration = .milliseconds(250), maximumDelay: Duration = .seconds(30), jitter: Double = 0.5, interval: Duration = .seconds(5)) {
         self.initialDelay = initialDelay
         self.maximumDelay = maximumDelay
@@ -119,8 +136,12 @@ public struct RetryPolicy: Sendable, Hashable {
 
 /// What one ``SyncEngine/syncNow()`` did.
 public struct SyncReport: Sendable, Hashable {
+    /// Mutations the server applied.
     public var pushed = 0
+    /// Changes pulled from the server.
     public var pulled = 0
+    /// Mutations the server refused.
     public var rejected = 0
+    /// Conflicts resolved by policy.
     public var conflicts = 0
 }

@@ -11,13 +11,17 @@ import Foundation
 /// or batch over the limits; 429 over the rate (`Retry-After`); 503 the store is unavailable;
 /// 500 anything else. Failure bodies never echo a token, a body, or a backend's own message.
 public struct SyncEndpoint: Sendable {
+    /// The server that applies pushes and answers pulls.
     public let server: SyncServer
+    /// Turns bearer tokens into identities.
     public let authenticator: any SyncAuthenticator
+    /// Bounds on bodies, batches, pages, waits and request rates.
     public let limits: SyncLimits
     /// Cancelled by ``shutdown()``: long polls answer at once.
     public let stopping = WaitCancellation()
     private let rateLimiter: RateLimiter?
 
+    /// An endpoint over `server`.
     public init(server: SyncServer, authenticator: any SyncAuthenticator, limits: SyncLimits = SyncLimits()) {
         self.server = server
         self.authenticator = authenticator

@@ -22,6 +22,7 @@ import Foundation
 /// - ``syncNow()`` pushes, then pulls — and pulls even when the push failed, so an upload outage
 ///   does not stop downloads. Local writes never wait for the network.
 public actor SyncEngine {
+    /// How the engine batches, resolves conflicts, retries and waits.
     public struct Options: Sendable {
         /// At most this many mutations per push.
         public var batchSize: Int
@@ -42,6 +43,7 @@ public actor SyncEngine {
         /// A long poll: how long a pull may wait at the server for a change (`nil`: never).
         public var pullWait: Duration?
 
+        /// Options; every one has a default.
         public init(
             batchSize: Int = 500, pullLimit: Int = 500, policies: [String: SyncConflictPolicy] = [:],
             defaultPolicy: SyncConflictPolicy = .propertyMerge, retry: RetryPolicy = RetryPolicy(),
@@ -59,8 +61,11 @@ public actor SyncEngine {
         }
     }
 
+    /// The local store whose outbox is pushed.
     public nonisolated let store: Store
+    /// Where mutations are pushed and changes pulled from.
     public nonisolated let remote: any SyncRemote
+    /// The options the engine runs with.
     public nonisolated let options: Options
     let configuration: SyncConfiguration
 

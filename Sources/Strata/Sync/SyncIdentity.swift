@@ -8,6 +8,7 @@ public struct SyncIdentity: Sendable, Hashable, Codable, CustomStringConvertible
     /// Anything else the rules need (a tenant, a role), as the authenticator found it.
     public var attributes: [String: String]
 
+    /// An identity with a stable ID and the attributes rules read.
     public init(_ id: String, attributes: [String: String] = [:]) {
         self.id = id
         self.attributes = attributes
@@ -77,7 +78,9 @@ public protocol SyncTokenProvider: Sendable {
 
 /// A token that never changes.
 public struct FixedToken: SyncTokenProvider {
+    /// The token.
     public let value: String
+    /// A provider that always answers `value`.
     public init(_ value: String) { self.value = value }
     public func token() async throws -> String { value }
     public func refresh() async throws -> String? { nil }

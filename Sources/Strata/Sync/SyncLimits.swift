@@ -16,6 +16,7 @@ public struct SyncLimits: Sendable {
     /// for no limit.
     public var rate: SyncRateLimit?
 
+    /// Limits; every one has a default.
     public init(
         maximumBodyBytes: Int = 8 << 20, maximumMutationsPerPush: Int = 1_000, maximumPageSize: Int = 1_000,
         maximumWait: Duration = .seconds(30), rate: SyncRateLimit? = SyncRateLimit()
@@ -30,17 +31,21 @@ public struct SyncLimits: Sendable {
 
 /// A token bucket per identity: `burst` requests at once, refilled at `perSecond`.
 public struct SyncRateLimit: Sendable {
+    /// Requests per second allowed per identity, on average.
     public var perSecond: Double
+    /// Requests an identity may make at once before the rate applies.
     public var burst: Double
     /// Seconds on a monotonic clock; injectable so tests advance time by hand.
     public var now: @Sendable () -> Double
 
+    /// A token bucket per identity.
     public init(perSecond: Double = 50, burst: Double = 100, now: @escaping @Sendable () -> Double = SyncRateLimit.monotonicSeconds) {
         self.perSecond = max(perSecond, 0.001)
         self.burst = max(burst, 1)
         self.now = now
     }
 
+    /// Seconds on a monotonic clock.
     public static let monotonicSeconds: @Sendable () -> Double = {
         let elapsed = ContinuousClock.now - start
         return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18

@@ -4,9 +4,12 @@
 /// A mutation's stable identity: the client that made it and its sequence number there. A retry
 /// sends the same ID, which is how the server applies each mutation at most once.
 public struct MutationID: Sendable, Hashable, Codable, Comparable, CustomStringConvertible {
+    /// The client that made the mutation.
     public var clientID: String
+    /// Its position in that client's outbox.
     public var sequence: UInt64
 
+    /// A mutation's ID.
     public init(clientID: String, sequence: UInt64) {
         self.clientID = clientID
         self.sequence = sequence
@@ -19,11 +22,14 @@ public struct MutationID: Sendable, Hashable, Codable, Comparable, CustomStringC
 /// Additions and removals of a to-many kept as a link list (many-to-many, or the order of an
 /// ordered to-many), so concurrent edits of one membership merge element by element.
 public struct LinkDelta: Sendable, Hashable, Codable {
+    /// Links added.
     public var added: [RecordID]
+    /// Links removed.
     public var removed: [RecordID]
     /// The whole list after the change, for its order.
     public var order: [RecordID]
 
+    /// A change to a link list.
     public init(added: [RecordID], removed: [RecordID], order: [RecordID]) {
         self.added = added
         self.removed = removed
@@ -33,13 +39,21 @@ public struct LinkDelta: Sendable, Hashable, Codable {
 
 /// One change of one record made by a local save: a put of the properties it changed, or a delete.
 public struct SyncMutation: Sendable, Hashable, Codable {
+    /// What the mutation does.
     public enum Kind: String, Sendable, Hashable, Codable {
-        case put, delete
+        /// Insert or replace the record.
+        case put
+        /// Delete the record.
+        case delete
     }
 
+    /// The mutation's ID (client and sequence), for exactly-once application.
     public var id: MutationID
+    /// Put or delete.
     public var kind: Kind
+    /// The record's entity.
     public var entity: String
+    /// The record's ID.
     public var recordID: RecordID
     /// Whether the put created the record locally.
     public var isInsert: Bool
@@ -52,6 +66,7 @@ public struct SyncMutation: Sendable, Hashable, Codable {
     /// When the change was made, on the client's hybrid logical clock.
     public var timestamp: HybridTimestamp
 
+    /// A mutation.
     public init(
         id: MutationID, kind: Kind, entity: String, recordID: RecordID, isInsert: Bool = false, values: [String: Value] = [:],
         links: [String: LinkDelta] = [:], baseServerVersion: Int64? = nil, timestamp: HybridTimestamp
@@ -67,14 +82,17 @@ public struct SyncMutation: Sendable, Hashable, Codable {
         self.timestamp = timestamp
     }
 
+    /// The record the mutation concerns.
     public var key: RecordKey { RecordKey(entity: entity, id: recordID) }
 }
 
 /// A position in the server's change feed.
 public struct SyncCursor: Sendable, Hashable, Codable, Comparable, CustomStringConvertible {
+    /// The server's history position.
     public var value: Int64
     /// The server's schema epoch when it issued the cursor: a cursor of another epoch must reset.
     public var epoch: String?
+    /// A cursor at `value` of the server's history epoch `epoch`.
     public init(_ value: Int64, epoch: String? = nil) {
         self.value = value
         self.epoch = epoch
@@ -85,7 +103,9 @@ public struct SyncCursor: Sendable, Hashable, Codable, Comparable, CustomStringC
 
 /// The server's current state of one record: its values and link lists, or a tombstone.
 public struct RemoteChange: Sendable, Hashable, Codable {
+    /// The record's entity.
     public var entity: String
+    /// The record's ID.
     public var recordID: RecordID
     /// The record's values on the server; `nil` when it was deleted (a tombstone).
     public var values: [String: Value]?
@@ -98,20 +118,27 @@ public struct RemoteChange: Sendable, Hashable, Codable {
     /// The client whose mutation wrote it last, when a client did.
     public var origin: String?
 
+    /// The record the change concerns.
     public var key: RecordKey { RecordKey(entity: entity, id: recordID) }
+    /// Whether the record was deleted.
     public var isTombstone: Bool { values == nil }
 }
 
 /// A batch of mutations, in the client's commit order.
 public struct PushRequest: Sendable, Hashable, Codable {
+    /// The push format this build speaks.
     public static let currentVersion = 1
+    /// The push format of the request.
     public var version = PushRequest.currentVersion
+    /// The pushing client.
     public var clientID: String
+    /// The mutations, in outbox order.
     public var mutations: [SyncMutation]
     /// The client store's schema version (``Schema/version``): a server of another version
     /// refuses the push, since the mutations name its entities and properties.
     public var schemaVersion: String?
 
+    /// A push of `mutations`.
     public init(clientID: String, mutations: [SyncMutation], schemaVersion: String? = nil) {
         self.clientID = clientID
         self.mutations = mutations
@@ -121,6 +148,7 @@ public struct PushRequest: Sendable, Hashable, Codable {
 
 /// What became of one pushed mutation.
 public struct MutationResult: Sendable, Hashable, Codable {
+    /// Applied, a duplicate, or refused.
     public enum Outcome: String, Sendable, Hashable, Codable {
         /// Applied now.
         case applied
@@ -130,28 +158,39 @@ public struct MutationResult: Sendable, Hashable, Codable {
         case rejected
     }
 
+    /// The mutation.
     public var id: MutationID
+    /// What became of it.
     public var outcome: Outcome
     /// The record's server version after the mutation, when it exists.
     public var serverVersion: Int64?
     /// For a rejection: the ``StrataError/Code`` raw value and a sentence.
     public var code: String?
+    /// For a rejection: why, in a sentence.
     public var reason: String?
     /// For a rejection: the record's state on the server, which the client restores.
     public var current: RemoteChange?
 }
 
+/// The server's answer to a push: one result per mutation, in order.
 public struct PushResponse: Sendable, Hashable, Codable {
+    /// The push format of the answer.
     public var version = PushRequest.currentVersion
+    /// One result per mutation.
     public var results: [MutationResult]
 }
 
 /// Asks for the changes after `cursor` (all of them when `nil`).
 public struct PullRequest: Sendable, Hashable, Codable {
+    /// The pull format this build speaks.
     public static let currentVersion = 1
+    /// The pull format of the request.
     public var version = PullRequest.currentVersion
+    /// The pulling client.
     public var clientID: String
+    /// Where the client's last pull ended, or `nil` for the start.
     public var cursor: SyncCursor?
+    /// At most this many changes.
     public var limit: Int
     /// The client store's schema version (``Schema/version``): a server of another version
     /// refuses the pull, since the changes would name its entities and properties.
@@ -160,6 +199,7 @@ public struct PullRequest: Sendable, Hashable, Codable {
     /// up to this many milliseconds (bounded by its limit) for a commit before answering.
     public var waitMillis: Int?
 
+    /// A pull after `cursor`.
     public init(clientID: String, cursor: SyncCursor?, limit: Int = 1_000, schemaVersion: String? = nil, waitMillis: Int? = nil) {
         self.clientID = clientID
         self.cursor = cursor
@@ -169,7 +209,9 @@ public struct PullRequest: Sendable, Hashable, Codable {
     }
 }
 
+/// The server's answer to a pull: changes after the cursor and the new cursor.
 public struct PullResponse: Sendable, Hashable, Codable {
+    /// The pull format of the answer.
     public var version = PullRequest.currentVersion
     /// The current state of every record changed after the request's cursor, in change order.
     public var changes: [RemoteChange]

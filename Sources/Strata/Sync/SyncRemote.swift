@@ -23,13 +23,20 @@ extension SyncRemote {
 /// as a network transport would, so what works here works over the wire; ``Encoding/none`` hands
 /// the values over directly.
 public struct InProcessTransport: SyncRemote {
+    /// How requests and answers cross the in-process transport.
     public enum Encoding: Sendable {
-        case json, none
+        /// Encoded to JSON and back, as over a network.
+        case json
+        /// Passed as values.
+        case none
     }
 
+    /// The server called.
     public let server: SyncServer
+    /// How calls are encoded.
     public let encoding: Encoding
 
+    /// A transport to `server` in this process.
     public init(server: SyncServer, encoding: Encoding = .json) {
         self.server = server
         self.encoding = encoding

@@ -3,9 +3,12 @@
 /// Where a snapshot page starts: an entity, and the ID after which its records continue (`nil`:
 /// from its first record).
 public struct SnapshotPosition: Sendable, Hashable, Codable {
+    /// The entity being read.
     public var entity: String
+    /// The last ID read, or `nil` for the entity's start.
     public var after: RecordID?
 
+    /// A position in a snapshot.
     public init(entity: String, after: RecordID? = nil) {
         self.entity = entity
         self.after = after
@@ -15,14 +18,20 @@ public struct SnapshotPosition: Sendable, Hashable, Codable {
 /// Asks for one page of the server's state in the caller's scope, for a client that must reset.
 /// Pages walk the entities in schema order and each entity's records in ID order.
 public struct SnapshotRequest: Sendable, Hashable, Codable {
+    /// The snapshot format this build speaks.
     public static let currentVersion = 1
+    /// The snapshot format of the request.
     public var version = SnapshotRequest.currentVersion
+    /// The client resetting.
     public var clientID: String
     /// Where the page starts; `nil` for the first page.
     public var position: SnapshotPosition?
+    /// At most this many records per page.
     public var limit: Int
+    /// The client's schema version, checked against the server's.
     public var schemaVersion: String?
 
+    /// A page of the snapshot from `position` (the start when nil).
     public init(clientID: String, position: SnapshotPosition?, limit: Int = 1_000, schemaVersion: String? = nil) {
         self.clientID = clientID
         self.position = position
@@ -34,6 +43,7 @@ public struct SnapshotRequest: Sendable, Hashable, Codable {
 /// One page of a snapshot: every record of `entity` in the caller's scope whose ID lies after the
 /// request's position and up to `through` (to the entity's end when `through` is `nil`).
 public struct SnapshotResponse: Sendable, Hashable, Codable {
+    /// The snapshot format of the answer.
     public var version = SnapshotRequest.currentVersion
     /// The entity of this page.
     public var entity: String
@@ -47,6 +57,7 @@ public struct SnapshotResponse: Sendable, Hashable, Codable {
     /// brings everything that changed while the pages were read.
     public var cursor: SyncCursor?
 
+    /// A page of a snapshot.
     public init(entity: String, records: [RemoteChange], through: RecordID?, next: SnapshotPosition?, cursor: SyncCursor?) {
         self.entity = entity
         self.records = records

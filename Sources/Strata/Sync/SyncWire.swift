@@ -11,18 +11,27 @@ import Foundation
 /// - Failures: a status and `{"error": kind, "message": sentence}` (``SyncTransportError/Kind``
 ///   raw values); 429 and 408 carry `Retry-After` in seconds.
 public enum SyncWire {
+    /// The push route.
     public static let pushPath = "/strata/v1/push"
+    /// The pull route.
     public static let pullPath = "/strata/v1/pull"
+    /// The snapshot route.
     public static let snapshotPath = "/strata/v1/snapshot"
 
     /// A request as the wire carries it. Header names are lowercase.
     public struct Request: Sendable {
+        /// `GET` or `POST`.
         public var method: String
+        /// The route.
         public var path: String
+        /// Query parameters.
         public var query: [String: String]
+        /// Headers, lowercased names.
         public var headers: [String: String]
+        /// The body.
         public var body: [UInt8]
 
+        /// A request.
         public init(method: String, path: String, query: [String: String] = [:], headers: [String: String] = [:], body: [UInt8] = []) {
             self.method = method
             self.path = path
@@ -45,10 +54,14 @@ public enum SyncWire {
 
     /// A response as the wire carries it. Header names are lowercase.
     public struct Response: Sendable {
+        /// The HTTP status.
         public var status: Int
+        /// Headers, lowercased names.
         public var headers: [String: String]
+        /// The body.
         public var body: [UInt8]
 
+        /// A response.
         public init(status: Int, headers: [String: String] = [:], body: [UInt8] = []) {
             self.status = status
             self.headers = headers
@@ -58,7 +71,9 @@ public enum SyncWire {
 
     /// The body of every failure.
     public struct Failure: Codable, Sendable {
+        /// The failure's kind (a ``SyncTransportError`` kind).
         public var error: String
+        /// A sentence safe to show the client.
         public var message: String
     }
 

@@ -5,16 +5,20 @@ import Foundation
 /// ``SyncTransportError``s. A transport supplies only `send`, which moves a request and its answer
 /// (and throws a ``SyncTransportError`` of kind offline or timeout when it cannot).
 public struct SyncWireClient: Sendable {
+    /// Sends one request and returns the answer (an HTTP client, or an endpoint in process).
     public typealias Send = @Sendable (SyncWire.Request) async throws -> SyncWire.Response
 
+    /// Where bearer tokens come from.
     public let tokens: any SyncTokenProvider
     private let send: Send
 
+    /// A client that authenticates with `tokens` and sends with `send`.
     public init(tokens: any SyncTokenProvider, send: @escaping Send) {
         self.tokens = tokens
         self.send = send
     }
 
+    /// Pushes mutations.
     public func push(_ request: PushRequest) async throws -> PushResponse {
         let body: [UInt8]
         do {
@@ -25,10 +29,12 @@ public struct SyncWireClient: Sendable {
         return try await exchange(SyncWire.Request(method: "POST", path: SyncWire.pushPath, headers: ["content-type": "application/json"], body: body))
     }
 
+    /// Pulls changes.
     public func pull(_ request: PullRequest) async throws -> PullResponse {
         try await exchange(SyncWire.Request(method: "GET", path: SyncWire.pullPath, query: SyncWire.query(request)))
     }
 
+    /// Reads a page of a snapshot.
     public func snapshot(_ request: SnapshotRequest) async throws -> SnapshotResponse {
         try await exchange(SyncWire.Request(method: "GET", path: SyncWire.snapshotPath, query: SyncWire.query(request)))
     }
@@ -77,6 +83,7 @@ public struct SyncWireClient: Sendable {
 /// authentication, limits, JSON, status codes and all — without sockets. The Transport checks run
 /// over it and over real HTTP; what passes here passes over the network.
 public struct EndpointTransport: SyncRemote {
+    /// The endpoint called.
     public let endpoint: SyncEndpoint
     private let client: SyncWireClient
 

@@ -5,6 +5,7 @@ import Foundation
 public struct StoreCopier: Sendable {
     /// What a copy did.
     public struct Outcome: Sendable {
+        /// Records copied.
         public var records: Int
         /// The source's digest, taken as its pages were read.
         public var source: StoreDigest
@@ -12,16 +13,20 @@ public struct StoreCopier: Sendable {
         public var copy: StoreDigest
         /// References that dangle in the copy (and, when the digests are equal, in the source).
         public var dangling: [StrataError]
+        /// Whether the two stores' digests are equal.
         public var isEqual: Bool { source == copy }
     }
 
+    /// The store copied from.
     public let source: Store
+    /// The store copied into.
     public let target: Store
     /// Records per page read and per save.
     public var batch: Int
     /// Also make the target's history the source's.
     public var history: Bool
 
+    /// A copier of `source` into `target`, `batch` records per save, with the history when `history` is true.
     public init(from source: Store, to target: Store, batch: Int = 1_000, history: Bool = false) {
         self.source = source
         self.target = target

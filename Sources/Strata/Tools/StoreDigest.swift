@@ -7,10 +7,14 @@ public struct StoreDigest: Sendable, Hashable, Codable, CustomStringConvertible 
     /// Records and a 64-bit FNV-1a hash of their JSON lines, by entity.
     public var entities: [String: Entity]
 
+    /// A digest of these entities.
     public init(entities: [String: Entity] = [:]) { self.entities = entities }
 
+    /// One entity's digest.
     public struct Entity: Sendable, Hashable, Codable {
+        /// How many records.
         public var count: Int
+        /// A hash of every record's ID, version, values and link lists, in ID order.
         public var hash: String
     }
 
@@ -23,8 +27,10 @@ public struct StoreDigest: Sendable, Hashable, Codable, CustomStringConvertible 
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         var count = 0
 
+        /// An accumulator over no records.
         public init() {}
 
+        /// Adds a record and its link lists (records must come in ID order).
         public mutating func add(_ record: Record, links: [String: [RecordID]], entity: EntityDescription) {
             for byte in RecordJSON.line(record, links: links, entity: entity).utf8 {
                 hash ^= UInt64(byte)
@@ -33,6 +39,7 @@ public struct StoreDigest: Sendable, Hashable, Codable, CustomStringConvertible 
             count += 1
         }
 
+        /// The digest of the records added.
         public var result: Entity {
             let digits = String(hash, radix: 16)
             return Entity(count: count, hash: String(repeating: "0", count: 16 - digits.count) + digits)

@@ -8,11 +8,17 @@ public struct StoreInspection: Sendable, Hashable, Codable {
     /// An attribute as the store keeps it.
     public typealias Attribute = SchemaDescription.Attribute
 
+    /// A relationship as stored.
     public struct Relationship: Sendable, Hashable, Codable {
+        /// Its name.
         public var name: String
+        /// Its destination entity.
         public var destination: String
+        /// Its inverse.
         public var inverse: String?
+        /// Whether it is a to-many.
         public var toMany: Bool
+        /// Whether the to-many keeps an order.
         public var isOrdered: Bool
         /// The delete rule of the schema the store was opened with: the app's recorded one when
         /// ``StoreInspection/rulesRecorded``, else `nullify`, standing for "not recorded".
@@ -21,29 +27,42 @@ public struct StoreInspection: Sendable, Hashable, Codable {
         public var storage: String
     }
 
+    /// An entity as stored.
     public struct Entity: Sendable, Hashable, Codable {
+        /// Its name.
         public var name: String
+        /// The kind of its IDs.
         public var idKind: RecordID.Kind
+        /// How many records it holds.
         public var count: Int
+        /// Its attributes.
         public var attributes: [Attribute]
+        /// Its relationships.
         public var relationships: [Relationship]
+        /// Its compound indexes.
         public var indexes: [[String]]
+        /// Its unique constraints.
         public var uniqueConstraints: [[String]]
     }
 
+    /// The store's history.
     public struct History: Sendable, Hashable, Codable {
         /// The oldest and newest history tokens held (nil: none).
         public var first: Int64?
+        /// The newest history token.
         public var last: Int64?
         /// Entries older than this were purged.
         public var purgedBefore: Int64?
     }
 
+    /// The store's sync state, when sync is on.
     public struct Sync: Sendable, Hashable, Codable {
         /// As a client: mutations waiting in the outbox, the pull cursor, whether a reset from a
         /// snapshot is under way.
         public var pendingMutations: Int
+        /// The server cursor the client has caught up with.
         public var cursor: Int64?
+        /// Whether a reset from a snapshot was interrupted.
         public var resetInProgress: Bool
         /// As a server: the clients whose pushes it applied.
         public var serverClients: Int
@@ -51,10 +70,15 @@ public struct StoreInspection: Sendable, Hashable, Codable {
 
     /// The backend's URL scheme, when the store was opened from a URL.
     public var backend: String?
+    /// The store's URL.
     public var location: String?
+    /// The schema version it holds.
     public var schemaVersion: String?
+    /// Its entities.
     public var entities: [Entity]
+    /// Its history.
     public var history: History
+    /// Its sync state.
     public var sync: Sync
     /// Whether the store holds its app's recorded declaration of the shape it holds (delete rules,
     /// validation; ``Store/declaredSchema()``), which ``Store/openWithStoredSchema(_:registry:sync:)``

@@ -2,9 +2,12 @@ import Foundation
 
 /// A record as a load receives it: values, version, and the link lists it keeps.
 public struct LoadedRecord: Sendable {
+    /// The record, with its ID and version.
     public var record: Record
+    /// Its link lists, by relationship.
     public var links: [String: [RecordID]]
 
+    /// A record to load.
     public init(record: Record, links: [String: [RecordID]] = [:]) {
         self.record = record
         self.links = links
@@ -22,9 +25,11 @@ public struct LoadedRecord: Sendable {
 /// which then fails and writes nothing. The position reached is stored with each batch, so an
 /// interrupted load resumes (``position()``).
 public struct StoreLoader: Sendable {
+    /// The store loaded into.
     public let store: Store
     static let positionKey = "strata.load.position"
 
+    /// A loader into `store`.
     public init(store: Store) { self.store = store }
 
     /// How many records earlier batches of an unfinished load stored (0 when none).

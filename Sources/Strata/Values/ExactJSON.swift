@@ -11,7 +11,9 @@ import Foundation
 public enum ExactJSON {
     /// Where and why the text is not JSON.
     public struct SyntaxError: Error, CustomStringConvertible, Sendable {
+        /// The byte offset of the error.
         public var offset: Int
+        /// What is wrong there.
         public var reason: String
         public var description: String { "not JSON at byte \(offset): \(reason)" }
     }

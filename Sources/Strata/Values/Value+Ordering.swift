@@ -93,5 +93,10 @@ extension Value {
 
 /// The result of comparing two values (Foundation's `ComparisonResult` without the Objective-C baggage).
 public enum ComparisonOrder: Sendable {
-    case ascending, same, descending
+    /// The first sorts before the second.
+    case ascending
+    /// They sort together.
+    case same
+    /// The first sorts after the second.
+    case descending
 }

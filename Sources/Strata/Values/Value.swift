@@ -6,13 +6,21 @@ import Foundation
 /// Integers of every width are stored as `Int64`; `Float` as `Double`; enums as their raw value;
 /// composite attributes are flattened into one `Value` per field (`address.city`).
 public enum Value: Sendable, Hashable {
+    /// No value.
     case null
+    /// A boolean.
     case bool(Bool)
+    /// An integer.
     case int(Int64)
+    /// A double (never NaN once stored).
     case double(Double)
+    /// Text.
     case string(String)
+    /// A date.
     case date(Date)
+    /// A UUID.
     case uuid(UUID)
+    /// Bytes.
     case data(Data)
 
     /// Whether this is ``null``.

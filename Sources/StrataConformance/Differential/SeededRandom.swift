@@ -7,6 +7,7 @@ import Strata
 public struct SeededRandom: RandomNumberGenerator, Sendable {
     private var state: UInt64
 
+    /// A generator that produces the same sequence for the same seed.
     public init(seed: UInt64) { state = seed }
 
     public mutating func next() -> UInt64 {
@@ -17,10 +18,13 @@ public struct SeededRandom: RandomNumberGenerator, Sendable {
         return z ^ (z >> 31)
     }
 
+    /// A number in `range`.
     public mutating func int(_ range: ClosedRange<Int>) -> Int { Int.random(in: range, using: &self) }
     /// A number in `0..<bound`; 0 when the bound is not positive.
     public mutating func below(_ bound: Int) -> Int { bound <= 0 ? 0 : Int.random(in: 0..<bound, using: &self) }
+    /// True with `probability`.
     public mutating func chance(_ probability: Double) -> Bool { Double.random(in: 0..<1, using: &self) < probability }
+    /// One of `values` (which must not be empty).
     public mutating func pick<T>(_ values: [T]) -> T { values[int(0...(values.count - 1))] }
 
     /// A UUID that depends only on the seed's sequence.

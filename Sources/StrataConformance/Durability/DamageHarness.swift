@@ -13,7 +13,9 @@ import Strata
 /// Anything else is a failure: a wrong value, a loss nothing reported, an untyped error, a failed
 /// open that changed a file, or a verify that said "unsafe" of nothing.
 public enum DamageHarness {
+    /// Saves written before the files are damaged.
     public static let batches = 12
+    /// Records per save.
     public static let batchSize = 25
 
     /// Builds the template store in `directory`: half the saves checkpointed into the data file,

@@ -23,6 +23,7 @@ public struct DurableBackend: Sendable {
     /// torn journal tail).
     public var reportedRecovery: @Sendable (any StorageBackend) -> Bool
 
+    /// A backend whose files a trial may damage or whose process it may kill.
     public init(
         name: String, location: @escaping @Sendable (String) -> String,
         open: @escaping @Sendable (String, Schema) async throws -> any StorageBackend,
@@ -50,9 +51,12 @@ public struct DurableBackend: Sendable {
 
 /// Counts of outcomes, by class of damage or kill window, with every failure spelled out.
 public struct DurabilityTally: Sendable, CustomStringConvertible {
+    /// Outcomes counted per trial kind.
     public var counts: [String: [String: Int]] = [:]
+    /// What failed, one sentence each.
     public var failures: [String] = []
 
+    /// An empty tally.
     public init() {}
 
     mutating func add(_ category: String, _ outcome: String) { counts[category, default: [:]][outcome, default: 0] += 1 }
@@ -71,10 +75,12 @@ public struct DurabilityTally: Sendable, CustomStringConvertible {
 
 /// A seed from the environment, or the default; trials from the environment, or the default.
 public enum DurabilitySettings {
+    /// The seed from an environment variable, or `value`.
     public static func seed(_ variable: String, default value: UInt64) -> UInt64 {
         ProcessInfo.processInfo.environment[variable].flatMap { UInt64($0) } ?? value
     }
 
+    /// A count from an environment variable, or `value`.
     public static func count(_ variable: String, default value: Int) -> Int {
         ProcessInfo.processInfo.environment[variable].flatMap { Int($0) } ?? value
     }
@@ -85,6 +91,7 @@ public enum DurabilitySettings {
 /// `STRATA_KILL_TRIALS`, default 10 per window, and `STRATA_KILL_SEED`), a scratch directory,
 /// and the tally printed with its seed.
 public enum DurabilityRun {
+    /// Damages the backend's files in every way the harness knows and tallies what reopening does.
     public static func damage(_ backend: DurableBackend) async throws -> DurabilityTally {
         let trials = DurabilitySettings.count("STRATA_DAMAGE_TRIALS", default: 120)
         let seed = DurabilitySettings.seed("STRATA_DAMAGE_SEED", default: 0xDA3A6E)
@@ -96,6 +103,7 @@ public enum DurabilityRun {
         }
     }
 
+    /// Kills a child process in `window` at random moments and tallies what reopening finds.
     public static func kills(_ backend: DurableBackend, window: KillHarness.Window, filter: String) async throws -> DurabilityTally {
         let trials = DurabilitySettings.count("STRATA_KILL_TRIALS", default: 10)
         let seed = DurabilitySettings.seed("STRATA_KILL_SEED", default: 0x4B111)

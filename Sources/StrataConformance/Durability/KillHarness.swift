@@ -13,6 +13,7 @@ import StrataInMemory
 /// The child is this test binary run again with `--filter`, its role in the environment
 /// (``childWindow``); its test calls ``childMain(_:)``.
 public enum KillHarness {
+    /// When in a store's life the child is killed.
     public enum Window: String, CaseIterable, Sendable {
         /// During the creation and first open of a new store.
         case firstOpen
@@ -29,6 +30,7 @@ public enum KillHarness {
         public static var saveWindows: [Window] { [.firstOpen, .save, .compaction] }
     }
 
+    /// Records per save in the child.
     public static let batchSize = 20
     static let windowVariable = "STRATA_KILL_CHILD_WINDOW"
     static let locationVariable = "STRATA_KILL_CHILD_LOCATION"

@@ -7,13 +7,20 @@ import Strata
 /// long enough to need overflow pages in LMDB.
 public struct LedgerEntry: PersistentModel, Equatable {
     public var id: String
+    /// The save the entry was written in.
     public var batch: Int
+    /// Its position in that save.
     public var position: Int
+    /// A label.
     public var label: String
+    /// An amount.
     public var amount: Double
+    /// A note.
     public var note: String
+    /// When it was written.
     public var when: Date
 
+    /// An entry.
     public init(id: String, batch: Int, position: Int, label: String, amount: Double, note: String, when: Date) {
         self.id = id
         self.batch = batch
@@ -62,6 +69,7 @@ public struct LedgerObservation: Sendable, CustomStringConvertible {
     public var partial: [String] = []
     /// Lookups by ID or by the indexed batch that disagree with a full read.
     public var inconsistent: [String] = []
+    /// Records read back.
     public var records = 0
 
     /// Whether the store is exactly the first `wholeBatches` batches: a state some save left.

@@ -35,6 +35,7 @@ public final class FaultInjectingBackend: StorageBackend {
     private let pending = Mutex<Fault?>(nil)
     private let lastWrites = Mutex<Int>(0)
 
+    /// Wraps `backend`; no fault is armed until a check arms one.
     public init(wrapping backend: any StorageBackend) {
         self.wrapped = backend
     }

@@ -8,13 +8,16 @@ import Strata
 /// Holds books in order; cannot go while it holds any.
 public struct Shelf: PersistentModel, Equatable {
     public var id: UUID
+    /// The shelf's label.
     public var label: String
 
+    /// A shelf.
     public init(id: UUID = UUID(), label: String) {
         self.id = id
         self.label = label
     }
 
+    /// The books on the shelf (deny).
     public static let books = ToMany<Shelf, Book>("books")
 
     public static let entity = Entity<Shelf>("Shelf", [
@@ -23,18 +26,24 @@ public struct Shelf: PersistentModel, Equatable {
     ])
 }
 
+/// A book: deny on every relationship storage.
 public struct Book: PersistentModel, Equatable {
     public var id: UUID
+    /// The title.
     public var title: String
+    /// The shelf it stands on.
     public var shelf: Shelf.ID?
 
+    /// A book.
     public init(id: UUID = UUID(), title: String, shelf: Shelf.ID? = nil) {
         self.id = id
         self.title = title
         self.shelf = shelf
     }
 
+    /// The book's chapters.
     public static let chapters = ToMany<Book, Chapter>("chapters")
+    /// The book's authors (many-to-many).
     public static let authors = ToMany<Book, Author>("authors")
 
     public static let entity = Entity<Book>("Book", [
@@ -45,11 +54,15 @@ public struct Book: PersistentModel, Equatable {
     ])
 }
 
+/// A chapter of a book.
 public struct Chapter: PersistentModel, Equatable {
     public var id: UUID
+    /// The title.
     public var title: String
+    /// The book it belongs to.
     public var book: Book.ID?
 
+    /// A chapter.
     public init(id: UUID = UUID(), title: String, book: Book.ID? = nil) {
         self.id = id
         self.title = title
@@ -65,13 +78,16 @@ public struct Chapter: PersistentModel, Equatable {
 /// String IDs on a link list.
 public struct Author: PersistentModel, Equatable {
     public var id: String
+    /// The author's name.
     public var name: String
 
+    /// An author.
     public init(id: String, name: String) {
         self.id = id
         self.name = name
     }
 
+    /// The author's books.
     public static let books = ToMany<Author, Book>("books")
 
     public static let entity = Entity<Author>("Author", [

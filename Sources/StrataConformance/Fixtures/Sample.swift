@@ -5,15 +5,24 @@ import Strata
 /// normalisation and order, non-finite numbers, exact dates, long text) and the differential runs.
 public struct Sample: PersistentModel, Equatable {
     public var id: String
+    /// Indexed text.
     public var key: String?
+    /// Plain text.
     public var text: String?
+    /// An indexed double.
     public var number: Double?
+    /// A plain double.
     public var amount: Double?
+    /// An indexed date.
     public var when: Date?
+    /// A plain date.
     public var moment: Date?
+    /// An indexed integer.
     public var count: Int?
+    /// A unique text.
     public var code: String?
 
+    /// A sample.
     public init(
         id: String, key: String? = nil, text: String? = nil, number: Double? = nil, amount: Double? = nil, when: Date? = nil,
         moment: Date? = nil, count: Int? = nil, code: String? = nil

@@ -9,31 +9,50 @@ import Strata
 /// portoWine (Ana, 800, tag food, stop Ribeira, agency Sol), azoresHike (Bruno, no budget, favourite,
 /// stop Ponta Delgada), saoPauloBusiness (no traveller, 2500), lisbonWinter (Clara, 300).
 public struct TravelData: Sendable {
+    /// 34, Lisbon, gold, rated 4.5.
     public var ana = Person(
         name: "Ana", email: "ana@example.com", age: 34, address: Address(city: "Lisbon", street: "Rua Augusta", postcode: "1100"),
         status: .gold, rating: 4.5, isVerified: true, birthDate: TravelDomain.day(-13_149), avatar: Data([1, 2, 3]))
+    /// 28, Porto, silver, unrated.
     public var bruno = Person(
         name: "Bruno", email: "bruno@example.com", age: 28, address: Address(city: "Porto"), status: .silver, isVerified: false)
+    /// No age or email, São Paulo, rated 3.0.
     public var clara = Person(name: "Clara", address: Address(city: "São Paulo"), rating: 3.0, isVerified: true)
+    /// 45, Lisbon, rated 4.5.
     public var dario = Person(name: "Dário", email: "dario@example.com", age: 45, address: Address(city: "Lisbon"), rating: 4.5)
 
+    /// The agency of Ana's trips.
     public var sol = Agency(id: 1, name: "Sol Travel")
+    /// A tag.
     public var beach = Tag(id: "beach", label: "Beach")
+    /// A tag.
     public var city = Tag(id: "city", label: "City")
+    /// A tag.
     public var food = Tag(id: "food", label: "Food")
 
+    /// Ana's favourite, 1200, three stops.
     public var lisbonSpring: Trip
+    /// Ana's, 800, one stop.
     public var portoWine: Trip
+    /// Bruno's favourite, no budget.
     public var azoresHike: Trip
+    /// No traveller, 2500.
     public var saoPauloBusiness: Trip
+    /// Clara's, 300.
     public var lisbonWinter: Trip
 
+    /// A Lisbon stop of lisbonSpring, 2 nights.
     public var alfama: Stop
+    /// A Lisbon stop of lisbonSpring.
     public var belem: Stop
+    /// The Sintra stop of lisbonSpring.
     public var sintra: Stop
+    /// The stop of portoWine, 3 nights.
     public var ribeira: Stop
+    /// The stop of azoresHike, 4 nights.
     public var pontaDelgada: Stop
 
+    /// The data set with fresh IDs.
     public init() {
         lisbonSpring = Trip(name: "Lisbon Spring", start: TravelDomain.day(59), end: TravelDomain.day(66), budget: 1200,
                             isFavorite: true, traveller: ana.id, agency: sol.id)
@@ -48,8 +67,11 @@ public struct TravelData: Sendable {
         pontaDelgada = Stop(name: "Ponta Delgada", city: "Ponta Delgada", nights: 4, trip: azoresHike.id)
     }
 
+    /// Everyone.
     public var people: [Person] { [ana, bruno, clara, dario] }
+    /// Every trip.
     public var trips: [Trip] { [lisbonSpring, portoWine, azoresHike, saoPauloBusiness, lisbonWinter] }
+    /// Every stop.
     public var stops: [Stop] { [alfama, belem, sintra, ribeira, pontaDelgada] }
 
     /// Inserts everything in one save.

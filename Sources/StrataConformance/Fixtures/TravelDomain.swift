@@ -13,10 +13,14 @@ import Strata
 
 /// A composite attribute: stored as `address.city`, `address.street`, `address.postcode`.
 public struct Address: CompositeAttribute, Equatable, Hashable {
+    /// The city (indexed).
     public var city: String
+    /// The street.
     public var street: String?
+    /// The postcode (4 to 10 characters).
     public var postcode: String?
 
+    /// An address.
     public init(city: String, street: String? = nil, postcode: String? = nil) {
         self.city = city
         self.street = street
@@ -28,23 +32,41 @@ public struct Address: CompositeAttribute, Equatable, Hashable {
     ]
 }
 
+/// A member's status, stored by raw value.
 public enum MemberStatus: String, Codable, CaseIterable, Sendable, AttributeConvertible {
-    case regular, silver, gold
+    /// The default.
+    case regular
+    /// Silver.
+    case silver
+    /// Gold.
+    case gold
 }
 
+/// A traveller: every value kind, a one-to-one, cascades and an ordered many-to-many.
 public struct Person: PersistentModel, Equatable {
     public var id: UUID
+    /// The name (1 to 80 characters).
     public var name: String
+    /// A unique email.
     public var email: String?
+    /// Age, 0 to 150.
     public var age: Int?
+    /// A composite attribute.
     public var address: Address
+    /// The status.
     public var status: MemberStatus
+    /// A rating, 0 to 5.
     public var rating: Double?
+    /// Whether verified.
     public var isVerified: Bool
+    /// Birth date.
     public var birthDate: Date?
+    /// An avatar.
     public var avatar: Data?
+    /// The passport (one-to-one, cascade).
     public var passport: Passport.ID?
 
+    /// A person.
     public init(
         id: UUID = UUID(), name: String, email: String? = nil, age: Int? = nil, address: Address = Address(city: "Lisbon"),
         status: MemberStatus = .regular, rating: Double? = nil, isVerified: Bool = false, birthDate: Date? = nil,
@@ -63,8 +85,11 @@ public struct Person: PersistentModel, Equatable {
         self.passport = passport
     }
 
+    /// Their trips (cascade).
     public static let trips = ToMany<Person, Trip>("trips")
+    /// The agencies they own (cascade).
     public static let ownedAgencies = ToMany<Person, Agency>("ownedAgencies")
+    /// Their interests (ordered many-to-many).
     public static let interests = ToMany<Person, Tag>("interests")
 
     public static let entity = Entity<Person>("Person", [
@@ -84,17 +109,27 @@ public struct Person: PersistentModel, Equatable {
     ])
 }
 
+/// A trip: a to-one nullified, a deny inverse, noAction, ordered stops and limited tags.
 public struct Trip: PersistentModel, Equatable {
     public var id: UUID
+    /// The name.
     public var name: String
+    /// The start (indexed).
     public var start: Date
+    /// The end, not before the start.
     public var end: Date?
+    /// The budget (indexed, not negative).
     public var budget: Double?
+    /// Whether a favourite.
     public var isFavorite: Bool
+    /// Who travels.
     public var traveller: Person.ID?
+    /// The booking agency.
     public var agency: Agency.ID?
+    /// The cover photo (noAction).
     public var coverPhoto: Photo.ID?
 
+    /// A trip.
     public init(
         id: UUID = UUID(), name: String, start: Date, end: Date? = nil, budget: Double? = nil, isFavorite: Bool = false,
         traveller: Person.ID? = nil, agency: Agency.ID? = nil, coverPhoto: Photo.ID? = nil
@@ -110,7 +145,9 @@ public struct Trip: PersistentModel, Equatable {
         self.coverPhoto = coverPhoto
     }
 
+    /// Its stops, ordered (cascade).
     public static let stops = ToMany<Trip, Stop>("stops")
+    /// Its tags (at most 5).
     public static let tags = ToMany<Trip, Tag>("tags")
 
     public static let entity = Entity<Trip>("Trip", [
@@ -129,13 +166,19 @@ public struct Trip: PersistentModel, Equatable {
     ])
 }
 
+/// A stop of a trip.
 public struct Stop: PersistentModel, Equatable {
     public var id: UUID
+    /// The name.
     public var name: String
+    /// The city (indexed).
     public var city: String
+    /// Nights, 0 to 365.
     public var nights: Int
+    /// The trip (required).
     public var trip: Trip.ID
 
+    /// A stop.
     public init(id: UUID = UUID(), name: String, city: String, nights: Int = 1, trip: Trip.ID) {
         self.id = id
         self.name = name
@@ -156,14 +199,18 @@ public struct Stop: PersistentModel, Equatable {
 /// String IDs.
 public struct Tag: PersistentModel, Equatable {
     public var id: String
+    /// A unique label.
     public var label: String
 
+    /// A tag.
     public init(id: String, label: String) {
         self.id = id
         self.label = label
     }
 
+    /// Trips with the tag.
     public static let trips = ToMany<Tag, Trip>("trips")
+    /// People interested.
     public static let people = ToMany<Tag, Person>("people")
 
     public static let entity = Entity<Tag>("Tag", [
@@ -176,16 +223,21 @@ public struct Tag: PersistentModel, Equatable {
 /// Int64 IDs.
 public struct Agency: PersistentModel, Equatable {
     public var id: Int64
+    /// A unique name.
     public var name: String
+    /// Its owner.
     public var owner: Person.ID?
 
+    /// An agency.
     public init(id: Int64, name: String, owner: Person.ID? = nil) {
         self.id = id
         self.name = name
         self.owner = owner
     }
 
+    /// Trips booked (deny).
     public static let bookings = ToMany<Agency, Trip>("bookings")
+    /// Guides (nullified onto a required to-one).
     public static let guides = ToMany<Agency, Guide>("guides")
 
     public static let entity = Entity<Agency>("Agency", [
@@ -196,12 +248,17 @@ public struct Agency: PersistentModel, Equatable {
     ])
 }
 
+/// A passport, one-to-one with its owner.
 public struct Passport: PersistentModel, Equatable {
     public var id: UUID
+    /// The number.
     public var number: String
+    /// The country.
     public var country: String
+    /// Its owner.
     public var owner: Person.ID?
 
+    /// A passport.
     public init(id: UUID = UUID(), number: String, country: String = "PT", owner: Person.ID? = nil) {
         self.id = id
         self.number = number
@@ -216,17 +273,22 @@ public struct Passport: PersistentModel, Equatable {
     ])
 }
 
+/// A photo a trip may use as its cover.
 public struct Photo: PersistentModel, Equatable {
     public var id: UUID
+    /// A caption.
     public var caption: String?
+    /// The bytes.
     public var bytes: Data
 
+    /// A photo.
     public init(id: UUID = UUID(), caption: String? = nil, bytes: Data = Data([0xFF, 0xD8])) {
         self.id = id
         self.caption = caption
         self.bytes = bytes
     }
 
+    /// Trips using it as their cover (noAction).
     public static let coverOf = ToMany<Photo, Trip>("coverOf")
 
     public static let entity = Entity<Photo>("Photo", [
@@ -239,9 +301,12 @@ public struct Photo: PersistentModel, Equatable {
 /// A guide must belong to an agency: nullifying that reference fails validation.
 public struct Guide: PersistentModel, Equatable {
     public var id: UUID
+    /// The name.
     public var name: String
+    /// The agency (required).
     public var agency: Agency.ID
 
+    /// A guide.
     public init(id: UUID = UUID(), name: String, agency: Agency.ID) {
         self.id = id
         self.name = name
@@ -257,10 +322,14 @@ public struct Guide: PersistentModel, Equatable {
 /// A self-referential one-to-one that cascades both ways: a ring of nodes is a cascade cycle.
 public struct Node: PersistentModel, Equatable {
     public var id: String
+    /// A label.
     public var label: String
+    /// The next node (cascade).
     public var next: Node.ID?
+    /// The previous node (cascade).
     public var previous: Node.ID?
 
+    /// A node.
     public init(id: String, label: String? = nil, next: Node.ID? = nil, previous: Node.ID? = nil) {
         self.id = id
         self.label = label ?? id
@@ -277,11 +346,13 @@ public struct Node: PersistentModel, Equatable {
 
 /// The fixture schema.
 public enum TravelDomain {
+    /// Every model of the fixture schema.
     public static let models: [any PersistentModel.Type] = [
         Person.self, Trip.self, Stop.self, Tag.self, Agency.self, Passport.self, Photo.self, Guide.self, Node.self,
         Sample.self, Shelf.self, Book.self, Chapter.self, Author.self,
     ]
 
+    /// The fixture schema.
     public static func schema() throws -> Schema { try Schema(models: models) }
 
     /// A fixed date `days` after 2026-01-01 (UTC), so results never depend on the clock.

@@ -26,7 +26,9 @@ public protocol SyncTransportHost: Sendable {
 /// Counts down lost acknowledgements; shared by the harnesses.
 public final class AcknowledgementLoss: Sendable {
     private let remaining = Mutex(0)
+    /// A budget of none.
     public init() {}
+    /// Allows `count` more.
     public func add(_ count: Int) { remaining.withLock { $0 += count } }
     /// Whether this answer is to be lost.
     public func take() -> Bool {
@@ -44,6 +46,7 @@ public final class AcknowledgementLoss: Sendable {
 
 /// The Transport checks in process: the endpoint called through the wire format, no sockets.
 public struct InProcessHarness: SyncTransportHarness {
+    /// A switch that is off.
     public init() {}
     public var name: String { "in-process" }
 
