@@ -36,6 +36,8 @@ import Testing
         func related<D: PersistentModel>(_ relationship: ToMany<Trip, D>, of id: Trip.ID) async throws -> [D] { [] }
         func insert(_ model: Trip) async throws { byID[model.id] = model }
         func update(_ model: Trip) async throws { byID[model.id] = model }
+        func fetchVersioned(_ id: Trip.ID) async throws -> Versioned<Trip>? { byID[id].map { Versioned(model: $0, version: 1) } }
+        func update(_ model: Trip, expectedVersion: Int64) async throws { byID[model.id] = model }
         func delete(_ id: Trip.ID) async throws { byID[id] = nil }
         func link<D: PersistentModel>(_ relationship: ToMany<Trip, D>, from source: Trip.ID, to destination: D.ID) async throws {}
         func unlink<D: PersistentModel>(_ relationship: ToMany<Trip, D>, from source: Trip.ID, to destination: D.ID) async throws {}
@@ -104,6 +106,31 @@ import Testing
         let unique = StrataError(.uniqueViolation, entity: "Trip", recordID: .uuid(UUID()), property: "name,start", "Trip(…) already has it")
         #expect(unique.clientMessage == "a value that must be unique is already taken (Trip.name,start)")
         #expect(StrataError(.corruptStore, "/var/lib/app.sqlite: page 7").clientMessage == "the service could not complete the request")
+    }
+
+    @Test func aUnitOfWorkChecksTheVersionItRead() async throws {
+        let store = Store(backend: InMemoryBackend(schema: try TravelDomain.schema()))
+        let trip = Trip(name: "Lisbon", start: Date(timeIntervalSinceReferenceDate: 0))
+        try await store.repository(Trip.self).insert(trip)
+        let context = store.makeContext(mergePolicy: .error)
+        let trips = context.repository(Trip.self)
+        let read = try #require(try await trips.fetchVersioned(trip.id))
+        #expect(read.version == 1)
+        var renamed = read.model
+        renamed.name = "Lisboa"
+        let stale = try await #require(throws: StrataError.self) { try await trips.update(renamed, expectedVersion: 2) }
+        #expect(stale.code == .mergeConflict)
+        #expect(await context.hasChanges == false, "nothing staged")
+        try await trips.update(renamed, expectedVersion: 1)
+        let fresh = Trip(name: "Faro", start: Date(timeIntervalSinceReferenceDate: 0))
+        try await trips.insert(fresh)
+        #expect(try await trips.fetchVersioned(fresh.id)?.version == 0, "inserted here, never saved")
+        var other = trip
+        other.name = "Elsewhere"
+        try await store.repository(Trip.self).update(other)
+        let conflict = try await #require(throws: StrataError.self) { try await context.save() }
+        #expect(conflict.code == .mergeConflict, "another writer saved after the read: the .error policy refuses")
+        #expect(try await store.repository(Trip.self).fetchVersioned(trip.id)?.version == 2)
     }
 
     @Test func reopeningKeepsTheSyncConfiguration() async throws {

@@ -81,6 +81,11 @@ public protocol ModelRepository<Model>: ModelReading {
     func insert(_ model: Model) async throws
     /// Replaces an existing model. A missing ID is ``StrataError/Code/notFound``.
     func update(_ model: Model) async throws
+    /// The model with this ID and its record's version (what a service hands out as an ETag), or `nil`.
+    func fetchVersioned(_ id: Model.ID) async throws -> Versioned<Model>?
+    /// Replaces a model only if its record is still at `expectedVersion` (an `If-Match` update);
+    /// another version is ``StrataError/Code/mergeConflict`` and nothing is written.
+    func update(_ model: Model, expectedVersion: Int64) async throws
     /// Deletes by ID; delete rules apply.
     func delete(_ id: Model.ID) async throws
     /// Adds `destination` to a to-many of `source`.
@@ -114,6 +119,8 @@ public struct ContextRepository<Model: PersistentModel>: ModelRepository {
     }
     public func insert(_ model: Model) async throws { try await context.insert(model) }
     public func update(_ model: Model) async throws { try await context.update(model) }
+    public func fetchVersioned(_ id: Model.ID) async throws -> Versioned<Model>? { try await context.fetchVersioned(Model.self, id: id) }
+    public func update(_ model: Model, expectedVersion: Int64) async throws { try await context.update(model, expectedVersion: expectedVersion) }
     public func delete(_ id: Model.ID) async throws { try await context.delete(Model.self, id: id) }
     public func link<D: PersistentModel>(_ relationship: ToMany<Model, D>, from source: Model.ID, to destination: D.ID) async throws {
         try await context.link(relationship, from: source, to: destination)

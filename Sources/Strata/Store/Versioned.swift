@@ -45,3 +45,29 @@ extension Repository {
         }
     }
 }
+
+extension ModelContext {
+    /// The model as this context sees it, with the version of the record it was read from (0 for
+    /// a record this context inserted and has not saved), or `nil`.
+    public func fetchVersioned<M: PersistentModel>(_ type: M.Type, id: M.ID) async throws -> Versioned<M>? {
+        guard let model = try await fetch(type, id: id) else { return nil }
+        let key = RecordKey(entity: M.entityName, id: id.recordID)
+        return Versioned(model: model, version: tracked[key]?.base?.version ?? 0)
+    }
+
+    /// Stages an update only if the record this context read is at `expectedVersion`; another
+    /// version is ``StrataError/Code/mergeConflict`` and nothing is staged. Whatever other writers
+    /// save before this context does is then a conflict for its merge policy, as for any update
+    /// (``MergePolicy/error`` refuses it).
+    public func update<M: PersistentModel>(_ model: M, expectedVersion: Int64) async throws {
+        let key = RecordKey(entity: M.entityName, id: model.id.recordID)
+        let entry = try await trackedEntry(key)
+        let version = entry.base?.version ?? 0
+        guard version == expectedVersion else {
+            throw StrataError(
+                .mergeConflict, entity: key.entity, recordID: key.id,
+                "the record is at version \(version), not the expected \(expectedVersion): it changed since it was read")
+        }
+        try await update(model)
+    }
+}
