@@ -183,6 +183,35 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         // The built `strata` run as a user runs it, on every persistent backend.
+        // The notes service the user built, rewritten against the repository protocols:
+        // one codebase for every backend (NOTES_STORE) and for its tests' fakes.
+        .target(
+            name: "NotesService",
+            dependencies: [
+                "Strata", .product(name: "Hummingbird", package: "hummingbird"), .product(name: "Logging", package: "swift-log"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            path: "Examples/NotesService/NotesService",
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "notes-service",
+            dependencies: [
+                "NotesService", "Strata", "StrataInMemory", "StrataSQLite", "StrataLMDB", "StrataJSONFile", "StrataPostgres",
+                .product(name: "Hummingbird", package: "hummingbird"), .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Examples/NotesService/notes-service",
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "NotesServiceTests",
+            dependencies: [
+                "NotesService", "Strata", "StrataInMemory", "StrataSQLite",
+                .product(name: "Hummingbird", package: "hummingbird"), .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            swiftSettings: strictSettings
+        ),
         .testTarget(
             name: "ReadmeTests",
             dependencies: [
