@@ -2,7 +2,7 @@
 export PATH := $(PATH):/opt/swift/usr/bin
 SWIFT ?= swift
 
-.PHONY: run test docs bench bench-scale bench-migration bench-postgres bench-sync bench-copy roundtrip bootstrap clean
+.PHONY: run test docs bench bench-scale bench-migration bench-postgres bench-sync bench-copy bench-aggregate roundtrip bootstrap clean
 
 bootstrap:
 	@scripts/bootstrap
@@ -53,6 +53,10 @@ bench-sync: bootstrap
 	cd Benchmarks && $(SWIFT) run -c release StrataSyncHTTPBench
 
 # `strata copy` of 1M records SQLite → LMDB beside a raw copy: records/s and peak RSS (STRATA_COPY_RECORDS).
+# Aggregates pushed down to SQLite beside the same GROUP BY through GRDB, and the engine's.
+bench-aggregate: bootstrap
+	cd Benchmarks && $(SWIFT) build -c release --product StrataAggregateBench && .build/release/StrataAggregateBench
+
 bench-copy: bootstrap
 	cd Benchmarks && $(SWIFT) build -c release --product StrataCopyBench && .build/release/StrataCopyBench
 

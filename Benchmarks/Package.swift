@@ -99,6 +99,18 @@ let package = Package(
         ),
         // `strata copy` of 1M records SQLite → LMDB (StoreCopier, the code behind the command) beside a
         // raw copy (GRDB rows → RecordCodec bytes → mdb_put), each in a process of its own for its peak RSS.
+        // Aggregates pushed down to SQLite beside the same GROUP BY through GRDB.
+        .executableTarget(
+            name: "StrataAggregateBench",
+            dependencies: [
+                "BenchmarkWorkloads",
+                .product(name: "Strata", package: strata),
+                .product(name: "StrataSQLite", package: strata),
+                .product(name: "StrataInMemory", package: strata),
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
+            swiftSettings: [.enableUpcomingFeature("ExistentialAny"), .enableUpcomingFeature("MemberImportVisibility")]
+        ),
         .executableTarget(
             name: "StrataCopyBench",
             dependencies: [

@@ -191,7 +191,7 @@ struct StrataErrors<Context: RequestContext>: RouterMiddleware {
             case .invalidQuery, .unknownProperty, .unknownEntity: throw HTTPError(.badRequest, message: "bad request\(suffix)")
             case .permissionDenied: throw HTTPError(.forbidden, message: "not allowed\(suffix)")
             case .resetRequired: throw HTTPError(.gone, message: "reset required")
-            case .storeClosed, .serverUnavailable: throw HTTPError(.serviceUnavailable, message: "try again later")
+            case .storeClosed: throw HTTPError(.serviceUnavailable, message: "try again later")
             default: throw HTTPError(.internalServerError, message: "the service could not complete the request")
             }
         }
