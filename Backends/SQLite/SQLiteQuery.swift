@@ -48,10 +48,13 @@ struct SQLiteQuery {
         return sql
     }
 
-    /// An aggregate as one `SELECT … GROUP BY`: the group column first (when grouped), then one
-    /// column per function. Integer sums and averages go through `strata_sum`/`strata_average`
-    /// (exact over 128 bits, as the engine), double sums through `total` (0.0 over nothing).
-    mutating func aggregate(_ plan: AggregatePlan) throws -> String {
+    /// An aggregate as one `SELECT … GROUP BY`: the group column first (when grouped), then the
+    /// functions' columns. An integer sum is SQLite's `sum` and an integer average its `sum` and
+    /// `count` (divided as the engine divides) — unless `exact`, when they are `strata_sum` and
+    /// `strata_average`, 128-bit like the engine's: SQLite's `sum` fails on any intermediate
+    /// overflow, which depends on the scan order, so the backend reruns a plan that overflowed
+    /// exactly and only a total outside `Int64` fails. Double sums are `total` (0.0 over nothing).
+    mutating func aggregate(_ plan: AggregatePlan, exact: Bool) throws -> String {
         let table = try layout.table(plan.entity)
         var columns: [String] = []
         if let group = plan.groupBy { columns.append("t0.\(quoted(group))") }
@@ -60,8 +63,10 @@ struct SQLiteQuery {
             let column = function.property.map { "t0.\(quoted($0))" } ?? "*"
             switch function {
             case .count: columns.append("count(*)")
-            case .sum: columns.append(type == .int ? "strata_sum(\(column))" : "total(\(column))")
-            case .average: columns.append(type == .int ? "strata_average(\(column))" : "avg(\(column))")
+            case .sum where type == .int: columns.append(exact ? "strata_sum(\(column))" : "sum(\(column))")
+            case .sum: columns.append("total(\(column))")
+            case .average where type == .int: columns.append(exact ? "strata_average(\(column))" : "sum(\(column)), count(\(column))")
+            case .average: columns.append("avg(\(column))")
             case .min: columns.append("min(\(column))")
             case .max: columns.append("max(\(column))")
             }

@@ -176,24 +176,37 @@ class SQLiteReadTransaction: StorageReadTransaction {
     }
 
     func aggregate(_ plan: AggregatePlan) throws -> [AggregateRow] {
+        do {
+            return try aggregate(plan, exact: false)
+        } catch let error as DatabaseError where error.message == "integer overflow" {
+            return try aggregate(plan, exact: true)
+        }
+    }
+
+    /// The rows of `plan` (see ``SQLiteQuery/aggregate(_:exact:)`` for `exact`).
+    private func aggregate(_ plan: AggregatePlan, exact: Bool) throws -> [AggregateRow] {
         let table = try layout.table(plan.entity)
         var query = SQLiteQuery(layout: layout)
-        let sql = try query.aggregate(plan)
+        let sql = try query.aggregate(plan, exact: exact)
         let cursor = try rows(try statement(sql, cached: false), query.arguments)
-        let offset = plan.groupBy == nil ? 0 : 1
         var result: [AggregateRow] = []
         while let row = try cursor.next() {
+            var column = 0
+            func next() -> DatabaseValue {
+                defer { column += 1 }
+                return row[column]
+            }
             var group = Value.null
             if let property = plan.groupBy, let index = table.columnIndex[property] {
-                let stored: DatabaseValue = row[0]
+                let stored = next()
                 switch table.columns[index].kind {
                 case .attribute(let type): group = try SQLiteValues.value(stored, as: type)
                 case .reference(let kind): group = stored.isNull ? .null : try SQLiteValues.recordID(stored, kind: kind).value
                 }
             }
             var values: [Value] = []
-            for (position, function) in plan.functions.enumerated() {
-                let stored: DatabaseValue = row[offset + position]
+            for function in plan.functions {
+                let stored = next()
                 guard let property = function.property, let type = table.entity.attribute(property)?.type else {
                     guard case .int64(let count) = stored.storage else { throw StrataError(.corruptStore, entity: plan.entity, "count(*) answered \(stored)") }
                     values.append(.int(count))
@@ -202,7 +215,15 @@ class SQLiteReadTransaction: StorageReadTransaction {
                 switch function {
                 case .sum where type == .int:
                     if case .string = stored.storage { throw StrataError.sumOverflow(entity: plan.entity, property: property) }
-                    values.append(try SQLiteValues.value(stored, as: .int))
+                    values.append(stored.isNull ? .int(0) : try SQLiteValues.value(stored, as: .int))
+                case .average where type == .int && !exact:
+                    // sum and count: the engine's Double(sum) / Double(count).
+                    let counted = next()
+                    guard case .int64(let sum) = stored.storage, case .int64(let count) = counted.storage, count > 0 else {
+                        values.append(.null)
+                        continue
+                    }
+                    values.append(.double(Double(sum) / Double(count)))
                 case .sum, .average:
                     values.append(try SQLiteValues.value(stored, as: .double))
                 default:

@@ -46,11 +46,13 @@ struct SQLiteQueryPlanTests {
         let grouped = AggregatePlan(entity: "Stop", groupBy: "city", functions: [.count, .sum("nights"), .average("nights")])
         let both = AggregatePlan(entity: "Trip", predicate: .compare("traveller", .equal, Self.person, []), groupBy: "traveller", functions: [.count])
         for (name, plan) in [("filtered", filtered), ("grouped by an index", grouped), ("filtered and grouped", both)] {
-            var query = SQLiteQuery(layout: layout)
-            let steps = try Self.queryPlan(try query.aggregate(plan), query.arguments, layout)
-            #expect(!steps.contains { $0.hasPrefix("SCAN t0") && !$0.contains("USING") }, "\(name): \(steps)")
-            #expect(!steps.contains { $0.contains("TEMP B-TREE") }, "\(name) sorts no groups: \(steps)")
-            #expect(steps.contains { $0.contains("INDEX") }, "\(name): \(steps)")
+            for exact in [false, true] {
+                var query = SQLiteQuery(layout: layout)
+                let steps = try Self.queryPlan(try query.aggregate(plan, exact: exact), query.arguments, layout)
+                #expect(!steps.contains { $0.hasPrefix("SCAN t0") && !$0.contains("USING") }, "\(name): \(steps)")
+                #expect(!steps.contains { $0.contains("TEMP B-TREE") }, "\(name) sorts no groups: \(steps)")
+                #expect(steps.contains { $0.contains("INDEX") }, "\(name): \(steps)")
+            }
         }
     }
 
