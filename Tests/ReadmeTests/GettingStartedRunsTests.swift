@@ -34,6 +34,26 @@ import Testing
         try await store.close()
     }
 
+    /// The loop of the README's `watchUpcoming(in:)`, as written there, ended after one change.
+    @Test func theLiveQueryLoopSeesAnInsert() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("strata-readme-\(UUID().uuidString).sqlite").path
+        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+        let store = try await openStore(at: path)
+        let saver = Task {
+            try await Task.sleep(for: .milliseconds(50))
+            try await store.repository(Trip.self).insert(Trip(name: "Later", start: .now.addingTimeInterval(86_400)))
+        }
+        var seen: [Int] = []
+        for try await results in store.observe(Query<Trip>.where(\.start > .now).sorted(by: \.start)) {
+            print(results.models.count, "trips;", results.diff.inserted.count, "new,", results.diff.removed.count, "gone")
+            seen.append(results.models.count)
+            if seen.count == 2 { break }
+        }
+        try await saver.value
+        #expect(seen == [0, 1])
+        try await store.close()
+    }
+
     @Test func theMigrationSampleRenamesFillsAndCounts() async throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("strata-readme-\(UUID().uuidString).sqlite").path
         defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
