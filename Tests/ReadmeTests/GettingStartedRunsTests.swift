@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import StrataSQLite
 import Testing
 
 /// The README's getting-started samples run as well as compile: the store it opens, the service,
@@ -57,6 +58,7 @@ import Testing
     @Test func theMigrationSampleRenamesFillsAndCounts() async throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("strata-readme-\(UUID().uuidString).sqlite").path
         defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+        SQLiteBackend.register()  // the sample's `openNotes` opens by URL; nothing else here may have registered yet
         let old = try await Store.open("sqlite:\(path)", schema: try Schema(V1.Note.self))
         try await old.repository(V1.Note.self).insert(V1.Note(title: "Groceries", body: "eggs milk bread"))
         try await old.close()

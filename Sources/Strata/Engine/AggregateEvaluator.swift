@@ -25,18 +25,8 @@ enum AggregateEvaluator {
             }
             guard allowed.contains(attribute.type) else {
                 throw StrataError(.typeMismatch, entity: entity.name, property: name,
-                                  "cannot compute \(function) of \(entity.name).\(name): it is \(attribute.type), and \(Self.verb(function)) applies to \(allowed.map(\.rawValue).sorted().joined(separator: ", ")) attributes")
+                                  "cannot compute \(function) of \(entity.name).\(name): it is \(attribute.type), and \(function.name) applies to \(allowed.map(\.rawValue).sorted().joined(separator: ", ")) attributes")
             }
-        }
-    }
-
-    private static func verb(_ function: AggregateFunction) -> String {
-        switch function {
-        case .count: "count"
-        case .sum: "sum"
-        case .average: "average"
-        case .min: "min"
-        case .max: "max"
         }
     }
 

@@ -32,15 +32,18 @@ public enum AggregateFunction: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    public var description: String {
+    /// The function's name: `count`, `sum`, `average`, `min` or `max`.
+    public var name: String {
         switch self {
         case .count: "count"
-        case .sum(let name): "sum(\(name))"
-        case .average(let name): "average(\(name))"
-        case .min(let name): "min(\(name))"
-        case .max(let name): "max(\(name))"
+        case .sum: "sum"
+        case .average: "average"
+        case .min: "min"
+        case .max: "max"
         }
     }
+
+    public var description: String { property.map { "\(name)(\($0))" } ?? name }
 }
 
 /// What the engine asks for when it aggregates: one entity, an optional predicate, an optional

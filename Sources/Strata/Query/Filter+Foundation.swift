@@ -33,16 +33,12 @@ extension Query {
     /// SwiftData's do when SQLite sorts. A descriptor without a key path (one built from a
     /// closure) is ``StrataError/Code/invalidQuery`` when the query runs.
     public func sorted(by descriptor: SortDescriptor<Model>) -> Query {
-        var copy = self
         guard let keyPath = descriptor.keyPath else {
+            var copy = self
             copy.failure = copy.failure ?? StrataError(.invalidQuery, entity: Model.entityName, "a SortDescriptor without a key path cannot be sorted by in the store")
             return copy
         }
-        switch Model.entity.propertyName(keyPath) {
-        case .success(let name): copy.sort.append(SortKey(name, ascending: descriptor.order == .forward))
-        case .failure(let error): copy.failure = copy.failure ?? error
-        }
-        return copy
+        return sorted(byKeyPath: keyPath, ascending: descriptor.order == .forward)
     }
 
     /// Adds Foundation `SortDescriptor`s in order, most significant first.

@@ -36,9 +36,14 @@ public struct Query<Model: PersistentModel>: Sendable {
 
     /// Adds a sort key after the existing ones.
     public func sorted<V: AttributeConvertible>(by keyPath: KeyPath<Model, V>, _ order: SortOrder = .ascending) -> Query {
+        sorted(byKeyPath: keyPath, ascending: order == .ascending)
+    }
+
+    /// Adds the sort key a key path names, or keeps the error naming it produced.
+    func sorted(byKeyPath keyPath: PartialKeyPath<Model>, ascending: Bool) -> Query {
         var copy = self
         switch Model.entity.propertyName(keyPath) {
-        case .success(let name): copy.sort.append(SortKey(name, ascending: order == .ascending))
+        case .success(let name): copy.sort.append(SortKey(name, ascending: ascending))
         case .failure(let error): copy.failure = copy.failure ?? error
         }
         return copy

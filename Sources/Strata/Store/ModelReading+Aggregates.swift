@@ -4,11 +4,7 @@ extension ModelReading {
     /// Aggregates over the models a filter matches (every model when nil), one result per
     /// aggregate in its own type: `let (n, total) = try await trips.aggregate(.count, .sum(\.budget))`.
     public func aggregate<each R>(_ aggregates: repeat Aggregate<Model, each R>, where filter: Filter<Model>? = nil) async throws -> (repeat each R) {
-        var functions: [AggregateFunction] = []
-        for aggregate in repeat each aggregates {
-            if let failure = aggregate.failure { throw failure }
-            functions.append(aggregate.function)
-        }
+        let functions = try AggregateRowReader.functions(repeat each aggregates)
         let rows = try await aggregateRows(functions, groupedBy: nil, where: filter)
         guard let row = rows.first, rows.count == 1 else {
             throw StrataError(.storageFailure, entity: Model.entityName, "an aggregate without grouping answered \(rows.count) rows")
@@ -27,11 +23,7 @@ extension ModelReading {
     public func aggregate<Key: AttributeConvertible, each R>(
         _ aggregates: repeat Aggregate<Model, each R>, groupedBy key: KeyPath<Model, Key>, where filter: Filter<Model>? = nil
     ) async throws -> [(Key, repeat each R)] {
-        var functions: [AggregateFunction] = []
-        for aggregate in repeat each aggregates {
-            if let failure = aggregate.failure { throw failure }
-            functions.append(aggregate.function)
-        }
+        let functions = try AggregateRowReader.functions(repeat each aggregates)
         let property = try Model.entity.propertyName(key).get()
         let reader = AggregateRowReader(functions: functions)
         return try await aggregateRows(functions, groupedBy: property, where: filter).map { row in
@@ -66,6 +58,16 @@ extension ModelReading {
 /// Finds each typed aggregate's value in a row by the position of its function.
 struct AggregateRowReader {
     let functions: [AggregateFunction]
+
+    /// The untyped functions of typed aggregates, or the error a key path of theirs produced.
+    static func functions<Model, each R>(_ aggregates: repeat Aggregate<Model, each R>) throws -> [AggregateFunction] {
+        var functions: [AggregateFunction] = []
+        for aggregate in repeat each aggregates {
+            if let failure = aggregate.failure { throw failure }
+            functions.append(aggregate.function)
+        }
+        return functions
+    }
 
     func value<Model, R>(_ aggregate: Aggregate<Model, R>, in row: AggregateRow) throws -> R {
         guard let index = functions.firstIndex(of: aggregate.function), index < row.values.count else {
