@@ -104,7 +104,7 @@ extension ModelContext {
     /// and a count — never values or record IDs.
     func reportConflicts(_ conflicts: [MergeConflict]) {
         let instrumentation = store.instrumentation
-        instrumentation.counter("strata_merge_conflicts_total", store: store.location?.scheme ?? "backend", [("policy", "\(mergePolicy.name)")])
+        instrumentation.counter("strata_merge_conflicts_total", store: store.metricsName, [("policy", "\(mergePolicy.name)")])
             .increment(by: conflicts.count)
         instrumentation.logger.info("merge conflicts resolved", metadata: [
             "context": "\(name ?? "-")", "policy": "\(mergePolicy.name)", "count": "\(conflicts.count)",

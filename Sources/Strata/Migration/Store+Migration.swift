@@ -99,7 +99,7 @@ extension Store {
             do {
                 try await migrate(path, from: mismatch.stored, to: app, plan: plan, opening: opening, progress: progress)
             } catch {
-                logger.error("migration failed, store unchanged", metadata: ["store": "\(path)", "error": "\((error as? StrataError)?.code.rawValue ?? "\(type(of: error))")"])
+                logger.error("migration failed, store unchanged", metadata: ["store": "\(path)", "error": "\(StoreInstrumentation.kind(of: error))"])
                 throw error
             }
             logger.notice("migrated store", metadata: ["store": "\(path)", "duration": "\(ContinuousClock.now - started)"])

@@ -78,6 +78,6 @@ extension Store {
 extension Store {
     /// `strata_observation_deliveries_total` for one kind of observation (`query`, `changes`).
     func deliveryCounter(_ kind: String) -> Counter {
-        instrumentation.counter("strata_observation_deliveries_total", store: location?.scheme ?? "backend", [("kind", kind)])
+        instrumentation.counter("strata_observation_deliveries_total", store: metricsName, [("kind", kind)])
     }
 }

@@ -51,8 +51,6 @@ extension Store {
         }
     }
 
-    private var metricsName: String { location?.scheme ?? "backend" }
-
     /// A save's counters and timer, and a warning when it was slow (counts and names, no values).
     private func report(committed changes: Int, after duration: Duration, author: String?, contextName: String?) {
         let instrumentation = instrumentation
@@ -61,7 +59,7 @@ extension Store {
             duration.components.seconds * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000)
         guard duration > instrumentation.slowSave else { return }
         instrumentation.logger.warning("slow save", metadata: [
-            "store": "\(location?.description ?? "a backend")", "duration": "\(duration)", "changes": "\(changes)",
+            "store": "\(logName)", "duration": "\(duration)", "changes": "\(changes)",
             "author": "\(author ?? "-")", "context": "\(contextName ?? "-")",
         ])
     }
@@ -69,7 +67,7 @@ extension Store {
     private func report(failed error: any Error, author: String?, contextName: String?) {
         instrumentation.counter("strata_saves_total", store: metricsName, [("outcome", "failed")]).increment()
         instrumentation.logger.debug("save failed", metadata: [
-            "store": "\(location?.description ?? "a backend")", "code": "\((error as? StrataError)?.code.rawValue ?? "\(type(of: error))")",
+            "store": "\(logName)", "code": "\(StoreInstrumentation.kind(of: error))",
             "author": "\(author ?? "-")", "context": "\(contextName ?? "-")",
         ])
     }

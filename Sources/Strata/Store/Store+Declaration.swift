@@ -23,7 +23,7 @@ extension Store {
     /// What an open does once the backend is open: logs it, and records an app's declared schema.
     func opened() async {
         instrumentation.logger.info("opened store", metadata: [
-            "store": "\(location?.description ?? "a backend")", "schemaVersion": "\(schema.version ?? "unnamed")", "sync": "\(sync?.clientID ?? "off")",
+            "store": "\(logName)", "schemaVersion": "\(schema.version ?? "unnamed")", "sync": "\(sync?.clientID ?? "off")",
         ])
         await recordDeclarationOnOpen()
     }

@@ -50,3 +50,18 @@ public struct StoreInstrumentation: Sendable {
         return CoreMetrics.Timer(label: label, dimensions: [("store", store)])
     }
 }
+
+extension StoreInstrumentation {
+    /// What logs say of a failure: its kind (a transport kind, a ``StrataError/Code``, or the
+    /// error's type), never its message, which may hold values.
+    static func kind(of error: any Error) -> String {
+        (error as? SyncTransportError).map { "\($0.kind)" } ?? (error as? StrataError)?.code.rawValue ?? "\(type(of: error))"
+    }
+}
+
+extension Store {
+    /// The `store` dimension of this store's metrics: its backend's scheme, never a path.
+    var metricsName: String { location?.scheme ?? "backend" }
+    /// How logs name this store.
+    var logName: String { location?.description ?? "a backend" }
+}

@@ -13,6 +13,17 @@ public struct Versioned<Model: PersistentModel>: Sendable {
     }
 }
 
+extension Versioned {
+    /// The `If-Match` test both repositories make: a record at another version is a merge conflict.
+    static func check(_ key: RecordKey, version: Int64, expected: Int64) throws {
+        guard version == expected else {
+            throw StrataError(
+                .mergeConflict, entity: key.entity, recordID: key.id,
+                "the record is at version \(version), not the expected \(expected): it changed since it was read")
+        }
+    }
+}
+
 extension StoreReader {
     /// The model with this ID and its record's version, or `nil`.
     public func fetchVersioned<M: PersistentModel>(_ type: M.Type, id: M.ID) throws -> Versioned<M>? {
@@ -36,11 +47,7 @@ extension Repository {
             guard let stored = try transaction.session.workingSet.record(key.entity, id: key.id) else {
                 throw StrataError(.notFound, entity: key.entity, recordID: key.id, "cannot update a record that does not exist")
             }
-            guard stored.version == expectedVersion else {
-                throw StrataError(
-                    .mergeConflict, entity: key.entity, recordID: key.id,
-                    "the record is at version \(stored.version), not the expected \(expectedVersion): it changed since it was read")
-            }
+            try Versioned<Model>.check(key, version: stored.version, expected: expectedVersion)
             try transaction.update(model)
         }
     }
@@ -63,11 +70,7 @@ extension ModelContext {
         let key = RecordKey(entity: M.entityName, id: model.id.recordID)
         let entry = try await trackedEntry(key)
         let version = entry.base?.version ?? 0
-        guard version == expectedVersion else {
-            throw StrataError(
-                .mergeConflict, entity: key.entity, recordID: key.id,
-                "the record is at version \(version), not the expected \(expectedVersion): it changed since it was read")
-        }
+        try Versioned<M>.check(key, version: version, expected: expectedVersion)
         try await update(model)
     }
 }

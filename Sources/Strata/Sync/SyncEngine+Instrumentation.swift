@@ -29,7 +29,7 @@ extension SyncEngine {
     ) async throws -> R {
         do {
             let result = try await run()
-            store.instrumentation.counter(counter, store: store.location?.scheme ?? "backend").increment(by: count(result))
+            store.instrumentation.counter(counter, store: store.metricsName).increment(by: count(result))
             return result
         } catch {
             reportFailure(error, direction: direction)
@@ -39,8 +39,9 @@ extension SyncEngine {
 
     private func reportFailure(_ error: any Error, direction: String) {
         let instrumentation = store.instrumentation
-        instrumentation.counter("strata_sync_failures_total", store: store.location?.scheme ?? "backend", [("direction", direction)]).increment()
-        let kind = (error as? SyncTransportError).map { "\($0.kind)" } ?? (error as? StrataError)?.code.rawValue ?? "\(type(of: error))"
-        instrumentation.logger.warning("sync \(direction) failed", metadata: ["client": "\(store.sync?.clientID ?? "-")", "error": "\(kind)"])
+        instrumentation.counter("strata_sync_failures_total", store: store.metricsName, [("direction", direction)]).increment()
+        instrumentation.logger.warning("sync \(direction) failed", metadata: [
+            "client": "\(store.sync?.clientID ?? "-")", "error": "\(StoreInstrumentation.kind(of: error))",
+        ])
     }
 }
