@@ -2,7 +2,7 @@
 export PATH := $(PATH):/opt/swift/usr/bin
 SWIFT ?= swift
 
-.PHONY: run test docs bench bench-scale bench-migration bench-postgres bench-sync bench-copy bench-aggregate roundtrip bootstrap clean
+.PHONY: run test docs bench bench-lmdb-open bench-scale bench-migration bench-postgres bench-sync bench-copy bench-aggregate roundtrip bootstrap clean
 
 bootstrap:
 	@scripts/bootstrap
@@ -68,6 +68,10 @@ roundtrip: bootstrap
 	$(SWIFT) build --build-tests
 	STRATA_TOOL=$$(pwd)/.build/release/strata STRATA_ROUNDTRIP_RECORDS=$${STRATA_ROUNDTRIP_RECORDS:-1000000} \
 		$(SWIFT) test --skip-build --disable-xctest --filter RoundTripTests
+
+# What the LMDB backend's default structural walk costs at open, on a store of 1M records (STRATA_OPEN_RECORDS).
+bench-lmdb-open: bootstrap
+	cd Benchmarks && $(SWIFT) build -c release --product StrataLMDBOpenBench && .build/release/StrataLMDBOpenBench
 
 bench-scale: bootstrap
 	cd Benchmarks && $(SWIFT) run -c release StrataScale

@@ -123,6 +123,17 @@ let package = Package(
             ],
             swiftSettings: [.enableUpcomingFeature("ExistentialAny"), .enableUpcomingFeature("MemberImportVisibility")]
         ),
+        // What the LMDB backend's default structural walk costs at open, on a store of 1M records.
+        .executableTarget(
+            name: "StrataLMDBOpenBench",
+            dependencies: [
+                "BenchmarkWorkloads",
+                "CLMDBRaw",
+                .product(name: "Strata", package: strata),
+                .product(name: "StrataLMDB", package: strata),
+            ],
+            swiftSettings: [.enableUpcomingFeature("ExistentialAny"), .enableUpcomingFeature("MemberImportVisibility")]
+        ),
         // ordo-one/benchmark: wall clock, allocations and percentiles for the same workloads.
         .executableTarget(
             name: "StrataBenchmarks",

@@ -23,14 +23,18 @@ extension JSONFileBackend {
         }
         let journal = FileManager.default.contents(atPath: journalPath(path)) ?? Data()
         do {
-            let (replayed, torn, validLength) = try replay(journal, path: journalPath(path), schema: schema)
+            let (replayed, tail) = try replay(journal, path: journalPath(path), schema: schema)
             operations += replayed
-            if torn {
-                if journal.last == 0x0A {
-                    report.add(StrataError(.corruptStore, "\(journalPath(path)): the last entry (from byte \(validLength)) is complete but damaged; an open ignores it, and that save is lost"))
-                } else {
-                    report.notes.append("the journal ends in a torn append (a save interrupted before it was acknowledged) at byte \(validLength); an open drops it")
-                }
+            switch tail.kind {
+            case .none:
+                break
+            case .tornAppend:
+                report.notes.append("the journal ends in a torn append (a save interrupted before it was acknowledged) at byte \(tail.offset); an open drops it")
+            case .damaged:
+                let kept = try await rebuild(operations, schema: schema)
+                let lastKept = try await kept.read { HistoryToken.last(in: $0) }
+                try await kept.close()
+                report.add(StrataError(.corruptStore, "\(tail.describe(journal: journalPath(path), lastKept: lastKept)); an open refuses the store unless told to keep what is readable"))
             }
             report.notes.append("journal: \(replayed.count) operations to replay")
         } catch let error as StrataError {

@@ -13,8 +13,13 @@ import Synchronization
 ///   file, fsyncs it, renames it over the old one, fsyncs the directory, then truncates the journal.
 ///   A crash at any step reopens with every committed save: journal entries are full states, so
 ///   replaying them over a document that already has them changes nothing.
-/// - Recovery replays the journal; a torn last line (a crash mid-append) is ignored and reported
-///   (``recoveredTornJournalTail``); anything corrupt before it is a typed error naming the byte offset.
+/// - Recovery replays the journal; a torn last line (a crash mid-append, never acknowledged) is
+///   dropped and reported (``recoveredTornJournalTail``, ``journalRecovery``). Damage at the end
+///   of the journal — zeroed pages, a closed line that fails its checksum, complete saves after
+///   the first unreadable byte — is not a torn append: the open refuses with `corruptStore`,
+///   naming how many acknowledged saves the damaged bytes are shown to hold and the last history
+///   token kept, unless ``Options/keepReadableAfterDamage`` asks to keep what is readable. Anything
+///   corrupt before readable entries is a typed error naming the byte offset.
 /// - The live state is held by an in-memory backend: concurrent reads, equality indexes, rollback.
 ///
 /// Opening the same path twice in one process hands back a second handle onto the same open store
@@ -28,8 +33,24 @@ public final class JSONFileBackend: StorageBackend {
     /// Handles opened on the same path in this process share one store and wake each other's
     /// observers; other processes are locked out, so there is nothing to poll for.
     public var sharedIdentity: String? { memory.sharedIdentity }
-    /// Whether opening found and ignored a torn last journal entry.
-    public var recoveredTornJournalTail: Bool { shared.torn }
+    /// Whether opening found and dropped a torn last journal entry (an unacknowledged append).
+    public var recoveredTornJournalTail: Bool { shared.recovery?.kind == .tornAppend }
+    /// What the open that loaded this store dropped from the end of its journal, if anything.
+    public var journalRecovery: JSONJournalRecovery? { shared.recovery }
+
+    /// How a store is opened.
+    public struct Options: Sendable {
+        /// Open a store whose journal ends in damage (not a torn append) by keeping every entry
+        /// before the damage and dropping the rest; ``JSONFileBackend/journalRecovery`` then says
+        /// how many acknowledged saves were shown to be lost and the last history token kept.
+        /// Off by default: such a store is refused with `corruptStore`, its files untouched.
+        public var keepReadableAfterDamage: Bool
+
+        /// Options; the default refuses a damaged journal.
+        public init(keepReadableAfterDamage: Bool = false) {
+            self.keepReadableAfterDamage = keepReadableAfterDamage
+        }
+    }
 
     private let shared: OpenFile
     var memory: InMemoryBackend { shared.memory }
@@ -40,12 +61,12 @@ public final class JSONFileBackend: StorageBackend {
     final class OpenFile: Sendable {
         let memory: InMemoryBackend
         let files: Files
-        let torn: Bool
+        let recovery: JSONJournalRecovery?
 
-        init(memory: InMemoryBackend, files: Files, torn: Bool) {
+        init(memory: InMemoryBackend, files: Files, recovery: JSONJournalRecovery?) {
             self.memory = memory
             self.files = files
-            self.torn = torn
+            self.recovery = recovery
         }
     }
 
@@ -70,9 +91,9 @@ public final class JSONFileBackend: StorageBackend {
     }
 
     /// Registers the `json:` scheme.
-    public static func register(in registry: BackendRegistry = .shared) {
+    public static func register(in registry: BackendRegistry = .shared, options: Options = Options()) {
         registry.register(scheme: "json") { location, schema in
-            try await JSONFileBackend.open(path: location.path, schema: schema)
+            try await JSONFileBackend.open(path: location.path, schema: schema, options: options)
         }
     }
 
@@ -86,7 +107,7 @@ public final class JSONFileBackend: StorageBackend {
 
     /// Opens or creates the store at `path`, taking the write lock and replaying the journal. A
     /// path this process already has open gives another handle onto the same store.
-    public static func open(path: String, schema: Schema) async throws -> JSONFileBackend {
+    public static func open(path: String, schema: Schema, options: Options = Options()) async throws -> JSONFileBackend {
         guard !path.isEmpty else { throw StrataError(.unsupportedStore, "json: needs a file path") }
         let fileManager = FileManager.default
         var isDirectory: ObjCBool = false
@@ -94,23 +115,28 @@ public final class JSONFileBackend: StorageBackend {
             throw StrataError(.notAStore, "\(path) is a directory, not a JSON store")
         }
         let shared = try await OpenFiles.acquire(path: path, schema: schema) {
-            try await openFile(path: path, schema: schema)
+            try await openFile(path: path, schema: schema, options: options)
         }
         return JSONFileBackend(schema: schema, path: path, shared: shared)
     }
 
-    private static func openFile(path: String, schema: Schema) async throws -> OpenFile {
+    private static func openFile(path: String, schema: Schema, options: Options) async throws -> OpenFile {
         // One writer process: an exclusive advisory lock on a side file, never on the document.
         let lockDescriptor = Foundation.open(path + ".lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
         guard lockDescriptor >= 0 else {
             throw StrataError(.storageFailure, "\(path).lock cannot be created (errno \(errno))")
         }
         guard flock(lockDescriptor, LOCK_EX | LOCK_NB) == 0 else {
+            let holder = lockHolder(lockDescriptor).map { "process \($0)" } ?? "another process"
             Foundation.close(lockDescriptor)
-            throw StrataError(.storageFailure, "\(path) is open for writing by another process (a JSON store has one writer process; this process may open it again)")
+            throw StrataError(.storeInUse, "\(path) is open in \(holder) (a JSON store has one writer process; this process may open it again)")
         }
+        // Who holds the lock, for the error another process gets.
+        let pid = Array(String(getpid()).utf8)
+        _ = ftruncate(lockDescriptor, 0)
+        _ = pid.withUnsafeBytes { pwrite(lockDescriptor, $0.baseAddress, $0.count, 0) }
         do {
-            return try await openLocked(path: path, schema: schema, lockDescriptor: lockDescriptor)
+            return try await openLocked(path: path, schema: schema, options: options, lockDescriptor: lockDescriptor)
         } catch {
             flock(lockDescriptor, LOCK_UN)
             Foundation.close(lockDescriptor)
@@ -118,7 +144,15 @@ public final class JSONFileBackend: StorageBackend {
         }
     }
 
-    private static func openLocked(path: String, schema: Schema, lockDescriptor: Int32) async throws -> OpenFile {
+    /// The process ID the lock's holder wrote into the lock file, when it reads as one.
+    private static func lockHolder(_ descriptor: Int32) -> Int32? {
+        var bytes = [UInt8](repeating: 0, count: 16)
+        let count = bytes.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, $0.count, 0) }
+        guard count > 0 else { return nil }
+        return Int32(String(decoding: bytes.prefix(count), as: UTF8.self))
+    }
+
+    private static func openLocked(path: String, schema: Schema, options: Options, lockDescriptor: Int32) async throws -> OpenFile {
         let fileManager = FileManager.default
         try? fileManager.removeItem(atPath: path + ".tmp")   // a compaction that never reached its rename
         var operations: [JSONOperation] = []
@@ -128,10 +162,11 @@ public final class JSONFileBackend: StorageBackend {
             operations = try JSONDocument.operations(data, path: path, schema: schema)
         }
         let journalData = fileManager.contents(atPath: journalPath(path)) ?? Data()
-        let (replayed, torn, validLength) = try replay(journalData, path: journalPath(path), schema: schema)
+        let (replayed, tail) = try replay(journalData, path: journalPath(path), schema: schema)
         operations += replayed
 
         let memory = try await rebuild(operations, schema: schema)
+        let recovery = try await recovery(from: tail, of: memory, path: path, options: options)
         // The shape the store holds, kept with it (written out at the next compaction for a
         // store from before descriptions, and at once for a new one).
         try await memory.write { tx in
@@ -155,15 +190,32 @@ public final class JSONFileBackend: StorageBackend {
         }
         do {
             // Drop a torn tail so the next entry starts on a clean line.
-            if torn { try journal.truncate(atOffset: UInt64(validLength)) }
+            if tail.kind != .none { try journal.truncate(atOffset: UInt64(tail.offset)) }
             try journal.seekToEnd()
         } catch {
             throw StrataError(.storageFailure, underlying: error, "\(journalPath(path)) cannot be written")
         }
         let files = Files(journal: journal, lockDescriptor: lockDescriptor)
-        files.journalBytes.store(validLength, ordering: .relaxed)
+        files.journalBytes.store(tail.offset, ordering: .relaxed)
         files.documentBytes.store(documentSize, ordering: .relaxed)
-        return OpenFile(memory: memory, files: files, torn: torn)
+        return OpenFile(memory: memory, files: files, recovery: recovery)
+    }
+
+    /// What the open does with the journal's tail: drops a torn append; refuses damage (nothing
+    /// written yet) unless `options` keep what is readable.
+    private static func recovery(
+        from tail: JSONJournalTail, of memory: InMemoryBackend, path: String, options: Options
+    ) async throws -> JSONJournalRecovery? {
+        guard tail.kind != .none else { return nil }
+        let lastKept = try await memory.read { HistoryToken.last(in: $0) }
+        if tail.isDamage, !options.keepReadableAfterDamage {
+            throw StrataError(
+                .corruptStore,
+                "\(tail.describe(journal: journalPath(path), lastKept: lastKept)). The files are untouched: restore a backup, or open with JSONFileBackend.Options(keepReadableAfterDamage: true) to keep the saves up to that token and drop the rest")
+        }
+        return JSONJournalRecovery(
+            kind: tail.isDamage ? .damageDropped : .tornAppend, offset: tail.offset, droppedBytes: tail.length,
+            acknowledgedSavesLost: tail.acknowledgedLost, lastKeptToken: lastKept)
     }
 
     /// The live state the document's and journal's operations describe.
@@ -173,35 +225,48 @@ public final class JSONFileBackend: StorageBackend {
         return memory
     }
 
-    /// Parses the journal: complete lines are saves; an incomplete or unreadable *last* line is a
-    /// torn append (ignored); an unreadable line before it is corruption, reported with its offset.
-    static func replay(_ data: Data, path: String, schema: Schema) throws -> (operations: [JSONOperation], torn: Bool, validLength: Int) {
+    /// Parses the journal: complete lines are saves, up to the first unreadable line that no
+    /// readable line follows — from there on is the tail (``JSONJournalTail``: a torn append, or
+    /// damage). An unreadable line with readable ones after it is corruption, reported with its offset.
+    static func replay(_ data: Data, path: String, schema: Schema) throws -> (operations: [JSONOperation], tail: JSONJournalTail) {
         var operations: [JSONOperation] = []
         var offset = 0
         let bytes = [UInt8](data)
-        while offset < bytes.count {
-            guard let newline = bytes[offset...].firstIndex(of: 0x0A) else { return (operations, true, offset) }
-            let line = Data(bytes[offset..<newline])
-            let isLast = newline == bytes.count - 1
+        while offset < bytes.count, let newline = bytes[offset...].firstIndex(of: 0x0A) {
             do {
-                let integrity = JSONIntegrity.check(line: bytes[offset..<newline])
-                guard integrity != .damaged else {
-                    throw StrataError(.corruptStore, "a journal entry does not match its checksum")
-                }
-                guard let entry = try ExactJSON.parse(line) as? [String: Any], let ops = entry["ops"] as? [[String: Any]],
-                    // Unchecked entries are exactly `{"ops": […]}`: a damaged `crc` key cannot pass as one.
-                    integrity == .valid || entry.count == 1
-                else {
-                    throw StrataError(.corruptStore, "not a journal entry")
-                }
-                operations += try ops.map { try JSONOperation.parse($0, schema) }
+                operations += try entry(bytes[offset..<newline], schema: schema)
             } catch {
-                if isLast { return (operations, true, offset) }
+                if !hasReadableLine(bytes, from: newline + 1, schema: schema) { break }
                 throw StrataError(.corruptStore, underlying: error, "\(path) is corrupt at byte \(offset)")
             }
             offset = newline + 1
         }
-        return (operations, false, offset)
+        return (operations, JSONJournalTail(bytes, from: offset))
+    }
+
+    /// One journal line's operations; throws when the line is not an intact entry.
+    private static func entry(_ line: ArraySlice<UInt8>, schema: Schema) throws -> [JSONOperation] {
+        let integrity = JSONIntegrity.check(line: line)
+        guard integrity != .damaged else {
+            throw StrataError(.corruptStore, "a journal entry does not match its checksum")
+        }
+        guard let entry = try ExactJSON.parse(Data(line)) as? [String: Any], let ops = entry["ops"] as? [[String: Any]],
+            // Unchecked entries are exactly `{"ops": […]}`: a damaged `crc` key cannot pass as one.
+            integrity == .valid || entry.count == 1
+        else {
+            throw StrataError(.corruptStore, "not a journal entry")
+        }
+        return try ops.map { try JSONOperation.parse($0, schema) }
+    }
+
+    /// Whether any complete line from `offset` on is an intact entry.
+    private static func hasReadableLine(_ bytes: [UInt8], from offset: Int, schema: Schema) -> Bool {
+        var start = offset
+        while start < bytes.count, let newline = bytes[start...].firstIndex(of: 0x0A) {
+            if (try? entry(bytes[start..<newline], schema: schema)) != nil { return true }
+            start = newline + 1
+        }
+        return false
     }
 
     /// Writes to a temp file, fsyncs it, renames it over `path`, fsyncs the directory.

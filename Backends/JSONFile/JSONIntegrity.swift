@@ -4,10 +4,14 @@ import Strata
 /// CRC-32s that make damage to the JSON store's files visible, where valid-looking JSON would
 /// otherwise be read back as wrong values.
 ///
-/// - **Journal lines** (machine-written, never edited) start `{"crc": "XXXXXXXX", "ops": ` and the
-///   CRC covers the rest of the line after that prefix, up to its closing brace. Lines without the
-///   prefix (journals written by earlier releases) are read unchecked — only when they are exactly
-///   `{"ops": […]}`, so damage to the prefix cannot turn the check off.
+/// - **Journal lines** (machine-written, never edited) start
+///   `{"crc": "XXXXXXXX", "size": "LLLLLLLLLL KKKKKKKK", "ops": `: the CRC covers the rest of the
+///   line after that header, up to its closing brace; `size` is the line's length in bytes, newline
+///   included (10 digits), with a CRC of those digits. The size lets recovery tell a torn last
+///   append (shorter than it declares, nothing after it) from damage that swallowed complete,
+///   acknowledged saves (``JSONJournalTail``). Lines with no size (`{"crc": "XXXXXXXX", "ops": `)
+///   or no prefix at all (journals written by earlier releases) are still read — the latter only
+///   when they are exactly `{"ops": […]}`, so damage to the prefix cannot turn the check off.
 /// - **The document** ends `,\n  "digest": "XXXXXXXX"\n}\n`, a CRC of every byte before that
 ///   suffix. A document whose bytes do not match it is `corruptStore` — damaged, or edited by hand:
 ///   deleting the digest line accepts a hand edit (the next compaction writes a new one). A
@@ -16,8 +20,12 @@ import Strata
 enum JSONIntegrity {
     static let linePrefix = Array(#"{"crc": ""#.utf8)
     static let opsPrefix = Array(#"", "ops": "#.utf8)
-    /// The bytes before a line's ops: `{"crc": "`, 8 hex digits, `", "ops": `.
+    static let sizePrefix = Array(#"", "size": ""#.utf8)
+    /// The bytes before a line's ops without a size: `{"crc": "`, 8 hex digits, `", "ops": `.
     static var lineHeaderLength: Int { linePrefix.count + 8 + opsPrefix.count }
+    /// The bytes before a line's ops with a size: `{"crc": "`, 8 hex digits, `", "size": "`,
+    /// 10 digits, a space, 8 hex digits, `", "ops": `.
+    static var sizedHeaderLength: Int { linePrefix.count + 8 + sizePrefix.count + 19 + opsPrefix.count }
 
     static func hex(_ value: UInt32) -> String {
         let digits = String(value, radix: 16)
@@ -32,12 +40,32 @@ enum JSONIntegrity {
 
     /// A journal line for the ops text `ops` (a JSON array), newline included.
     static func journalLine(ops: [UInt8]) -> Data {
+        let size = String(sizedHeaderLength + ops.count + 2)
+        let digits = String(repeating: "0", count: max(0, 10 - size.count)) + size
         var line = linePrefix
         line += Array(hex(crc(ops[...])).utf8)
+        line += sizePrefix
+        line += Array(digits.utf8) + [UInt8(ascii: " ")] + Array(hex(crc(Array(digits.utf8)[...])).utf8)
         line += opsPrefix
         line += ops
         line += Array("}\n".utf8)
         return Data(line)
+    }
+
+    /// The size a line starting at `bytes.startIndex` declares (newline included), when its header
+    /// is intact up to the size and the size matches its own CRC; `nil` otherwise.
+    static func declaredSize(_ bytes: ArraySlice<UInt8>) -> Int? {
+        let start = bytes.startIndex
+        let sizeStart = start + linePrefix.count + 8 + sizePrefix.count
+        guard bytes.count >= sizeStart - start + 19, bytes.starts(with: linePrefix),
+            bytes[(start + linePrefix.count + 8)...].starts(with: sizePrefix)
+        else { return nil }
+        let digits = bytes[sizeStart..<(sizeStart + 10)]
+        guard digits.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }), bytes[sizeStart + 10] == UInt8(ascii: " "),
+            let stored = UInt32(String(decoding: bytes[(sizeStart + 11)..<(sizeStart + 19)], as: UTF8.self), radix: 16),
+            crc(digits) == stored, let size = Int(String(decoding: digits, as: UTF8.self))
+        else { return nil }
+        return size
     }
 
     enum LineCheck { case unchecked, valid, damaged }
@@ -46,11 +74,19 @@ enum JSONIntegrity {
     static func check(line: ArraySlice<UInt8>) -> LineCheck {
         guard line.starts(with: linePrefix) else { return .unchecked }
         let start = line.startIndex
-        guard line.count > lineHeaderLength, line.last == UInt8(ascii: "}"),
-            line[(start + linePrefix.count + 8)...].starts(with: opsPrefix),
+        let header: Int
+        if let size = declaredSize(line) {
+            // A sized line is exactly as long as it says (its newline is not in `line`).
+            guard size == line.count + 1 else { return .damaged }
+            header = sizedHeaderLength
+        } else {
+            header = lineHeaderLength
+        }
+        guard line.count > header, line.last == UInt8(ascii: "}"),
+            line[(start + header - opsPrefix.count)...].starts(with: opsPrefix),
             let stored = UInt32(String(decoding: line[(start + linePrefix.count)..<(start + linePrefix.count + 8)], as: UTF8.self), radix: 16)
         else { return .damaged }
-        return crc(line[(start + lineHeaderLength)..<(line.endIndex - 1)]) == stored ? .valid : .damaged
+        return crc(line[(start + header)..<(line.endIndex - 1)]) == stored ? .valid : .damaged
     }
 
     static let digestStart = Array(",\n  \"digest\": \"".utf8)

@@ -69,6 +69,8 @@ public final class PostgresBackend: StorageBackend {
     let lockKey: Int64
     /// The notification channel of this store.
     let channel: String
+    /// The `application_name` of this handle's connections (see ``holderElsewhere()``).
+    let applicationName: String
 
     public var sharedIdentity: String? { "postgres://\(location.host):\(location.port)/\(location.database)?schema=\(location.schemaName)" }
 
@@ -86,7 +88,8 @@ public final class PostgresBackend: StorageBackend {
         return pool
     }()
 
-    private init(schema: Schema, location: PostgresLocation, options: Options, client: PostgresClient, logger: Logger) {
+    private init(schema: Schema, location: PostgresLocation, options: Options, client: PostgresClient, logger: Logger, applicationName: String) {
+        self.applicationName = applicationName
         self.schema = schema
         self.location = location
         self.options = options
@@ -135,8 +138,14 @@ public final class PostgresBackend: StorageBackend {
         configuration.options.maximumConnections = max(2, options.maximumConnections)
         configuration.options.connectTimeout = options.connectTimeout
         configuration.options.keepAliveBehavior = nil
+        // One connection stays open while the handle is, named for the store: how another
+        // process sees that this one has the store open (``holderElsewhere()``).
+        let applicationName = applicationPrefix(location) + String(UInt32.random(in: .min ... .max), radix: 16)
+        configuration.options.minimumConnections = 1
+        configuration.options.additionalStartupParameters = [("application_name", applicationName)]
         let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
-        let backend = PostgresBackend(schema: schema, location: location, options: options, client: client, logger: logger)
+        let backend = PostgresBackend(
+            schema: schema, location: location, options: options, client: client, logger: logger, applicationName: applicationName)
         do {
             try await backend.prepareStore()
         } catch {

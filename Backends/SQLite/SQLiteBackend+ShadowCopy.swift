@@ -43,7 +43,7 @@ extension SQLiteBackend: ShadowMigratingBackend {
         // would go on writing into a file no longer at `path`.
         if FileManager.default.fileExists(atPath: path + "-wal") {
             throw StrataError(
-                .storageFailure,
+                .storeInUse,
                 "\(path) is still open elsewhere (its write-ahead log is in use); close every other handle onto it, in this process and others, and migrate again")
         }
         if FileManager.default.fileExists(atPath: shadow + "-wal") {

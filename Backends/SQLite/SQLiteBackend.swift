@@ -142,7 +142,14 @@ public final class SQLiteBackend: StorageBackend {
         }
         let backend = SQLiteBackend(
             schema: schema, path: path, writer: writer, options: options, isShadowCopy: isShadowCopy)
-        try await backend.prepareLayout()
+        do {
+            try await backend.prepareLayout()
+        } catch {
+            // A refused open (another schema, say) leaves no connection behind: one left open
+            // would keep the last close from removing the write-ahead log.
+            try? await backend.close()
+            throw error
+        }
         return backend
     }
 
@@ -217,6 +224,13 @@ public final class SQLiteBackend: StorageBackend {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
             DispatchQueue.global().async {
                 do {
+                    // A clean close leaves a self-contained file: the write-ahead log is emptied
+                    // into the database and truncated, so copying the one file copies the store.
+                    // (A reader in another connection can hold the log's end back; the last
+                    // connection to close then checkpoints it.)
+                    if writer is DatabasePool {
+                        _ = try? writer.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)") }
+                    }
                     try writer.close()
                     continuation.resume()
                 } catch {

@@ -20,8 +20,10 @@ struct SQLiteWALInspection {
     /// Commits an open will apply.
     var commits = 0
     /// Commit frames written with this log's salts that an open will ignore, because a frame at or
-    /// before them fails its checksum: saves that were acknowledged and will be lost.
-    var lostCommits = 0
+    /// before them fails its checksum (their frame numbers). Whether each was acknowledged is told
+    /// by the wal-index (``indexedFrames``), never assumed: see ``report(into:path:logSize:)``.
+    var lostCommitFrames: [Int] = []
+    var lostCommits: Int { lostCommitFrames.count }
     /// Frames after the last commit (a transaction that never committed).
     var uncommittedFrames = 0
     /// Why the whole log will be ignored, when it will be.
@@ -103,10 +105,10 @@ struct SQLiteWALInspection {
                     // Recovery stops here. Frames with other salts are left from before the log
                     // restarted; a commit frame with this log's salts further on is a lost commit.
                     valid = false
-                    if saltsMatch, isCommit { lostCommits += 1 }
+                    if saltsMatch, isCommit { lostCommitFrames.append(frame) }
                 }
             } else if saltsMatch, isCommit {
-                lostCommits += 1
+                lostCommitFrames.append(frame)
             }
             offset += frameSize
         }
@@ -133,6 +135,29 @@ struct SQLiteWALInspection {
         return (s0, s1)
     }
 
+    /// Commit frames after a frame that fails its checksum. SQLite writes a commit's frames, then
+    /// (when the commit rewrote a page already in the log) fixes the checksums of the frames after
+    /// it, and only then records the commit in the wal-index and returns: a process killed in
+    /// between leaves exactly this shape for a commit nobody was told of. So the wal-index is the
+    /// evidence: a lost commit frame at or below the index's committed count was acknowledged (a
+    /// loss, a finding); one above it never was (a note). Without an intact index of this log
+    /// nothing shows either way, and verify says so rather than claim a loss.
+    private func reportLostCommits(into report: inout VerifyReport, path: String) {
+        guard !lostCommitFrames.isEmpty else { return }
+        guard let indexedFrames else {
+            report.add(StrataError(.corruptStore, "\(path): the write-ahead log is damaged or was cut mid-commit after frame \(usableFrames): SQLite will ignore the rest, \(lostCommits) commit\(lostCommits == 1 ? "" : "s") included (the store opens as it was before them); with no wal-index of this log, whether they were acknowledged cannot be told"))
+            return
+        }
+        let acknowledged = lostCommitFrames.filter { $0 <= indexedFrames }.count
+        if acknowledged > 0 {
+            report.add(StrataError(.corruptStore, "\(path): the write-ahead log is damaged after frame \(usableFrames): SQLite will ignore the rest, and \(acknowledged) acknowledged commit\(acknowledged == 1 ? "" : "s") in it (recorded by the wal-index up to frame \(indexedFrames)) \(acknowledged == 1 ? "is" : "are") lost (the store opens as it was before them)"))
+        }
+        let unacknowledged = lostCommits - acknowledged
+        if unacknowledged > 0 {
+            report.notes.append("write-ahead log: \(unacknowledged) commit\(unacknowledged == 1 ? "" : "s") interrupted while being written after frame \(usableFrames) (the wal-index never recorded \(unacknowledged == 1 ? "it" : "them"), so no caller was told \(unacknowledged == 1 ? "it" : "they") committed) will be ignored")
+        }
+    }
+
     /// What verify says about the log: damage as findings, the rest as notes.
     func report(into report: inout VerifyReport, path: String, logSize: Int) {
         if let ignoredBecause {
@@ -144,9 +169,7 @@ struct SQLiteWALInspection {
         if let indexedFrames, indexedFrames > usableFrames, lostCommits == 0 {
             report.add(StrataError(.corruptStore, "\(path): the write-ahead log holds \(usableFrames) usable frames but its index says \(indexedFrames) were committed: the log was cut short or damaged, and the commits after frame \(usableFrames) are lost (the store opens as it was before them)"))
         }
-        if lostCommits > 0 {
-            report.add(StrataError(.corruptStore, "\(path): the write-ahead log is damaged after frame \(usableFrames): SQLite will ignore the rest, and \(lostCommits) acknowledged commits in it are lost (the store opens as it was before them)"))
-        }
+        reportLostCommits(into: &report, path: path)
         if uncommittedFrames > 0 {
             report.notes.append("write-ahead log: \(uncommittedFrames) frames of a transaction that never committed will be ignored")
         }

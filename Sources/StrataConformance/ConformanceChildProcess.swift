@@ -14,14 +14,16 @@ import Strata
 /// exit(await ConformanceChildProcess.main(arguments: Array(CommandLine.arguments.dropFirst())))
 /// ```
 public enum ConformanceChildProcess {
-    /// Runs one command — `URL insert-tag ID LABEL` or `URL relabel-tag ID LABEL` — against the
-    /// store at `URL` (opened with the fixture schema through the shared registry) and closes it.
-    /// Returns the process's exit status: 0 when the commit is durable, 1 (with the error on
-    /// standard error) otherwise.
+    /// Runs one command — `URL insert-tag ID LABEL`, `URL relabel-tag ID LABEL`, or
+    /// `URL hold MARKER -` (keep the store open: create `MARKER.ready`, then wait until
+    /// `MARKER.release` exists, at most two minutes) — against the store at `URL` (opened with
+    /// the fixture schema through the shared registry) and closes it. Returns the process's exit
+    /// status: 0 when the commit is durable (or the hold ended), 1 (with the error on standard
+    /// error) otherwise.
     public static func main(arguments: [String]) async -> Int32 {
         do {
             guard arguments.count == 4 else {
-                throw StrataError(.invalidQuery, "usage: URL insert-tag|relabel-tag ID LABEL (got \(arguments))")
+                throw StrataError(.invalidQuery, "usage: URL insert-tag|relabel-tag ID LABEL, or URL hold MARKER - (got \(arguments))")
             }
             let store = try await Store.open(arguments[0], schema: try TravelDomain.schema())
             let tags = store.repository(Tag.self)
@@ -30,6 +32,13 @@ public enum ConformanceChildProcess {
                 try await tags.insert(Tag(id: arguments[2], label: arguments[3]))
             case "relabel-tag":
                 try await tags.update(Tag(id: arguments[2], label: arguments[3]))
+            case "hold":
+                _ = try await tags.count()
+                _ = FileManager.default.createFile(atPath: arguments[2] + ".ready", contents: nil)
+                let deadline = ContinuousClock.now + .seconds(120)
+                while !FileManager.default.fileExists(atPath: arguments[2] + ".release"), ContinuousClock.now < deadline {
+                    try await Task.sleep(for: .milliseconds(20))
+                }
             default:
                 throw StrataError(.invalidQuery, "unknown command \(arguments[1])")
             }

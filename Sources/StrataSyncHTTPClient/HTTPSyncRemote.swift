@@ -27,6 +27,7 @@ public struct HTTPSyncRemote: SyncRemote {
     /// Answers larger than this are refused.
     public let maximumResponseBytes: Int
     private let wire: SyncWireClient
+    private let client: HTTPClient
 
     /// - Parameters:
     ///   - baseURL: The server's origin, such as `http://127.0.0.1:8080` (the `/strata/v1/…`
@@ -40,6 +41,7 @@ public struct HTTPSyncRemote: SyncRemote {
         self.baseURL = base
         self.timeout = timeout
         self.maximumResponseBytes = maximumResponseBytes
+        self.client = client
         self.wire = SyncWireClient(tokens: tokens) { request in
             try await Self.send(request, base: base, client: client, timeout: timeout, maximumResponseBytes: maximumResponseBytes)
         }
@@ -48,6 +50,13 @@ public struct HTTPSyncRemote: SyncRemote {
     public func push(_ request: PushRequest) async throws -> PushResponse { try await wire.push(request) }
     public func pull(_ request: PullRequest) async throws -> PullResponse { try await wire.pull(request) }
     public func snapshot(_ request: SnapshotRequest) async throws -> SnapshotResponse { try await wire.snapshot(request) }
+
+    /// Sends one request exactly as built — its method, path, query, headers (no token is
+    /// added) and body — and returns the server's answer whatever its status: for checks and
+    /// tools that look at the wire itself (the conformance suite's Transport checks).
+    public func send(_ request: SyncWire.Request) async throws -> SyncWire.Response {
+        try await Self.send(request, base: baseURL, client: client, timeout: timeout, maximumResponseBytes: maximumResponseBytes)
+    }
 
     private static func send(
         _ request: SyncWire.Request, base: String, client: HTTPClient, timeout: Duration, maximumResponseBytes: Int

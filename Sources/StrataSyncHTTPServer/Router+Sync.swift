@@ -23,15 +23,20 @@ extension Router {
         let handler: @Sendable (Request, Context) async throws -> Response = { request, _ in
             try await SyncRoutes.respond(to: request, endpoint: endpoint)
         }
-        on(RouterPath(SyncWire.pushPath), method: .post, use: handler)
-        on(RouterPath(SyncWire.pullPath), method: .get, use: handler)
-        on(RouterPath(SyncWire.snapshotPath), method: .get, use: handler)
+        // Every method reaches the endpoint, so a wrong one is its 405 (with `Allow`), exactly as
+        // over the in-process transport, not the router's 404.
+        for path in [SyncWire.pushPath, SyncWire.pullPath, SyncWire.snapshotPath] {
+            for method in SyncRoutes.methods { on(RouterPath(path), method: method, use: handler) }
+        }
         return self
     }
 }
 
 /// Moves requests and answers between Hummingbird and a ``SyncEndpoint``.
 enum SyncRoutes {
+    /// The methods the routes answer: the right one for each route, and a 405 for the others.
+    static let methods: [HTTPRequest.Method] = [.get, .post, .put, .patch, .delete, .head, .options]
+
     static func respond(to request: Request, endpoint: SyncEndpoint) async throws -> Response {
         var request = request
         let body: ByteBuffer

@@ -51,6 +51,21 @@ struct Import: AsyncParsableCommand {
             done = 0
         }
         if done > 0, !resume { throw ValidationError("\(url) holds an interrupted import (\(done) records): add --resume, or import into an empty store") }
+        // The mark a finished import leaves: its header line (schema and record count) and how many
+        // records it loaded, so a resume after a kill that landed past the last batch is told
+        // there is nothing left instead of "not empty".
+        let completion = "\(header.records.map(String.init) ?? "?") \(Self.checksum(first))"
+        if resume, done == 0, try await loader.completion() == completion {
+            try await store.close()
+            let records = header.records.map { "\($0) records" } ?? "every record"
+            if json {
+                let report = ImportReport(store: url, records: 0, resumedAt: header.records, dangling: [], alreadyFinished: true)
+                print(String(decoding: try JSONEncoder.sorted.encode(report), as: UTF8.self))
+            } else {
+                print("nothing left to import: \(url) already holds the whole of this import (\(records))")
+            }
+            return
+        }
         if done == 0, try await store.inspect().entities.contains(where: { $0.count > 0 }) {
             throw ValidationError("\(url) is not empty: import into an empty store, or add --replace")
         }
@@ -84,7 +99,7 @@ struct Import: AsyncParsableCommand {
         try await loader.load(pending, through: position, checkingReferences: atomic)
         progress.advance(to: position)
         progress.finish()
-        let dangling = try await loader.finish()
+        let dangling = try await loader.finish(completion: completion)
         try await store.close()
         for finding in dangling { FileHandle.standardError.write(Data("dangling: \(finding)\n".utf8)) }
         if json {
@@ -97,6 +112,15 @@ struct Import: AsyncParsableCommand {
     }
 }
 
+extension Import {
+    /// A CRC-32 of `line`, in hex.
+    static func checksum(_ line: String) -> String {
+        var checksum = Checksum()
+        checksum.update(Array(line.utf8))
+        return String(checksum.final, radix: 16)
+    }
+}
+
 /// `strata import --json`'s output.
 struct ImportReport: Codable {
     var store: String
@@ -106,6 +130,8 @@ struct ImportReport: Codable {
     var resumedAt: Int?
     /// References that point at nothing once everything is in (exit 2).
     var dangling: [String]
+    /// A `--resume` found the import already finished: nothing was loaded (exit 0).
+    var alreadyFinished: Bool?
 }
 
 /// Lines of standard input or a file, read as they come.

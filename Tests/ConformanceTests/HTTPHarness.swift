@@ -30,6 +30,9 @@ struct HTTPHarness: SyncTransportHarness {
         }
 
         func loseAcknowledgements(_ count: Int) { loss.add(count) }
+        func send(_ request: SyncWire.Request) async throws -> SyncWire.Response {
+            try await HTTPSyncRemote(baseURL: "http://127.0.0.1:\(port)", tokens: FixedToken("unused")).send(request)
+        }
         func shutdown() async { await server.stop() }
     }
 }

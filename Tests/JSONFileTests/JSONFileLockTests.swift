@@ -37,8 +37,8 @@ struct JSONFileLockTests {
             _ = try await JSONFileBackend.open(path: path, schema: try TravelDomain.schema())
             Issue.record("a second process opened a store another process holds")
         } catch let error as StrataError {
-            #expect(error.code == .storageFailure)
-            #expect(error.message.contains("another process"))
+            #expect(error.code == .storeInUse)
+            #expect(error.message.contains("process \(child.processIdentifier)"), "\(error)")
         }
         kill(child.processIdentifier, SIGKILL)
         child.waitUntilExit()

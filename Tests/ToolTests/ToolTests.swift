@@ -175,6 +175,21 @@ struct ToolTests {
         #expect(try await digest(target).0 == (try await digest(url)).0)
     }
 
+    /// A copy into SQLite leaves one self-contained file: the tool closes the store, and a closed
+    /// store has emptied its write-ahead log into the database. Copying the main file alone (as a
+    /// user copies "the store file") copies every record.
+    @Test func aCopyIntoSQLiteLeavesASelfContainedFile() async throws {
+        guard let (url, _) = try await seededStore("lmdb") else { return }
+        let path = "\(directory)/copied.sqlite"
+        let copied = try Tool.run(["copy", url, "sqlite:\(path)"], in: directory)
+        #expect(copied.status == 0, "\(copied.errors)")
+        let log = (try? FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? Int) ?? 0
+        #expect(log == 0, "the write-ahead log beside a closed store is empty or gone (\(log) bytes)")
+        let alone = "\(directory)/alone.sqlite"
+        try FileManager.default.copyItem(atPath: path, toPath: alone)
+        #expect(try await digest("sqlite:\(alone)").0 == (try await digest(url)).0)
+    }
+
     struct CopyJSON: Decodable {
         var equal: Bool
         var records: Int
@@ -196,6 +211,14 @@ struct ToolTests {
         let resumed = try Tool.run(["import", target, "--input", file, "--batch", "5", "--resume"], in: directory)
         #expect(resumed.status == 0, "\(resumed.errors)")
         #expect(try await digest(target).0 == (try await digest(url)).0)
+        // Resumed again once finished (a kill just after the last save, say): nothing left, exit 0.
+        let again = try Tool.run(["import", target, "--input", file, "--resume"], in: directory)
+        #expect(again.status == 0, "\(again.errors)")
+        #expect(again.output.contains("nothing left to import"), "\(again.output)")
+        #expect(try await digest(target).0 == (try await digest(url)).0)
+        // Without --resume, the finished store is still "not empty".
+        let plainAgain = try Tool.run(["import", target, "--input", file], in: directory)
+        #expect(plainAgain.status != 0 && plainAgain.errors.contains("not empty"), "\(plainAgain.errors)")
         // A record of the wrong type in an atomic import: an error naming it, nothing written.
         var bad = lines.map(String.init)
         bad[6] = bad[6].replacingOccurrences(of: "\"values\":{", with: "\"values\":{\"nope\":1,")

@@ -57,11 +57,10 @@ extension LMDBBackend: ShadowMigratingBackend {
     private static func install(_ shadow: String, at path: String, backup: String?) throws {
         guard !LMDBEnvironment.isOpen(path) else {
             throw StrataError(
-                .storageFailure, "\(path) is still open in this process; close every other handle onto it and migrate again")
+                .storeInUse, "\(path) is still open in this process; close every other handle onto it and migrate again")
         }
-        guard !openedByAnotherProcess(path) else {
-            throw StrataError(
-                .storageFailure, "\(path) is open in another process; close it there and migrate again")
+        if let holder = processHolding(path) {
+            throw StrataError(.storeInUse, "\(path) is open in process \(holder); close it there and migrate again")
         }
         try StoreFiles.sync(dataFile(shadow))
         if let backup {
@@ -77,19 +76,14 @@ extension LMDBBackend: ShadowMigratingBackend {
         StoreFiles.remove([shadow])
     }
 
-    /// Whether another process holds LMDB's lock on the environment's lock file (every process
-    /// with the environment open holds at least a shared one). Asked with `F_GETLK`, which takes
-    /// nothing; this process's own locks never conflict, and it has the environment closed.
-    private static func openedByAnotherProcess(_ path: String) -> Bool {
-        let descriptor = Foundation.open(lockFile(path), O_RDWR)
-        guard descriptor >= 0 else { return false }
-        defer { Foundation.close(descriptor) }
-        var lock = flock()
-        lock.l_type = Int16(F_WRLCK)
-        lock.l_whence = Int16(SEEK_SET)
-        lock.l_start = 0
-        lock.l_len = 1
-        guard fcntl(descriptor, F_GETLK, &lock) == 0 else { return false }
-        return lock.l_type != Int16(F_UNLCK)
+    /// Another process holding LMDB's lock on the environment's lock file (every process with the
+    /// environment open holds at least a shared one on its first byte), by process ID.
+    static func processHolding(_ path: String) -> Int32? {
+        StoreFiles.otherProcessHolding(lockOn: lockFile(path), byte: 0)
+    }
+
+    /// Another process with the environment open (see ``processHolding(_:)``).
+    public func holderElsewhere() async throws -> String? {
+        Self.processHolding(path).map { "process \($0)" }
     }
 }

@@ -44,20 +44,21 @@ extension LMDBBackend {
         return report
     }
 
-    /// The child-process walk alone, as an open with ``Options/verifyStructureAtOpen`` runs it:
-    /// throws the first finding (`corruptStore`) when the walk did not end cleanly.
+    /// The child-process walk alone, as an open with ``Options/verifyStructureAtOpen`` (the
+    /// default) runs it: throws the first finding (`corruptStore`) when the walk did not end
+    /// cleanly. The child takes a reader slot in the lock file, so a writer in another process
+    /// cannot reuse the pages it is reading.
     static func checkStructure(path: String) async throws {
         guard ((try? FileManager.default.attributesOfItem(atPath: path + "/data.mdb")[.size] as? Int) ?? 0) > 0 else { return }
-        if let finding = try await walkReport(path: path, timeout: .seconds(600), into: VerifyReport(location: "lmdb:\(path)")).findings.first {
-            throw finding
-        }
+        let report = try await walkReport(path: path, timeout: .seconds(600), usingLock: true, into: VerifyReport(location: "lmdb:\(path)"))
+        if let finding = report.findings.first { throw finding }
     }
 
     /// Walks the data file in a child process and adds what it met to `report`: a store liblmdb
     /// stopped on is not safe to open; errors and counts that disagree are findings.
-    private static func walkReport(path: String, timeout: Duration, into start: VerifyReport) async throws -> VerifyReport {
+    private static func walkReport(path: String, timeout: Duration, usingLock: Bool = false, into start: VerifyReport) async throws -> VerifyReport {
         var report = start
-        let walk = try await walkInChild(path: path, timeout: timeout)
+        let walk = try await walkInChild(path: path, usingLock: usingLock, timeout: timeout)
         if let signal = walk.signal {
             report.isSafeToOpen = false
             let said = walk.lines.filter { $0.contains("Assertion") }.joined(separator: "; ")
@@ -188,14 +189,14 @@ extension LMDBBackend {
     }
 
     /// Runs the C walker's fork-and-wait on a thread of its own (it blocks until the child ends).
-    static func walkInChild(path: String, timeout: Duration) async throws -> Walk {
+    static func walkInChild(path: String, usingLock: Bool = false, timeout: Duration) async throws -> Walk {
         let seconds = UInt32(max(1, min(86_400, timeout.components.seconds)))
         return try await withCheckedThrowingContinuation { continuation in
             Thread.detachNewThread {
                 let capacity = 1 << 16
                 var buffer = [CChar](repeating: 0, count: capacity)
                 var status: Int32 = 0
-                let started = strata_lmdb_walk_in_child(path, seconds, &buffer, capacity, &status)
+                let started = strata_lmdb_walk_in_child(path, usingLock ? 1 : 0, seconds, &buffer, capacity, &status)
                 guard started == 0 else {
                     continuation.resume(throwing: StrataError(.storageFailure, "\(path): the verify child could not be started (errno \(started))"))
                     return

@@ -13,6 +13,10 @@ enum LMDBKeys {
         case .int(let number): return bigEndian(UInt64(bitPattern: number) ^ (1 << 63))
         case .string(let text):
             let bytes = Array(text.utf8)
+            // LMDB cannot key on zero bytes (MDB_BAD_VALSIZE): the engine refuses empty IDs.
+            guard !bytes.isEmpty else {
+                throw StrataError(.validationFailed, recordID: id, property: "id", "a string ID may not be empty")
+            }
             guard bytes.count <= maximumTextKey else {
                 throw StrataError(.validationFailed, recordID: id, property: "id", "an ID longer than \(maximumTextKey) UTF-8 bytes cannot be an LMDB key")
             }
@@ -20,10 +24,10 @@ enum LMDBKeys {
         }
     }
 
-    /// The key of an ID being looked up, or `nil` for a string ID too long to be a key — no
+    /// The key of an ID being looked up, or `nil` for a string ID empty or too long to be a key — no
     /// record can have one (the engine refuses such IDs on insert), so the lookup finds nothing.
     static func lookupID(_ id: RecordID) -> [UInt8]? {
-        if case .string(let text) = id, text.utf8.count > maximumTextKey { return nil }
+        if case .string(let text) = id, text.isEmpty || text.utf8.count > maximumTextKey { return nil }
         return try? self.id(id)
     }
 

@@ -108,7 +108,7 @@ final class LMDBWriteTransaction: LMDBReadTransaction, StorageWriteTransaction {
 
     func delete(_ entityName: String, id: RecordID) throws {
         let entity = try entity(entityName)
-        let key = try LMDBKeys.id(id)
+        guard let key = LMDBKeys.lookupID(id) else { return }  // no record has such an ID
         let recordsDB = try database(LMDBLayout.records(entity.name))
         guard let old = try get(recordsDB, key).map({ try decodeRecord($0, id: id, entity) }) else { return }
         try remove(recordsDB, key)

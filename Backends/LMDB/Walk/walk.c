@@ -47,7 +47,7 @@ static unsigned long long walk_database(int fd, MDB_txn *txn, MDB_dbi dbi, const
     return count;
 }
 
-static void walk(const char *path, unsigned timeout_seconds, int fd) {
+static void walk(const char *path, int use_lock, unsigned timeout_seconds, int fd) {
     // The parent's handlers (the Swift runtime's crash backtracer among them) are inherited: a
     // fault here must simply end the child, and liblmdb's assertion text goes into the report.
     int signals[] = {SIGABRT, SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGALRM};
@@ -57,7 +57,7 @@ static void walk(const char *path, unsigned timeout_seconds, int fd) {
     MDB_env *env;
     int rc = mdb_env_create(&env);
     if (rc == 0) rc = mdb_env_set_maxdbs(env, 65536);
-    if (rc == 0) rc = mdb_env_open(env, path, MDB_RDONLY | MDB_NOLOCK | MDB_NOTLS, 0644);
+    if (rc == 0) rc = mdb_env_open(env, path, MDB_RDONLY | MDB_NOTLS | (use_lock ? 0 : MDB_NOLOCK), 0644);
     MDB_txn *txn = NULL;
     if (rc == 0) rc = mdb_txn_begin(env, NULL, MDB_RDONLY, &txn);
     if (rc != 0) {
@@ -97,7 +97,8 @@ static void walk(const char *path, unsigned timeout_seconds, int fd) {
     _exit(0);
 }
 
-int strata_lmdb_walk_in_child(const char *path, unsigned timeout_seconds, char *report, size_t capacity, int *status) {
+int strata_lmdb_walk_in_child(
+    const char *path, int use_lock, unsigned timeout_seconds, char *report, size_t capacity, int *status) {
     int pipe_fds[2];
     if (pipe2(pipe_fds, O_CLOEXEC) != 0) return errno;
     pid_t child = fork();
@@ -109,7 +110,7 @@ int strata_lmdb_walk_in_child(const char *path, unsigned timeout_seconds, char *
     }
     if (child == 0) {
         close(pipe_fds[0]);
-        walk(path, timeout_seconds, pipe_fds[1]);
+        walk(path, use_lock, timeout_seconds, pipe_fds[1]);
         _exit(0);
     }
     close(pipe_fds[1]);

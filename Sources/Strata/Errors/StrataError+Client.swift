@@ -30,7 +30,8 @@ extension StrataError {
 
     /// The HTTP status a service usually answers with: 404 not found; 409 duplicates, unique
     /// violations, denied deletes and merge conflicts; 422 invalid values and references; 400 an
-    /// invalid query; 403 permission; 410 a sync reset; 503 a closed or unreachable store; 500 the rest.
+    /// invalid query; 403 permission; 410 a sync reset; 503 a closed, unreachable or in-use store;
+    /// 500 the rest.
     public var httpStatus: Int {
         switch code {
         case .notFound: 404
@@ -39,7 +40,7 @@ extension StrataError {
         case .invalidQuery, .unknownEntity, .unknownProperty: 400
         case .permissionDenied: 403
         case .resetRequired: 410
-        case .storeClosed, Code("serverUnavailable"): 503  // the PostgreSQL backend's code for an unreachable server
+        case .storeClosed, .storeInUse, Code("serverUnavailable"): 503  // the PostgreSQL backend's code for an unreachable server
         default: 500
         }
     }

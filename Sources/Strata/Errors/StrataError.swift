@@ -51,6 +51,9 @@ public struct StrataError: Error, Sendable, CustomStringConvertible {
         public static let incompatibleStore = Code("incompatibleStore")
         /// The backend failed to read or write.
         public static let storageFailure = Code("storageFailure")
+        /// Another process (or machine) has the store open, and what was asked would change the
+        /// store under it (an in-place migration, a shadow copy's install): close it there first.
+        public static let storeInUse = Code("storeInUse")
         /// A save conflicts with changes made since the data was read.
         public static let mergeConflict = Code("mergeConflict")
         /// A schema change no lightweight step covers: the migration plan needs a custom stage.

@@ -2,7 +2,7 @@ import Foundation
 
 /// Where history lives in a backend's metadata space, and how it is read and purged.
 enum HistoryLog {
-    static let lastTokenKey = "strata.history.last"
+    static let lastTokenKey = HistoryToken.lastTokenMetadataKey
     static let entryPrefix = "strata.history.entry."
 
     static func key(_ token: HistoryToken) -> String { entryPrefix + digits(token) }
@@ -69,5 +69,16 @@ enum HistoryLog {
             removed += old.count
             if old.count < batch.count || batch.isEmpty { return removed }
         }
+    }
+}
+
+extension HistoryToken {
+    /// The metadata key under which the engine keeps the newest history token (its decimal
+    /// digits): what a backend or a tool reads to say up to which save a damaged store was kept.
+    public static let lastTokenMetadataKey = "strata.history.last"
+
+    /// The newest history token recorded in `transaction`'s metadata, if any and readable.
+    public static func last(in transaction: any StorageReadTransaction) -> HistoryToken? {
+        try? HistoryLog.lastToken(in: transaction)
     }
 }

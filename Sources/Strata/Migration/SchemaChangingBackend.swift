@@ -19,6 +19,19 @@
 public protocol SchemaChangingBackend: StorageBackend {
     /// Runs `body` in one write transaction in which the layout can change (see the protocol).
     func changeSchema<T: Sendable>(_ body: @escaping @Sendable (any SchemaChangeTransaction) throws -> T) async throws -> T
+
+    /// Who else has the store open — another process, or a session from another machine — as
+    /// far as the backend can tell, in words for an error ("process 4711"); `nil` when no one
+    /// else is seen. The engine refuses an in-place migration (``StrataError/Code/storeInUse``)
+    /// while it is not `nil`: a process still on the old schema would go on reading and writing
+    /// a store whose shape changed under it. Asked just before the migration's write
+    /// transaction; it must change nothing. The default sees no one (a store only this process
+    /// can open).
+    func holderElsewhere() async throws -> String?
+}
+
+extension SchemaChangingBackend {
+    public func holderElsewhere() async throws -> String? { nil }
 }
 
 /// The write transaction of a ``SchemaChangingBackend/changeSchema(_:)``. Lives only for its closure.

@@ -15,8 +15,9 @@
 ///   evaluates the rest, so a backend may start with ``FetchCapabilities/none`` and grow.
 /// - Values reach a backend already under ``ValueRules``: text in NFC (so comparing UTF-8 bytes is
 ///   the contract's order and equality), no NaN, finite dates, string IDs of at most
-///   ``RecordID/maximumStringIDLength`` bytes. A lookup may still name a longer ID (a query
-///   constant, a reference): answer it as absent, never with the backend's own key-size error.
+///   ``RecordID/maximumStringIDLength`` bytes and never empty. A lookup may still name a longer
+///   or an empty ID (a query constant, a reference): answer it as absent, never with the
+///   backend's own key-size error.
 ///   Store every value exactly: doubles and dates bit for bit, integers over the whole `Int64`
 ///   range, empty text and bytes as values (not null).
 ///

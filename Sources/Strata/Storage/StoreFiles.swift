@@ -3,6 +3,23 @@ import Foundation
 /// File steps a file-backed backend needs to replace a store atomically (a migration's shadow
 /// copy, a compaction): syncing, renaming with the directory synced, keeping a backup.
 public enum StoreFiles {
+    /// The process ID of another process holding a POSIX record lock on `byte` of `file`, if
+    /// any: asked with `F_GETLK`, which takes nothing. This process's own locks never conflict, so
+    /// only other processes are seen — how SQLite (the wal-index's lock every connection holds)
+    /// and LMDB (the lock file's) tell that a store is open elsewhere.
+    public static func otherProcessHolding(lockOn file: String, byte: Int) -> Int32? {
+        let descriptor = open(file, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        var lock = flock()
+        lock.l_type = Int16(F_WRLCK)
+        lock.l_whence = Int16(SEEK_SET)
+        lock.l_start = off_t(byte)
+        lock.l_len = 1
+        guard fcntl(descriptor, F_GETLK, &lock) == 0, lock.l_type != Int16(F_UNLCK) else { return nil }
+        return lock.l_pid
+    }
+
     /// Flushes `path`'s data to disk (`fsync`).
     public static func sync(_ path: String) throws {
         let descriptor = open(path, O_RDONLY)

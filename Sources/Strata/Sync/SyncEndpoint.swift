@@ -39,8 +39,10 @@ public struct SyncEndpoint: Sendable {
         case ("POST", SyncWire.pushPath): route = "push"
         case ("GET", SyncWire.pullPath): route = "pull"
         case ("GET", SyncWire.snapshotPath): route = "snapshot"
-        case (_, SyncWire.pushPath), (_, SyncWire.pullPath), (_, SyncWire.snapshotPath):
-            return Self.failure(405, .badRequest, "method not allowed")
+        case (_, SyncWire.pushPath):
+            return Self.failure(405, .badRequest, "method not allowed", headers: ["allow": "POST"])
+        case (_, SyncWire.pullPath), (_, SyncWire.snapshotPath):
+            return Self.failure(405, .badRequest, "method not allowed", headers: ["allow": "GET"])
         default:
             return Self.failure(404, .badRequest, "no such route")
         }

@@ -121,10 +121,12 @@ public enum SyncWire {
         let version = try integer(query, "v") ?? 0
         guard version == PullRequest.currentVersion else { throw versionError("pull", version, PullRequest.currentVersion) }
         guard let client = query["client"], !client.isEmpty else { throw StrataError(.invalidQuery, "pull: `client` is required") }
-        let cursor = try integer(query, "cursor").map { SyncCursor(Int64($0), epoch: query["epoch"]) }
+        // A cursor is a history token the server handed out: 0 (before everything) or more. A
+        // negative one, like a negative limit or wait, is malformed — never "from the start".
+        let cursor = try integer(query, "cursor", atLeast: 0).map { SyncCursor(Int64($0), epoch: query["epoch"]) }
         return PullRequest(
-            clientID: client, cursor: cursor, limit: try integer(query, "limit") ?? 1_000, schemaVersion: query["schema"],
-            waitMillis: try integer(query, "wait"))
+            clientID: client, cursor: cursor, limit: try integer(query, "limit", atLeast: 0) ?? 1_000, schemaVersion: query["schema"],
+            waitMillis: try integer(query, "wait", atLeast: 0))
     }
 
     static func query(_ request: SnapshotRequest) -> [String: String] {
@@ -150,12 +152,14 @@ public enum SyncWire {
             }
             position = SnapshotPosition(entity: entity, after: after)
         }
-        return SnapshotRequest(clientID: client, position: position, limit: try integer(query, "limit") ?? 1_000, schemaVersion: query["schema"])
+        return SnapshotRequest(
+            clientID: client, position: position, limit: try integer(query, "limit", atLeast: 0) ?? 1_000, schemaVersion: query["schema"])
     }
 
-    private static func integer(_ query: [String: String], _ name: String) throws -> Int? {
+    private static func integer(_ query: [String: String], _ name: String, atLeast minimum: Int? = nil) throws -> Int? {
         guard let text = query[name] else { return nil }
         guard let value = Int(text) else { throw StrataError(.invalidQuery, "`\(name)` is not an integer") }
+        if let minimum, value < minimum { throw StrataError(.invalidQuery, "`\(name)` may not be less than \(minimum)") }
         return value
     }
 

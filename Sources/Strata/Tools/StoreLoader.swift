@@ -28,6 +28,7 @@ public struct StoreLoader: Sendable {
     /// The store loaded into.
     public let store: Store
     static let positionKey = "strata.load.position"
+    static let finishedKey = "strata.load.finished"
 
     /// A loader into `store`.
     public init(store: Store) { self.store = store }
@@ -54,6 +55,16 @@ public struct StoreLoader: Sendable {
             var bytes = BinaryWriter()
             bytes.unsigned(UInt64(position))
             try transaction.setMetadata(Self.positionKey, bytes.bytes)
+            try transaction.setMetadata(Self.finishedKey, nil)
+        }
+    }
+
+    /// What ``finish(limit:completion:)`` recorded of the last load that finished into the store
+    /// (`nil` when none did, or a load has started since): how a resumed import tells "already
+    /// done" from "another store's records".
+    public func completion() async throws -> String? {
+        try await store.backend.read { transaction in
+            try transaction.metadata(Self.finishedKey).map { String(decoding: $0, as: UTF8.self) }
         }
     }
 
@@ -85,14 +96,18 @@ public struct StoreLoader: Sendable {
     }
 
     /// Checks every reference and link target of the store now that the load is in, and ends the
-    /// load (its position marker is removed). Returns the references that point at nothing —
+    /// load (its position marker is removed, and `completion`, when given, is kept in its place:
+    /// see ``completion()``). Returns the references that point at nothing —
     /// a dangling reference is a finding unless deleting its destination leaves it by rule (the
     /// inverse's delete rule is noAction, or there is no inverse). A bare stored shape keeps no
     /// rules (every inverse nullifies); ``Store/openWithStoredSchema(_:registry:sync:)`` uses the
     /// app's recorded ones.
-    public func finish(limit: Int = 1_000) async throws -> [StrataError] {
+    public func finish(limit: Int = 1_000, completion: String? = nil) async throws -> [StrataError] {
         let findings = try await store.checkReferences(limit: limit)
-        try await store.backend.write { try $0.setMetadata(Self.positionKey, nil) }
+        try await store.backend.write { transaction in
+            try transaction.setMetadata(Self.positionKey, nil)
+            try transaction.setMetadata(Self.finishedKey, completion.map { Array($0.utf8) })
+        }
         return findings
     }
 

@@ -9,7 +9,9 @@ import Foundation
 /// - `Double.nan` is refused with ``StrataError/Code/validationFailed`` (it has no place in a total
 ///   order); ±infinity are ordinary values;
 /// - a date must be finite (its `timeIntervalSinceReferenceDate` is what every backend stores);
-/// - a string ID is at most ``RecordID/maximumStringIDLength`` UTF-8 bytes after normalisation.
+/// - a string ID is 1 to ``RecordID/maximumStringIDLength`` UTF-8 bytes after normalisation (an
+///   empty ID is refused: it is almost always a field nobody set, and key-value stores cannot key
+///   on it).
 public enum ValueRules {
     /// `text` in Unicode Normalization Form C.
     ///
@@ -69,16 +71,21 @@ public enum ValueRules {
         }
     }
 
-    /// Whether `id` is within the length every backend can hold (``RecordID/maximumStringIDLength``).
+    /// Whether `id` is within the length every backend can hold: a string ID of 1 to
+    /// ``RecordID/maximumStringIDLength`` bytes. No record has any other, so looking one up finds
+    /// nothing on every backend.
     public static func isStorable(_ id: RecordID) -> Bool {
-        if case .string(let text) = id { return text.utf8.count <= RecordID.maximumStringIDLength }
+        if case .string(let text) = id { return !text.isEmpty && text.utf8.count <= RecordID.maximumStringIDLength }
         return true
     }
 
     /// Fails with ``StrataError/Code/validationFailed`` naming the record and `id` when a string ID
-    /// is longer than every backend can hold.
+    /// is empty or longer than every backend can hold.
     static func requireStorable(_ id: RecordID, entity: String) throws {
         guard !isStorable(id) else { return }
+        guard case .string(let text) = id, !text.isEmpty else {
+            throw StrataError(.validationFailed, entity: entity, recordID: id, property: "id", "a string ID may not be empty")
+        }
         throw StrataError(.validationFailed, entity: entity, recordID: id, property: "id",
                           "a string ID may be at most \(RecordID.maximumStringIDLength) UTF-8 bytes in NFC; this one has \(id.description.utf8.count)")
     }
@@ -86,7 +93,7 @@ public enum ValueRules {
 
 extension RecordID {
     /// The longest string ID, in UTF-8 bytes after NFC normalisation, on every backend. Longer
-    /// IDs are refused on insert (``StrataError/Code/validationFailed``) and, since no record can
-    /// have one, looking one up finds nothing.
+    /// IDs (and the empty one) are refused on insert (``StrataError/Code/validationFailed``) and,
+    /// since no record can have one, looking one up finds nothing.
     public static let maximumStringIDLength = 255
 }

@@ -22,7 +22,7 @@ public enum ShadowCopyFiles {
         do {
             _ = try await Store.open(schema: try MigrationKillHarness.version2(), migrations: plan, opening: opening)
             failures.append("a shadow-copy migration replaced a store another handle had open")
-        } catch let error as StrataError where error.code == .storageFailure || error.code == .incompatibleStore {
+        } catch let error as StrataError where error.code == .storeInUse || error.code == .incompatibleStore {
             // A JSON store open in this process refuses a second open with another schema first.
             if !error.message.contains("open") { failures.append("the refusal does not say the store is open: \(error)") }
         }

@@ -19,6 +19,9 @@ public protocol SyncTransportHost: Sendable {
     /// Replaces the next `count` push answers with a 502 after the endpoint handled them (the
     /// server applied the batch; the acknowledgement is lost on the way back).
     func loseAcknowledgements(_ count: Int)
+    /// Sends one raw request (as built: no token added) and returns the answer whatever its
+    /// status — how the checks prove that both transports answer malformed requests alike.
+    func send(_ request: SyncWire.Request) async throws -> SyncWire.Response
     /// Stops serving: long polls end, later calls fail as offline.
     func shutdown() async
 }
@@ -71,6 +74,10 @@ public struct InProcessHarness: SyncTransportHarness {
         }
 
         func loseAcknowledgements(_ count: Int) { loss.add(count) }
+
+        func send(_ request: SyncWire.Request) async throws -> SyncWire.Response {
+            await endpoint.handle(request)
+        }
 
         func shutdown() async {
             stopped.withLock { $0 = true }

@@ -1,0 +1,42 @@
+import Foundation
+import Strata
+
+/// Requests no client of this library sends, answered alike by every transport: a malformed
+/// query is 400 (never read as "from the start"), a wrong method is 405 with `Allow`, an unknown
+/// route 404 — over HTTP exactly as in process, because both reach one ``SyncEndpoint``.
+extension TransportChecks {
+    static let malformed: [ConformanceCheck] = [
+        ConformanceCheck(.transport, "malformedQueriesAre400AndWrongMethods405OnEveryRoute") { c in
+            let world = try await TransportWorld.make(c)
+            let auth = ["authorization": "Bearer token-a"]
+            func status(_ method: String, _ path: String, _ query: [String: String] = [:]) async throws
+                -> SyncWire.Response
+            {
+                try await world.host.send(SyncWire.Request(method: method, path: path, query: query, headers: auth))
+            }
+            let pull = ["v": String(PullRequest.currentVersion), "client": "a"]
+            let snapshot = ["v": String(SnapshotRequest.currentVersion), "client": "a"]
+            try expectEqual(try await status("GET", SyncWire.pullPath, pull).status, 200, "a well-formed pull")
+            for (name, value) in [
+                ("cursor", "-5"), ("cursor", "abc"), ("limit", "abc"), ("limit", "-1"), ("wait", "-10"),
+            ] {
+                let answer = try await status("GET", SyncWire.pullPath, pull.merging([name: value]) { $1 })
+                try expectEqual(answer.status, 400, "a pull with \(name)=\(value)")
+            }
+            for (name, value) in [("limit", "abc"), ("limit", "-1")] {
+                let answer = try await status("GET", SyncWire.snapshotPath, snapshot.merging([name: value]) { $1 })
+                try expectEqual(answer.status, 400, "a snapshot with \(name)=\(value)")
+            }
+            let routes = [(SyncWire.pushPath, "POST"), (SyncWire.pullPath, "GET"), (SyncWire.snapshotPath, "GET")]
+            for (path, allowed) in routes {
+                for method in ["GET", "POST", "PUT", "PATCH", "DELETE"] where method != allowed {
+                    let answer = try await status(method, path, pull)
+                    try expectEqual(answer.status, 405, "\(method) \(path)")
+                    try expectEqual(answer.headers["allow"], allowed, "\(method) \(path) names the method it allows")
+                }
+            }
+            try expectEqual(try await status("GET", "/strata/v1/nothing").status, 404, "an unknown route")
+            try expectEqual(try await world.server.store.history().count, 0, "the server's store is untouched")
+        }
+    ]
+}
