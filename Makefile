@@ -8,17 +8,20 @@ bootstrap:
 	@scripts/bootstrap
 
 run: bootstrap
-	$(SWIFT) build --product strata
+	STRATA_WARNINGS_AS_ERRORS=1 $(SWIFT) build --product strata
 	.build/debug/strata demo
 
 # The PostgreSQL backend's tests run against a throwaway cluster started here and stopped
 # however the tests end (STRATA_POSTGRES_URL tells them where it is).
+# Warnings are errors in the package's own targets (Package.swift's strictSettings, when
+# STRATA_WARNINGS_AS_ERRORS is set, as `make run` sets it too, so the two share one build);
+# dependencies build as they are.
 test: bootstrap
-	$(SWIFT) build --build-tests
+	STRATA_WARNINGS_AS_ERRORS=1 $(SWIFT) build --build-tests
 	@dir=$$(mktemp -d /tmp/strata-pg-XXXXXX); chmod 755 $$dir; \
 	trap 'scripts/postgres stop $$dir >/dev/null 2>&1 || true' EXIT; \
 	url=$$(scripts/postgres start $$dir) || { echo "make test: could not start PostgreSQL" >&2; exit 1; }; \
-	STRATA_POSTGRES_URL=$$url $(SWIFT) test --skip-build --disable-xctest
+	STRATA_WARNINGS_AS_ERRORS=1 STRATA_POSTGRES_URL=$$url $(SWIFT) test --skip-build --disable-xctest
 
 # The DocC catalog of Strata (Sources/Strata/Strata.docc), built by swift-docc-plugin: any DocC
 # warning (a broken link, an undocumented parameter) fails it; then every public symbol of every

@@ -3,10 +3,17 @@ import PackageDescription
 
 /// Every target is built in Swift 6 language mode with strict concurrency and the two upcoming
 /// features the project has adopted.
+import Foundation
+
+// `make test` (and so CI) sets STRATA_WARNINGS_AS_ERRORS: a warning in any of the package's own
+// targets fails the build there; dependencies are built as they are. A plain `swift build` is unchanged.
+let warningsAsErrors: [SwiftSetting] =
+    ProcessInfo.processInfo.environment["STRATA_WARNINGS_AS_ERRORS"] == nil ? [] : [.unsafeFlags(["-warnings-as-errors"])]
+
 let strictSettings: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
     .enableUpcomingFeature("MemberImportVisibility"),
-]
+] + warningsAsErrors
 
 let package = Package(
     name: "Strata",

@@ -22,7 +22,9 @@ struct PostgresFetchSQL {
     /// What this backend evaluates: everything but case- and diacritic-insensitive text, whose
     /// folding is the engine's own (the engine evaluates plans that use it).
     static let capabilities = FetchCapabilities(
-        predicateFeatures: Set(PredicateFeature.allCases).subtracting([.caseInsensitive, .diacriticInsensitive]),
+        // Listed, not `allCases`: a feature added later is the engine's until this backend's SQL
+        // answers it. Case- and diacritic-insensitive text is the engine's (one folding function).
+        predicateFeatures: [.equality, .ordering, .inList, .between, .text, .isNil, .logic, .toOne, .toMany],
         sorting: true, paging: true, counting: true, aggregating: true)
 
     init(layout: PostgresLayout) {

@@ -8,6 +8,7 @@ import Strata
 /// only other processes are seen (other handles in this process share its migration's fate: the
 /// engine tells them everything changed).
 extension SQLiteBackend {
+    /// Another process with the store open, by process ID (see the extension's notes).
     public func holderElsewhere() async throws -> String? {
         guard path != ":memory:" else { return nil }
         return StoreFiles.otherProcessHolding(lockOn: path + "-shm", byte: 128).map { "process \($0)" }

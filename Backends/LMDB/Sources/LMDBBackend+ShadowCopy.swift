@@ -82,7 +82,8 @@ extension LMDBBackend: ShadowMigratingBackend {
         StoreFiles.otherProcessHolding(lockOn: lockFile(path), byte: 0)
     }
 
-    /// Another process with the environment open (see ``processHolding(_:)``).
+    /// Another process with the environment open: LMDB keeps a lock on the lock file for every
+    /// process that has it open, and `F_GETLK` names one of them without taking anything.
     public func holderElsewhere() async throws -> String? {
         Self.processHolding(path).map { "process \($0)" }
     }

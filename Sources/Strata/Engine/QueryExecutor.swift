@@ -5,6 +5,7 @@ struct QueryExecutor {
 
     func fetch(_ input: FetchPlan, in transaction: any StorageReadTransaction) throws -> [Record] {
         let plan = try prepare(input, schema: transaction.schema)
+        if plan.predicate?.matchesNothing == true { return [] }
         let (native, residual) = split(plan.predicate)
         let sortNative = plan.sort.isEmpty || capabilities.sorting
         let pageNative = (plan.limit == nil && plan.offset == 0) || (capabilities.paging && capabilities.sorting)
@@ -23,6 +24,7 @@ struct QueryExecutor {
 
     func count(_ input: FetchPlan, in transaction: any StorageReadTransaction) throws -> Int {
         let plan = try prepare(input, schema: transaction.schema)
+        if plan.predicate?.matchesNothing == true { return 0 }
         let (_, residual) = split(plan.predicate)
         let total: Int
         if residual == nil, capabilities.counting {
@@ -43,6 +45,7 @@ struct QueryExecutor {
         try AggregateEvaluator.validate(input, entity)
         var plan = input
         plan.predicate = fetch.predicate
+        if plan.predicate?.matchesNothing == true { return try AggregateEvaluator.evaluate(plan, [], entity) }
         if capabilities.aggregating, split(plan.predicate).residual == nil {
             return try transaction.aggregate(plan)
         }
@@ -69,9 +72,12 @@ struct QueryExecutor {
         return records
     }
 
-    /// The part of the predicate the backend evaluates and the part the engine evaluates.
+    /// The part of the predicate the backend evaluates and the part the engine evaluates. A
+    /// backend that declares no predicate feature is never sent a predicate (the plans reaching
+    /// here are folded: no bare constants).
     func split(_ predicate: FilterExpression?) -> (native: FilterExpression?, residual: FilterExpression?) {
         guard let predicate else { return (nil, nil) }
+        if capabilities.predicateFeatures.isEmpty { return (nil, predicate) }
         if predicate.requiredFeatures.isSubset(of: capabilities.predicateFeatures) { return (predicate, nil) }
         guard case .and(let parts) = predicate, capabilities.predicateFeatures.contains(.logic) else { return (nil, predicate) }
         let native = parts.filter { $0.requiredFeatures.isSubset(of: capabilities.predicateFeatures) }
@@ -80,13 +86,16 @@ struct QueryExecutor {
     }
 
     /// The plan checked against the schema, with its constants under the value rules (text in
-    /// NFC, so every backend compares the same bytes; NaN refused).
+    /// NFC, so every backend compares the same bytes; NaN refused) and folded
+    /// (``FilterExpression/foldingConstants()``): a predicate that is always true is dropped, one
+    /// that is never true is answered by the callers above without asking the backend.
     func prepare(_ input: FetchPlan, schema: Schema) throws -> FetchPlan {
         var plan = input
         let entity = try schema.requireEntity(plan.entity)
         if let predicate = plan.predicate {
             try Self.validate(predicate, entity, schema)
-            plan.predicate = predicate.normalizingConstants()
+            let folded = predicate.normalizingConstants().foldingConstants()
+            plan.predicate = folded == .constant(true) ? nil : folded
         }
         for key in plan.sort where !entity.isQueryableProperty(key.property) {
             throw StrataError(.unknownProperty, entity: entity.name, property: key.property,

@@ -56,5 +56,7 @@ public struct FetchCapabilities: Sendable, Hashable {
         predicateFeatures: Set(PredicateFeature.allCases), sorting: true, paging: true, counting: true)
 
     /// Nothing: the backend only lists an entity's records; the engine filters, sorts and pages.
+    /// Such a backend is never sent a predicate — not even a constant: the engine folds constant
+    /// predicates away, answers "never" itself and drops "always" — nor a sort, a limit or an offset.
     public static let none = FetchCapabilities(predicateFeatures: [], sorting: false, paging: false, counting: false)
 }

@@ -13,8 +13,8 @@ public struct SortKey: Sendable, Hashable {
     }
 }
 
-/// The direction of a sort key.
-public enum SortOrder: Sendable, Hashable {
+/// The direction of a sort key (named apart from Foundation's `SortOrder`, which `import Foundation` brings).
+public enum SortDirection: Sendable, Hashable {
     /// Smallest first; nulls first.
     case ascending
     /// Largest first; nulls last.
