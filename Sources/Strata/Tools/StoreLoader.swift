@@ -20,7 +20,7 @@ public struct LoadedRecord: Sendable {
 /// Each batch is one save: values are validated and unique constraints checked as in any save,
 /// inserted records keep their versions, link lists are written in their order, and nothing goes to
 /// a sync outbox. Inverses are not re-derived (the source kept them) and references are checked
-/// once everything is in (``finish(limit:)``), since a batch may refer to records of a later one — or,
+/// once everything is in (``finish(limit:completion:)``), since a batch may refer to records of a later one — or,
 /// for an atomic load (``load(_:through:checkingReferences:)`` with `true`), inside the one save,
 /// which then fails and writes nothing. The position reached is stored with each batch, so an
 /// interrupted load resumes (``position()``).
