@@ -5,8 +5,8 @@ import Strata
 /// Creating a store, and checking the one found, under the store's advisory lock so two
 /// processes opening at once see one creation.
 extension PostgresBackend {
-    static let formatKey = "strata.postgres.format"
-    static let fingerprintKey = "strata.schema.fingerprint"
+    static let formatKey = MetadataKeys.postgresFormat
+    static let fingerprintKey = MetadataKeys.schemaFingerprint
 
     func prepareStore() async throws {
         let (layout, schema, location, create) = (layout, schema, location, options.createIfMissing)

@@ -122,7 +122,7 @@ extension SQLiteBackend {
                 if key == SchemaDescription.metadataKey { description = bytes } else { meta[key] = String(decoding: bytes, as: UTF8.self) }
             }
         }
-        guard let format = meta["strata.sqlite.format"] else {
+        guard let format = meta[MetadataKeys.sqliteFormat] else {
             throw StrataError(.corruptStore, "\(path) has no Strata format version")
         }
         guard format == SQLiteLayout.formatVersion else {
@@ -130,7 +130,7 @@ extension SQLiteBackend {
         }
         // SQLite builds an index from the rows whenever it is created, so a store from before
         // descriptions needs nothing checked beyond its fingerprint; opening writes its description.
-        _ = try StoredSchema.check(description: description, fingerprint: meta["strata.schema.fingerprint"], schema: schema, path: path)
+        _ = try StoredSchema.check(description: description, fingerprint: meta[MetadataKeys.schemaFingerprint], schema: schema, path: path)
         return true
     }
 

@@ -119,7 +119,7 @@ final class LMDBSchemaChange: SchemaChangeTransaction {
     /// Records the schema the store now has, as the backend records it at creation.
     func recordSchema() throws {
         try transaction.setMetadata(SchemaDescription.metadataKey, SchemaDescription(schema).encoded())
-        try transaction.setMetadata("strata.schema.fingerprint", Array(schema.fingerprint.utf8))
+        try transaction.setMetadata(MetadataKeys.schemaFingerprint, Array(schema.fingerprint.utf8))
     }
 
     private func open(_ name: String, duplicates: Bool) throws -> MDB_dbi {

@@ -101,7 +101,7 @@ extension LMDBBackend {
         }
         let backend = LMDBBackend(schema: schema, path: path, environment: environment)
         let (format, fingerprint, checksums) = try backend.readRaw {
-            (try $0.metadata("strata.lmdb.format"), try $0.metadata("strata.schema.fingerprint"), try $0.metadata("strata.lmdb.checksums"))
+            (try $0.metadata(MetadataKeys.lmdbFormat), try $0.metadata(MetadataKeys.schemaFingerprint), try $0.metadata(MetadataKeys.lmdbChecksums))
         }
         if format == nil, fingerprint == nil {
             report.notes.append("a store whose creation was interrupted before its format was written: an open completes it")

@@ -161,13 +161,13 @@ public final class LMDBBackend: StorageBackend {
                 }
                 try environment.openDatabases([(LMDBLayout.meta, false)], create: true)
             }
-            let existing = try self.readRaw { try $0.metadata("strata.lmdb.format") }
+            let existing = try self.readRaw { try $0.metadata(MetadataKeys.lmdbFormat) }
             if let existing {
                 guard existing == format else {
                     throw StrataError(.incompatibleStore, "\(path) was written in LMDB store format \(String(decoding: existing, as: UTF8.self))")
                 }
                 let (description, storedFingerprint) = try self.readRaw {
-                    (try $0.metadata(SchemaDescription.metadataKey), try $0.metadata("strata.schema.fingerprint"))
+                    (try $0.metadata(SchemaDescription.metadataKey), try $0.metadata(MetadataKeys.schemaFingerprint))
                 }
                 let outcome = try StoredSchema.check(
                     description: description, fingerprint: storedFingerprint.map { String(decoding: $0, as: UTF8.self) }, schema: self.schema, path: path)
@@ -186,12 +186,12 @@ public final class LMDBBackend: StorageBackend {
             }
             if existing == nil {
                 try self.writeRaw { tx in
-                    try tx.setMetadata("strata.lmdb.format", format)
-                    try tx.setMetadata("strata.schema.fingerprint", fingerprint)
-                    try tx.setMetadata("strata.lmdb.checksums", Array("1".utf8))
+                    try tx.setMetadata(MetadataKeys.lmdbFormat, format)
+                    try tx.setMetadata(MetadataKeys.schemaFingerprint, fingerprint)
+                    try tx.setMetadata(MetadataKeys.lmdbChecksums, Array("1".utf8))
                 }
             }
-            let checksummed = try self.readRaw { try $0.metadata("strata.lmdb.checksums") } == Array("1".utf8)
+            let checksummed = try self.readRaw { try $0.metadata(MetadataKeys.lmdbChecksums) } == Array("1".utf8)
             self.requiresChecksums.store(checksummed, ordering: .releasing)
         }
     }

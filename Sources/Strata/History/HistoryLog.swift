@@ -3,7 +3,7 @@ import Foundation
 /// Where history lives in a backend's metadata space, and how it is read and purged.
 enum HistoryLog {
     static let lastTokenKey = HistoryToken.lastTokenMetadataKey
-    static let entryPrefix = "strata.history.entry."
+    static let entryPrefix = MetadataKeys.historyEntryPrefix
 
     static func key(_ token: HistoryToken) -> String { entryPrefix + digits(token) }
 
@@ -44,7 +44,7 @@ enum HistoryLog {
         return purged
     }
 
-    static let purgedBeforeKey = "strata.history.purgedBefore"
+    static let purgedBeforeKey = MetadataKeys.historyPurgedBefore
 
     /// The token history was last purged before: entries older than it are gone.
     static func purgedBefore(in transaction: any StorageReadTransaction) throws -> HistoryToken? {
@@ -75,7 +75,7 @@ enum HistoryLog {
 extension HistoryToken {
     /// The metadata key under which the engine keeps the newest history token (its decimal
     /// digits): what a backend or a tool reads to say up to which save a damaged store was kept.
-    public static let lastTokenMetadataKey = "strata.history.last"
+    public static let lastTokenMetadataKey = MetadataKeys.lastHistoryToken
 
     /// The newest history token recorded in `transaction`'s metadata, if any and readable.
     public static func last(in transaction: any StorageReadTransaction) -> HistoryToken? {

@@ -61,7 +61,7 @@ public struct SchemaDescription: Codable, Hashable, Sendable {
     public var version: String?
 
     /// The metadata key a store keeps its description under.
-    public static let metadataKey = "strata.schema.description"
+    public static let metadataKey = MetadataKeys.schemaDescription
 
     /// The stored shape of a schema.
     public init(_ schema: Schema) {

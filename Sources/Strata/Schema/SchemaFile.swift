@@ -145,7 +145,7 @@ public struct SchemaFile: Sendable, Hashable {
     }
 
     /// The metadata key a store records the declaring app's file under.
-    public static let metadataKey = "strata.schema.declared"
+    public static let metadataKey = MetadataKeys.schemaDeclaration
 
     /// The file of `schema`.
     public init(_ schema: Schema) {

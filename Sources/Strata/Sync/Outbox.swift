@@ -7,12 +7,12 @@ import Foundation
 /// under `strata.outbox.entry.<first sequence>`, so entries sort in commit order. Acknowledged
 /// mutations are removed; an entry is rewritten when only some of its mutations were.
 enum Outbox {
-    static let entryPrefix = "strata.outbox.entry."
+    static let entryPrefix = MetadataKeys.outboxEntryPrefix
     /// The last sequence number, the pending count and the hybrid clock, in one value: a save
     /// reads and writes it once.
-    static let stateKey = "strata.sync.state"
-    static let cursorKey = "strata.sync.cursor"
-    static let serverVersionPrefix = "strata.sync.sv."
+    static let stateKey = MetadataKeys.syncState
+    static let cursorKey = MetadataKeys.syncCursor
+    static let serverVersionPrefix = MetadataKeys.serverVersionPrefix
     static let formatVersion: UInt8 = 1
 
     static func entryKey(_ sequence: UInt64) -> String {

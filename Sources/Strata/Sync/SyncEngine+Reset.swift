@@ -76,7 +76,7 @@ extension SyncEngine {
 /// Where an unfinished reset stands, in the client's metadata: the next page and the cursor the
 /// first page gave.
 struct ResetState: Equatable {
-    static let key = "strata.sync.reset"
+    static let key = MetadataKeys.syncReset
     var position: SnapshotPosition?
     var cursor: SyncCursor?
 

@@ -35,11 +35,11 @@ public struct SyncServer: SyncRemote {
     /// The schema epoch cursors carry: a cursor of another epoch must reset.
     public let epoch: String
 
-    static let clientPrefix = "strata.server.client."
-    static let rejectedPrefix = "strata.server.rejected."
-    static let stampPrefix = "strata.server.stamp."
-    static let ownerPrefix = "strata.server.owner."
-    static let priorPrefix = "strata.server.prior."
+    static let clientPrefix = MetadataKeys.serverClientPrefix
+    static let rejectedPrefix = MetadataKeys.serverRejectedPrefix
+    static let stampPrefix = MetadataKeys.serverStampPrefix
+    static let ownerPrefix = MetadataKeys.serverOwnerPrefix
+    static let priorPrefix = MetadataKeys.serverPriorPrefix
     static let contextName = "sync"
 
     /// A server over `store`.

@@ -27,8 +27,8 @@ public struct LoadedRecord: Sendable {
 public struct StoreLoader: Sendable {
     /// The store loaded into.
     public let store: Store
-    static let positionKey = "strata.load.position"
-    static let finishedKey = "strata.load.finished"
+    static let positionKey = MetadataKeys.loadPosition
+    static let finishedKey = MetadataKeys.loadFinished
 
     /// A loader into `store`.
     public init(store: Store) { self.store = store }

@@ -1,0 +1,67 @@
+/// Every metadata key and key prefix Strata writes, in one place: the keyspace `strata.` is the
+/// engine's and its backends'. A backend stores these like any metadata (``StorageWriteTransaction``'s
+/// `setMetadata`) and never interprets them, except its own format markers at the end. An app's
+/// metadata — if it ever writes any through a backend — must stay outside `strata.`.
+package enum MetadataKeys {
+    // MARK: The schema
+
+    /// The store's full schema description (``SchemaDescription``), written by the engine.
+    package static let schemaDescription = "strata.schema.description"
+    /// The schema's fingerprint (a hash of its shape), beside the description.
+    package static let schemaFingerprint = "strata.schema.fingerprint"
+    /// The app's recorded declaration (``SchemaFile``): rules, defaults, delete rules.
+    package static let schemaDeclaration = "strata.schema.declared"
+
+    // MARK: History
+
+    /// The newest history token.
+    package static let lastHistoryToken = "strata.history.last"
+    /// One entry per history transaction, by zero-padded token.
+    package static let historyEntryPrefix = "strata.history.entry."
+    /// The token history was last purged before.
+    package static let historyPurgedBefore = "strata.history.purgedBefore"
+
+    // MARK: Loading (`strata import`, `strata copy`)
+
+    /// How many records an unfinished load has stored.
+    package static let loadPosition = "strata.load.position"
+    /// What the last finished load recorded of itself.
+    package static let loadFinished = "strata.load.finished"
+
+    // MARK: The sync client
+
+    /// One entry per outbox mutation, by zero-padded sequence.
+    package static let outboxEntryPrefix = "strata.outbox.entry."
+    /// The client's sync state (client ID, sequence counter).
+    package static let syncState = "strata.sync.state"
+    /// The pull cursor.
+    package static let syncCursor = "strata.sync.cursor"
+    /// The server version a record was last seen at, by entity and ID.
+    package static let serverVersionPrefix = "strata.sync.sv."
+    /// A reset from a snapshot in progress.
+    package static let syncReset = "strata.sync.reset"
+
+    // MARK: The sync server
+
+    /// A client ID's bound identity and last applied mutation.
+    package static let serverClientPrefix = "strata.server.client."
+    /// Mutations rejected, kept so a retry gets the same answer.
+    package static let serverRejectedPrefix = "strata.server.rejected."
+    /// Which client last wrote a record, by entity and ID.
+    package static let serverStampPrefix = "strata.server.stamp."
+    /// Which identity owns a record.
+    package static let serverOwnerPrefix = "strata.server.owner."
+    /// Records' states before a save, by token, for scope changes (purged with history).
+    package static let serverPriorPrefix = "strata.server.prior."
+
+    // MARK: Backends' own format markers
+
+    /// The SQLite backend's layout format (also in its SQL: `strata.sqlite.format`, `strata.sqlite.checksums`).
+    package static let sqliteFormat = "strata.sqlite.format"
+    /// The LMDB backend's layout format.
+    package static let lmdbFormat = "strata.lmdb.format"
+    /// Whether the LMDB store's records carry checksums.
+    package static let lmdbChecksums = "strata.lmdb.checksums"
+    /// The PostgreSQL backend's layout format.
+    package static let postgresFormat = "strata.postgres.format"
+}
