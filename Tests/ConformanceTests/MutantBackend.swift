@@ -11,6 +11,7 @@ enum Mutation: String, CaseIterable, Sendable {
     // Queries
     case sortIgnoresDirection, offsetIgnored, limitPlusOne, nullsSortLast, dropsFirstOfALargeResult, countOffByOne
     case notIgnored, orAsAnd, betweenExcludesBounds, caseInsensitiveIgnored, inListFirstOnly, unicodeIDsNotFound
+    case diacriticInsensitiveIgnored
     // Relationships
     case referrersDropLast, linkOwnersEmpty, linksReadReversed, setLinksDropsLast
     // Values
@@ -102,6 +103,8 @@ final class MutantTransaction: ForwardingReadTransaction, StorageWriteTransactio
             return .compare(property, op, value, options.subtracting(.caseInsensitive))
         case (.caseInsensitiveIgnored, .text(let property, let op, let needle, let options)):
             return .text(property, op, needle, options.subtracting(.caseInsensitive))
+        case (.diacriticInsensitiveIgnored, .text(let property, let op, let needle, let options)):
+            return .text(property, op, needle, options.subtracting(.diacriticInsensitive))
         case (.inListFirstOnly, .inList(let property, let values, let options)):
             return .inList(property, Array(values.prefix(1)), options)
         case (_, .and(let parts)): return .and(parts.map(mutate))
