@@ -8,7 +8,8 @@ import Foundation
 // `make test` (and so CI) sets STRATA_WARNINGS_AS_ERRORS: a warning in any of the package's own
 // targets fails the build there; dependencies are built as they are. A plain `swift build` is unchanged.
 let warningsAsErrors: [SwiftSetting] =
-    ProcessInfo.processInfo.environment["STRATA_WARNINGS_AS_ERRORS"] == nil ? [] : [.unsafeFlags(["-warnings-as-errors"])]
+    ProcessInfo.processInfo.environment["STRATA_WARNINGS_AS_ERRORS"] == nil
+    ? [] : [.unsafeFlags(["-warnings-as-errors"])]
 
 let strictSettings: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),

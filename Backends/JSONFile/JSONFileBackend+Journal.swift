@@ -8,7 +8,9 @@ extension JSONFileBackend {
     /// Parses the journal: complete lines are saves, up to the first unreadable line that no
     /// readable line follows — from there on is the tail (``JSONJournalTail``: a torn append, or
     /// damage). An unreadable line with readable ones after it is corruption, reported with its offset.
-    static func replay(_ data: Data, path: String, schema: Schema) throws -> (operations: [JSONOperation], tail: JSONJournalTail) {
+    static func replay(
+        _ data: Data, path: String, schema: Schema
+    ) throws -> (operations: [JSONOperation], tail: JSONJournalTail) {
         var operations: [JSONOperation] = []
         var offset = 0
         let bytes = [UInt8](data)
@@ -59,7 +61,9 @@ extension JSONFileBackend {
         if tail.isDamage, !options.keepReadableAfterDamage {
             throw StrataError(
                 .corruptStore,
-                "\(tail.describe(journal: journalPath(path), lastKept: lastKept)). The files are untouched: restore a backup, or open with JSONFileBackend.Options(keepReadableAfterDamage: true) to keep the saves up to that token and drop the rest")
+                "\(tail.describe(journal: journalPath(path), lastKept: lastKept)). The files are untouched: restore "
+                    + "a backup, or open with JSONFileBackend.Options(keepReadableAfterDamage: true) to keep the "
+                    + "saves up to that token and drop the rest")
         }
         return JSONJournalRecovery(
             kind: tail.isDamage ? .damageDropped : .tornAppend, offset: tail.offset, droppedBytes: tail.length,

@@ -35,7 +35,8 @@ extension JSONFileBackend: ShadowMigratingBackend {
     /// Renames the closed copy's document over the store's, holding the store's write lock.
     private static func install(_ shadow: String, at path: String, backup: String?) throws {
         guard !OpenFiles.isOpen(path) else {
-            throw StrataError(.storeInUse, "\(path) is still open in this process; close every other handle onto it and migrate again")
+            throw StrataError(.storeInUse, "\(path) is still open in this process; close every other handle onto it "
+                + "and migrate again")
         }
         let lock = Foundation.open(path + ".lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
         guard lock >= 0 else { throw StrataError(.storageFailure, "\(path).lock cannot be opened (errno \(errno))") }

@@ -22,6 +22,7 @@ extension JSONFileBackend {
             return report
         }
         let journal = FileManager.default.contents(atPath: journalPath(path)) ?? Data()
+        var damagedTail: JSONJournalTail?
         do {
             let (replayed, tail) = try replay(journal, path: journalPath(path), schema: schema)
             operations += replayed
@@ -29,12 +30,11 @@ extension JSONFileBackend {
             case .none:
                 break
             case .tornAppend:
-                report.notes.append("the journal ends in a torn append (a save interrupted before it was acknowledged) at byte \(tail.offset); an open drops it")
+                report.notes.append(
+                    "the journal ends in a torn append (a save interrupted before it was acknowledged) at byte "
+                        + "\(tail.offset); an open drops it")
             case .damaged:
-                let kept = try await rebuild(operations, schema: schema)
-                let lastKept = try await kept.read { HistoryToken.last(in: $0) }
-                try await kept.close()
-                report.add(StrataError(.corruptStore, "\(tail.describe(journal: journalPath(path), lastKept: lastKept)); an open refuses the store unless told to keep what is readable"))
+                damagedTail = tail
             }
             report.notes.append("journal: \(replayed.count) operations to replay")
         } catch let error as StrataError {
@@ -43,14 +43,23 @@ extension JSONFileBackend {
         }
         do {
             let memory = try await rebuild(operations, schema: schema)
-            let counts = try await memory.read { tx in
-                try schema.entities.map { ($0.name, try tx.count(FetchPlan(entity: $0.name))) }
+            let (counts, lastKept) = try await memory.read { tx in
+                let counts = try schema.entities.map { ($0.name, try tx.count(FetchPlan(entity: $0.name))) }
+                return (counts, HistoryToken.last(in: tx))
             }
             for (entity, count) in counts { report.recordsChecked[entity] = count }
             try await memory.close()
+            if let damagedTail {
+                let said = damagedTail.describe(journal: journalPath(path), lastKept: lastKept)
+                report.add(
+                    StrataError(.corruptStore, "\(said); an open refuses the store unless told to keep what is readable"))
+            }
         } catch var error as StrataError {
             error.code = .corruptStore
             report.add(error)
+            if let damagedTail {
+                report.add(StrataError(.corruptStore, damagedTail.describe(journal: journalPath(path), lastKept: nil)))
+            }
         }
         return report
     }

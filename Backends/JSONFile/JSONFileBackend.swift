@@ -107,7 +107,9 @@ public final class JSONFileBackend: StorageBackend {
 
     /// Opens or creates the store at `path`, taking the write lock and replaying the journal. A
     /// path this process already has open gives another handle onto the same store.
-    public static func open(path: String, schema: Schema, options: Options = Options()) async throws -> JSONFileBackend {
+    public static func open(
+        path: String, schema: Schema, options: Options = Options()
+    ) async throws -> JSONFileBackend {
         guard !path.isEmpty else { throw StrataError(.unsupportedStore, "json: needs a file path") }
         let fileManager = FileManager.default
         var isDirectory: ObjCBool = false
@@ -129,7 +131,8 @@ public final class JSONFileBackend: StorageBackend {
         guard flock(lockDescriptor, LOCK_EX | LOCK_NB) == 0 else {
             let holder = lockHolder(lockDescriptor).map { "process \($0)" } ?? "another process"
             Foundation.close(lockDescriptor)
-            throw StrataError(.storeInUse, "\(path) is open in \(holder) (a JSON store has one writer process; this process may open it again)")
+            throw StrataError(.storeInUse, "\(path) is open in \(holder) (a JSON store has one writer process; this "
+                + "process may open it again)")
         }
         // Who holds the lock, for the error another process gets.
         let pid = Array(String(getpid()).utf8)
@@ -152,7 +155,9 @@ public final class JSONFileBackend: StorageBackend {
         return Int32(String(decoding: bytes.prefix(count), as: UTF8.self))
     }
 
-    private static func openLocked(path: String, schema: Schema, options: Options, lockDescriptor: Int32) async throws -> OpenFile {
+    private static func openLocked(
+        path: String, schema: Schema, options: Options, lockDescriptor: Int32
+    ) async throws -> OpenFile {
         let fileManager = FileManager.default
         try? fileManager.removeItem(atPath: path + ".tmp")   // a compaction that never reached its rename
         var operations: [JSONOperation] = []

@@ -61,7 +61,8 @@ enum JSONIntegrity {
             bytes[(start + linePrefix.count + 8)...].starts(with: sizePrefix)
         else { return nil }
         let digits = bytes[sizeStart..<(sizeStart + 10)]
-        guard digits.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }), bytes[sizeStart + 10] == UInt8(ascii: " "),
+        guard digits.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }),
+            bytes[sizeStart + 10] == UInt8(ascii: " "),
             let stored = UInt32(String(decoding: bytes[(sizeStart + 11)..<(sizeStart + 19)], as: UTF8.self), radix: 16),
             crc(digits) == stored, let size = Int(String(decoding: digits, as: UTF8.self))
         else { return nil }

@@ -81,7 +81,8 @@ struct JSONJournalTail: Sendable, Equatable {
             lastKept.map { "the last save kept is history token \($0.value)" } ?? "no save with a history token is kept"
         let lost =
             acknowledgedLost > 0
-            ? "at least \(acknowledgedLost) acknowledged save\(acknowledgedLost == 1 ? "" : "s") in them \(acknowledgedLost == 1 ? "is" : "are") lost"
+            ? "at least \(acknowledgedLost) acknowledged save\(acknowledgedLost == 1 ? "" : "s") in them "
+                + "\(acknowledgedLost == 1 ? "is" : "are") lost"
             : "they held at least part of one save, which may have been acknowledged"
         return
             "\(path): the last \(length) bytes (from byte \(offset)) are damaged, not a torn append: \(lost); \(kept)"

@@ -88,7 +88,10 @@ public final class PostgresBackend: StorageBackend {
         return pool
     }()
 
-    private init(schema: Schema, location: PostgresLocation, options: Options, client: PostgresClient, logger: Logger, applicationName: String) {
+    private init(
+        schema: Schema, location: PostgresLocation, options: Options, client: PostgresClient, logger: Logger,
+        applicationName: String
+    ) {
         self.applicationName = applicationName
         self.schema = schema
         self.location = location
@@ -145,7 +148,8 @@ public final class PostgresBackend: StorageBackend {
         configuration.options.additionalStartupParameters = [("application_name", applicationName)]
         let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
         let backend = PostgresBackend(
-            schema: schema, location: location, options: options, client: client, logger: logger, applicationName: applicationName)
+            schema: schema, location: location, options: options, client: client, logger: logger,
+            applicationName: applicationName)
         do {
             try await backend.prepareStore()
         } catch {

@@ -130,7 +130,8 @@ extension SQLiteBackend {
         }
         // SQLite builds an index from the rows whenever it is created, so a store from before
         // descriptions needs nothing checked beyond its fingerprint; opening writes its description.
-        _ = try StoredSchema.check(description: description, fingerprint: meta[MetadataKeys.schemaFingerprint], schema: schema, path: path)
+        _ = try StoredSchema.check(
+            description: description, fingerprint: meta[MetadataKeys.schemaFingerprint], schema: schema, path: path)
         return true
     }
 

@@ -56,8 +56,8 @@ public final class SQLiteBackend: StorageBackend {
         // Listed, not `allCases`: a feature added later is the engine's until this backend's SQL
         // answers it and the suite says so.
         predicateFeatures: [
-            .equality, .ordering, .inList, .between, .text, .caseInsensitive, .diacriticInsensitive, .isNil, .logic, .toOne,
-            .toMany,
+            .equality, .ordering, .inList, .between, .text, .caseInsensitive, .diacriticInsensitive, .isNil, .logic,
+            .toOne, .toMany,
         ], sorting: true, paging: true, counting: true, aggregating: true)
     /// The database file (`:memory:` for a private in-memory store).
     public let path: String
@@ -234,7 +234,9 @@ public final class SQLiteBackend: StorageBackend {
                     // (A reader in another connection can hold the log's end back; the last
                     // connection to close then checkpoints it.)
                     if writer is DatabasePool {
-                        _ = try? writer.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)") }
+                        _ = try? writer.writeWithoutTransaction { db in
+                            try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)")
+                        }
                     }
                     try writer.close()
                     continuation.resume()

@@ -145,16 +145,25 @@ struct SQLiteWALInspection {
     private func reportLostCommits(into report: inout VerifyReport, path: String) {
         guard !lostCommitFrames.isEmpty else { return }
         guard let indexedFrames else {
-            report.add(StrataError(.corruptStore, "\(path): the write-ahead log is damaged or was cut mid-commit after frame \(usableFrames): SQLite will ignore the rest, \(lostCommits) commit\(lostCommits == 1 ? "" : "s") included (the store opens as it was before them); with no wal-index of this log, whether they were acknowledged cannot be told"))
+            report.add(StrataError(.corruptStore, "\(path): the write-ahead log is damaged or was cut mid-commit "
+                + "after frame \(usableFrames): SQLite will ignore the rest, \(lostCommits) "
+                + "commit\(lostCommits == 1 ? "" : "s") included (the store opens as it was before them); with no "
+                + "wal-index of this log, whether they were acknowledged cannot be told"))
             return
         }
         let acknowledged = lostCommitFrames.filter { $0 <= indexedFrames }.count
         if acknowledged > 0 {
-            report.add(StrataError(.corruptStore, "\(path): the write-ahead log is damaged after frame \(usableFrames): SQLite will ignore the rest, and \(acknowledged) acknowledged commit\(acknowledged == 1 ? "" : "s") in it (recorded by the wal-index up to frame \(indexedFrames)) \(acknowledged == 1 ? "is" : "are") lost (the store opens as it was before them)"))
+            report.add(StrataError(.corruptStore, "\(path): the write-ahead log is damaged after frame "
+                + "\(usableFrames): SQLite will ignore the rest, and \(acknowledged) acknowledged "
+                + "commit\(acknowledged == 1 ? "" : "s") in it (recorded by the wal-index up to frame "
+                + "\(indexedFrames)) \(acknowledged == 1 ? "is" : "are") lost (the store opens as it was before them)"))
         }
         let unacknowledged = lostCommits - acknowledged
         if unacknowledged > 0 {
-            report.notes.append("write-ahead log: \(unacknowledged) commit\(unacknowledged == 1 ? "" : "s") interrupted while being written after frame \(usableFrames) (the wal-index never recorded \(unacknowledged == 1 ? "it" : "them"), so no caller was told \(unacknowledged == 1 ? "it" : "they") committed) will be ignored")
+            report.notes.append("write-ahead log: \(unacknowledged) commit\(unacknowledged == 1 ? "" : "s") "
+                + "interrupted while being written after frame \(usableFrames) (the wal-index never recorded "
+                + "\(unacknowledged == 1 ? "it" : "them"), so no caller was told "
+                + "\(unacknowledged == 1 ? "it" : "they") committed) will be ignored")
         }
     }
 

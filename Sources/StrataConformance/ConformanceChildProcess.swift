@@ -23,7 +23,8 @@ public enum ConformanceChildProcess {
     public static func main(arguments: [String]) async -> Int32 {
         do {
             guard arguments.count == 4 else {
-                throw StrataError(.invalidQuery, "usage: URL insert-tag|relabel-tag ID LABEL, or URL hold MARKER - (got \(arguments))")
+                throw StrataError(.invalidQuery, "usage: URL insert-tag|relabel-tag ID LABEL, or URL hold MARKER - "
+                    + "(got \(arguments))")
             }
             let store = try await Store.open(arguments[0], schema: try TravelDomain.schema())
             let tags = store.repository(Tag.self)
@@ -36,7 +37,8 @@ public enum ConformanceChildProcess {
                 _ = try await tags.count()
                 _ = FileManager.default.createFile(atPath: arguments[2] + ".ready", contents: nil)
                 let deadline = ContinuousClock.now + .seconds(120)
-                while !FileManager.default.fileExists(atPath: arguments[2] + ".release"), ContinuousClock.now < deadline {
+                let release = arguments[2] + ".release"
+                while !FileManager.default.fileExists(atPath: release), ContinuousClock.now < deadline {
                     try await Task.sleep(for: .milliseconds(20))
                 }
             default:

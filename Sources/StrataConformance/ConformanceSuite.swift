@@ -40,7 +40,8 @@ public struct ConformanceSuite: Sendable {
         CRUDChecks.all + QueryChecks.all + ValueChecks.all + RelationshipChecks.all + DeleteRuleChecks.all + ValidationChecks.all
             + AtomicityChecks.all + HistoryChecks.all + MergePolicyChecks.all + OfflineFirstChecks.all + FaultChecks.all
             + DifferentialChecks.all + StorageChecks.all + ObservationChecks.all + MigrationChecks.all + MigrationChecks.steps + MigrationChecks.plans + MigrationChecks.syncs
-            + MigrationChecks.shadowCopies + MigrationChecks.holders + TransportChecks.all + ToolChecks.all + AggregateChecks.all
+            + MigrationChecks.shadowCopies + MigrationChecks.holders + TransportChecks.all + ToolChecks.all
+            + AggregateChecks.all
     }
 
     /// Runs one check on a fresh store. Throws ``ConformanceFailure`` (or the unexpected error)

@@ -55,7 +55,8 @@ public struct HTTPSyncRemote: SyncRemote {
     /// added) and body — and returns the server's answer whatever its status: for checks and
     /// tools that look at the wire itself (the conformance suite's Transport checks).
     public func send(_ request: SyncWire.Request) async throws -> SyncWire.Response {
-        try await Self.send(request, base: baseURL, client: client, timeout: timeout, maximumResponseBytes: maximumResponseBytes)
+        try await Self.send(
+            request, base: baseURL, client: client, timeout: timeout, maximumResponseBytes: maximumResponseBytes)
     }
 
     private static func send(

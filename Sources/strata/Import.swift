@@ -59,7 +59,8 @@ struct Import: AsyncParsableCommand {
             try await store.close()
             let records = header.records.map { "\($0) records" } ?? "every record"
             if json {
-                let report = ImportReport(store: url, records: 0, resumedAt: header.records, dangling: [], alreadyFinished: true)
+                let report = ImportReport(
+                    store: url, records: 0, resumedAt: header.records, dangling: [], alreadyFinished: true)
                 print(String(decoding: try JSONEncoder.sorted.encode(report), as: UTF8.self))
             } else {
                 print("nothing left to import: \(url) already holds the whole of this import (\(records))")

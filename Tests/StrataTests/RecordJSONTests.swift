@@ -25,7 +25,10 @@ import Testing
         ])
     }
 
-    @Test(arguments: [0.1, -0.0, Double.leastNonzeroMagnitude * 2_024_000_000_000_000, .greatestFiniteMagnitude, .nan, .infinity, -.infinity, 12345678.123456789])
+    @Test(arguments: [
+        0.1, -0.0, Double.leastNonzeroMagnitude * 2_024_000_000_000_000, .greatestFiniteMagnitude, .nan, .infinity,
+        -.infinity, 12345678.123456789,
+    ])
     func everyValueReadsBackExactly(_ ratio: Double) throws {
         let entity = try #require(schema.entity("Thing"))
         let record = Record(entity: "Thing", id: .string("a \"quoted\"\n\u{1}id"), version: 7, values: [

@@ -45,7 +45,8 @@ import Testing
 
     @Test func valuesRoundTripThroughJSONIncludingInfinities() throws {
         let values: [Value] = [
-            .null, .bool(true), .int(.min), .double(-0.5), .double(.infinity), .double(-.infinity), .double(.leastNonzeroMagnitude * 2_024),
+            .null, .bool(true), .int(.min), .double(-0.5), .double(.infinity), .double(-.infinity),
+            .double(.leastNonzeroMagnitude * 2_024),
             .string("É"), .date(Date(timeIntervalSinceReferenceDate: 1.0 / 3.0)), .uuid(UUID()), .data(Data([0, 255])),
         ]
         let decoded = try JSONDecoder().decode([Value].self, from: try JSONEncoder().encode(values))

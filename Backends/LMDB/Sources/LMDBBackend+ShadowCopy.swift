@@ -57,7 +57,8 @@ extension LMDBBackend: ShadowMigratingBackend {
     private static func install(_ shadow: String, at path: String, backup: String?) throws {
         guard !LMDBEnvironment.isOpen(path) else {
             throw StrataError(
-                .storeInUse, "\(path) is still open in this process; close every other handle onto it and migrate again")
+                .storeInUse, "\(path) is still open in this process; close every other handle onto it and migrate "
+                    + "again")
         }
         if let holder = processHolding(path) {
             throw StrataError(.storeInUse, "\(path) is open in process \(holder); close it there and migrate again")

@@ -50,13 +50,16 @@ extension LMDBBackend {
     /// cannot reuse the pages it is reading.
     static func checkStructure(path: String) async throws {
         guard ((try? FileManager.default.attributesOfItem(atPath: path + "/data.mdb")[.size] as? Int) ?? 0) > 0 else { return }
-        let report = try await walkReport(path: path, timeout: .seconds(600), usingLock: true, into: VerifyReport(location: "lmdb:\(path)"))
+        let start = VerifyReport(location: "lmdb:\(path)")
+        let report = try await walkReport(path: path, timeout: .seconds(600), usingLock: true, into: start)
         if let finding = report.findings.first { throw finding }
     }
 
     /// Walks the data file in a child process and adds what it met to `report`: a store liblmdb
     /// stopped on is not safe to open; errors and counts that disagree are findings.
-    private static func walkReport(path: String, timeout: Duration, usingLock: Bool = false, into start: VerifyReport) async throws -> VerifyReport {
+    private static func walkReport(
+        path: String, timeout: Duration, usingLock: Bool = false, into start: VerifyReport
+    ) async throws -> VerifyReport {
         var report = start
         let walk = try await walkInChild(path: path, usingLock: usingLock, timeout: timeout)
         if let signal = walk.signal {
@@ -101,7 +104,10 @@ extension LMDBBackend {
         }
         let backend = LMDBBackend(schema: schema, path: path, environment: environment)
         let (format, fingerprint, checksums) = try backend.readRaw {
-            (try $0.metadata(MetadataKeys.lmdbFormat), try $0.metadata(MetadataKeys.schemaFingerprint), try $0.metadata(MetadataKeys.lmdbChecksums))
+            (
+                try $0.metadata(MetadataKeys.lmdbFormat), try $0.metadata(MetadataKeys.schemaFingerprint),
+                try $0.metadata(MetadataKeys.lmdbChecksums)
+            )
         }
         if format == nil, fingerprint == nil {
             report.notes.append("a store whose creation was interrupted before its format was written: an open completes it")

@@ -221,7 +221,9 @@ extension LMDBReadTransaction {
         }
         if let predicate = plan.predicate, let ids = try indexedCandidates(predicate, entity) {
             for id in Set(ids) {
-                if let key = LMDBKeys.lookupID(id), let bytes = try get(recordsDB, key) { try offer(try decodeRecord(bytes, id: id, entity)) }
+                if let key = LMDBKeys.lookupID(id), let bytes = try get(recordsDB, key) {
+                    try offer(try decodeRecord(bytes, id: id, entity))
+                }
             }
         } else {
             try scan(recordsDB, from: nil) { key, value in

@@ -40,7 +40,8 @@ extension StrataError {
         case .invalidQuery, .unknownEntity, .unknownProperty: 400
         case .permissionDenied: 403
         case .resetRequired: 410
-        case .storeClosed, .storeInUse, Code("serverUnavailable"): 503  // the PostgreSQL backend's code for an unreachable server
+        // "serverUnavailable" is the PostgreSQL backend's code for an unreachable server.
+        case .storeClosed, .storeInUse, Code("serverUnavailable"): 503
         default: 500
         }
     }

@@ -128,7 +128,9 @@ extension Store {
                 if let holder = try await changing.holderElsewhere() {
                     throw StrataError(
                         .storeInUse,
-                        "\(path) is open in \(holder): migrating it in place would change its shape under that process, which still uses the old schema. Close the store there (stop the old version of the service) and open it again; nothing was changed")
+                        "\(path) is open in \(holder): migrating it in place would change its shape under that "
+                            + "process, which still uses the old schema. Close the store there (stop the old version "
+                            + "of the service) and open it again; nothing was changed")
                 }
                 try await run(migrator, outbox: plan.outbox, on: changing)
                 try await backend.close()

@@ -35,7 +35,9 @@ public struct Query<Model: PersistentModel>: Sendable {
     }
 
     /// Adds a sort key after the existing ones.
-    public func sorted<V: AttributeConvertible>(by keyPath: KeyPath<Model, V>, _ order: SortDirection = .ascending) -> Query {
+    public func sorted<V: AttributeConvertible>(
+        by keyPath: KeyPath<Model, V>, _ order: SortDirection = .ascending
+    ) -> Query {
         sorted(byKeyPath: keyPath, ascending: order == .ascending)
     }
 

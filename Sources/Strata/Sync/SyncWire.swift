@@ -125,7 +125,8 @@ public enum SyncWire {
         // negative one, like a negative limit or wait, is malformed — never "from the start".
         let cursor = try integer(query, "cursor", atLeast: 0).map { SyncCursor(Int64($0), epoch: query["epoch"]) }
         return PullRequest(
-            clientID: client, cursor: cursor, limit: try integer(query, "limit", atLeast: 0) ?? 1_000, schemaVersion: query["schema"],
+            clientID: client, cursor: cursor, limit: try integer(query, "limit", atLeast: 0) ?? 1_000,
+            schemaVersion: query["schema"],
             waitMillis: try integer(query, "wait", atLeast: 0))
     }
 
@@ -153,13 +154,15 @@ public enum SyncWire {
             position = SnapshotPosition(entity: entity, after: after)
         }
         return SnapshotRequest(
-            clientID: client, position: position, limit: try integer(query, "limit", atLeast: 0) ?? 1_000, schemaVersion: query["schema"])
+            clientID: client, position: position, limit: try integer(query, "limit", atLeast: 0) ?? 1_000,
+            schemaVersion: query["schema"])
     }
 
     private static func integer(_ query: [String: String], _ name: String, atLeast minimum: Int? = nil) throws -> Int? {
         guard let text = query[name] else { return nil }
         guard let value = Int(text) else { throw StrataError(.invalidQuery, "`\(name)` is not an integer") }
-        if let minimum, value < minimum { throw StrataError(.invalidQuery, "`\(name)` may not be less than \(minimum)") }
+        if let minimum, value < minimum { throw StrataError(.invalidQuery, "`\(name)` may not be less than "
+            + "\(minimum)") }
         return value
     }
 

@@ -84,7 +84,8 @@ public enum ValueRules {
     static func requireStorable(_ id: RecordID, entity: String) throws {
         guard !isStorable(id) else { return }
         guard case .string(let text) = id, !text.isEmpty else {
-            throw StrataError(.validationFailed, entity: entity, recordID: id, property: "id", "a string ID may not be empty")
+            throw StrataError(.validationFailed, entity: entity, recordID: id, property: "id", "a string ID may not "
+                + "be empty")
         }
         throw StrataError(.validationFailed, entity: entity, recordID: id, property: "id",
                           "a string ID may be at most \(RecordID.maximumStringIDLength) UTF-8 bytes in NFC; this one has \(id.description.utf8.count)")

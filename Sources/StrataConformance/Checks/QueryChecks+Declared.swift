@@ -32,17 +32,21 @@ extension QueryChecks {
             let (store, data) = try await c.seeded()
             let declared = store.backend.capabilities.predicateFeatures
             for plan in declaredPlans(data) {
-                guard let predicate = plan.predicate, predicate.requiredFeatures.isSubset(of: declared) else { continue }
+                guard let predicate = plan.predicate, predicate.requiredFeatures.isSubset(of: declared) else {
+                    continue
+                }
                 let (native, reference) = try await store.backend.read { tx in
                     let evaluator = PredicateEvaluator(tx)
                     let all = try tx.fetch(FetchPlan(entity: plan.entity))
                     return (
-                        Set(try tx.fetch(plan).map(\.id)), Set(try all.filter { try evaluator.matches($0, predicate) }.map(\.id))
+                        Set(try tx.fetch(plan).map(\.id)),
+                        Set(try all.filter { try evaluator.matches($0, predicate) }.map(\.id))
                     )
                 }
                 try expectEqual(
                     native, reference,
-                    "the backend's own answer to \(plan.entity) where \(predicate) (it declares \(predicate.requiredFeatures.map(\.rawValue).sorted()))"
+                    "the backend's own answer to \(plan.entity) where \(predicate) (it declares "
+                        + "\(predicate.requiredFeatures.map(\.rawValue).sorted()))"
                 )
             }
         }

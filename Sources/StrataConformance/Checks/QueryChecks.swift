@@ -15,7 +15,8 @@ enum QueryChecks {
         try await store.repository(Trip.self).fetch(query).map(\.name)
     }
 
-    static let all: [ConformanceCheck] = comparisons + text + logic + relationships + ordering + ties + errors + pages + declared
+    static let all: [ConformanceCheck] =
+        comparisons + text + logic + relationships + ordering + ties + errors + pages + declared
 
     static let comparisons: [ConformanceCheck] = [
         ConformanceCheck(.queries, "equalOnInt") { c in

@@ -237,7 +237,8 @@ enum ValueChecks {
                 try await expectRejected(store, .validationFailed, entity: "Tag", property: "id") {
                     try await store.repository(Tag.self).update(Tag(id: id, label: "absent"))
                 }
-                try expectEqual(try await store.backend.read { try $0.records("Tag", ids: [.string(id), .string(longest)]).count }, 1)
+                let found = try await store.backend.read { try $0.records("Tag", ids: [.string(id), .string(longest)]) }
+                try expectEqual(found.count, 1)
                 try await expectRejected(store, .validationFailed, entity: "Sample", property: "id") {
                     let context = store.makeContext()
                     try await context.insert(Sample(id: id))
