@@ -2,23 +2,30 @@ import PostgresNIO
 import Strata
 
 /// Who else has a PostgreSQL store open. Every connection of a handle carries the
-/// `application_name` `strata:<store>:<handle>` (the store a hash of its database and schema, the
-/// handle a random tag), and a handle keeps at least one connection open for its whole life, so
-/// `pg_stat_activity` shows every process on every machine that has the store open.
+/// `application_name` `strata:<store>:<process>` (the store a hash of its database and schema, the
+/// process a random tag drawn once per process), and a handle keeps at least one connection open for
+/// its whole life, so `pg_stat_activity` shows every other process on every machine that has the
+/// store open. Handles of this process are not counted, as a POSIX lock of another file backend
+/// does not count them: among them a connection the client library was still establishing when its
+/// handle closed, which can outlive the handle until the process ends.
 extension PostgresBackend {
     /// The `application_name` prefix shared by every handle onto `location`'s store.
     static func applicationPrefix(_ location: PostgresLocation) -> String {
         "strata:" + PostgresLayout.hash("\(location.database)/\(location.schemaName)") + ":"
     }
 
-    /// A session of another handle onto this store (in another process, or on another machine),
+    /// This process's tag in its handles' `application_name`: drawn once, at first use.
+    static let processTag = String(UInt64.random(in: .min ... .max), radix: 16)
+
+    /// A session of another process's handle onto this store (on this machine or another),
     /// named by its server process ID and client address. A handle closed a moment ago may still
-    /// show while the server ends its sessions, so a holder counts only if it is still there after
-    /// a second of asking again.
+    /// show while the server ends its sessions (on a loaded machine, for more than a second), so a
+    /// holder counts only if it is still there after five seconds of asking again. An answer of
+    /// "nobody" is immediate; only a refusal waits.
     public func holderElsewhere() async throws -> String? {
         var holder = try await sessionElsewhere()
-        for _ in 0..<5 where holder != nil {
-            try await Task.sleep(for: .milliseconds(200))
+        for wait in [100, 200, 400, 800, 1_500, 2_000] where holder != nil {
+            try await Task.sleep(for: .milliseconds(wait))
             holder = try await sessionElsewhere()
         }
         return holder

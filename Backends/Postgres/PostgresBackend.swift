@@ -69,7 +69,8 @@ public final class PostgresBackend: StorageBackend {
     let lockKey: Int64
     /// The notification channel of this store.
     let channel: String
-    /// The `application_name` of this handle's connections (see ``holderElsewhere()``).
+    /// The `application_name` of this handle's connections, shared by every handle this process
+    /// opens onto the store (see ``holderElsewhere()``).
     let applicationName: String
 
     public var sharedIdentity: String? { "postgres://\(location.host):\(location.port)/\(location.database)?schema=\(location.schemaName)" }
@@ -143,7 +144,7 @@ public final class PostgresBackend: StorageBackend {
         configuration.options.keepAliveBehavior = nil
         // One connection stays open while the handle is, named for the store: how another
         // process sees that this one has the store open (``holderElsewhere()``).
-        let applicationName = applicationPrefix(location) + String(UInt32.random(in: .min ... .max), radix: 16)
+        let applicationName = applicationPrefix(location) + processTag
         configuration.options.minimumConnections = 1
         configuration.options.additionalStartupParameters = [("application_name", applicationName)]
         let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
