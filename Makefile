@@ -23,13 +23,16 @@ test: bootstrap
 	url=$$(scripts/postgres start $$dir) || { echo "make test: could not start PostgreSQL" >&2; exit 1; }; \
 	STRATA_WARNINGS_AS_ERRORS=1 STRATA_POSTGRES_URL=$$url $(SWIFT) test --skip-build --disable-xctest
 
-# The DocC catalog of Strata (Sources/Strata/Strata.docc), built by swift-docc-plugin: any DocC
+# The DocC catalogs (Sources/*/*.docc), built by swift-docc-plugin: any DocC
 # warning (a broken link, an undocumented parameter) fails it; then every public symbol of every
 # library module must have a doc comment (scripts/doc-coverage lists those that do not).
-LIBRARY_MODULES = Strata StrataInMemory StrataSQLite StrataLMDB StrataJSONFile StrataPostgres StrataConformance StrataSyncHTTPServer StrataSyncHTTPClient
+LIBRARY_MODULES = Strata StrataSyncServer StrataTools StrataInMemory StrataSQLite StrataLMDB StrataJSONFile StrataPostgres StrataConformance StrataSyncHTTPServer StrataSyncHTTPClient
+DOCC_MODULES = Strata StrataSyncServer StrataTools
 docs: bootstrap
-	$(SWIFT) package --disable-sandbox generate-documentation --target Strata --warnings-as-errors
-	@echo "documentation: .build/plugins/Swift-DocC/outputs/Strata.doccarchive"
+	@for module in $(DOCC_MODULES); do \
+		$(SWIFT) package --disable-sandbox generate-documentation --target $$module --warnings-as-errors || exit 1; \
+		echo "documentation: .build/plugins/Swift-DocC/outputs/$$module.doccarchive"; \
+	done
 	$(SWIFT) package dump-symbol-graph --minimum-access-level public >/dev/null
 	@for module in $(LIBRARY_MODULES); do \
 		scripts/doc-coverage .build/x86_64-unknown-linux-gnu/symbolgraph/$$module.symbols.json || exit 1; \

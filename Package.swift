@@ -27,6 +27,10 @@ let package = Package(
         .library(name: "StrataJSONFile", targets: ["StrataJSONFile"]),
         .library(name: "StrataPostgres", targets: ["StrataPostgres"]),
         .library(name: "StrataConformance", targets: ["StrataConformance"]),
+        // The sync server's logic (access, identity, limits, the endpoint); no NIO, no HTTP library.
+        .library(name: "StrataSyncServer", targets: ["StrataSyncServer"]),
+        // What the command-line tool is made of: copies, loads, record JSON, digests, inspection.
+        .library(name: "StrataTools", targets: ["StrataTools"]),
         // Sync over HTTP: the server routes (Hummingbird) and the client remote (AsyncHTTPClient),
         // in two modules so an app links only the side it needs.
         .library(name: "StrataSyncHTTP", targets: ["StrataSyncHTTPServer", "StrataSyncHTTPClient"]),
@@ -101,10 +105,24 @@ let package = Package(
             path: "Backends/Postgres",
             swiftSettings: strictSettings
         ),
+        // The sync server's logic over any store: a service that only stores data never links it.
+        .target(
+            name: "StrataSyncServer",
+            dependencies: ["Strata"],
+            path: "Sources/StrataSyncServer",
+            swiftSettings: strictSettings
+        ),
+        // The tools behind the CLI, over the engine's public API and package-level metadata door.
+        .target(
+            name: "StrataTools",
+            dependencies: ["Strata"],
+            path: "Sources/StrataTools",
+            swiftSettings: strictSettings
+        ),
         .target(
             name: "StrataSyncHTTPServer",
             dependencies: [
-                "Strata", .product(name: "Hummingbird", package: "hummingbird"), .product(name: "HTTPTypes", package: "swift-http-types"),
+                "Strata", "StrataSyncServer", .product(name: "Hummingbird", package: "hummingbird"), .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
@@ -121,12 +139,13 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         // The in-memory backend is the reference the differential category compares against.
-        .target(name: "StrataConformance", dependencies: ["Strata", "StrataInMemory"], swiftSettings: strictSettings),
+        .target(
+            name: "StrataConformance", dependencies: ["Strata", "StrataInMemory", "StrataSyncServer", "StrataTools"], swiftSettings: strictSettings),
         .executableTarget(
             name: "StrataCLI",
             dependencies: [
                 "Strata", "StrataInMemory", "StrataSQLite", "StrataLMDB", "StrataJSONFile", "StrataConformance", "StrataSyncHTTPServer",
-                "StrataPostgres", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "StrataSyncServer", "StrataTools", "StrataPostgres", .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Sources/strata",
             swiftSettings: strictSettings
@@ -134,7 +153,7 @@ let package = Package(
         .testTarget(
             name: "StrataTests",
             dependencies: [
-                "Strata", "StrataInMemory", "StrataConformance", .product(name: "Logging", package: "swift-log"),
+                "Strata", "StrataTools", "StrataSyncServer", "StrataInMemory", "StrataConformance", .product(name: "Logging", package: "swift-log"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
             ],
             swiftSettings: strictSettings
@@ -142,7 +161,7 @@ let package = Package(
         .testTarget(
             name: "ConformanceTests",
             dependencies: [
-                "Strata", "StrataInMemory", "StrataSQLite", "StrataLMDB", "StrataJSONFile", "StrataPostgres", "StrataConformance",
+                "Strata", "StrataSyncServer", "StrataInMemory", "StrataSQLite", "StrataLMDB", "StrataJSONFile", "StrataPostgres", "StrataConformance",
                 "StrataSyncHTTPServer", "StrataSyncHTTPClient", .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
@@ -167,7 +186,7 @@ let package = Package(
         ),
         .testTarget(
             name: "LMDBTests",
-            dependencies: ["Strata", "StrataLMDB", "StrataConformance", "CLMDB"],
+            dependencies: ["Strata", "StrataSyncServer", "StrataLMDB", "StrataConformance", "CLMDB"],
             swiftSettings: strictSettings
         ),
         .testTarget(
@@ -186,7 +205,7 @@ let package = Package(
         .testTarget(
             name: "SyncHTTPTests",
             dependencies: [
-                "Strata", "StrataInMemory", "StrataSQLite", "StrataPostgres", "StrataConformance", "StrataSyncHTTPClient",
+                "Strata", "StrataSyncServer", "StrataInMemory", "StrataSQLite", "StrataPostgres", "StrataConformance", "StrataSyncHTTPClient",
             ],
             swiftSettings: strictSettings
         ),
@@ -223,14 +242,14 @@ let package = Package(
         .testTarget(
             name: "ReadmeTests",
             dependencies: [
-                "Strata", "StrataSQLite", "StrataConformance", "StrataSyncHTTPServer", "StrataSyncHTTPClient",
+                "Strata", "StrataSyncServer", "StrataTools", "StrataSQLite", "StrataConformance", "StrataSyncHTTPServer", "StrataSyncHTTPClient",
                 .product(name: "Hummingbird", package: "hummingbird"), .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings
         ),
         .testTarget(
             name: "ToolTests",
-            dependencies: ["Strata", "StrataSQLite", "StrataLMDB", "StrataJSONFile", "StrataPostgres", "StrataConformance"],
+            dependencies: ["Strata", "StrataTools", "StrataSQLite", "StrataLMDB", "StrataJSONFile", "StrataPostgres", "StrataConformance"],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -26,6 +26,7 @@ let package = Package(
                 .product(name: "StrataSQLite", package: strata),
                 .product(name: "StrataLMDB", package: strata),
                 .product(name: "StrataJSONFile", package: strata),
+                .product(name: "StrataSyncServer", package: strata),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 "CLMDBRaw",
             ],
@@ -94,6 +95,7 @@ let package = Package(
                 .product(name: "Strata", package: strata),
                 .product(name: "StrataSQLite", package: strata),
                 .product(name: "StrataSyncHTTP", package: strata),
+                .product(name: "StrataSyncServer", package: strata),
             ],
             swiftSettings: [.enableUpcomingFeature("ExistentialAny"), .enableUpcomingFeature("MemberImportVisibility")]
         ),
@@ -117,6 +119,7 @@ let package = Package(
                 "BenchmarkWorkloads",
                 "CLMDBRaw",
                 .product(name: "Strata", package: strata),
+                .product(name: "StrataTools", package: strata),
                 .product(name: "StrataSQLite", package: strata),
                 .product(name: "StrataLMDB", package: strata),
                 .product(name: "GRDB", package: "GRDB.swift"),

@@ -1,4 +1,5 @@
 import Strata
+import StrataSyncServer
 
 /// The conformance suite: every behaviour the contract promises, as checks a backend runs from its
 /// own test target.

@@ -2,6 +2,7 @@ import HTTPTypes
 import Hummingbird
 import NIOCore
 import Strata
+import StrataSyncServer
 
 extension Router {
     /// Mounts the sync routes of `endpoint` on this router: `POST /strata/v1/push`,

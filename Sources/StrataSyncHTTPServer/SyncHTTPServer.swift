@@ -4,6 +4,7 @@ import Logging
 import NIOCore
 import ServiceLifecycle
 import Strata
+import StrataSyncServer
 import Synchronization
 
 /// A ready sync server: a Hummingbird application serving one ``SyncEndpoint`` (what

@@ -1,4 +1,5 @@
 import Strata
+import StrataTools
 
 /// The changes of rules between two schema files that touch no stored record: delete rules,
 /// requirements, bounds, defaults, allowed values, validation (what `strata migrate` lists apart

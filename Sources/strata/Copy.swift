@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Strata
 import StrataPostgres
+import StrataTools
 
 /// `strata copy`: any backend to any backend, keeping IDs, versions and link order.
 struct Copy: AsyncParsableCommand {

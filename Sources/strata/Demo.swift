@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Strata
+import StrataSyncServer
 import StrataConformance
 
 /// The end-to-end tour: builds the travel domain, queries it, shows each delete rule acting and a

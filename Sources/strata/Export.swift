@@ -3,6 +3,7 @@ import Foundation
 import Strata
 import StrataPostgres
 import Synchronization
+import StrataTools
 
 /// `strata export`: a store's records as NDJSON, streamed from one consistent read.
 struct Export: AsyncParsableCommand {

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Strata
 import StrataPostgres
+import StrataTools
 
 /// `strata import`: an export (NDJSON) into a store, through the engine.
 struct Import: AsyncParsableCommand {

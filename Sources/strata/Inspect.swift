@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Strata
 import StrataPostgres
+import StrataTools
 
 /// `strata inspect`: what a store holds, without the app's Swift types.
 struct Inspect: AsyncParsableCommand {

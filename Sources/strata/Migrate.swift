@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Strata
 import StrataPostgres
+import StrataTools
 
 /// `strata migrate`: a store to the schema of a schema file, through the engine's lightweight migration.
 struct Migrate: AsyncParsableCommand {

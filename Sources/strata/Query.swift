@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Strata
 import StrataPostgres
+import StrataTools
 
 /// `strata query`: records of one entity matching a filter written as text.
 struct QueryCommand: AsyncParsableCommand {

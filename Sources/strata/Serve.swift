@@ -2,6 +2,7 @@ import ArgumentParser
 import Dispatch
 import Foundation
 import Strata
+import StrataSyncServer
 import StrataPostgres
 import StrataSyncHTTPServer
 

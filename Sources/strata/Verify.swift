@@ -5,6 +5,7 @@ import StrataJSONFile
 import StrataLMDB
 import StrataPostgres
 import StrataSQLite
+import StrataTools
 
 /// `strata verify`: a store's files, then its graph.
 struct Verify: AsyncParsableCommand {

@@ -1,6 +1,7 @@
 import Foundation
 import Strata
 import Testing
+import StrataTools
 
 /// The NDJSON form of records that `strata export` writes and `strata import` reads: every value
 /// kind reads back bit-exact, and a value of the wrong kind is a typed error naming the property.

@@ -3,6 +3,7 @@ import Strata
 import StrataConformance
 import StrataInMemory
 import Testing
+import StrataTools
 
 /// Service code written once against the repository protocols: run with each call its own save,
 /// inside a unit of work, and against a test double; versions for optimistic updates; errors a

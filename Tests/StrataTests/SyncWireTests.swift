@@ -1,5 +1,6 @@
 import Foundation
 @testable import Strata
+@testable import StrataSyncServer
 import Synchronization
 import Testing
 

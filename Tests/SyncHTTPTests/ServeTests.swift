@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import StrataSyncServer
 import StrataConformance
 import StrataInMemory
 import StrataPostgres

@@ -2,6 +2,7 @@ import Foundation
 import Strata
 import StrataConformance
 import Testing
+import StrataTools
 
 /// `strata schema export` and `strata migrate` on every persistent backend: the file a store
 /// records, a dry run that changes nothing, a migration with a rename, an addition and a rule

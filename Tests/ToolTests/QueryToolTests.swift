@@ -2,6 +2,7 @@ import Foundation
 import Strata
 import StrataConformance
 import Testing
+import StrataTools
 
 /// `strata query` on every persistent backend: the text filter finds what the typed query finds.
 @Suite("strata query")

@@ -1,6 +1,7 @@
 import Foundation
 import Strata
 import Testing
+import StrataTools
 
 /// A store of N records (every value type, references, ordered link lists, many-to-many links,
 /// several versions) imported into SQLite, then copied SQLite → LMDB → JSON file → SQLite by the

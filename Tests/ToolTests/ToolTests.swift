@@ -6,6 +6,7 @@ import StrataLMDB
 import StrataPostgres
 import StrataSQLite
 import Testing
+import StrataTools
 
 /// The built `strata` tool run as a user runs it, on every backend that persists — `inspect`
 /// (text and JSON), `export`, `import` (batched, resumed, atomic) and `copy` — on stores it was

@@ -1,6 +1,7 @@
 import BenchmarkWorkloads
 import Foundation
 import Strata
+import StrataSyncServer
 import StrataSQLite
 import StrataSyncHTTPClient
 import StrataSyncHTTPServer

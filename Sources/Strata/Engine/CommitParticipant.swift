@@ -3,16 +3,16 @@
 /// next. The engine calls each participant after the records are written and before the history
 /// entry, in order; a throw rolls the whole save back. The engine knows nothing of what a
 /// participant does — it hands over the save's changes as written.
-protocol CommitParticipant: Sendable {
+package protocol CommitParticipant: Sendable {
     func participate(in commit: CommitInProgress, transaction: any StorageWriteTransaction) throws
 }
 
 /// A save's changes as written, handed to each ``CommitParticipant``.
-struct CommitInProgress {
+package struct CommitInProgress {
     /// Every change, in save order.
-    let changes: [HistoryChange]
+    package let changes: [HistoryChange]
     /// The record as written for each change (nil for a delete), in the order of ``changes``.
     let records: [Record?]
     /// The save's staged state, for link lists before and after.
-    let workingSet: WorkingSet
+    package let workingSet: WorkingSet
 }

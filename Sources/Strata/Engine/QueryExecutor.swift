@@ -1,9 +1,9 @@
 /// Runs a ``FetchPlan`` against a transaction: checks it against the schema, sends the backend
 /// the part its capabilities cover, and evaluates the rest (filter, sort, page) itself.
-struct QueryExecutor {
+package struct QueryExecutor {
     let capabilities: FetchCapabilities
 
-    func fetch(_ input: FetchPlan, in transaction: any StorageReadTransaction) throws -> [Record] {
+    package func fetch(_ input: FetchPlan, in transaction: any StorageReadTransaction) throws -> [Record] {
         let plan = try prepare(input, schema: transaction.schema)
         if plan.predicate?.matchesNothing == true { return [] }
         let (native, residual) = split(plan.predicate)
@@ -22,7 +22,7 @@ struct QueryExecutor {
         return PredicateEvaluator.sortAndPage(records, plan)
     }
 
-    func count(_ input: FetchPlan, in transaction: any StorageReadTransaction) throws -> Int {
+    package func count(_ input: FetchPlan, in transaction: any StorageReadTransaction) throws -> Int {
         let plan = try prepare(input, schema: transaction.schema)
         if plan.predicate?.matchesNothing == true { return 0 }
         let (_, residual) = split(plan.predicate)

@@ -1,11 +1,11 @@
 /// The end of the pipeline: write what changed with bumped versions, then the history entry.
 extension SaveSession {
     /// The outcome of a committed save.
-    struct Outcome {
+    package struct Outcome {
         var token: HistoryToken?
         var changes: [HistoryChange]
         /// When asked for: every record written, as stored (`nil` for a delete).
-        var written: [RecordKey: Record?] = [:]
+        package var written: [RecordKey: Record?] = [:]
     }
 
     /// - Parameter participants: Run in order after the records are written and before the

@@ -92,7 +92,7 @@ extension SaveSession {
     }
 
     /// Adds `target` to `owner`'s relationship (for a to-one: points it at `target`).
-    func link(_ ownerKey: RecordKey, _ name: String, _ targetID: RecordID) throws {
+    package func link(_ ownerKey: RecordKey, _ name: String, _ targetID: RecordID) throws {
         let (owner, target) = (ownerKey.normalized, ValueRules.normalized(targetID))
         let relationship = try requireRelationship(owner.entity, name)
         _ = try requireOwner(owner)
@@ -120,7 +120,7 @@ extension SaveSession {
     }
 
     /// Removes `target` from `owner`'s relationship (for a to-one: clears it if it points there).
-    func unlink(_ ownerKey: RecordKey, _ name: String, _ targetID: RecordID) throws {
+    package func unlink(_ ownerKey: RecordKey, _ name: String, _ targetID: RecordID) throws {
         let (owner, target) = (ownerKey.normalized, ValueRules.normalized(targetID))
         let relationship = try requireRelationship(owner.entity, name)
         let ownerRecord = try requireOwner(owner)
@@ -150,7 +150,7 @@ extension SaveSession {
     }
 
     /// Makes `owner`'s relationship hold exactly `targets`, in this order when it is ordered.
-    func setRelated(_ ownerKey: RecordKey, _ name: String, _ targetIDs: [RecordID]) throws {
+    package func setRelated(_ ownerKey: RecordKey, _ name: String, _ targetIDs: [RecordID]) throws {
         let (owner, targets) = (ownerKey.normalized, targetIDs.map(ValueRules.normalized))
         let relationship = try requireRelationship(owner.entity, name)
         let ownerRecord = try requireOwner(owner)

@@ -5,14 +5,14 @@
 /// pipeline: expand deletes by their rules → validate → check uniqueness → write records with
 /// bumped versions and link lists → append one history transaction. Any error before the backend
 /// commits leaves the store untouched: the caller's write closure throws and the backend rolls back.
-final class SaveSession {
+package final class SaveSession {
     struct MembershipKey: Hashable {
         var entity: String
         var relationship: String
         var owner: RecordID
     }
 
-    let workingSet: WorkingSet
+    package let workingSet: WorkingSet
     let schema: Schema
     /// Deletes asked for by the caller, in order; the rules expand them at commit.
     var requestedDeletes: [RecordKey] = []
@@ -28,8 +28,8 @@ final class SaveSession {
     /// Set when the save loads records that already have identities, versions and link lists
     /// (an import, a copy): inserts keep their versions, link lists are taken as given, inverses
     /// are not re-derived (the source kept them), and references are checked once the whole load
-    /// is in (``StoreLoader/finish()``), since a batch may refer to records of a later one.
-    var loading = false
+    /// is in (`StoreLoader.finish()`), since a batch may refer to records of a later one.
+    package var loading = false
 
     /// Where ``commit(author:contextName:collectWritten:)`` writes; `nil` for an overlay staged
     /// over a read transaction, which can never commit.
@@ -53,7 +53,7 @@ final class SaveSession {
 
     /// Stages a loaded record as it is (see ``loading``): values validated, its version kept, no
     /// inverse upkeep. An existing ID is ``StrataError/Code/duplicateID``.
-    func load(_ input: Record, links: [String: [RecordID]]) throws {
+    package func load(_ input: Record, links: [String: [RecordID]]) throws {
         var record = try normalize(input, inserting: true)
         record.version = max(1, input.version)
         let key = record.key
@@ -71,7 +71,7 @@ final class SaveSession {
 
     /// Removes a record as a load does (see ``loading``): no delete rules, its own link lists
     /// cleared; references to it left for the load's end to settle. Absent records are skipped.
-    func unload(_ input: RecordKey) throws {
+    package func unload(_ input: RecordKey) throws {
         let key = input.normalized
         let entity = try schema.requireEntity(key.entity)
         guard let existing = try workingSet.record(key.entity, id: key.id) else { return }
@@ -85,7 +85,7 @@ final class SaveSession {
     }
 
     /// Inserts a new record. An existing ID is ``StrataError/Code/duplicateID`` (upsert is explicit).
-    func insert(_ input: Record) throws {
+    package func insert(_ input: Record) throws {
         var record = try normalize(input, inserting: true)
         let key = record.key
         if workingSet.isDeleted(key) {
@@ -146,7 +146,7 @@ final class SaveSession {
     }
 
     /// Changes some properties of an existing record, leaving the others.
-    func patch(_ input: RecordKey, _ values: [String: Value]) throws {
+    package func patch(_ input: RecordKey, _ values: [String: Value]) throws {
         let key = input.normalized
         guard var record = try workingSet.record(key.entity, id: key.id) else {
             throw StrataError(.notFound, entity: key.entity, recordID: key.id, "cannot update a record that does not exist")
@@ -156,7 +156,7 @@ final class SaveSession {
     }
 
     /// Deletes a record; its relationships' delete rules apply at commit.
-    func delete(_ input: RecordKey) throws {
+    package func delete(_ input: RecordKey) throws {
         let key = input.normalized
         _ = try schema.requireEntity(key.entity)
         guard let existing = try workingSet.record(key.entity, id: key.id) else {

@@ -1,12 +1,12 @@
 /// The staged state of one save over a backend transaction. Reads through it see the save's own
 /// changes; indexes over the staged records keep referrer and link-owner lookups from scanning.
 /// Over a read transaction it is a private overlay (a context's fetches see its pending changes).
-final class WorkingSet: StorageReadTransaction {
-    struct Entry {
+package final class WorkingSet: StorageReadTransaction {
+    package struct Entry {
         /// The committed record, `nil` for an insert.
-        var original: Record?
+        package var original: Record?
         /// The staged record, `nil` once deleted.
-        var current: Record?
+        package var current: Record?
     }
 
     // Both keys hash their ID alone (see `RecordKey.hash(into:)`); equality compares every field.
@@ -25,10 +25,10 @@ final class WorkingSet: StorageReadTransaction {
     }
 
     let base: any StorageReadTransaction
-    let schema: Schema
+    package let schema: Schema
     let executor: QueryExecutor
 
-    private(set) var entries: [RecordKey: Entry] = [:]
+    package private(set) var entries: [RecordKey: Entry] = [:]
     /// Keys in first-touch order, so writes and history follow the order of the save.
     private(set) var order: [RecordKey] = []
     private(set) var touchedEntities: Set<String> = []
@@ -48,7 +48,7 @@ final class WorkingSet: StorageReadTransaction {
 
     // MARK: Records
 
-    func record(_ entity: String, id: RecordID) throws -> Record? {
+    package func record(_ entity: String, id: RecordID) throws -> Record? {
         // No record can have an ID longer than every backend holds; none is asked for one.
         guard ValueRules.isStorable(id) else { return nil }
         let key = RecordKey(entity: entity, id: id)
@@ -84,14 +84,14 @@ final class WorkingSet: StorageReadTransaction {
 
     /// Room for `count` more first touches: a save of many inserts then grows its tables once
     /// instead of rehashing every entry at each doubling.
-    func reserve(_ count: Int) {
+    package func reserve(_ count: Int) {
         entries.reserveCapacity(entries.count + count)
         order.reserveCapacity(order.count + count)
     }
 
     /// The current state of many records of one entity: staged ones from the working set, the
     /// rest from the backend's batched lookup rather than one lookup each.
-    func records(_ entity: String, ids: [RecordID]) throws -> [RecordID: Record] {
+    package func records(_ entity: String, ids: [RecordID]) throws -> [RecordID: Record] {
         var found: [RecordID: Record] = [:]
         var missing: [RecordID] = []
         for id in ids where ValueRules.isStorable(id) {
@@ -108,7 +108,7 @@ final class WorkingSet: StorageReadTransaction {
 
     /// The IDs among `ids` whose records exist now, in the given order (a relationship may only
     /// point at records that exist).
-    func existing(_ ids: [RecordID], of entity: String) throws -> [RecordID] {
+    package func existing(_ ids: [RecordID], of entity: String) throws -> [RecordID] {
         try ids.filter { try record(entity, id: $0) != nil }
     }
 
@@ -128,7 +128,7 @@ final class WorkingSet: StorageReadTransaction {
         }
     }
 
-    func referrers(_ entity: String, property: String, to target: RecordID) throws -> [RecordID] {
+    package func referrers(_ entity: String, property: String, to target: RecordID) throws -> [RecordID] {
         let committed = try base.referrers(entity, property: property, to: target)
         guard touchedEntities.contains(entity) else { return committed }
         var result = Set(committed.filter { entries[RecordKey(entity: entity, id: $0)] == nil })
@@ -136,7 +136,7 @@ final class WorkingSet: StorageReadTransaction {
         return result.sorted()
     }
 
-    func referrers(_ entity: String, property: String, toEach targets: [RecordID]) throws -> [RecordID: [RecordID]] {
+    package func referrers(_ entity: String, property: String, toEach targets: [RecordID]) throws -> [RecordID: [RecordID]] {
         let committed = try base.referrers(entity, property: property, toEach: targets)
         guard touchedEntities.contains(entity) else { return committed }
         var result: [RecordID: [RecordID]] = [:]
@@ -150,12 +150,12 @@ final class WorkingSet: StorageReadTransaction {
 
     // MARK: Links
 
-    func links(_ entity: String, relationship: String, from owner: RecordID) throws -> [RecordID] {
+    package func links(_ entity: String, relationship: String, from owner: RecordID) throws -> [RecordID] {
         if let entry = linkEntries[LinkKey(entity: entity, relationship: relationship, owner: owner)] { return entry.current }
         return try base.links(entity, relationship: relationship, from: owner)
     }
 
-    func linkOwners(_ entity: String, relationship: String, to target: RecordID) throws -> [RecordID] {
+    package func linkOwners(_ entity: String, relationship: String, to target: RecordID) throws -> [RecordID] {
         let committed = try base.linkOwners(entity, relationship: relationship, to: target)
         var result = Set(committed.filter {
             linkEntries[LinkKey(entity: entity, relationship: relationship, owner: $0)] == nil
@@ -190,7 +190,7 @@ final class WorkingSet: StorageReadTransaction {
 
     // MARK: Queries over the staged state
 
-    func fetch(_ plan: FetchPlan) throws -> [Record] {
+    package func fetch(_ plan: FetchPlan) throws -> [Record] {
         let usesRelationships = plan.predicate.map { !$0.requiredFeatures.isDisjoint(with: [.toOne, .toMany]) } ?? false
         if !touchedEntities.contains(plan.entity) && (!usesRelationships || entries.isEmpty) {
             return try executor.fetch(plan, in: base)
@@ -212,13 +212,13 @@ final class WorkingSet: StorageReadTransaction {
         return PredicateEvaluator.sortAndPage(records, plan)
     }
 
-    func count(_ plan: FetchPlan) throws -> Int {
+    package func count(_ plan: FetchPlan) throws -> Int {
         try fetch(FetchPlan(entity: plan.entity, predicate: plan.predicate)).count
     }
 
-    func metadata(_ key: String) throws -> [UInt8]? { try base.metadata(key) }
+    package func metadata(_ key: String) throws -> [UInt8]? { try base.metadata(key) }
 
-    func metadata(prefix: String, after: String?, limit: Int?) throws -> [(key: String, value: [UInt8])] {
+    package func metadata(prefix: String, after: String?, limit: Int?) throws -> [(key: String, value: [UInt8])] {
         try base.metadata(prefix: prefix, after: after, limit: limit)
     }
 }

@@ -1,13 +1,13 @@
 import Foundation
 
 /// Where history lives in a backend's metadata space, and how it is read and purged.
-enum HistoryLog {
-    static let lastTokenKey = HistoryToken.lastTokenMetadataKey
-    static let entryPrefix = MetadataKeys.historyEntryPrefix
+package enum HistoryLog {
+    package static let lastTokenKey = HistoryToken.lastTokenMetadataKey
+    package static let entryPrefix = MetadataKeys.historyEntryPrefix
 
     static func key(_ token: HistoryToken) -> String { entryPrefix + digits(token) }
 
-    static func lastToken(in transaction: any StorageReadTransaction) throws -> HistoryToken? {
+    package static func lastToken(in transaction: any StorageReadTransaction) throws -> HistoryToken? {
         guard let bytes = try transaction.metadata(lastTokenKey) else { return nil }
         guard let text = String(bytes: bytes, encoding: .utf8), let value = Int64(text) else {
             throw StrataError(.corruptStore, "history counter is unreadable")
@@ -23,7 +23,7 @@ enum HistoryLog {
         return token
     }
 
-    static func read(after token: HistoryToken?, limit: Int?, in transaction: any StorageReadTransaction) throws -> [HistoryTransaction] {
+    package static func read(after token: HistoryToken?, limit: Int?, in transaction: any StorageReadTransaction) throws -> [HistoryTransaction] {
         try transaction.metadata(prefix: entryPrefix, after: token.map(key), limit: limit).map { entry in
             do {
                 return try HistoryCodec.decode(entry.value)
@@ -33,21 +33,21 @@ enum HistoryLog {
         }
     }
 
-    static func purge(before token: HistoryToken, in transaction: any StorageWriteTransaction) throws -> Int {
+    package static func purge(before token: HistoryToken, in transaction: any StorageWriteTransaction) throws -> Int {
         let purged = try removeEntries(prefix: entryPrefix, before: key(token), in: transaction)
         if purged > 0 {
             // A sync server answers a cursor older than this with a reset.
             try transaction.setMetadata(purgedBeforeKey, Array(String(token.value).utf8))
         }
         // State kept beside history (a sync server's prior record states) goes with it.
-        _ = try removeEntries(prefix: SyncServer.priorPrefix, before: SyncServer.priorPrefix + digits(token), in: transaction)
+        _ = try removeEntries(prefix: MetadataKeys.serverPriorPrefix, before: MetadataKeys.serverPriorPrefix + digits(token), in: transaction)
         return purged
     }
 
-    static let purgedBeforeKey = MetadataKeys.historyPurgedBefore
+    package static let purgedBeforeKey = MetadataKeys.historyPurgedBefore
 
     /// The token history was last purged before: entries older than it are gone.
-    static func purgedBefore(in transaction: any StorageReadTransaction) throws -> HistoryToken? {
+    package static func purgedBefore(in transaction: any StorageReadTransaction) throws -> HistoryToken? {
         guard let bytes = try transaction.metadata(purgedBeforeKey) else { return nil }
         guard let text = String(bytes: bytes, encoding: .utf8), let value = Int64(text) else {
             throw StrataError(.corruptStore, "history purge marker is unreadable")
@@ -55,7 +55,7 @@ enum HistoryLog {
         return HistoryToken(value)
     }
 
-    static func digits(_ token: HistoryToken) -> String {
+    package static func digits(_ token: HistoryToken) -> String {
         let digits = String(token.value)
         return String(repeating: "0", count: max(0, 19 - digits.count)) + digits
     }

@@ -34,7 +34,7 @@ extension CommitHub {
 
     /// A commit made through this hub's backend (nil: something else changed history, a purge):
     /// its observers and those of every other handle onto the same data in this process.
-    func committedHere(_ commit: Commit?) {
+    package func committedHere(_ commit: Commit?) {
         committed(commit)
         guard let identity = backend.sharedIdentity else { return }
         let others = Self.peers.withLock { table in (table[identity] ?? []).compactMap(\.hub).filter { $0 !== self } }

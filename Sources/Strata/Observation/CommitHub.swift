@@ -14,7 +14,7 @@ import Synchronization
 /// Hubs of handles with the same ``StorageBackend/sharedIdentity`` wake each other at commit; a
 /// backend other processes write to is polled (``StorageBackend/externalCommits``) while the hub
 /// has observers.
-final class CommitHub: Sendable {
+package final class CommitHub: Sendable {
     /// What an observer receives.
     enum Event: Sendable {
         /// A committed transaction after the observer's position.
@@ -36,7 +36,7 @@ final class CommitHub: Sendable {
     }
 
     /// What the commit funnel knows of a commit it made.
-    struct Commit: Sendable {
+    package struct Commit: Sendable {
         let token: HistoryToken
         let entities: Set<String>
     }

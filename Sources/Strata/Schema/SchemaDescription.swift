@@ -16,6 +16,11 @@ public struct SchemaDescription: Codable, Hashable, Sendable {
         public var isOptional: Bool
         /// Whether it is indexed.
         public var isIndexed: Bool
+
+        /// An attribute as stored.
+        public init(name: String, type: AttributeType, isOptional: Bool, isIndexed: Bool) {
+            (self.name, self.type, self.isOptional, self.isIndexed) = (name, type, isOptional, isIndexed)
+        }
     }
 
     /// One relationship as stored.

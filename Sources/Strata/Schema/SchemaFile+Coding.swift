@@ -94,7 +94,7 @@ extension SchemaFile.Relationship {
 }
 
 extension SchemaFile {
-    /// A value as JSONSerialization writes it (the forms of ``RecordJSON``).
+    /// A value as JSONSerialization writes it (the forms of `JSONValueForm`).
     static func json(_ value: Value) -> Any {
         switch value {
         case .null: return NSNull()
@@ -153,7 +153,7 @@ extension SchemaFile {
                 throw fail(entity, name, "has type \"\(typeText)\"; expected one of \(AttributeType.allCases.map(\.rawValue).joined(separator: ", "))")
             }
             func value(_ raw: Any, _ what: String) throws -> Value {
-                guard let value = RecordJSON.value(raw, type: type) else { throw fail(entity, name, "\(what) is not a \(type.rawValue) value") }
+                guard let value = JSONValueForm.value(raw, type: type) else { throw fail(entity, name, "\(what) is not a \(type.rawValue) value") }
                 return value
             }
             var rules: [SchemaFile.Rule] = []

@@ -10,7 +10,7 @@ extension Store {
     /// given — and the history entry); work after `commit` stays in the same transaction. Once the
     /// transaction is durable, observers are woken. A save that throws anywhere writes nothing and
     /// wakes no one.
-    func commit<T: Sendable>(
+    package func commit<T: Sendable>(
         author: String?, contextName: String?, participants: [any CommitParticipant], collectWritten: Bool = false,
         _ body: @escaping @Sendable (
             _ session: SaveSession, _ transaction: any StorageWriteTransaction, _ commit: () throws -> SaveSession.Outcome

@@ -14,9 +14,9 @@ public final class Store: Sendable {
     public let backend: any StorageBackend
     /// Offline-first sync, when on: every local save also appends its mutations to the outbox.
     public let sync: SyncConfiguration?
-    let executor: QueryExecutor
+    package let executor: QueryExecutor
     /// Delivers commits to observers; shared by every store over the same backend.
-    let hub: CommitHub
+    package let hub: CommitHub
 
     /// Opens the store at `url` with the backend registered for its scheme.
     ///
@@ -38,7 +38,7 @@ public final class Store: Sendable {
     }
 
     /// What else takes part in every local save through this store (a sync server's prior states).
-    let extraParticipants: [any CommitParticipant]
+    package let extraParticipants: [any CommitParticipant]
 
     /// Where the store logs and reports metrics.
     public let instrumentation: StoreInstrumentation
@@ -71,7 +71,7 @@ public final class Store: Sendable {
     }
 
     /// The same store with one more participant in every local save.
-    func adding(_ participant: any CommitParticipant) -> Store {
+    package func adding(_ participant: any CommitParticipant) -> Store {
         Store(backend: backend, location: location, sync: sync, participants: extraParticipants + [participant], instrumentation: instrumentation)
     }
 

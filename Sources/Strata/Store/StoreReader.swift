@@ -4,7 +4,7 @@ public class StoreReader {
     let transaction: any StorageReadTransaction
     let executor: QueryExecutor
 
-    init(transaction: any StorageReadTransaction, executor: QueryExecutor) {
+    package init(transaction: any StorageReadTransaction, executor: QueryExecutor) {
         self.transaction = transaction
         self.executor = executor
     }

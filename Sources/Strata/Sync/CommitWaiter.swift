@@ -44,9 +44,9 @@ public final class WaitCancellation: Sendable {
 
 /// Waits for the first commit after a history position, a deadline, a cancellation, or the
 /// task's cancellation — whichever comes first.
-enum CommitWaiter {
+package enum CommitWaiter {
     /// Returns true when a commit (or a purge, or a failure worth re-reading for) arrived.
-    static func wait(on hub: CommitHub, after position: HistoryToken?, until deadline: ContinuousClock.Instant, stop: WaitCancellation?) async -> Bool {
+    package static func wait(on hub: CommitHub, after position: HistoryToken?, until deadline: ContinuousClock.Instant, stop: WaitCancellation?) async -> Bool {
         let outcome = Mutex<(done: Bool, woken: Bool, continuation: CheckedContinuation<Bool, Never>?)>((false, false, nil))
         @Sendable func finish(_ woken: Bool) {
             let continuation = outcome.withLock { state -> CheckedContinuation<Bool, Never>? in

@@ -5,7 +5,7 @@ import Foundation
 extension Outbox {
     /// A record's key as a metadata key suffix: entity, separator, ID kind, ID (so `1` the
     /// string and `1` the integer never meet).
-    static func recordSuffix(_ key: RecordKey) -> String {
+    package static func recordSuffix(_ key: RecordKey) -> String {
         let kind = switch key.id { case .uuid: "u"; case .string: "s"; case .int: "i" }
         return key.entity + "\u{1F}" + kind + key.id.description
     }
@@ -24,7 +24,7 @@ extension Outbox {
         try writer.setMetadata(serverVersionKey(key), version == nil ? nil : bytes.bytes)
     }
 
-    static func cursor(in transaction: any StorageReadTransaction) throws -> SyncCursor? {
+    package static func cursor(in transaction: any StorageReadTransaction) throws -> SyncCursor? {
         guard let bytes = try transaction.metadata(cursorKey) else { return nil }
         var reader = BinaryReader(bytes)
         let value = try reader.signed()

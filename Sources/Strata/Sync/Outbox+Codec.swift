@@ -59,13 +59,13 @@ extension Outbox {
         }
     }
 
-    static func writeTimestamp(_ timestamp: HybridTimestamp, _ writer: inout BinaryWriter) {
+    package static func writeTimestamp(_ timestamp: HybridTimestamp, _ writer: inout BinaryWriter) {
         writer.signed(timestamp.millis)
         writer.unsigned(UInt64(timestamp.counter))
         writer.string(timestamp.node)
     }
 
-    static func readTimestamp(_ reader: inout BinaryReader) throws -> HybridTimestamp {
+    package static func readTimestamp(_ reader: inout BinaryReader) throws -> HybridTimestamp {
         let millis = try reader.signed()
         let counter = UInt32(truncatingIfNeeded: try reader.unsigned())
         return HybridTimestamp(millis: millis, counter: counter, node: try reader.string())

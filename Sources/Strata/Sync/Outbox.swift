@@ -6,7 +6,7 @@ import Foundation
 /// Each local save that changed something appends one entry — its mutations, in save order —
 /// under `strata.outbox.entry.<first sequence>`, so entries sort in commit order. Acknowledged
 /// mutations are removed; an entry is rewritten when only some of its mutations were.
-enum Outbox {
+package enum Outbox {
     static let entryPrefix = MetadataKeys.outboxEntryPrefix
     /// The last sequence number, the pending count and the hybrid clock, in one value: a save
     /// reads and writes it once.
@@ -167,7 +167,7 @@ enum Outbox {
         return Array(result.prefix(limit))
     }
 
-    static func pendingCount(in transaction: any StorageReadTransaction) throws -> Int {
+    package static func pendingCount(in transaction: any StorageReadTransaction) throws -> Int {
         Int(try State.read(transaction).pending)
     }
 

@@ -75,12 +75,12 @@ extension SyncEngine {
 
 /// Where an unfinished reset stands, in the client's metadata: the next page and the cursor the
 /// first page gave.
-struct ResetState: Equatable {
+package struct ResetState: Equatable {
     static let key = MetadataKeys.syncReset
     var position: SnapshotPosition?
     var cursor: SyncCursor?
 
-    static func read(_ transaction: any StorageReadTransaction) throws -> ResetState? {
+    package static func read(_ transaction: any StorageReadTransaction) throws -> ResetState? {
         guard let bytes = try transaction.metadata(key) else { return nil }
         var reader = BinaryReader(bytes)
         var state = ResetState()

@@ -1,5 +1,6 @@
-/// The messages between a ``SyncEngine`` and a ``SyncServer``. All are `Codable` and carry a
-/// format version, so a transport may serialise them (the HTTP transport will send them as JSON).
+/// The messages between a ``SyncEngine`` and a `SyncServer` (`StrataSyncServer`). All are
+/// `Codable` and carry a format version, so a transport may serialise them (the HTTP transport
+/// sends them as JSON).
 
 /// A mutation's stable identity: the client that made it and its sequence number there. A retry
 /// sends the same ID, which is how the server applies each mutation at most once.
@@ -118,6 +119,15 @@ public struct RemoteChange: Sendable, Hashable, Codable {
     /// The client whose mutation wrote it last, when a client did.
     public var origin: String?
 
+    /// A change as a server (or a remote of your own) reports it; `values` `nil` for a tombstone.
+    public init(
+        entity: String, recordID: RecordID, values: [String: Value]?, links: [String: [RecordID]],
+        serverVersion: Int64, timestamp: HybridTimestamp, origin: String?
+    ) {
+        (self.entity, self.recordID, self.values, self.links) = (entity, recordID, values, links)
+        (self.serverVersion, self.timestamp, self.origin) = (serverVersion, timestamp, origin)
+    }
+
     /// The record the change concerns.
     public var key: RecordKey { RecordKey(entity: entity, id: recordID) }
     /// Whether the record was deleted.
@@ -170,6 +180,15 @@ public struct MutationResult: Sendable, Hashable, Codable {
     public var reason: String?
     /// For a rejection: the record's state on the server, which the client restores.
     public var current: RemoteChange?
+
+    /// A result as a server (or a remote of your own) reports it.
+    public init(
+        id: MutationID, outcome: Outcome, serverVersion: Int64? = nil, code: String? = nil, reason: String? = nil,
+        current: RemoteChange? = nil
+    ) {
+        (self.id, self.outcome, self.serverVersion) = (id, outcome, serverVersion)
+        (self.code, self.reason, self.current) = (code, reason, current)
+    }
 }
 
 /// The server's answer to a push: one result per mutation, in order.
@@ -178,6 +197,9 @@ public struct PushResponse: Sendable, Hashable, Codable {
     public var version = PushRequest.currentVersion
     /// One result per mutation.
     public var results: [MutationResult]
+
+    /// An answer with one result per pushed mutation, in order.
+    public init(results: [MutationResult]) { self.results = results }
 }
 
 /// Asks for the changes after `cursor` (all of them when `nil`).
@@ -219,4 +241,9 @@ public struct PullResponse: Sendable, Hashable, Codable {
     public var cursor: SyncCursor?
     /// Whether more changes wait after `cursor`.
     public var hasMore: Bool
+
+    /// An answer: the changes in change order, where the next pull starts, whether more wait.
+    public init(changes: [RemoteChange], cursor: SyncCursor?, hasMore: Bool) {
+        (self.changes, self.cursor, self.hasMore) = (changes, cursor, hasMore)
+    }
 }

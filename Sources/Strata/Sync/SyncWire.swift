@@ -1,9 +1,10 @@
 import Foundation
 
 /// The HTTP shape of sync, independent of any HTTP library: the requests a client sends and the
-/// responses a ``SyncEndpoint`` gives, as methods, paths, query items, headers and bytes. The
-/// server routes (`StrataSyncHTTPServer`) and the client remote (`StrataSyncHTTPClient`) only move
-/// these over the network, so the in-process ``EndpointTransport`` exercises the same code.
+/// responses a `SyncEndpoint` (`StrataSyncServer`) gives, as methods, paths, query items, headers
+/// and bytes. The server routes (`StrataSyncHTTPServer`) and the client remote
+/// (`StrataSyncHTTPClient`) only move these over the network, so the in-process
+/// `EndpointTransport` exercises the same code.
 ///
 /// - `POST /strata/v1/push` — body: a ``PushRequest``; answer: a ``PushResponse``.
 /// - `GET /strata/v1/pull?v=&client=&cursor=&epoch=&limit=&wait=&schema=` — answer: a ``PullResponse``.
@@ -75,6 +76,11 @@ public enum SyncWire {
         public var error: String
         /// A sentence safe to show the client.
         public var message: String
+
+        package init(error: String, message: String) {
+            self.error = error
+            self.message = message
+        }
     }
 
     static func encodeID(_ id: RecordID) -> String {
@@ -117,7 +123,7 @@ public enum SyncWire {
         return query
     }
 
-    static func pullRequest(_ query: [String: String]) throws -> PullRequest {
+    package static func pullRequest(_ query: [String: String]) throws -> PullRequest {
         let version = try integer(query, "v") ?? 0
         guard version == PullRequest.currentVersion else { throw versionError("pull", version, PullRequest.currentVersion) }
         guard let client = query["client"], !client.isEmpty else { throw StrataError(.invalidQuery, "pull: `client` is required") }
@@ -140,7 +146,7 @@ public enum SyncWire {
         return query
     }
 
-    static func snapshotRequest(_ query: [String: String]) throws -> SnapshotRequest {
+    package static func snapshotRequest(_ query: [String: String]) throws -> SnapshotRequest {
         let version = try integer(query, "v") ?? 0
         guard version == SnapshotRequest.currentVersion else { throw versionError("snapshot", version, SnapshotRequest.currentVersion) }
         guard let client = query["client"], !client.isEmpty else { throw StrataError(.invalidQuery, "snapshot: `client` is required") }
@@ -166,7 +172,7 @@ public enum SyncWire {
         return value
     }
 
-    static func versionError(_ message: String, _ version: Int, _ supported: Int) -> StrataError {
+    package static func versionError(_ message: String, _ version: Int, _ supported: Int) -> StrataError {
         StrataError(.unsupportedStore, "\(message) format version \(version) is not supported (this server speaks \(supported))")
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import StrataSyncServer
 
 /// A save that fails at any write, or at commit, leaves nothing behind — records, versions,
 /// memberships, history, outbox and sync cursors — through every write path; and the same save

@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import StrataSyncServer
 import Synchronization
 
 /// Migrating through a shadow copy (``MigrationStrategy/shadowCopy(backup:)``) ends exactly where

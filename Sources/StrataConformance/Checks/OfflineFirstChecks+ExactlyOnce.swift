@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import StrataSyncServer
 
 /// Exactly-once effect of push: checks that fail if the server applied any mutation a second time —
 /// the last of a batch included, and a put replayed after another client changed the record.

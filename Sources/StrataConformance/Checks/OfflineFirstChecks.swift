@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import StrataSyncServer
 import Synchronization
 
 enum OfflineFirstChecks {

@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import StrataSyncServer
 import Synchronization
 
 /// A server and its clients for one check. The server's store and every client's local store come

@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import StrataTools
 
 /// What tools rely on: the app's declared schema recorded at open, and a store opened without the
 /// app's types applying it — delete rules judged by it when references are checked.

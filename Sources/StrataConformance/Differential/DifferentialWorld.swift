@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import StrataSyncServer
 import Synchronization
 
 /// What an operation produced, as compared between the backend under test and the reference:

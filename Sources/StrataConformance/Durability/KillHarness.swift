@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import StrataSyncServer
 import StrataInMemory
 
 /// Kill -9 trials: a child process writes saves (and compacts, in that window) until the parent

@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import StrataSyncServer
 import Synchronization
 
 /// How the Transport checks (and OfflineFirst, when a suite is given one) reach a sync server: a

@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import StrataSyncServer
 
 /// Requests no client of this library sends, answered alike by every transport: a malformed
 /// query is 400 (never read as "from the start"), a wrong method is 405 with `Allow`, an unknown

@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import StrataSyncServer
 
 /// Sync through a ``SyncEndpoint`` as a network would carry it: lost acknowledgements, expired
 /// credentials, rate limits, oversized batches, versions the server does not speak — and (in

@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import StrataSyncServer
 import Synchronization
 
 /// A sync server behind a ``SyncEndpoint`` served by the check's transport harness, and clients

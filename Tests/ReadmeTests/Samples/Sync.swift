@@ -2,6 +2,7 @@
 // appears in one of these files, so the two cannot drift). Edit both together.
 import Foundation
 import Strata
+import StrataSyncServer
 
 func startSync(_ schema: Schema, installationID: String, serverStore: Store) async throws -> SyncEngine {
     let local = try await Store.open("sqlite:./app.sqlite", schema: schema,

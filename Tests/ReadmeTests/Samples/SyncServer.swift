@@ -3,7 +3,8 @@
 import Foundation
 import Strata
 import Hummingbird
-import StrataSyncHTTPServer                       // on the server
+import StrataSyncHTTPServer                       // on the server: the routes
+import StrataSyncServer                           // and the server's logic: access, identities, limits
 
 func serveSync(_ store: Store, tokens: [String: SyncIdentity], on router: Router<BasicRequestContext>) async throws -> Int {
     var access = SyncAccess()

@@ -1,4 +1,5 @@
 import Foundation
+import Strata
 import Synchronization
 
 /// What a ``SyncEndpoint`` accepts: bounded bodies, batches, pages and waits, and a request rate

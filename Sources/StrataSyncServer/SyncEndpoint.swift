@@ -1,4 +1,5 @@
 import Foundation
+import Strata
 
 /// The server side of sync over HTTP, without an HTTP library: authenticates a request, applies
 /// the limits, calls the ``SyncServer`` as the request's identity and turns the outcome into a
@@ -17,7 +18,7 @@ public struct SyncEndpoint: Sendable {
     public let authenticator: any SyncAuthenticator
     /// Bounds on bodies, batches, pages, waits and request rates.
     public let limits: SyncLimits
-    /// Cancelled by ``shutdown()``: long polls answer at once.
+    /// Cancelled by `shutdown()`: long polls answer at once.
     public let stopping = WaitCancellation()
     private let rateLimiter: RateLimiter?
 

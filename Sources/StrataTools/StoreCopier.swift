@@ -1,4 +1,5 @@
 import Foundation
+import Strata
 
 /// Copies one store into another — any backend to any backend — through the engine's load mode,
 /// then proves the copy equal by digest (`strata copy`).
@@ -35,7 +36,7 @@ public struct StoreCopier: Sendable {
     }
 
     /// Copies every record in ID order, a page at a time (memory bounded by a page); `progress`
-    /// receives the records copied so far. A non-empty target is ``StrataError/Code/duplicateID``
+    /// receives the records copied so far. A non-empty target is `StrataError.Code.duplicateID`
     /// on the first record it already holds — check emptiness first for a friendlier message.
     public func run(progress: @Sendable (Int) -> Void = { _ in }) async throws -> Outcome {
         let loader = StoreLoader(store: target)

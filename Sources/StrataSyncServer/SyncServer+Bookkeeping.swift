@@ -1,4 +1,5 @@
 import Foundation
+import Strata
 
 /// What the server keeps per client and record in the metadata space: each client's last applied
 /// sequence, rejections (so a retried mutation gets the same answer), and last-writer stamps.

@@ -1,4 +1,5 @@
 import Foundation
+import Strata
 
 /// What a store holds, for tools (`strata inspect`): its schema as stored, record counts per
 /// entity, the range of its history, and its sync state as a client (outbox, cursor, an
@@ -81,7 +82,7 @@ public struct StoreInspection: Sendable, Hashable, Codable {
     /// Its sync state.
     public var sync: Sync
     /// Whether the store holds its app's recorded declaration of the shape it holds (delete rules,
-    /// validation; ``Store/declaredSchema()``), which ``Store/openWithStoredSchema(_:registry:sync:)``
+    /// validation; `Store.declaredSchema()`), which `Store.openWithStoredSchema(_:registry:sync:)`
     /// opens it with.
     public var rulesRecorded: Bool?
 }
@@ -113,7 +114,7 @@ extension Store {
             var clients = 0
             var after: String?
             while true {
-                let page = try transaction.metadata(prefix: SyncServer.clientPrefix, after: after, limit: 512)
+                let page = try transaction.metadata(prefix: MetadataKeys.serverClientPrefix, after: after, limit: 512)
                 clients += page.count
                 guard page.count == 512, let last = page.last else { break }
                 after = last.key

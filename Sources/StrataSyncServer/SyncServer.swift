@@ -1,4 +1,5 @@
 import Foundation
+import Strata
 
 /// The server role of offline-first sync, over any Strata store.
 ///
@@ -25,7 +26,7 @@ public struct SyncServer: SyncRemote {
         case custom(@Sendable (_ stored: Record, _ mutation: SyncMutation) -> [String: Value]?)
     }
 
-    /// The server's store. With scoped ``access``, server-side writes that should reach clients
+    /// The server's store. With scoped `access`, server-side writes that should reach clients
     /// as removals go through this store (it keeps the prior states of scoped records).
     public let store: Store
     /// Per-entity policies; entities not named use ``ConflictPolicy/lastWriterWins``.
@@ -48,8 +49,8 @@ public struct SyncServer: SyncRemote {
     ///   - store: The store the server's clients sync with (any backend).
     ///   - policies: Per-entity conflict policies.
     ///   - access: Read scopes and write checks per identity, applied to calls that name one
-    ///     (``push(_:as:)``, ``pull(_:as:maximumWait:stop:)``, ``snapshot(_:as:)`` — what a ``SyncEndpoint`` makes);
-    ///     the identity-less ``SyncRemote`` calls are the trusted in-process path.
+    ///     (`push(_:as:)`, `pull(_:as:maximumWait:stop:)`, `snapshot(_:as:)` — what a ``SyncEndpoint`` makes);
+    ///     the identity-less `SyncRemote` calls are the trusted in-process path.
     public init(store: Store, policies: [String: ConflictPolicy] = [:], access: SyncAccess = SyncAccess()) {
         let scoped = access.scopedEntities
         self.store = scoped.isEmpty ? store : store.adding(PriorStates(entities: scoped))

@@ -1,4 +1,5 @@
 import Foundation
+import Strata
 
 /// Who is calling a ``SyncServer``: what an ``SyncAuthenticator`` returns for a credential.
 /// ``SyncAccess`` rules read it to scope what the caller may read and write.
@@ -34,7 +35,7 @@ public struct StaticTokenAuthenticator: SyncAuthenticator {
     }
 
     /// Reads a tokens file: one `TOKEN IDENTITY` pair per line; `#` starts a comment. A malformed
-    /// line is ``StrataError/Code/invalidQuery`` naming the line (never the token).
+    /// line is `StrataError.Code.invalidQuery` naming the line (never the token).
     public init(file: String) throws {
         guard let data = FileManager.default.contents(atPath: file), let text = String(data: data, encoding: .utf8) else {
             throw StrataError(.notFound, "the tokens file \(file) cannot be read")
@@ -65,23 +66,4 @@ public struct StaticTokenAuthenticator: SyncAuthenticator {
         for index in a.indices { difference |= a[index] ^ b[index] }
         return difference == 0
     }
-}
-
-/// Supplies the bearer token a client sends; ``refresh()`` is called once after a 401.
-public protocol SyncTokenProvider: Sendable {
-    /// The token to send now.
-    func token() async throws -> String
-    /// A new token after the server refused the current one; `nil` when there is none (the
-    /// engine then stops with ``SyncStatus/authentication`` set).
-    func refresh() async throws -> String?
-}
-
-/// A token that never changes.
-public struct FixedToken: SyncTokenProvider {
-    /// The token.
-    public let value: String
-    /// A provider that always answers `value`.
-    public init(_ value: String) { self.value = value }
-    public func token() async throws -> String { value }
-    public func refresh() async throws -> String? { nil }
 }

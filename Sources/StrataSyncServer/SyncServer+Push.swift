@@ -1,4 +1,5 @@
 import Foundation
+import Strata
 
 /// Applying pushes: each client's mutations at most once, a failing mutation set aside and the
 /// rest of the batch applied, write checks for an identity.
@@ -10,7 +11,7 @@ extension SyncServer {
 
     /// Applies a client's batch on behalf of `identity` (`nil`: trusted, unscoped). With an
     /// identity, the client ID is bound to it on its first push (another identity using it is
-    /// ``StrataError/Code/permissionDenied``) and every mutation passes ``access``'s write checks.
+    /// `StrataError.Code.permissionDenied`) and every mutation passes `access`'s write checks.
     public func push(_ request: PushRequest, as identity: SyncIdentity?) async throws -> PushResponse {
         guard request.version == PushRequest.currentVersion else {
             throw StrataError(.unsupportedStore, "push format version \(request.version) is not supported (this server speaks \(PushRequest.currentVersion))")

@@ -1,11 +1,12 @@
 import Foundation
+import Strata
 
 extension Store {
     /// Every reference and link-list target of the store that points at nothing, and every
     /// one-to-one whose two sides disagree — read page by page (memory bounded by a page). A
     /// dangling reference is a finding unless deleting its destination leaves it by rule (the
     /// inverse's delete rule is noAction, or there is no inverse); a bare stored shape keeps no
-    /// rules, the app's recorded declaration does (``declaredSchema()``). For `strata verify`
+    /// rules, the app's recorded declaration does (`declaredSchema()`). For `strata verify`
     /// and the end of a load.
     public func checkReferences(limit: Int = 1_000) async throws -> [StrataError] {
         let (schema, executor) = (schema, executor)

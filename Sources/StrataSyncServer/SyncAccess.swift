@@ -1,3 +1,5 @@
+import Strata
+
 /// What each identity may read and write through a ``SyncServer``: per-entity read scopes,
 /// properties only the server writes, and an optional write rule.
 ///
@@ -11,10 +13,10 @@
 /// - **Reads**: pull, snapshot and long-poll wake-ups carry only records inside the caller's scope
 ///   of their entity. A record that leaves the scope (deleted, or moved out by a server-side write)
 ///   reaches the caller as a tombstone only if it was inside the scope at the caller's cursor.
-///   Entities with no scope are readable by everyone; ``deny(_:)`` makes one unreadable and unwritable.
-/// - **Writes**: a pushed put or delete is rejected (``StrataError/Code/permissionDenied``) when
+///   Entities with no scope are readable by everyone; `deny(_:)` makes one unreadable and unwritable.
+/// - **Writes**: a pushed put or delete is rejected (`StrataError.Code.permissionDenied`) when
 ///   the stored record is outside the caller's scope, when the record as proposed would be, when
-///   it sets a server-owned property, or when ``writeRule`` says no. A rejection never returns a
+///   it sets a server-owned property, or when `writeRule` says no. A rejection never returns a
 ///   record the caller may not read.
 public struct SyncAccess: Sendable {
     /// What one identity may see of one entity.

@@ -1,4 +1,5 @@
 import Foundation
+import Strata
 
 /// A remote that fails on demand, for tests of the engine's delivery guarantees.
 public actor FaultInjectingRemote: SyncRemote {

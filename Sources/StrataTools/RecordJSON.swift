@@ -1,4 +1,5 @@
 import Foundation
+import Strata
 
 /// Records as lines of plain JSON, typed by the schema: what `strata export` writes and
 /// `strata import` reads. One object per record — `{"entity","id","version","values","links"}` —
@@ -40,8 +41,8 @@ public enum RecordJSON {
         return out
     }
 
-    /// Reads a line written by ``line(_:links:entity:)``. A value of the wrong JSON kind for its
-    /// attribute is ``StrataError/Code/typeMismatch`` naming the entity, record and property.
+    /// Reads a line written by `line(_:links:entity:)`. A value of the wrong JSON kind for its
+    /// attribute is `StrataError.Code.typeMismatch` naming the entity, record and property.
     public static func parse(_ line: some StringProtocol, schema: Schema) throws -> (record: Record, links: [String: [RecordID]]) {
         guard let object = (try? ExactJSON.parse(line)) as? [String: Any] else {
             throw StrataError(.corruptStore, "the line is not a JSON object")
@@ -49,20 +50,20 @@ public enum RecordJSON {
         guard let name = object["entity"] as? String, let entity = schema.entity(name) else {
             throw StrataError(.unknownEntity, entity: object["entity"] as? String, "the line names no entity of the schema")
         }
-        guard let rawID = object["id"], let id = recordID(rawID, kind: entity.idKind) else {
+        guard let rawID = object["id"], let id = JSONValueForm.recordID(rawID, kind: entity.idKind) else {
             throw StrataError(.typeMismatch, entity: name, property: "id", "the record's ID is not a \(entity.idKind.rawValue)")
         }
         let version = (object["version"] as? NSNumber)?.int64Value ?? 0
         var values: [String: Value] = [:]
         for (property, raw) in object["values"] as? [String: Any] ?? [:] {
             if let attribute = entity.attribute(property) {
-                guard let value = value(raw, type: attribute.type) else {
+                guard let value = JSONValueForm.value(raw, type: attribute.type) else {
                     throw StrataError(.typeMismatch, entity: name, recordID: id, property: property, "\(property) is not a \(attribute.type.rawValue)")
                 }
                 values[property] = value
             } else if let relationship = entity.relationship(property), let destination = schema.entity(relationship.destination) {
                 if raw is NSNull { values[property] = .null; continue }
-                guard let target = recordID(raw, kind: destination.idKind) else {
+                guard let target = JSONValueForm.recordID(raw, kind: destination.idKind) else {
                     throw StrataError(.typeMismatch, entity: name, recordID: id, property: property, "\(property) is not a \(destination.name) ID")
                 }
                 values[property] = target.value
@@ -78,7 +79,7 @@ public enum RecordJSON {
                 throw StrataError(.unknownProperty, entity: name, recordID: id, property: property, "\(property) is not a link list of \(name)")
             }
             links[property] = try list.map {
-                guard let target = recordID($0, kind: destination.idKind) else {
+                guard let target = JSONValueForm.recordID($0, kind: destination.idKind) else {
                     throw StrataError(.typeMismatch, entity: name, recordID: id, property: property, "a member of \(property) is not a \(destination.name) ID")
                 }
                 return target
@@ -109,43 +110,6 @@ public enum RecordJSON {
         }
     }
 
-    static func value(_ raw: Any, type: AttributeType) -> Value? {
-        if raw is NSNull { return .null }
-        switch type {
-        case .bool:
-            return boolean(raw).map(Value.bool)
-        case .int:
-            guard boolean(raw) == nil, let number = raw as? NSNumber, number.stringValue == String(number.int64Value) else { return nil }
-            return .int(number.int64Value)
-        case .double: return double(raw).map(Value.double)
-        case .date: return double(raw).map { .date(Date(timeIntervalSinceReferenceDate: $0)) }
-        case .string: return (raw as? String).map(Value.string)
-        case .uuid: return (raw as? String).flatMap(UUID.init(uuidString:)).map(Value.uuid)
-        case .data: return (raw as? String).flatMap { Data(base64Encoded: $0) }.map(Value.data)
-        }
-    }
-
-    /// A JSON `true`/`false` as JSONSerialization hands it over (a `Bool`, or an `NSNumber`
-    /// whose type is a boolean's), never a number 0 or 1.
-    private static func boolean(_ raw: Any) -> Bool? {
-        if type(of: raw) == Bool.self { return raw as? Bool }
-        guard let number = raw as? NSNumber, String(cString: number.objCType) == "c" else { return nil }
-        return number.boolValue
-    }
-
-    private static func double(_ raw: Any) -> Double? {
-        if let text = raw as? String {
-            switch text {
-            case "NaN": return .nan
-            case "Infinity": return .infinity
-            case "-Infinity": return -.infinity
-            default: return nil
-            }
-        }
-        guard boolean(raw) == nil, let number = raw as? NSNumber else { return nil }
-        return number.doubleValue
-    }
-
     static func double(_ number: Double, into out: inout String) {
         if number.isNaN { out += "\"NaN\"" } else if number.isInfinite { out += number > 0 ? "\"Infinity\"" : "\"-Infinity\"" } else { out += "\(number)" }
     }
@@ -155,16 +119,6 @@ public enum RecordJSON {
         case .uuid(let uuid): string(uuid.uuidString, into: &out)
         case .string(let text): string(text, into: &out)
         case .int(let number): out += String(number)
-        }
-    }
-
-    static func recordID(_ raw: Any, kind: RecordID.Kind) -> RecordID? {
-        switch kind {
-        case .uuid: return (raw as? String).flatMap(UUID.init(uuidString:)).map(RecordID.uuid)
-        case .string: return (raw as? String).map(RecordID.string)
-        case .int:
-            guard boolean(raw) == nil, let number = raw as? NSNumber, number.stringValue == String(number.int64Value) else { return nil }
-            return .int(number.int64Value)
         }
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import Strata
 
 /// A fingerprint of a store's records — per entity, every record's ID, version, values and link
 /// lists in ID order — to prove two stores hold the same data whatever their backends

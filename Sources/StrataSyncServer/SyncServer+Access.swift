@@ -1,4 +1,5 @@
 import Foundation
+import Strata
 
 /// Applying ``SyncAccess``: client IDs bound to identities, write checks, read visibility, and the
 /// prior states of scoped records that let a pull tell a reader a record left its scope.

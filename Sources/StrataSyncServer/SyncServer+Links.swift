@@ -1,4 +1,5 @@
 import Foundation
+import Strata
 
 /// Applying a pushed put's link deltas.
 extension SyncServer {

@@ -1,4 +1,5 @@
 import Foundation
+import Strata
 
 /// A record as a load receives it: values, version, and the link lists it keeps.
 public struct LoadedRecord: Sendable {
@@ -20,10 +21,10 @@ public struct LoadedRecord: Sendable {
 /// Each batch is one save: values are validated and unique constraints checked as in any save,
 /// inserted records keep their versions, link lists are written in their order, and nothing goes to
 /// a sync outbox. Inverses are not re-derived (the source kept them) and references are checked
-/// once everything is in (``finish(limit:completion:)``), since a batch may refer to records of a later one — or,
-/// for an atomic load (``load(_:through:checkingReferences:)`` with `true`), inside the one save,
+/// once everything is in (`finish(limit:completion:)`), since a batch may refer to records of a later one — or,
+/// for an atomic load (`load(_:through:checkingReferences:)` with `true`), inside the one save,
 /// which then fails and writes nothing. The position reached is stored with each batch, so an
-/// interrupted load resumes (``position()``).
+/// interrupted load resumes (`position()`).
 public struct StoreLoader: Sendable {
     /// The store loaded into.
     public let store: Store
@@ -59,7 +60,7 @@ public struct StoreLoader: Sendable {
         }
     }
 
-    /// What ``finish(limit:completion:)`` recorded of the last load that finished into the store
+    /// What `finish(limit:completion:)` recorded of the last load that finished into the store
     /// (`nil` when none did, or a load has started since): how a resumed import tells "already
     /// done" from "another store's records".
     public func completion() async throws -> String? {
@@ -97,10 +98,10 @@ public struct StoreLoader: Sendable {
 
     /// Checks every reference and link target of the store now that the load is in, and ends the
     /// load (its position marker is removed, and `completion`, when given, is kept in its place:
-    /// see ``completion()``). Returns the references that point at nothing —
+    /// see `completion()`). Returns the references that point at nothing —
     /// a dangling reference is a finding unless deleting its destination leaves it by rule (the
     /// inverse's delete rule is noAction, or there is no inverse). A bare stored shape keeps no
-    /// rules (every inverse nullifies); ``Store/openWithStoredSchema(_:registry:sync:)`` uses the
+    /// rules (every inverse nullifies); `Store.openWithStoredSchema(_:registry:sync:)` uses the
     /// app's recorded ones.
     public func finish(limit: Int = 1_000, completion: String? = nil) async throws -> [StrataError] {
         let findings = try await store.checkReferences(limit: limit)

@@ -1,4 +1,5 @@
 import Foundation
+import Strata
 
 /// Serving pulls: the changes after a client's cursor, as the current state of each record,
 /// within the caller's read scope.
@@ -9,13 +10,13 @@ extension SyncServer {
 
     /// The changes after the request's cursor that `identity` may read (`nil`: trusted, all).
     ///
-    /// With ``PullRequest/waitMillis`` and nothing to send, waits up to that long (and at most
+    /// With `PullRequest.waitMillis` and nothing to send, waits up to that long (and at most
     /// `maximumWait`) for a commit that brings something in the caller's scope; commits outside
     /// it move the cursor on without answering. `stop` ends the wait early (a server shutting
     /// down), answering with what there is.
     ///
     /// A cursor older than purged history, or of another schema epoch, is
-    /// ``StrataError/Code/resetRequired``: the client resets from ``snapshot(_:as:)``.
+    /// `StrataError.Code.resetRequired`: the client resets from `snapshot(_:as:)`.
     public func pull(
         _ request: PullRequest, as identity: SyncIdentity?, maximumWait: Duration = .seconds(30), stop: WaitCancellation? = nil
     ) async throws -> PullResponse {

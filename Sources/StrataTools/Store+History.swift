@@ -1,4 +1,5 @@
 import Foundation
+import Strata
 
 extension Store {
     /// Makes this store's history the same as `source`'s: every entry and the history counter,

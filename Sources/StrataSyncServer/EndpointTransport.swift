@@ -1,0 +1,33 @@
+import Foundation
+import Strata
+
+/// A `SyncRemote` that calls a ``SyncEndpoint`` in this process through the wire format —
+/// authentication, limits, JSON, status codes and all — without sockets. The Transport checks run
+/// over it and over real HTTP; what passes here passes over the network.
+public struct EndpointTransport: SyncRemote {
+    /// The endpoint called.
+    public let endpoint: SyncEndpoint
+    private let client: SyncWireClient
+
+    /// `intercept` sees each answer after the endpoint made it and may replace it (a test's lost
+    /// acknowledgement).
+    public init(
+        endpoint: SyncEndpoint, tokens: any SyncTokenProvider,
+        intercept: (@Sendable (SyncWire.Request, SyncWire.Response) async throws -> SyncWire.Response)? = nil
+    ) {
+        self.endpoint = endpoint
+        self.client = SyncWireClient(tokens: tokens) { request in
+            // As a server would see it: the query through its percent-encoded form.
+            var received = request
+            received.query = SyncWire.parseQuery(request.target)
+            let response = await endpoint.handle(received)
+            return try await intercept?(request, response) ?? response
+        }
+    }
+
+    public func push(_ request: PushRequest) async throws -> PushResponse { try await client.push(request) }
+    public func pull(_ request: PullRequest) async throws -> PullResponse { try await client.pull(request) }
+    public func snapshot(_ request: SnapshotRequest) async throws -> SnapshotResponse {
+        try await client.snapshot(request)
+    }
+}
