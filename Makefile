@@ -26,8 +26,8 @@ test: bootstrap
 # The DocC catalogs (Sources/*/*.docc), built by swift-docc-plugin: any DocC
 # warning (a broken link, an undocumented parameter) fails it; then every public symbol of every
 # library module must have a doc comment (scripts/doc-coverage lists those that do not).
-LIBRARY_MODULES = Strata StrataSyncServer StrataTools StrataInMemory StrataSQLite StrataLMDB StrataJSONFile StrataPostgres StrataConformance StrataSyncHTTPServer StrataSyncHTTPClient
-DOCC_MODULES = Strata StrataSyncServer StrataTools
+LIBRARY_MODULES = StrataStorage Strata StrataSyncServer StrataTools StrataInMemory StrataSQLite StrataLMDB StrataJSONFile StrataPostgres StrataConformance StrataSyncHTTPServer StrataSyncHTTPClient
+DOCC_MODULES = StrataStorage Strata StrataSyncServer StrataTools
 docs: bootstrap
 	@for module in $(DOCC_MODULES); do \
 		$(SWIFT) package --disable-sandbox generate-documentation --target $$module --warnings-as-errors || exit 1; \

@@ -21,6 +21,8 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "Strata", targets: ["Strata"]),
+        // What a backend imports: values, records, schema descriptions, plans, the SPI, errors.
+        .library(name: "StrataStorage", targets: ["StrataStorage"]),
         .library(name: "StrataInMemory", targets: ["StrataInMemory"]),
         .library(name: "StrataSQLite", targets: ["StrataSQLite"]),
         .library(name: "StrataLMDB", targets: ["StrataLMDB"]),
@@ -52,9 +54,12 @@ let package = Package(
     ],
     targets: [
         // swift-log and swift-metrics are API packages (no NIO): the core reports through them.
+        // The storage layer: no engine, no dependency but Foundation.
+        .target(name: "StrataStorage", path: "Sources/StrataStorage", swiftSettings: strictSettings),
         .target(
             name: "Strata",
             dependencies: [
+                "StrataStorage",
                 .product(name: "Logging", package: "swift-log"), .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
             ],
@@ -62,14 +67,14 @@ let package = Package(
         ),
         .target(
             name: "StrataInMemory",
-            dependencies: ["Strata"],
+            dependencies: ["StrataStorage"],
             path: "Backends/InMemory",
             swiftSettings: strictSettings
         ),
         .target(
             name: "StrataSQLite",
             dependencies: [
-                "Strata", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift"),
+                "StrataStorage", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ],
             path: "Backends/SQLite",
             swiftSettings: strictSettings
@@ -84,13 +89,13 @@ let package = Package(
         .target(name: "CStrataLMDBWalk", dependencies: ["CLMDB"], path: "Backends/LMDB/Walk"),
         .target(
             name: "StrataLMDB",
-            dependencies: ["Strata", "CLMDB", "CStrataLMDBWalk"],
+            dependencies: ["StrataStorage", "CLMDB", "CStrataLMDBWalk"],
             path: "Backends/LMDB/Sources",
             swiftSettings: strictSettings
         ),
         .target(
             name: "StrataJSONFile",
-            dependencies: ["Strata", "StrataInMemory"],
+            dependencies: ["StrataStorage", "StrataInMemory"],
             path: "Backends/JSONFile",
             swiftSettings: strictSettings
         ),
@@ -98,7 +103,7 @@ let package = Package(
         .target(
             name: "StrataPostgres",
             dependencies: [
-                "Strata", .product(name: "PostgresNIO", package: "postgres-nio"),
+                "StrataStorage", .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -1,4 +1,4 @@
-import Strata
+import StrataStorage
 import Synchronization
 
 /// Migrations on the in-memory backend: the stage runs on a copy-on-write copy of the state,

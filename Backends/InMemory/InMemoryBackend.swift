@@ -1,5 +1,5 @@
 import Foundation
-import Strata
+import StrataStorage
 import Synchronization
 
 /// The reference backend: the whole store in process memory.

@@ -1,4 +1,4 @@
-import Strata
+import StrataStorage
 
 /// The whole content of an in-memory store. A value: readers take a copy-on-write snapshot.
 struct InMemoryState: Sendable {

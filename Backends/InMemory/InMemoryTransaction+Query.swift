@@ -1,4 +1,4 @@
-import Strata
+import StrataStorage
 
 /// Fetch plans over the in-memory tables: pages read in index order and stopped when full; other
 /// plans take their candidates from an index (equality, list or range) before the evaluator.

@@ -1,4 +1,4 @@
-import Strata
+import StrataStorage
 
 /// Reads shared by the read snapshot and the write transaction.
 protocol InMemoryReading: StorageReadTransaction {

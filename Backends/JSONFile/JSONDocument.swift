@@ -1,5 +1,5 @@
 import Foundation
-import Strata
+import StrataStorage
 
 /// The human-readable document: stable key order (sorted), entities and records sorted, format
 /// version and schema fingerprint at the top.

@@ -1,5 +1,5 @@
 import Foundation
-import Strata
+import StrataStorage
 import StrataInMemory
 
 /// The journal's side of opening a JSON store: replaying its entries, and what the open does with

@@ -1,5 +1,5 @@
 import Foundation
-import Strata
+import StrataStorage
 import StrataInMemory
 
 /// Migrations through a shadow copy on a JSON store: the store is compacted, its document copied

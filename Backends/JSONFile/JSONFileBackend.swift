@@ -1,5 +1,5 @@
 import Foundation
-import Strata
+import StrataStorage
 import StrataInMemory
 import Synchronization
 

@@ -1,5 +1,5 @@
 import Foundation
-import Strata
+import StrataStorage
 
 /// CRC-32s that make damage to the JSON store's files visible, where valid-looking JSON would
 /// otherwise be read back as wrong values.

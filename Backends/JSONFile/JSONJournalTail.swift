@@ -1,5 +1,5 @@
 import Foundation
-import Strata
+import StrataStorage
 
 /// What lies after a journal's last readable entry, and what it shows about lost saves.
 ///

@@ -1,5 +1,5 @@
 import Foundation
-import Strata
+import StrataStorage
 import Synchronization
 
 /// The JSON stores this process has open, by canonical path, with how many handles each has.

@@ -1,5 +1,5 @@
 import Foundation
-import Strata
+import StrataStorage
 
 /// One storage change, as the journal records it. Every operation carries a full state (a whole
 /// record, a whole link list, a whole metadata value), so replaying one twice is harmless.

@@ -1,5 +1,5 @@
 import Foundation
-import Strata
+import StrataStorage
 
 /// A small JSON writer for the document and journal. Foundation's `JSONSerialization` sorts keys
 /// through bridged string comparisons and spent 80% of a large save doing it; this writer emits the

@@ -1,5 +1,5 @@
 import Foundation
-import Strata
+import StrataStorage
 
 /// Reading values back from the document and the journal (``JSONText`` writes them): natural JSON
 /// chosen by the schema's types — booleans, numbers, strings, ISO-8601 dates (exact, see ``text(_:)``),

@@ -1,5 +1,5 @@
 import PostgresNIO
-import Strata
+import StrataStorage
 
 /// Who else has a PostgreSQL store open. Every connection of a handle carries the
 /// `application_name` `strata:<store>:<process>` (the store a hash of its database and schema, the

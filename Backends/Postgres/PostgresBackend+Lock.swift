@@ -1,6 +1,6 @@
 import PostgresNIO
 import Synchronization
-import Strata
+import StrataStorage
 
 /// The store's write lock: one writer at a time across every process and machine.
 extension PostgresBackend {

@@ -1,5 +1,5 @@
 import PostgresNIO
-import Strata
+import StrataStorage
 
 /// Migrations on PostgreSQL: the whole plan in one transaction (PostgreSQL's DDL is
 /// transactional), under the store's advisory lock, so a failure, a lost connection or a killed

@@ -1,6 +1,6 @@
 import Logging
 import PostgresNIO
-import Strata
+import StrataStorage
 
 /// Creating a store, and checking the one found, under the store's advisory lock so two
 /// processes opening at once see one creation.

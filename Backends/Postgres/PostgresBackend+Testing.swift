@@ -1,5 +1,5 @@
 import PostgresNIO
-import Strata
+import StrataStorage
 
 /// Hooks for the backend's own tests (`@testable import`): a server-side view no public API needs.
 extension PostgresBackend {

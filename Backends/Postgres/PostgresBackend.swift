@@ -2,7 +2,7 @@ import Logging
 import NIOCore
 import NIOPosix
 import PostgresNIO
-import Strata
+import StrataStorage
 import Synchronization
 
 /// PostgreSQL, for service layers that run on several machines: one shared store on a real

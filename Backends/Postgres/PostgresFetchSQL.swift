@@ -1,5 +1,5 @@
 import PostgresNIO
-import Strata
+import StrataStorage
 
 /// Translates a ``FetchPlan`` into one SQL statement. Identifiers come from the schema and are
 /// quoted; every value is a bound parameter (`$n`), never text in the SQL.

@@ -1,6 +1,6 @@
 import Foundation
 import PostgresNIO
-import Strata
+import StrataStorage
 
 /// The tables of a Strata store in one PostgreSQL schema.
 ///

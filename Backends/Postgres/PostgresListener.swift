@@ -1,6 +1,6 @@
 import Logging
 import PostgresNIO
-import Strata
+import StrataStorage
 import Synchronization
 
 /// The `LISTEN` side of observation: one dedicated connection per store handle, opened the first

@@ -1,4 +1,4 @@
-import Strata
+import StrataStorage
 
 /// Where a PostgreSQL store lives: `postgres://user[:password]@host[:port]/database[?schema=NAME]`.
 ///

@@ -1,5 +1,5 @@
 import PostgresNIO
-import Strata
+import StrataStorage
 
 /// Writes held until a flush, the last one per key winning.
 struct PendingWrites {

@@ -1,5 +1,5 @@
 import PostgresNIO
-import Strata
+import StrataStorage
 
 /// Reads over one leased connection. In a read, the backend has begun a `REPEATABLE READ READ
 /// ONLY` transaction, so every statement sees one snapshot; in a write, the store's advisory lock

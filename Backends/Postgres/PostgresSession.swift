@@ -2,7 +2,7 @@ import Foundation
 import Logging
 import NIOCore
 import PostgresNIO
-import Strata
+import StrataStorage
 import Synchronization
 
 /// One leased connection, used synchronously from a thread of the backend's thread pool (never

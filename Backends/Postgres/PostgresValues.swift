@@ -1,7 +1,7 @@
 import Foundation
 import NIOCore
 import PostgresNIO
-import Strata
+import StrataStorage
 
 /// How Strata values are stored in PostgreSQL columns, chosen so PostgreSQL's own order is the
 /// contract's: booleans as `boolean`, integers `bigint`, doubles `double precision`, dates as

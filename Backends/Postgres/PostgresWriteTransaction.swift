@@ -1,5 +1,5 @@
 import PostgresNIO
-import Strata
+import StrataStorage
 
 /// Writes inside the store's single writer turn.
 ///

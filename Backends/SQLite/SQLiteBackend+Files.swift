@@ -1,6 +1,6 @@
 import Foundation
 import GRDB
-import Strata
+import StrataStorage
 
 /// The file side of opening a store: reading an existing file without writing to it, recovering a
 /// copy when a killed write left a hot journal, and bringing a store written by an earlier release

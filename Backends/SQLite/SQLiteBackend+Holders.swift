@@ -1,5 +1,5 @@
 import Foundation
-import Strata
+import StrataStorage
 
 /// Who else has a SQLite store open. In WAL mode every connection holds a shared lock on the
 /// wal-index's "dead man switch" byte (byte 128 of `PATH-shm`, SQLite's documented unix locking)

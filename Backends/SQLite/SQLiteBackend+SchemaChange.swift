@@ -1,6 +1,6 @@
 import Foundation
 import GRDB
-import Strata
+import StrataStorage
 import Synchronization
 
 /// Migrations on SQLite: the table-rebuild procedure, inside one SQLite transaction (DDL is

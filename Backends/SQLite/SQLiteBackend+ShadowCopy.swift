@@ -1,6 +1,6 @@
 import Foundation
 import GRDB
-import Strata
+import StrataStorage
 
 /// Migrations through a shadow copy on SQLite: `VACUUM INTO` writes a consistent, compact copy
 /// of the store beside it; the copy migrates committing each batch (unsynced: it is synced once,

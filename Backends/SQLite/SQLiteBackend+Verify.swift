@@ -1,6 +1,6 @@
 import Foundation
 import GRDB
-import Strata
+import StrataStorage
 
 extension SQLiteBackend {
     /// Checks the store at `path` without changing its files, and reports what an open would make

@@ -1,6 +1,6 @@
 import Foundation
 import GRDB
-import Strata
+import StrataStorage
 import Synchronization
 
 /// The embedded default backend: SQLite through GRDB.

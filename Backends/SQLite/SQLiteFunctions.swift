@@ -1,6 +1,6 @@
 import Foundation
 import GRDB
-import Strata
+import StrataStorage
 
 /// SQL functions registered on every connection, so text matching inside SQLite is the engine's own.
 ///

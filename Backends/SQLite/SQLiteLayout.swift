@@ -1,5 +1,5 @@
 import GRDB
-import Strata
+import StrataStorage
 
 /// The tables of a Strata SQLite store.
 ///

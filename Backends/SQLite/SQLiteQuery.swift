@@ -1,5 +1,5 @@
 import GRDB
-import Strata
+import StrataStorage
 
 /// Translates a ``FetchPlan`` into one SQL statement. Identifiers come from the schema and are
 /// quoted; every value is a bound argument, never text in the SQL.

@@ -1,7 +1,7 @@
 import Foundation
 import GRDB
 import GRDBSQLite
-import Strata
+import StrataStorage
 
 /// Binds values straight into a prepared statement's parameters and steps it: the write path's
 /// hot loop (rows into a many-row `INSERT`) and the ID checks of every save. GRDB's `StatementArguments` would build an array of `DatabaseValue`s

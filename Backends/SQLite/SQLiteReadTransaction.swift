@@ -1,6 +1,6 @@
 import Foundation
 import GRDB
-import Strata
+import StrataStorage
 
 /// Reads over one GRDB connection, inside the transaction GRDB opened for the closure.
 class SQLiteReadTransaction: StorageReadTransaction {

@@ -1,6 +1,6 @@
 import Foundation
 import GRDB
-import Strata
+import StrataStorage
 
 /// How Strata values are stored in SQLite columns. Chosen so SQLite's own ordering matches the
 /// contract: booleans as 0/1, dates as `timeIntervalSinceReferenceDate` (Date's own representation,
@@ -76,7 +76,7 @@ enum SQLiteValues {
 }
 
 /// GRDB has a `Record` class too; in this module `Record` is always Strata's.
-typealias Record = Strata.Record
+typealias Record = StrataStorage.Record
 
 /// SQL identifiers are always quoted; names come from the schema, never from values.
 func quoted(_ identifier: String) -> String {

@@ -1,5 +1,5 @@
 import Foundation
-import Strata
+import StrataStorage
 
 /// Reads a write-ahead log the way SQLite's recovery does (the format is SQLite's documented WAL
 /// file format), to say what an open will make of it. SQLite itself reports nothing: it uses the

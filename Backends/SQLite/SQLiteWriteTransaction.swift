@@ -1,6 +1,6 @@
 import Foundation
 import GRDB
-import Strata
+import StrataStorage
 
 /// Writes inside GRDB's write transaction: a throw rolls everything back.
 final class SQLiteWriteTransaction: SQLiteReadTransaction, StorageWriteTransaction {

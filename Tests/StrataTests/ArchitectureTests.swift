@@ -2,14 +2,25 @@ import Foundation
 import Testing
 
 /// The dependency rule between the package's modules, read from the sources' `import` lines: each
-/// module imports only what sits below it, so a service that only stores data links no sync
-/// server and no tools, and no NIO or HTTP library reaches the core.
+/// module imports only what sits below it — StrataStorage ← Strata ← StrataSyncServer ← the HTTP
+/// server; StrataTools and the CLI on top; backends on StrataStorage alone — so a service that only
+/// stores data links no sync server and no tools, a backend never reaches into the engine, and no
+/// NIO or HTTP library reaches the core.
 @Suite struct ArchitectureTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
 
     /// A module's source folder and the modules of this package or NIO family it must not import.
     static let rules: [(folder: String, forbidden: Set<String>)] = [
+        (
+            "Sources/StrataStorage",
+            [
+                "Strata", "StrataSyncServer", "StrataTools", "StrataConformance", "StrataSyncHTTPServer",
+                "StrataSyncHTTPClient", "StrataInMemory", "StrataSQLite", "StrataLMDB", "StrataJSONFile",
+                "StrataPostgres",
+                "NIOCore", "NIOPosix", "Hummingbird", "AsyncHTTPClient", "GRDB", "PostgresNIO", "Logging", "Metrics",
+            ]
+        ),
         (
             "Sources/Strata",
             [
@@ -32,7 +43,10 @@ import Testing
             ["StrataSyncServer", "StrataConformance", "StrataSyncHTTPServer", "NIOCore", "Hummingbird"]
         ),
         ("Sources/StrataSyncHTTPClient", ["StrataSyncServer", "StrataSyncHTTPServer", "StrataTools", "Hummingbird"]),
-        ("Backends", ["StrataSyncServer", "StrataTools", "StrataConformance", "StrataSyncHTTPServer", "Hummingbird"]),
+        (
+            "Backends",
+            ["Strata", "StrataSyncServer", "StrataTools", "StrataConformance", "StrataSyncHTTPServer", "Hummingbird"]
+        ),
     ]
 
     /// The modules a Swift file imports.

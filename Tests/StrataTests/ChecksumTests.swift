@@ -1,5 +1,6 @@
 import Foundation
 @testable import Strata
+@testable import StrataStorage
 import StrataConformance
 import Testing
 

@@ -1,6 +1,6 @@
 import CLMDB
 import Foundation
-import Strata
+import StrataStorage
 import Synchronization
 
 /// Migrations on LMDB, inside one write transaction (a crash leaves the last committed state).

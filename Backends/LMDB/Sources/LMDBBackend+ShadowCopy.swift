@@ -1,6 +1,6 @@
 import CLMDB
 import Foundation
-import Strata
+import StrataStorage
 
 /// Migrations through a shadow copy on LMDB: `mdb_env_copy2` writes a compact, consistent copy
 /// of the environment into a directory beside it; the copy migrates committing each batch

@@ -1,7 +1,7 @@
 import CLMDB
 import CStrataLMDBWalk
 import Foundation
-import Strata
+import StrataStorage
 import Synchronization
 
 extension LMDBBackend {

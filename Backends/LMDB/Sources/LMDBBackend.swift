@@ -1,7 +1,7 @@
 import CLMDB
 import Dispatch
 import Foundation
-import Strata
+import StrataStorage
 import Synchronization
 
 /// A memory-mapped key-value backend over LMDB (`liblmdb`).

@@ -1,7 +1,7 @@
 import CLMDB
 import Foundation
 import Synchronization
-import Strata
+import StrataStorage
 
 /// An LMDB status code that is not success. Turned into a ``StrataError`` at the backend's boundary,
 /// except `MDB_MAP_FULL`, which the backend handles by growing the map and retrying.

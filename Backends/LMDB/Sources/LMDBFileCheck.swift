@@ -1,5 +1,5 @@
 import Foundation
-import Strata
+import StrataStorage
 
 /// Checks a data file against its own meta pages before LMDB maps it. LMDB reads the meta pages
 /// with `pread`, then reaches every other page through a memory map: a page past the end of a

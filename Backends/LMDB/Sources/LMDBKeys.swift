@@ -1,5 +1,5 @@
 import Foundation
-import Strata
+import StrataStorage
 
 /// Order-preserving byte encodings: LMDB sorts keys with memcmp, so encoded keys sort exactly as
 /// the contract orders their values (IDs ascending, numbers numerically, text by Unicode scalars).

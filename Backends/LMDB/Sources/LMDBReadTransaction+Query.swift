@@ -1,6 +1,6 @@
 import CLMDB
 import Foundation
-import Strata
+import StrataStorage
 
 /// Fetch plans: ID lookups, index-driven candidates and pages, the rest through the engine's evaluator.
 extension LMDBReadTransaction {

@@ -1,6 +1,6 @@
 import CLMDB
 import Foundation
-import Strata
+import StrataStorage
 
 /// Reads inside one LMDB transaction (read-only, or the write transaction).
 class LMDBReadTransaction: StorageReadTransaction {

@@ -1,6 +1,6 @@
 import CLMDB
 import Foundation
-import Strata
+import StrataStorage
 
 /// The single write transaction: records, their index entries, link lists and metadata change together.
 final class LMDBWriteTransaction: LMDBReadTransaction, StorageWriteTransaction {

@@ -56,7 +56,7 @@ struct ContextMerge {
     }
 
     /// Stages the resolved changes; returns the conflicts found (all resolved). Throws
-    /// ``StrataError/Code/mergeConflict`` when the policy (or a custom decision) says so.
+    /// `StrataError.Code.mergeConflict` when the policy (or a custom decision) says so.
     mutating func stage() throws -> [MergeConflict] {
         try loadStoredState()
         try findVersionConflicts()

@@ -2,9 +2,9 @@
 extension ModelContext {
     // MARK: Changing
 
-    /// Stages a new model. An ID this context already holds is ``StrataError/Code/duplicateID``;
+    /// Stages a new model. An ID this context already holds is `StrataError.Code.duplicateID`;
     /// one the store holds is found at save. Async like every change a context stages (one rule:
-    /// a context's reads and changes are `async`, its bookkeeping — ``hasChanges``, ``rollback()`` — is not).
+    /// a context's reads and changes are `async`, its bookkeeping — `hasChanges`, `rollback()` — is not).
     public func insert<M: PersistentModel>(_ model: M) async throws {
         defer { signalChange() }
         let record = try model.record()
@@ -17,7 +17,7 @@ extension ModelContext {
     }
 
     /// Stages new values for a model. A record this context has not read is read first, so its
-    /// version is known; one that does not exist (or that this context deleted) is ``StrataError/Code/notFound``.
+    /// version is known; one that does not exist (or that this context deleted) is `StrataError.Code.notFound`.
     public func update<M: PersistentModel>(_ model: M) async throws {
         defer { signalChange() }
         let record = try model.record()

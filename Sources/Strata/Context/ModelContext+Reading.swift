@@ -68,7 +68,7 @@ extension ModelContext {
     }
 
     /// Runs `body` in one read transaction, after catching up with others' commits in the same
-    /// snapshot (when ``automaticallyMergesChanges`` is on).
+    /// snapshot (when `automaticallyMergesChanges` is on).
     func readStore<T: Sendable>(_ body: @escaping @Sendable (StoreReader, QueryExecutor) throws -> T) async throws -> T {
         let request = refreshRequest(force: false)
         let executor = store.executor

@@ -74,7 +74,7 @@ struct RefreshRequest: Sendable {
 extension ModelContext {
     /// Brings the records this context has not changed up to date with everything committed since
     /// it last looked, and reports what moved. Fetches and saves do this themselves while
-    /// ``automaticallyMergesChanges`` is on.
+    /// `automaticallyMergesChanges` is on.
     @discardableResult
     public func mergeChangesFromStore() async throws -> ContextRefresh {
         guard let request = refreshRequest(force: true) else { return ContextRefresh(token: lastSeenToken) }

@@ -12,7 +12,7 @@ extension ModelContext {
     }
 
     /// Saves every pending change in one atomic backend transaction: conflicts are detected against
-    /// the versions this context read and resolved by ``mergePolicy``; then delete rules, inverse
+    /// the versions this context read and resolved by `mergePolicy`; then delete rules, inverse
     /// upkeep, validation, versioning and history run as for any save. On any error nothing is
     /// written and the pending changes stay, so the caller can refresh, change and save again.
     ///

@@ -52,7 +52,7 @@ extension ModelContext {
 
     // MARK: Internals
 
-    /// Wakes this context's observations (``observe(_:)``): its pending changes changed.
+    /// Wakes this context's observations (`observe(_:)`): its pending changes changed.
     func signalChange() {
         for signal in changeSignals.values { signal.yield() }
     }

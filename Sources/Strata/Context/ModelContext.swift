@@ -1,6 +1,6 @@
 import Foundation
 
-/// A unit of work over a ``Store``: fetch models, change them, then ``save()`` everything at once —
+/// A unit of work over a ``Store``: fetch models, change them, then `save()` everything at once —
 /// atomically, through the same engine as every other save (delete rules, inverses, validation,
 /// history), with conflicts against other writers detected by record version and resolved by the
 /// context's ``MergePolicy``.
@@ -15,7 +15,7 @@ import Foundation
 ///
 /// A context is an actor: share it between tasks freely. It remembers the version of every record
 /// it reads; its fetches see its own pending changes; records it has not changed take the store's
-/// new values when others commit (see ``automaticallyMergesChanges`` and ``refreshes``).
+/// new values when others commit (see `automaticallyMergesChanges` and `refreshes`).
 ///
 /// Writes made without a context (``Repository``, ``Store/transaction(author:contextName:_:)``)
 /// are last-writer-wins: they have no read to compare against.
@@ -56,7 +56,7 @@ public actor ModelContext {
     /// When `true` (the default), every fetch and save first brings the records this context has
     /// not changed up to date with what others committed since it last looked.
     public var automaticallyMergesChanges = true
-    /// What the latest merge of others' changes did; see also ``refreshes``.
+    /// What the latest merge of others' changes did; see also `refreshes`.
     public internal(set) var lastRefresh: ContextRefresh?
     /// Every non-empty merge of others' changes into this context, as it happens.
     public nonisolated let refreshes: AsyncStream<ContextRefresh>
@@ -67,7 +67,7 @@ public actor ModelContext {
     var changeOrder: [RecordKey] = []
     var changeOrderKeys: Set<RecordKey> = []
     var memberships: [MembershipKey: Membership] = [:]
-    /// Stored memberships as this context last read them (``related(_:of:)``), the base a later
+    /// Stored memberships as this context last read them (`related(_:of:)`), the base a later
     /// change of the membership is compared with at save.
     var readMemberships: [MembershipKey: [RecordID]] = [:]
     var membershipOrder: [MembershipKey] = []
@@ -90,10 +90,10 @@ public actor ModelContext {
 
     deinit { refreshContinuation.finish() }
 
-    /// Changes ``mergePolicy``.
+    /// Changes `mergePolicy`.
     public func setMergePolicy(_ policy: MergePolicy) { mergePolicy = policy }
 
-    /// Turns ``automaticallyMergesChanges`` on or off.
+    /// Turns `automaticallyMergesChanges` on or off.
     public func setAutomaticallyMergesChanges(_ value: Bool) { automaticallyMergesChanges = value }
 }
 

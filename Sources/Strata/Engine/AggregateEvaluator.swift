@@ -1,5 +1,5 @@
-/// Checks ``AggregatePlan``s against the schema and evaluates them over records: the engine's
-/// answer wherever a backend does not declare ``FetchCapabilities/aggregating``, and the
+/// Checks `AggregatePlan`s against the schema and evaluates them over records: the engine's
+/// answer wherever a backend does not declare `FetchCapabilities.aggregating`, and the
 /// reference the SQL backends' `GROUP BY` reproduces.
 enum AggregateEvaluator {
     /// Throws the typed error a plan deserves: an unknown property, a function over a type it

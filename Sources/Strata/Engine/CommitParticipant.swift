@@ -7,11 +7,11 @@ package protocol CommitParticipant: Sendable {
     func participate(in commit: CommitInProgress, transaction: any StorageWriteTransaction) throws
 }
 
-/// A save's changes as written, handed to each ``CommitParticipant``.
+/// A save's changes as written, handed to each `CommitParticipant`.
 package struct CommitInProgress {
     /// Every change, in save order.
     package let changes: [HistoryChange]
-    /// The record as written for each change (nil for a delete), in the order of ``changes``.
+    /// The record as written for each change (nil for a delete), in the order of `changes`.
     let records: [Record?]
     /// The save's staged state, for link lists before and after.
     package let workingSet: WorkingSet

@@ -1,4 +1,4 @@
-/// Runs a ``FetchPlan`` against a transaction: checks it against the schema, sends the backend
+/// Runs a `FetchPlan` against a transaction: checks it against the schema, sends the backend
 /// the part its capabilities cover, and evaluates the rest (filter, sort, page) itself.
 package struct QueryExecutor {
     let capabilities: FetchCapabilities
@@ -87,7 +87,7 @@ package struct QueryExecutor {
 
     /// The plan checked against the schema, with its constants under the value rules (text in
     /// NFC, so every backend compares the same bytes; NaN refused) and folded
-    /// (``FilterExpression/foldingConstants()``): a predicate that is always true is dropped, one
+    /// (`FilterExpression.foldingConstants()`): a predicate that is always true is dropped, one
     /// that is never true is answered by the callers above without asking the backend.
     func prepare(_ input: FetchPlan, schema: Schema) throws -> FetchPlan {
         var plan = input

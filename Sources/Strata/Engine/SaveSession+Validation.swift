@@ -30,7 +30,7 @@ extension SaveSession {
 
     /// Which of the records a save's references point at exist now: one batched read per
     /// destination entity (ten thousand children of one parent read the parent once). References
-    /// that are not IDs of the right kind are left to ``validate(_:original:entity:existing:)``,
+    /// that are not IDs of the right kind are left to `validate(_:original:entity:existing:)`,
     /// which reports them in save order.
     private func resolved(_ wanted: [String: Set<RecordID>]) throws -> Set<RecordKey> {
         var existing = Set<RecordKey>()

@@ -1,7 +1,7 @@
 /// One save in progress, inside one backend write transaction.
 ///
 /// Mutations are staged as they arrive (inverses kept on both sides at once, so reads in the same
-/// transaction see a consistent graph). ``commit(author:contextName:)`` then runs the rest of the
+/// transaction see a consistent graph). `commit(author:contextName:)` then runs the rest of the
 /// pipeline: expand deletes by their rules → validate → check uniqueness → write records with
 /// bumped versions and link lists → append one history transaction. Any error before the backend
 /// commits leaves the store untouched: the caller's write closure throws and the backend rolls back.
@@ -31,7 +31,7 @@ package final class SaveSession {
     /// is in (`StoreLoader.finish()`), since a batch may refer to records of a later one.
     package var loading = false
 
-    /// Where ``commit(author:contextName:collectWritten:)`` writes; `nil` for an overlay staged
+    /// Where `commit(author:contextName:collectWritten:)` writes; `nil` for an overlay staged
     /// over a read transaction, which can never commit.
     let writer: (any StorageWriteTransaction)?
 
@@ -51,8 +51,8 @@ package final class SaveSession {
 
     // MARK: Records
 
-    /// Stages a loaded record as it is (see ``loading``): values validated, its version kept, no
-    /// inverse upkeep. An existing ID is ``StrataError/Code/duplicateID``.
+    /// Stages a loaded record as it is (see `loading`): values validated, its version kept, no
+    /// inverse upkeep. An existing ID is `StrataError.Code.duplicateID`.
     package func load(_ input: Record, links: [String: [RecordID]]) throws {
         var record = try normalize(input, inserting: true)
         record.version = max(1, input.version)
@@ -69,7 +69,7 @@ package final class SaveSession {
         }
     }
 
-    /// Removes a record as a load does (see ``loading``): no delete rules, its own link lists
+    /// Removes a record as a load does (see `loading`): no delete rules, its own link lists
     /// cleared; references to it left for the load's end to settle. Absent records are skipped.
     package func unload(_ input: RecordKey) throws {
         let key = input.normalized
@@ -84,7 +84,7 @@ package final class SaveSession {
         }
     }
 
-    /// Inserts a new record. An existing ID is ``StrataError/Code/duplicateID`` (upsert is explicit).
+    /// Inserts a new record. An existing ID is `StrataError.Code.duplicateID` (upsert is explicit).
     package func insert(_ input: Record) throws {
         var record = try normalize(input, inserting: true)
         let key = record.key
@@ -116,7 +116,7 @@ package final class SaveSession {
         StrataError(.duplicateID, entity: key.entity, recordID: key.id, "a record with this ID already exists (use upsert to replace it)")
     }
 
-    /// Fails with ``StrataError/Code/duplicateID`` if any insert of this save reuses a committed ID.
+    /// Fails with `StrataError.Code.duplicateID` if any insert of this save reuses a committed ID.
     func checkInsertedIDs() throws {
         for (entity, ids) in uncheckedInserts.sorted(by: { $0.key < $1.key }) {
             // The smallest duplicate, so every backend names the same one.
@@ -127,7 +127,7 @@ package final class SaveSession {
         uncheckedInserts.removeAll()
     }
 
-    /// Replaces every stored property of an existing record. A missing record is ``StrataError/Code/notFound``.
+    /// Replaces every stored property of an existing record. A missing record is `StrataError.Code.notFound`.
     func update(_ input: Record) throws {
         let record = try normalize(input, inserting: false)
         guard let existing = try workingSet.record(record.entity, id: record.id) else {

@@ -8,11 +8,7 @@ package enum HistoryLog {
     static func key(_ token: HistoryToken) -> String { entryPrefix + digits(token) }
 
     package static func lastToken(in transaction: any StorageReadTransaction) throws -> HistoryToken? {
-        guard let bytes = try transaction.metadata(lastTokenKey) else { return nil }
-        guard let text = String(bytes: bytes, encoding: .utf8), let value = Int64(text) else {
-            throw StrataError(.corruptStore, "history counter is unreadable")
-        }
-        return HistoryToken(value)
+        try HistoryToken.newest(in: transaction)
     }
 
     static func append(_ changes: [HistoryChange], author: String?, contextName: String?, to transaction: any StorageWriteTransaction) throws -> HistoryToken {
@@ -69,16 +65,5 @@ package enum HistoryLog {
             removed += old.count
             if old.count < batch.count || batch.isEmpty { return removed }
         }
-    }
-}
-
-extension HistoryToken {
-    /// The metadata key under which the engine keeps the newest history token (its decimal
-    /// digits): what a backend or a tool reads to say up to which save a damaged store was kept.
-    public static let lastTokenMetadataKey = MetadataKeys.lastHistoryToken
-
-    /// The newest history token recorded in `transaction`'s metadata, if any and readable.
-    public static func last(in transaction: any StorageReadTransaction) -> HistoryToken? {
-        try? HistoryLog.lastToken(in: transaction)
     }
 }

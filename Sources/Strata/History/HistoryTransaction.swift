@@ -1,15 +1,5 @@
 import Foundation
 
-/// A position in a store's history. Monotonic: a later save has a greater token.
-public struct HistoryToken: Sendable, Hashable, Codable, Comparable, CustomStringConvertible {
-    /// The position; greater is later.
-    public let value: Int64
-    /// A token at a position.
-    public init(_ value: Int64) { self.value = value }
-    public static func < (lhs: HistoryToken, rhs: HistoryToken) -> Bool { lhs.value < rhs.value }
-    public var description: String { String(value) }
-}
-
 /// One committed save: who made it, when, and what it changed.
 public struct HistoryTransaction: Sendable, Hashable, Codable {
     /// The save's position in history.

@@ -1,6 +1,6 @@
 /// What a custom stage's closure works with (``MigrationStage/custom(from:to:_:)``): the store as
 /// it was, in the old version's layout, and the store being written, in the new one — untyped
-/// ``Record``s on both sides, inside the migration's one write transaction.
+/// `Record`s on both sides, inside the migration's one write transaction.
 ///
 /// By the time the closure runs, every record has been carried over by the stage's inferred steps
 /// (renames followed, defaults filled); the closure changes what those cannot express.
@@ -41,7 +41,7 @@ public final class CustomMigration {
     /// Deletes and link lists written since the last checkpoint.
     private var unbatchedWrites = 0
 
-    /// Commits what is written so far on a shadow copy (see ``SchemaChangeTransaction/checkpoint()``).
+    /// Commits what is written so far on a shadow copy (see `SchemaChangeTransaction.checkpoint()`).
     private let checkpoint: () throws -> Void
 
     init(
@@ -91,7 +91,7 @@ public final class CustomMigration {
         return try new.record(entity, id: id)
     }
 
-    /// An empty record of `entity` in the new layout (every property null), to fill and ``put(_:)``.
+    /// An empty record of `entity` in the new layout (every property null), to fill and `put(_:)`.
     public func newRecord(_ entity: String, id: RecordID) throws -> Record {
         let description = try target.requireEntity(entity)
         return Record(entity: entity, id: id, layout: description.layout, slots: [])

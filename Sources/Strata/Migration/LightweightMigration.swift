@@ -1,6 +1,6 @@
 /// Infers the lightweight steps that turn a stored shape into the app's schema — what Core Data
 /// calls an inferred mapping model. Anything no step covers is refused with
-/// ``StrataError/Code/migrationRequired`` listing each change and saying a custom stage is needed.
+/// `StrataError.Code.migrationRequired` listing each change and saying a custom stage is needed.
 public enum LightweightMigration {
     /// The steps from `stored` to `schema`, in the order a migration applies them: entities added
     /// and renamed, then per entity attributes, relationships, indexes and constraints, then

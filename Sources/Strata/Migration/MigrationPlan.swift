@@ -3,7 +3,7 @@
 public struct SchemaVersion: Sendable {
     /// The version's name, recorded by the store (for example `"1"`, `"2024-06"`, `"1.2.0"`).
     public var name: String
-    /// The schema, named ``name`` (``Schema/version``).
+    /// The schema, named `name` (`Schema.version`).
     public var schema: Schema
 
     /// Version `name` of the schema. Freeze each shipped version's schema in code (untyped
@@ -32,7 +32,7 @@ public struct MigrationStage: Sendable {
 
     /// The steps inferred from the difference between the two versions' shapes (see
     /// ``LightweightMigration``); a difference no step covers is refused with
-    /// ``StrataError/Code/migrationRequired`` naming it.
+    /// `StrataError.Code.migrationRequired` naming it.
     public static func lightweight(from: String, to: String) -> MigrationStage {
         MigrationStage(from: from, to: to, kind: .lightweight)
     }
@@ -65,10 +65,10 @@ public struct MigrationStage: Sendable {
 ///   last version, or (on any failure, a crash included) stays exactly as it was.
 /// - Between two consecutive versions with no stage given, a lightweight stage is inferred.
 /// - A store of a version the plan does not know (written by a newer app) is refused with
-///   ``StrataError/Code/incompatibleStore`` naming both versions, and left untouched.
-/// - ``lightweight`` needs no versions: it infers the steps from whatever shape the store holds.
+///   `StrataError.Code.incompatibleStore` naming both versions, and left untouched.
+/// - `lightweight` needs no versions: it infers the steps from whatever shape the store holds.
 ///   It cannot tell an older store from a newer one, so an app that ships versions should use a
-///   versioned plan: opening a newer store with ``lightweight`` would drop what the newer app added.
+///   versioned plan: opening a newer store with `lightweight` would drop what the newer app added.
 public struct MigrationPlan: Sendable {
     /// The author of the history entry a migration records.
     public static let historyAuthor = "strata.migration"
@@ -79,7 +79,7 @@ public struct MigrationPlan: Sendable {
     public var stages: [MigrationStage]
     /// What happens to sync mutations still waiting in the outbox (see ``OutboxPolicy``).
     public var outbox: OutboxPolicy
-    /// In place or through a shadow copy (see ``MigrationStrategy``); ``MigrationStrategy/automatic`` by default.
+    /// In place or through a shadow copy (see `MigrationStrategy`); `MigrationStrategy.automatic` by default.
     public var strategy: MigrationStrategy = .automatic
     let infersFromStore: Bool
     let resets: Bool
@@ -89,7 +89,7 @@ public struct MigrationPlan: Sendable {
         /// Re-express them in the new schema's names (entity and property renames); a mutation of
         /// an entity or property the new schema removed is dropped from the outbox with the data.
         case migrate
-        /// Refuse the migration (``StrataError/Code/migrationRequired``) while any wait: push first.
+        /// Refuse the migration (`StrataError.Code.migrationRequired`) while any wait: push first.
         case refuse
     }
 
@@ -119,7 +119,7 @@ public struct MigrationPlan: Sendable {
     /// Infers one lightweight stage from the shape the store holds to the app's schema.
     public static let lightweight = MigrationPlan(lightweightWithOutbox: .migrate)
 
-    /// ``lightweight`` with another outbox policy.
+    /// `lightweight` with another outbox policy.
     public static func lightweight(outbox: OutboxPolicy) -> MigrationPlan { MigrationPlan(lightweightWithOutbox: outbox) }
 
     /// One stage to run, resolved against the store's shape.
@@ -199,5 +199,14 @@ public struct MigrationPlan: Sendable {
         }
         if let last = steps.indices.last { steps[last] = Step(from: steps[last].from, to: app, kind: steps[last].kind) }
         return steps
+    }
+}
+
+extension MigrationPlan {
+    /// This plan with another `strategy`.
+    public func strategy(_ strategy: MigrationStrategy) -> MigrationPlan {
+        var plan = self
+        plan.strategy = strategy
+        return plan
     }
 }

@@ -1,6 +1,6 @@
 import Foundation
 
-/// Runs a migration's stages inside one ``SchemaChangingBackend/changeSchema(_:)``: per stage, the
+/// Runs a migration's stages inside one `SchemaChangingBackend.changeSchema(_:)`: per stage, the
 /// backend sets aside the storage of every entity whose shape changes; the engine carries each
 /// record over (renames, defaults, relationships re-derived), runs the custom closure, and checks
 /// what the new version requires; finally one history entry records it.

@@ -12,7 +12,7 @@ extension Store {
     ///   (author `strata.migration`). Any failure — a custom stage throwing, a required value
     ///   missing, duplicates under a new unique constraint, a crash — leaves the store exactly as
     ///   it was, and the error names the entity, record and property.
-    /// - Without `migrations`, a store of another shape is ``StrataError/Code/incompatibleStore``
+    /// - Without `migrations`, a store of another shape is `StrataError.Code.incompatibleStore`
     ///   naming every difference; a store of a version the plan does not know (a newer app's) is
     ///   refused the same way, naming both versions. The store is never touched.
     ///
@@ -26,7 +26,7 @@ extension Store {
             url, schema: schema, migrations: migrations, registry: registry, sync: sync, instrumentation: instrumentation, progress: { _ in })
     }
 
-    /// ``open(_:schema:migrations:registry:sync:instrumentation:)`` publishing the migration's progress: the
+    /// `open(_:schema:migrations:registry:sync:instrumentation:)` publishing the migration's progress: the
     /// returned run's ``MigrationRun/progress`` yields after each batch, and ``MigrationRun/store``
     /// gives the opened store (or the error).
     ///
@@ -46,7 +46,7 @@ extension Store {
     }
 
     /// Opens a store through `opening` (a backend opened by other means than a URL: a custom
-    /// backend, a test), migrating it as ``open(_:schema:migrations:registry:sync:instrumentation:)`` does.
+    /// backend, a test), migrating it as `open(_:schema:migrations:registry:sync:instrumentation:)` does.
     /// `opening` is called with the schema to open with: the store's own for the migration, then
     /// the app's.
     public static func open(
@@ -58,7 +58,7 @@ extension Store {
             progress: { _ in })
     }
 
-    /// ``open(schema:migrations:location:sync:instrumentation:opening:)`` publishing the migration's progress.
+    /// `open(schema:migrations:location:sync:instrumentation:opening:)` publishing the migration's progress.
     public static func migrating(
         schema: Schema, migrations: MigrationPlan, location: StoreLocation? = nil, sync: SyncConfiguration? = nil,
         instrumentation: StoreInstrumentation = .standard, opening: @escaping @Sendable (Schema) async throws -> any StorageBackend

@@ -1,6 +1,6 @@
 import Foundation
 
-/// A Swift type that stores as one attribute ``Value``: the scalars, their optionals, and enums
+/// A Swift type that stores as one attribute `Value`: the scalars, their optionals, and enums
 /// with a raw value (declare `extension Status: AttributeConvertible {}`; add `CaseIterable` and the
 /// schema also rejects raw values that are not a case).
 public protocol AttributeConvertible: Sendable {

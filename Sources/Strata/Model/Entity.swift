@@ -1,6 +1,6 @@
 /// The declaration of a model's entity: its name and members. Key paths are resolved to property
 /// names when the declaration is made, so a typo'd or unsupported key path surfaces as an
-/// ``StrataError/Code/invalidSchema`` error when the ``Schema`` is built.
+/// `StrataError.Code.invalidSchema` error when the `Schema` is built.
 public struct Entity<Model: PersistentModel>: Sendable {
     /// The entity's stored name.
     public let name: String
@@ -10,13 +10,13 @@ public struct Entity<Model: PersistentModel>: Sendable {
     /// Stored names that differ from the key-path text (`name:` overrides), by key-path text.
     let renamed: [String: String]
     /// Writes every declared stored property of a model into a record's values, through the
-    /// declaration's own key paths (see ``KeyPathCodec``).
+    /// declaration's own key paths (see `KeyPathCodec`).
     let encoders: [ValueEncoder<Model>]
-    /// Writes every declared stored property of a model from a record (see ``KeyPathDecoding``);
+    /// Writes every declared stored property of a model from a record (see `KeyPathDecoding`);
     /// nil when some stored member has no decoder (a composite, a computed key path).
     let decoders: [ValueDecoder<Model>]?
     /// The slots of this entity's records (attributes, then to-ones, as in the schema's
-    /// ``EntityDescription/layout``, which is the same object).
+    /// `EntityDescription.layout`, which is the same object).
     let layout: RecordLayout
 
     /// - Parameters:

@@ -1,7 +1,7 @@
 import Synchronization
 
 /// Reads one declared stored property (or a composite's fields) off a model into a record's
-/// slots, starting at ``base`` (its place in the entity's ``RecordLayout``, set by ``Entity``).
+/// slots, starting at `base` (its place in the entity's `RecordLayout`, set by ``Entity``).
 struct ValueEncoder<Model>: Sendable {
     let encode: @Sendable (Model, inout [Value], Int) -> Void
     var base = 0
@@ -28,7 +28,7 @@ struct ValueEncoder<Model>: Sendable {
 ///
 /// The declaration and the model's `Codable` form must agree — every stored property declared, no
 /// custom encoding that stores something else. Rather than trust that, the first
-/// ``verifiedRecords`` records of each model type are encoded both ways and compared (a null and
+/// `verifiedRecords` records of each model type are encoded both ways and compared (a null and
 /// an absent value are equal); any difference sends that type through `Codable` for good, so an
 /// undeclared property still fails the save with `unknownProperty` as before.
 enum KeyPathCodec {

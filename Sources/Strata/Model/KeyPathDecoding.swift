@@ -2,13 +2,13 @@ import Foundation
 import Synchronization
 
 /// Writes one declared stored property of a model from a record's value: the read-side twin of
-/// ``ValueEncoder``. Returns false when the stored value does not convert, and the record is then
+/// `ValueEncoder`. Returns false when the stored value does not convert, and the record is then
 /// decoded through `Codable`, which names the problem in its error.
 struct ValueDecoder<Model>: Sendable {
     let decode: @Sendable (inout Model, Value) -> Bool
     /// The stored property name, for records in another layout.
     let name: String
-    /// The property's place in the entity's ``RecordLayout`` (set by ``Entity``).
+    /// The property's place in the entity's `RecordLayout` (set by ``Entity``).
     var slot = 0
 
     init(name: String, _ decode: @escaping @Sendable (inout Model, Value) -> Bool) {
@@ -25,7 +25,7 @@ struct ValueDecoder<Model>: Sendable {
     /// Writes the value stored under `name`, converted, at the byte offset of `keyPath`'s stored
     /// property (what the compiler does for `model.property = value`, with the same retain and
     /// release); nil when the key path is not a stored property of a struct. The common types
-    /// convert through ``ConcreteWriters`` (no generic code, so no type metadata looked up per
+    /// convert through `ConcreteWriters` (no generic code, so no type metadata looked up per
     /// value); others through `convert`.
     static func writing<V>(
         _ keyPath: any KeyPath<Model, V> & Sendable, stored name: String, _ convert: @escaping @Sendable (Value) -> V?
@@ -61,7 +61,7 @@ func write<Model, V>(_ value: V, at offset: Int, in model: inout Model) {
 /// A model is built by copying a template — the first record of its type decoded through
 /// `Codable` — and writing each declared stored property and the ID into the copy. That holds
 /// only when the declaration covers everything the model stores, and the ID is a plain value
-/// (UUID or integer) whose place in the model can be found: the first ``verifiedRecords`` records
+/// (UUID or integer) whose place in the model can be found: the first `verifiedRecords` records
 /// of each type are decoded both ways and compared (through their `Codable` encoding), and any
 /// difference sends that type through `Codable` for good. Composites are not yet written this
 /// way, so models with one keep `Codable`.

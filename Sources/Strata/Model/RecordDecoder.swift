@@ -1,8 +1,8 @@
 import Foundation
 
-/// Decodes a model straight from a ``Record``'s values (the inverse of ``RecordEncoder``). A value
-/// of the wrong kind, or a required value that is missing, is a ``StrataError/Code/typeMismatch``
-/// or ``StrataError/Code/missingValue`` naming the entity, record and property.
+/// Decodes a model straight from a `Record`'s values (the inverse of `RecordEncoder`). A value
+/// of the wrong kind, or a required value that is missing, is a `StrataError.Code.typeMismatch`
+/// or `StrataError.Code.missingValue` naming the entity, record and property.
 enum RecordDecoder {
     static func decode<M: PersistentModel>(_ type: M.Type, from record: Record) throws -> M {
         do {

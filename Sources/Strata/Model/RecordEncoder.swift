@@ -1,6 +1,6 @@
 import Foundation
 
-/// Encodes a model straight into a ``Record``'s values: no intermediate JSON. Nested structs
+/// Encodes a model straight into a `Record`'s values: no intermediate JSON. Nested structs
 /// (composite attributes) flatten to `outer.inner` keys; enums store their raw value.
 enum RecordEncoder {
     static func encode<M: PersistentModel>(_ model: M) throws -> Record {

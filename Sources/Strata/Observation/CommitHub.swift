@@ -10,9 +10,9 @@ import Synchronization
 /// and it lets commits the hub did not see being made (another store on the same backend, later
 /// another process) arrive the same way. With no observers a commit costs nothing.
 ///
-/// One hub per backend instance (``hub(for:)``), so every ``Store`` over it shares its observers.
-/// Hubs of handles with the same ``StorageBackend/sharedIdentity`` wake each other at commit; a
-/// backend other processes write to is polled (``StorageBackend/externalCommits``) while the hub
+/// One hub per backend instance (`hub(for:)`), so every ``Store`` over it shares its observers.
+/// Hubs of handles with the same `StorageBackend.sharedIdentity` wake each other at commit; a
+/// backend other processes write to is polled (`StorageBackend.externalCommits`) while the hub
 /// has observers.
 package final class CommitHub: Sendable {
     /// What an observer receives.
@@ -195,7 +195,7 @@ package final class CommitHub: Sendable {
         }
     }
 
-    /// The backend was closed: every observer ends (re-reading reports ``StrataError/Code/storeClosed``).
+    /// The backend was closed: every observer ends (re-reading reports `StrataError.Code.storeClosed`).
     func closed() {
         let subscribers = state.withLock { Array($0.subscribers.values) }
         for subscriber in subscribers { subscriber.deliver(.failed(StrataError(.storeClosed, "the store has been closed"))) }

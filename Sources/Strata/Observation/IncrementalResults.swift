@@ -62,7 +62,7 @@ struct IncrementalResults<Model: PersistentModel>: Sendable {
         return Self.diff(leaving: leaving, placed: placed, arriving: arriving)
     }
 
-    /// The diff from the value before ``apply(changed:matching:)`` to the one after. A record in
+    /// The diff from the value before `apply(changed:matching:)` to the one after. A record in
     /// both stays in place when as many unchanged records precede it before and after, and the
     /// records staying in place keep their order among themselves; any other record in both moved.
     private static func diff(leaving: [(offset: Int, id: RecordID, version: Int64)], placed: [RecordID: Int], arriving: [Record]) -> ResultsDiff {

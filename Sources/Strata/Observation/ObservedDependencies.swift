@@ -10,7 +10,7 @@ import Synchronization
 /// `anyRelated`, `noneRelated`) reads.
 struct ObservedDependencies: Sendable {
     let entity: String
-    /// Properties of ``entity`` the predicate and the sort read (relationships named by related filters included).
+    /// Properties of `entity` the predicate and the sort read (relationships named by related filters included).
     private(set) var properties: Set<String> = []
     /// Entities read through related filters.
     private(set) var relatedEntities: Set<String> = []

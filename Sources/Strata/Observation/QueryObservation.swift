@@ -5,7 +5,7 @@ import Synchronization
 /// One delivered value of an observed query: the results, and how they changed since the value
 /// delivered before it (all insertions, for the first).
 public struct QueryResults<Model: PersistentModel>: Sendable {
-    /// The query's results, as a fresh fetch would return them at ``token``.
+    /// The query's results, as a fresh fetch would return them at `token`.
     public let models: [Model]
     /// The change from the previously delivered value.
     public let diff: ResultsDiff
@@ -79,7 +79,7 @@ public struct QueryObservation<Model: PersistentModel>: AsyncSequence, Sendable 
 
     /// Fetches, subscribes, and brings the results up to date when a delivered commit may change
     /// them: from the changed records alone for a query over one entity without a window
-    /// (``IncrementalResults``), by refetching otherwise. The stream keeps only the newest
+    /// (`IncrementalResults`), by refetching otherwise. The stream keeps only the newest
     /// snapshot, so a slow consumer coalesces.
     static func start(store: Store, plan: Result<FetchPlan, StrataError>) -> AsyncThrowingStream<Snapshot, any Error> {
         let (snapshots, output) = AsyncThrowingStream<Snapshot, any Error>.makeStream(bufferingPolicy: .bufferingNewest(1))

@@ -2,11 +2,11 @@ import Foundation
 
 /// How an observed result changed between two deliveries, keyed by record ID.
 ///
-/// Offsets in ``removed`` are in the previous value; offsets in ``inserted`` and ``modified`` are
+/// Offsets in `removed` are in the previous value; offsets in `inserted` and `modified` are
 /// in the new one. A record that moved is both removed (at its old offset) and inserted (at its
-/// new one), and also listed in ``moved``; a record whose version changed in place is in
-/// ``modified``. Applying the diff — remove, then insert, then replace the modified — turns the
-/// previous value into the new one (``apply(to:new:)``).
+/// new one), and also listed in `moved`; a record whose version changed in place is in
+/// `modified`. Applying the diff — remove, then insert, then replace the modified — turns the
+/// previous value into the new one (`apply(to:new:)`).
 public struct ResultsDiff: Sendable, Hashable {
     /// A record that changed position: its offset in the previous value and in the new one.
     public struct Move: Sendable, Hashable {

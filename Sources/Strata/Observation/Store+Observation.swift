@@ -26,7 +26,7 @@ extension Store {
     /// Each commit's change set once, in token order, from now on: history transactions reduced
     /// to the changes of `entities` (all when nil); a commit touching none of them is skipped.
     /// The stream ends with an error when history it had not read yet was purged
-    /// (``StrataError/Code/notFound``) or cannot be read.
+    /// (`StrataError.Code.notFound`) or cannot be read.
     public func changes(entities: Set<String>? = nil) -> AsyncThrowingStream<HistoryTransaction, any Error> {
         let (stream, output) = AsyncThrowingStream<HistoryTransaction, any Error>.makeStream()
         let subscription = Mutex<UUID?>(nil)

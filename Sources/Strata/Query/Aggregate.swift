@@ -9,7 +9,7 @@ import Foundation
 /// for (traveller, count, average) in try await trips.aggregate(.count, .average(\.budget), groupedBy: \.traveller) { … }
 /// ```
 ///
-/// Results follow ``AggregateFunction``: nulls skipped, a sum of nothing is `0`, an average,
+/// Results follow `AggregateFunction`: nulls skipped, a sum of nothing is `0`, an average,
 /// minimum or maximum of nothing is `nil`.
 public struct Aggregate<Model: PersistentModel, Result: Sendable>: Sendable {
     /// The untyped function.

@@ -10,7 +10,7 @@ extension Filter {
     ///
     /// The predicate is translated into the filter tree when it is built (so a backend that
     /// evaluates filters runs it in SQL); what cannot be translated (see the list in the README)
-    /// is ``StrataError/Code/invalidQuery`` naming the expression, thrown when the query runs.
+    /// is `StrataError.Code.invalidQuery` naming the expression, thrown when the query runs.
     public init(_ predicate: Predicate<Model>) {
         self = PredicateTranslation.filter(predicate)
     }
@@ -31,7 +31,7 @@ extension Query {
     /// (`.forward` ascending, `.reverse` descending). Results follow the store's order — text
     /// by UTF-8 bytes, nulls first ascending — whatever comparator the descriptor names, as
     /// SwiftData's do when SQLite sorts. A descriptor without a key path (one built from a
-    /// closure) is ``StrataError/Code/invalidQuery`` when the query runs.
+    /// closure) is `StrataError.Code.invalidQuery` when the query runs.
     public func sorted(by descriptor: SortDescriptor<Model>) -> Query {
         guard let keyPath = descriptor.keyPath else {
             var copy = self

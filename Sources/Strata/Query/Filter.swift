@@ -6,7 +6,7 @@
 /// .any(Trip.stops, where: \Stop.city == "Porto")
 /// ```
 /// Key paths are resolved to property names when the predicate is built; an unknown property is
-/// reported when the query runs, as ``StrataError/Code/invalidQuery``.
+/// reported when the query runs, as `StrataError.Code.invalidQuery`.
 public struct Filter<Model: PersistentModel>: Sendable {
     /// The untyped tree backends evaluate.
     public let expression: FilterExpression

@@ -17,9 +17,9 @@ import Foundation
 /// - Literals: `"text"` (with `\"` and `\\`), numbers, `true`, `false`, `nil`; a text literal is
 ///   read as the attribute's type where that is a UUID, a date (ISO 8601) or data (base64).
 ///
-/// A mistake is ``StrataError/Code/invalidQuery`` whose message starts with `column N:`.
+/// A mistake is `StrataError.Code.invalidQuery` whose message starts with `column N:`.
 public enum FilterText {
-    /// Parses a filter written as text (`budget > 100 and name hasPrefix "Lis"`) for `entity`; a mistake is ``StrataError/Code/invalidQuery`` naming the column.
+    /// Parses a filter written as text (`budget > 100 and name hasPrefix "Lis"`) for `entity`; a mistake is `StrataError.Code.invalidQuery` naming the column.
     public static func parse(_ text: String, entity: String, schema: Schema) throws -> FilterExpression {
         var parser = Parser(characters: Array(text), schema: schema)
         guard let description = schema.entity(entity) else { throw StrataError(.unknownEntity, entity: entity, "\(entity) is not an entity of the store") }

@@ -1,7 +1,7 @@
 import Foundation
 
 /// Where a page of results ended: the sort-key values and the ID of its last record, opaque to
-/// callers (``description`` is a URL-safe token to hand a client; ``init(token:)`` reads it back).
+/// callers (`description` is a URL-safe token to hand a client; `init(token:)` reads it back).
 ///
 /// The next page is every record that sorts after that position — a keyset, not an offset — so
 /// records inserted or deleted before it do not shift or repeat what follows, and each page costs
@@ -22,8 +22,8 @@ public struct PageCursor: Sendable, Hashable, CustomStringConvertible {
     /// The token a client sends back.
     public var description: String { Self.encode(self) }
 
-    /// Reads a token made by ``description``. A damaged or foreign token is
-    /// ``StrataError/Code/invalidQuery``.
+    /// Reads a token made by `description`. A damaged or foreign token is
+    /// `StrataError.Code.invalidQuery`.
     public init(token: String) throws {
         self = try Self.decode(token)
     }
@@ -137,7 +137,7 @@ public struct PageCursor: Sendable, Hashable, CustomStringConvertible {
 extension PageCursor {
     /// The plan of the page after `cursor` (from the start when nil): the query's plan with the
     /// cursor's position added. An offset, or a cursor of another entity or sort, is
-    /// ``StrataError/Code/invalidQuery``.
+    /// `StrataError.Code.invalidQuery`.
     static func plan<M: PersistentModel>(_ query: Query<M>, after cursor: PageCursor?) throws -> FetchPlan {
         var plan = try query.plan()
         guard plan.offset == 0 else { throw StrataError(.invalidQuery, entity: plan.entity, "keyset pages cannot be combined with an offset") }
@@ -150,7 +150,7 @@ extension PageCursor {
         return plan
     }
 
-    /// The page a plan made by ``plan(_:after:)`` read: its models, and the next cursor when full.
+    /// The page a plan made by `plan(_:after:)` read: its models, and the next cursor when full.
     static func page<M: PersistentModel>(_ records: [Record], _ models: [M], plan: FetchPlan) -> Page<M> {
         let full = plan.limit.map { records.count >= $0 && $0 > 0 } ?? false
         let next = full ? records.last.map { PageCursor(entity: plan.entity, sort: plan.sort, after: $0) } : nil

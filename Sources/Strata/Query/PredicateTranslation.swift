@@ -9,7 +9,7 @@ import Foundation
 /// `property!`; `array.contains($0.property)`; `(a...b).contains($0.property)` and `a..<b`;
 /// `$0.text.contains("x")` and `$0.text.starts(with: "x")`. Anything else — arithmetic, two
 /// properties compared, optional chaining through a relationship, conditionals — is
-/// ``StrataError/Code/invalidQuery`` naming the expression, when the query runs.
+/// `StrataError.Code.invalidQuery` naming the expression, when the query runs.
 enum PredicateTranslation {
     static func filter<Model: PersistentModel>(_ predicate: Predicate<Model>) -> Filter<Model> {
         do {

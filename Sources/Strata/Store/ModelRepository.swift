@@ -23,7 +23,7 @@ public protocol ModelReading<Model>: Sendable {
     /// How many models a query matches.
     func count(_ query: Query<Model>) async throws -> Int
     /// The rows of an untyped aggregate over the models a filter matches (what the typed
-    /// ``aggregate(_:where:)`` and ``aggregate(_:groupedBy:where:)`` call; see ``AggregatePlan``).
+    /// `aggregate(_:where:)` and `aggregate(_:groupedBy:where:)` call; see `AggregatePlan`).
     func aggregateRows(_ functions: [AggregateFunction], groupedBy property: String?, where filter: Filter<Model>?) async throws -> [AggregateRow]
     /// The destinations of a to-many of one model, in relationship order.
     func related<D: PersistentModel>(_ relationship: ToMany<Model, D>, of id: Model.ID) async throws -> [D]
@@ -77,14 +77,14 @@ extension ModelReading {
 /// try await context.save()                                           // … saved here
 /// ```
 public protocol ModelRepository<Model>: ModelReading {
-    /// Inserts a new model. An existing ID is ``StrataError/Code/duplicateID``.
+    /// Inserts a new model. An existing ID is `StrataError.Code.duplicateID`.
     func insert(_ model: Model) async throws
-    /// Replaces an existing model. A missing ID is ``StrataError/Code/notFound``.
+    /// Replaces an existing model. A missing ID is `StrataError.Code.notFound`.
     func update(_ model: Model) async throws
     /// The model with this ID and its record's version (what a service hands out as an ETag), or `nil`.
     func fetchVersioned(_ id: Model.ID) async throws -> Versioned<Model>?
     /// Replaces a model only if its record is still at `expectedVersion` (an `If-Match` update);
-    /// another version is ``StrataError/Code/mergeConflict`` and nothing is written.
+    /// another version is `StrataError.Code.mergeConflict` and nothing is written.
     func update(_ model: Model, expectedVersion: Int64) async throws
     /// Deletes by ID; delete rules apply.
     func delete(_ id: Model.ID) async throws

@@ -6,7 +6,7 @@ public struct Repository<Model: PersistentModel>: Sendable {
     /// The store this repository reads and writes.
     public let store: Store
 
-    /// Inserts a new model in its own save. An existing ID is ``StrataError/Code/duplicateID``.
+    /// Inserts a new model in its own save. An existing ID is `StrataError.Code.duplicateID`.
     public func insert(_ model: Model) async throws {
         try await store.transaction { try $0.insert(model) }
     }
@@ -21,12 +21,12 @@ public struct Repository<Model: PersistentModel>: Sendable {
         try await store.transaction { try $0.upsert(model) }
     }
 
-    /// Replaces an existing model in its own save. A missing ID is ``StrataError/Code/notFound``.
+    /// Replaces an existing model in its own save. A missing ID is `StrataError.Code.notFound`.
     public func update(_ model: Model) async throws {
         try await store.transaction { try $0.update(model) }
     }
 
-    /// Deletes by ID; delete rules apply. A missing ID is ``StrataError/Code/notFound``.
+    /// Deletes by ID; delete rules apply. A missing ID is `StrataError.Code.notFound`.
     public func delete(_ id: Model.ID) async throws {
         try await store.transaction { try $0.delete(Model.self, id: id) }
     }

@@ -4,7 +4,7 @@ import Logging
 /// The commit funnel.
 extension Store {
     /// Every save — a repository's or a transaction's, a context's, a sync engine's push or pull,
-    /// a sync server's apply — runs here: `body` stages through a ``SaveSession`` inside one
+    /// a sync server's apply — runs here: `body` stages through a `SaveSession` inside one
     /// backend write transaction and calls `commit` once, which runs the pipeline (delete rules,
     /// inverses, validation, writes with bumped versions, then the participants — the outbox when
     /// given — and the history entry); work after `commit` stays in the same transaction. Once the

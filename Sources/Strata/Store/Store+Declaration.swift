@@ -11,7 +11,7 @@ extension Store {
         return try SchemaFile.decode(bytes, path: "\(path) (its recorded schema file)")
     }
 
-    /// Records `file` as the store's declared schema (``declaredSchema()``) unless it already is:
+    /// Records `file` as the store's declared schema (`declaredSchema()`) unless it already is:
     /// what a tool does after migrating a store to a file's schema or copying one store to another.
     public func recordDeclaration(_ file: SchemaFile) async throws {
         let bytes = file.encoded()
@@ -37,14 +37,14 @@ extension Store {
 
     /// The shape the store at `url` holds, learnt without the app's schema: the store refuses a
     /// schema it does not hold and names the one it does. A store that holds none (new, or empty)
-    /// is ``StrataError/Code/notAStore`` — note that for a file backend, asking about a path with
+    /// is `StrataError.Code.notAStore` — note that for a file backend, asking about a path with
     /// no file creates an empty store there; check that the file exists first.
     public static func storedShape(at url: String, registry: BackendRegistry = .shared) async throws -> SchemaDescription {
         let location = try StoreLocation(url)
         return try await storedShape(of: url) { try await registry.open(location, schema: $0) }
     }
 
-    /// ``storedShape(at:registry:)`` for a backend opened by other means; `opening` is called
+    /// `storedShape(at:registry:)` for a backend opened by other means; `opening` is called
     /// with a schema no store holds.
     public static func storedShape(
         of name: String, opening: @Sendable (Schema) async throws -> any StorageBackend
@@ -62,16 +62,16 @@ extension Store {
     }
 
     /// Opens the existing store at `url` with the schema it holds, for tools that lack the app's
-    /// Swift types: the app's recorded declaration (``declaredSchema()``) when it matches the stored
+    /// Swift types: the app's recorded declaration (`declaredSchema()`) when it matches the stored
     /// shape — so delete rules, defaults and validation rules apply — else the bare stored shape
-    /// (nullify delete rules, no validation; see ``SchemaDescription/schema()``). Opening this way
+    /// (nullify delete rules, no validation; see `SchemaDescription.schema()`). Opening this way
     /// records nothing.
     public static func openWithStoredSchema(_ url: String, registry: BackendRegistry = .shared, sync: SyncConfiguration? = nil) async throws -> Store {
         let location = try StoreLocation(url)
         return try await openWithStoredSchema(location: location, sync: sync) { try await registry.open(location, schema: $0) }
     }
 
-    /// ``openWithStoredSchema(_:registry:sync:)`` for a backend opened by other means; `opening`
+    /// `openWithStoredSchema(_:registry:sync:)` for a backend opened by other means; `opening`
     /// is called with the schemas to try.
     public static func openWithStoredSchema(
         location: StoreLocation?, sync: SyncConfiguration? = nil, opening: @Sendable (Schema) async throws -> any StorageBackend

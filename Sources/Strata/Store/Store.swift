@@ -95,7 +95,7 @@ public final class Store: Sendable {
         try await save(author: author, contextName: contextName, body).value
     }
 
-    /// Like ``transaction(author:contextName:_:)`` and also returns the history token of the save
+    /// Like `transaction(author:contextName:_:)` and also returns the history token of the save
     /// (`nil` when it changed nothing).
     public func save<T: Sendable>(
         author: String? = nil, contextName: String? = nil, _ body: @escaping @Sendable (StoreTransaction) throws -> T
@@ -140,7 +140,7 @@ public final class Store: Sendable {
         return purged
     }
 
-    /// Closes the backend. Later calls fail with ``StrataError/Code/storeClosed``.
+    /// Closes the backend. Later calls fail with `StrataError.Code.storeClosed`.
     /// Live observations of it end with that error.
     public func close() async throws {
         try await backend.close()
@@ -149,11 +149,11 @@ public final class Store: Sendable {
 }
 
 extension Store {
-    /// Closes this store and opens it again at its ``location`` with the same schema, sync
+    /// Closes this store and opens it again at its `location` with the same schema, sync
     /// configuration and participants — what `close()` then `Store.open(…)` does, without
-    /// forgetting `sync:`. Observations of this store end with ``StrataError/Code/storeClosed``.
+    /// forgetting `sync:`. Observations of this store end with `StrataError.Code.storeClosed`.
     /// A store wrapped around a backend opened by other means has no location to reopen
-    /// (``StrataError/Code/unsupportedStore``).
+    /// (`StrataError.Code.unsupportedStore`).
     public func reopen(registry: BackendRegistry = .shared) async throws -> Store {
         guard let location else {
             throw StrataError(.unsupportedStore, "this store was wrapped around a backend opened by other means: open that backend again")

@@ -5,7 +5,7 @@ import Metrics
 /// How a store reports what it does: a swift-log `Logger` and a swift-metrics factory, given at
 /// open (``Store/open(_:schema:registry:sync:instrumentation:)``).
 ///
-/// Logged: opens and migrations (`info`/`notice`), saves slower than ``slowSave`` (`warning`),
+/// Logged: opens and migrations (`info`/`notice`), saves slower than `slowSave` (`warning`),
 /// merge conflicts (`info`), sync pushes and pulls (`debug`; failures `warning`). Entity names,
 /// counts, durations, history tokens and client IDs are logged — never values.
 ///
@@ -52,7 +52,7 @@ public struct StoreInstrumentation: Sendable {
 }
 
 extension StoreInstrumentation {
-    /// What logs say of a failure: its kind (a transport kind, a ``StrataError/Code``, or the
+    /// What logs say of a failure: its kind (a transport kind, a `StrataError.Code`, or the
     /// error's type), never its message, which may hold values.
     static func kind(of error: any Error) -> String {
         (error as? SyncTransportError).map { "\($0.kind)" } ?? (error as? StrataError)?.code.rawValue ?? "\(type(of: error))"

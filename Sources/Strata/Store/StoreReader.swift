@@ -28,7 +28,7 @@ public class StoreReader {
     /// query's limit of them, and the cursor of the page after. Keyset paging: a page costs the
     /// same however deep it is, and saves made between pages neither repeat nor skip records
     /// that sort after the cursor. The query's offset must be 0; a cursor from another entity or
-    /// sort order is ``StrataError/Code/invalidQuery``.
+    /// sort order is `StrataError.Code.invalidQuery`.
     public func fetch<M: PersistentModel>(_ query: Query<M>, after cursor: PageCursor?) throws -> Page<M> {
         let plan = try PageCursor.plan(query, after: cursor)
         let records = try executor.fetch(plan, in: transaction)
@@ -75,7 +75,7 @@ public class StoreReader {
 
     // MARK: Untyped
 
-    /// The untyped record with this ID, or `nil`. An unknown entity is ``StrataError/Code/unknownEntity``.
+    /// The untyped record with this ID, or `nil`. An unknown entity is `StrataError.Code.unknownEntity`.
     public func record(_ entity: String, id: RecordID) throws -> Record? {
         _ = try schema.requireEntity(entity)
         let id = ValueRules.normalized(id)
@@ -109,7 +109,7 @@ public class StoreReader {
         try executor.count(plan, in: transaction)
     }
 
-    /// An untyped aggregate's rows (see ``AggregatePlan``).
+    /// An untyped aggregate's rows (see `AggregatePlan`).
     public func aggregate(_ plan: AggregatePlan) throws -> [AggregateRow] {
         try executor.aggregate(plan, in: transaction)
     }

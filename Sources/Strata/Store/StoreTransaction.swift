@@ -11,7 +11,7 @@ public final class StoreTransaction: StoreReader {
 
     // MARK: Typed
 
-    /// Inserts a new model. An existing ID is ``StrataError/Code/duplicateID``.
+    /// Inserts a new model. An existing ID is `StrataError.Code.duplicateID`.
     public func insert<M: PersistentModel>(_ model: M) throws {
         try session.insert(try model.record())
     }
@@ -23,7 +23,7 @@ public final class StoreTransaction: StoreReader {
         for record in try KeyPathCodec.records(models) { try session.insert(record) }
     }
 
-    /// Replaces an existing model. A missing one is ``StrataError/Code/notFound``.
+    /// Replaces an existing model. A missing one is `StrataError.Code.notFound`.
     public func update<M: PersistentModel>(_ model: M) throws {
         try session.update(try model.record())
     }

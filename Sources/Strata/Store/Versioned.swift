@@ -40,7 +40,7 @@ extension Repository {
 
     /// Replaces a model only if its record still has `expectedVersion` (optimistic concurrency for
     /// a service: the version it handed out as an ETag). Another version is
-    /// ``StrataError/Code/mergeConflict`` — nothing written; a missing record ``StrataError/Code/notFound``.
+    /// `StrataError.Code.mergeConflict` — nothing written; a missing record `StrataError.Code.notFound`.
     public func update(_ model: Model, expectedVersion: Int64) async throws {
         try await store.transaction { transaction in
             let key = RecordKey(entity: Model.entityName, id: model.id.recordID)
@@ -63,7 +63,7 @@ extension ModelContext {
     }
 
     /// Stages an update only if the record this context read is at `expectedVersion`; another
-    /// version is ``StrataError/Code/mergeConflict`` and nothing is staged. Whatever other writers
+    /// version is `StrataError.Code.mergeConflict` and nothing is staged. Whatever other writers
     /// save before this context does is then a conflict for its merge policy, as for any update
     /// (``MergePolicy/error`` refuses it).
     public func update<M: PersistentModel>(_ model: M, expectedVersion: Int64) async throws {

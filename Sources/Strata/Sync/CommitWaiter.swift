@@ -14,7 +14,7 @@ public final class WaitCancellation: Sendable {
     /// A cancellation nobody has triggered yet.
     public init() {}
 
-    /// Whether ``cancel()`` was called.
+    /// Whether `cancel()` was called.
     public var isCancelled: Bool { state.withLock { $0.cancelled } }
 
     /// Wakes every waiter now and every later one at once.

@@ -68,7 +68,7 @@ public enum SyncResolution: Sendable, Hashable {
 public struct SyncRejection: Sendable, Hashable {
     /// The mutation the server refused.
     public var mutation: SyncMutation
-    /// The ``StrataError/Code`` raw value the server gave.
+    /// The `StrataError.Code` raw value the server gave.
     public var code: String
     /// Why, in a sentence.
     public var reason: String

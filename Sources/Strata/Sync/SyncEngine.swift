@@ -14,12 +14,12 @@ import Foundation
 ///
 /// - **Push** sends the outbox in commit order, in batches of at most ``Options/batchSize``.
 ///   Mutations leave the outbox only when the server acknowledges them (applied, already applied,
-///   or rejected). Rejections are kept in ``rejections`` and the record's server state is restored
+///   or rejected). Rejections are kept in `rejections` and the record's server state is restored
 ///   locally. A mutation is never dropped silently.
 /// - **Pull** applies the server's changes after the stored cursor in one local save that writes
 ///   no outbox entries (no echo). A pulled record with pending local mutations is resolved by the
 ///   entity's ``SyncConflictPolicy``.
-/// - ``syncNow()`` pushes, then pulls — and pulls even when the push failed, so an upload outage
+/// - `syncNow()` pushes, then pulls — and pulls even when the push failed, so an upload outage
 ///   does not stop downloads. Local writes never wait for the network.
 public actor SyncEngine {
     /// How the engine batches, resolves conflicts, retries and waits.
@@ -30,7 +30,7 @@ public actor SyncEngine {
         public var pullLimit: Int
         /// Per-entity conflict policies for pulled records with pending local mutations.
         public var policies: [String: SyncConflictPolicy]
-        /// The policy of entities not in ``policies``.
+        /// The policy of entities not in `policies`.
         public var defaultPolicy: SyncConflictPolicy
         /// Backoff for the background loop.
         public var retry: RetryPolicy
@@ -80,7 +80,7 @@ public actor SyncEngine {
     private var turns = TurnTaking()
 
     /// An engine for a store opened with a ``SyncConfiguration``; a store without one is
-    /// ``StrataError/Code/unsupportedStore``.
+    /// `StrataError.Code.unsupportedStore`.
     public init(store: Store, remote: any SyncRemote, options: Options = Options()) throws {
         guard let configuration = store.sync else {
             throw StrataError(.unsupportedStore, "sync is not enabled on this store: open it with a SyncConfiguration")
@@ -109,7 +109,7 @@ public actor SyncEngine {
         for continuation in watchers.values { continuation.yield(status) }
     }
 
-    /// Reads the outbox size and cursor into ``status``.
+    /// Reads the outbox size and cursor into `status`.
     @discardableResult
     public func refreshStatus() async throws -> SyncStatus {
         let (pending, cursor) = try await store.backend.read { (try Outbox.pendingCount(in: $0), try Outbox.cursor(in: $0)) }
@@ -190,9 +190,9 @@ public actor SyncEngine {
 
     // MARK: Background loop
 
-    /// Starts syncing in the background: ``syncNow()`` every ``RetryPolicy/interval``, and after a
+    /// Starts syncing in the background: `syncNow()` every ``RetryPolicy/interval``, and after a
     /// failure again after an exponential backoff with jitter (published as ``SyncStatus/nextRetry``).
-    /// Call ``stop()`` to end it.
+    /// Call `stop()` to end it.
     public func start() {
         guard loop == nil else { return }
         loop = Task { await self.runLoop() }

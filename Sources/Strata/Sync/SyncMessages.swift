@@ -144,7 +144,7 @@ public struct PushRequest: Sendable, Hashable, Codable {
     public var clientID: String
     /// The mutations, in outbox order.
     public var mutations: [SyncMutation]
-    /// The client store's schema version (``Schema/version``): a server of another version
+    /// The client store's schema version (`Schema.version`): a server of another version
     /// refuses the push, since the mutations name its entities and properties.
     public var schemaVersion: String?
 
@@ -174,7 +174,7 @@ public struct MutationResult: Sendable, Hashable, Codable {
     public var outcome: Outcome
     /// The record's server version after the mutation, when it exists.
     public var serverVersion: Int64?
-    /// For a rejection: the ``StrataError/Code`` raw value and a sentence.
+    /// For a rejection: the `StrataError.Code` raw value and a sentence.
     public var code: String?
     /// For a rejection: why, in a sentence.
     public var reason: String?
@@ -214,7 +214,7 @@ public struct PullRequest: Sendable, Hashable, Codable {
     public var cursor: SyncCursor?
     /// At most this many changes.
     public var limit: Int
-    /// The client store's schema version (``Schema/version``): a server of another version
+    /// The client store's schema version (`Schema.version`): a server of another version
     /// refuses the pull, since the changes would name its entities and properties.
     public var schemaVersion: String?
     /// A long poll: when nothing in the caller's scope changed after the cursor, the server waits

@@ -1,6 +1,6 @@
 import Foundation
 
-/// Supplies the bearer token a client sends; ``refresh()`` is called once after a 401.
+/// Supplies the bearer token a client sends; `refresh()` is called once after a 401.
 public protocol SyncTokenProvider: Sendable {
     /// The token to send now.
     func token() async throws -> String

@@ -1,9 +1,9 @@
 /// Why a remote call failed in transport or was refused as a whole by the server (as opposed to a
 /// per-mutation answer, which arrives in a ``PushResponse``).
 ///
-/// The ``kind`` tells a ``SyncEngine`` what to do: retry with backoff (``Kind/offline``,
+/// The `kind` tells a ``SyncEngine`` what to do: retry with backoff (``Kind/offline``,
 /// ``Kind/timeout``, ``Kind/serverError``), wait as told without spending the retry budget
-/// (``Kind/rateLimited``, ``Kind/requestTimeout`` with ``retryAfter``), split the batch
+/// (``Kind/rateLimited``, ``Kind/requestTimeout`` with `retryAfter`), split the batch
 /// (``Kind/payloadTooLarge``), stop and surface an authentication state while keeping the outbox
 /// (``Kind/unauthorized``, ``Kind/forbidden``), reset from a snapshot (``Kind/resetRequired``), or
 /// stop until the app is updated or migrated (``Kind/incompatible``).

@@ -1,0 +1,294 @@
+import Foundation
+
+/// The shape of a schema as a store keeps it: every entity, attribute (type, optionality, index),
+/// relationship (destination, inverse, cardinality, storage), composite index and unique
+/// constraint. Two schemas with equal descriptions store data identically; anything else is a
+/// difference a store names when it refuses to open (`differences(from:)`). Validation rules,
+/// defaults and delete rules are behaviour and are not part of it.
+public struct SchemaDescription: Codable, Hashable, Sendable {
+    /// One attribute as stored.
+    public struct Attribute: Codable, Hashable, Sendable {
+        /// The attribute's name.
+        public var name: String
+        /// The stored type.
+        public var type: AttributeType
+        /// Whether it may hold null.
+        public var isOptional: Bool
+        /// Whether it is indexed.
+        public var isIndexed: Bool
+
+        /// An attribute as stored.
+        public init(name: String, type: AttributeType, isOptional: Bool, isIndexed: Bool) {
+            (self.name, self.type, self.isOptional, self.isIndexed) = (name, type, isOptional, isIndexed)
+        }
+    }
+
+    /// One relationship as stored.
+    public struct Relationship: Codable, Hashable, Sendable {
+        /// The relationship's name.
+        public var name: String
+        /// The destination entity.
+        public var destination: String
+        /// The inverse relationship's name.
+        public var inverse: String?
+        /// To-one or to-many.
+        public var cardinality: RelationshipDescription.Cardinality
+        /// Whether the to-many keeps an order.
+        public var isOrdered: Bool
+        /// How the relationship is stored.
+        public var storage: RelationshipDescription.Storage
+    }
+
+    /// One entity as stored.
+    public struct Entity: Codable, Hashable, Sendable {
+        /// The entity's name.
+        public var name: String
+        /// The kind of its IDs.
+        public var idKind: RecordID.Kind
+        /// Its attributes.
+        public var attributes: [Attribute]
+        /// Its relationships.
+        public var relationships: [Relationship]
+        /// Its compound indexes.
+        public var indexes: [[String]]
+        /// Its unique constraints.
+        public var uniqueConstraints: [[String]]
+        /// The order of the stored properties in a record (attributes, then to-ones, as
+        /// declared): stores lay records out in it. Nil in descriptions written before it was kept.
+        public var layout: [String]?
+    }
+
+    /// The description's own format, for later releases.
+    public var format = 1
+    /// Entities by name, ascending; their members likewise, so equal shapes encode equally.
+    public var entities: [Entity]
+    /// The app's version name for the schema that wrote the store (``Schema/version``), if any.
+    public var version: String?
+
+    /// The metadata key a store keeps its description under.
+    public static let metadataKey = MetadataKeys.schemaDescription
+
+    /// The stored shape of a schema.
+    public init(_ schema: Schema) {
+        version = schema.version
+        entities = schema.entities.sorted { $0.name < $1.name }.map { entity in
+            Entity(
+                name: entity.name, idKind: entity.idKind,
+                attributes: entity.attributes.sorted { $0.name < $1.name }.map {
+                    Attribute(name: $0.name, type: $0.type, isOptional: $0.isOptional, isIndexed: $0.isIndexed)
+                },
+                relationships: entity.relationships.sorted { $0.name < $1.name }.map {
+                    Relationship(
+                        name: $0.name, destination: $0.destination, inverse: $0.inverse, cardinality: $0.cardinality,
+                        isOrdered: $0.isOrdered, storage: $0.storage)
+                },
+                indexes: entity.indexes.sorted { $0.joined(separator: ",") < $1.joined(separator: ",") },
+                uniqueConstraints: entity.uniqueConstraints.sorted { $0.joined(separator: ",") < $1.joined(separator: ",") },
+                layout: entity.layout.names)
+        }
+    }
+
+    /// The bytes a store keeps (JSON with sorted keys, readable with any tool).
+    public func encoded() -> [UInt8] {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return (try? Array(encoder.encode(self))) ?? []
+    }
+
+    /// Reads stored bytes; damaged ones are ``StrataError/Code/corruptStore``.
+    public static func decode(_ bytes: [UInt8], path: String) throws -> SchemaDescription {
+        do {
+            return try JSONDecoder().decode(SchemaDescription.self, from: Data(bytes))
+        } catch {
+            throw StrataError(.corruptStore, underlying: error, "\(path): the stored schema description is unreadable")
+        }
+    }
+
+    /// Whether a store holding this description can be opened with `current` as it is: the same
+    /// shape, and the same version when `current` names one (a plan's data-only stage changes the
+    /// version and not the shape).
+    public func isOpenable(as current: SchemaDescription) -> Bool {
+        sameShape(as: current) && (current.version == nil || version == current.version)
+    }
+
+    /// Whether the stores of both descriptions hold data identically (a description from before
+    /// layouts were kept matches any order of the same properties).
+    public func sameShape(as other: SchemaDescription) -> Bool {
+        guard entities.count == other.entities.count else { return false }
+        return zip(entities, other.entities).allSatisfy { mine, theirs in
+            var mine = mine
+            if mine.layout == nil || theirs.layout == nil { mine.layout = theirs.layout }
+            return mine == theirs
+        }
+    }
+
+    /// One difference between a stored shape and the app's.
+    public struct Change: Sendable, Hashable, CustomStringConvertible {
+        /// The entity the change concerns.
+        public var entity: String
+        /// The attribute or relationship it concerns, if one.
+        public var property: String?
+        /// One sentence, e.g. "Person: attribute `pinned` added (bool)".
+        public var description: String
+    }
+
+    /// What this (the app's) schema changes relative to `stored`, one ``Change`` per difference.
+    /// Empty when the shapes are equal.
+    public func differences(from stored: SchemaDescription) -> [Change] {
+        var found: [Change] = []
+        let old = Dictionary(stored.entities.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
+        let new = Dictionary(entities.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
+        for name in new.keys.sorted() where old[name] == nil { found.append(Change(entity: name, description: "entity `\(name)` added")) }
+        for name in old.keys.sorted() where new[name] == nil { found.append(Change(entity: name, description: "entity `\(name)` removed")) }
+        for name in new.keys.sorted() {
+            guard let before = old[name], let after = new[name] else { continue }
+            found += Self.differences(before, after)
+        }
+        return found
+    }
+
+    private static func differences(_ before: Entity, _ after: Entity) -> [Change] {
+        let entity = after.name
+        var found: [Change] = []
+        func note(_ property: String?, _ text: String) { found.append(Change(entity: entity, property: property, description: "\(entity): \(text)")) }
+        if before.idKind != after.idKind { note(nil, "ID kind \(before.idKind.rawValue) → \(after.idKind.rawValue)") }
+        let oldAttributes = Dictionary(before.attributes.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
+        for attribute in after.attributes {
+            guard let previous = oldAttributes[attribute.name] else {
+                note(attribute.name, "attribute `\(attribute.name)` added (\(attribute.type.rawValue)\(attribute.isOptional ? ", optional" : "")\(attribute.isIndexed ? ", indexed" : ""))")
+                continue
+            }
+            if previous.type != attribute.type {
+                note(attribute.name, "attribute `\(attribute.name)` type \(previous.type.rawValue) → \(attribute.type.rawValue)")
+            }
+            if previous.isOptional != attribute.isOptional {
+                note(attribute.name, "attribute `\(attribute.name)` \(attribute.isOptional ? "required → optional" : "optional → required")")
+            }
+            if previous.isIndexed != attribute.isIndexed {
+                note(attribute.name, "index on `\(attribute.name)` \(attribute.isIndexed ? "added" : "removed")")
+            }
+        }
+        let newAttributeNames = Set(after.attributes.map(\.name))
+        for attribute in before.attributes where !newAttributeNames.contains(attribute.name) {
+            note(attribute.name, "attribute `\(attribute.name)` removed")
+        }
+        let oldRelationships = Dictionary(before.relationships.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
+        for relationship in after.relationships {
+            guard let previous = oldRelationships[relationship.name] else {
+                note(relationship.name, "relationship `\(relationship.name)` added (\(relationship.cardinality.rawValue) \(relationship.destination))")
+                continue
+            }
+            if previous != relationship {
+                note(relationship.name, "relationship `\(relationship.name)` changed (\(describe(previous)) → \(describe(relationship)))")
+            }
+        }
+        let newRelationshipNames = Set(after.relationships.map(\.name))
+        for relationship in before.relationships where !newRelationshipNames.contains(relationship.name) {
+            note(relationship.name, "relationship `\(relationship.name)` removed")
+        }
+        if let old = before.layout, let new = after.layout, old != new, Set(old) == Set(new) {
+            note(nil, "the order of its stored properties changed (\(old.joined(separator: ", ")) → \(new.joined(separator: ", ")))")
+        }
+        for index in after.indexes where !before.indexes.contains(index) { note(nil, "index (\(index.joined(separator: ", "))) added") }
+        for index in before.indexes where !after.indexes.contains(index) { note(nil, "index (\(index.joined(separator: ", "))) removed") }
+        for unique in after.uniqueConstraints where !before.uniqueConstraints.contains(unique) {
+            note(nil, "unique constraint (\(unique.joined(separator: ", "))) added")
+        }
+        for unique in before.uniqueConstraints where !after.uniqueConstraints.contains(unique) {
+            note(nil, "unique constraint (\(unique.joined(separator: ", "))) removed")
+        }
+        return found
+    }
+
+    private static func describe(_ relationship: Relationship) -> String {
+        "\(relationship.cardinality.rawValue) \(relationship.destination)\(relationship.isOrdered ? " ordered" : ""), inverse \(relationship.inverse ?? "none"), \(relationship.storage.rawValue)"
+    }
+}
+
+/// How a persistent backend checks, at open, that a store holds the shape of the app's schema.
+public enum StoredSchema {
+    /// What the check found.
+    public enum Outcome: Sendable, Equatable {
+        /// The stored description equals the schema's.
+        case matches
+        /// A store written before stores kept their description, whose fingerprint matches: the
+        /// backend checks what the fingerprint did not cover (attribute indexes) against what it
+        /// holds, then writes ``SchemaDescription/encoded()`` under ``SchemaDescription/metadataKey``.
+        case legacyMatches
+    }
+
+    /// Compares what a store holds — its description, or (older stores) only its fingerprint —
+    /// with `schema`. A difference is ``StrataError/Code/incompatibleStore`` naming every change;
+    /// the store is left untouched.
+    public static func check(description: [UInt8]?, fingerprint: String?, schema: Schema, path: String) throws -> Outcome {
+        if let description {
+            let stored = try SchemaDescription.decode(description, path: path)
+            let current = SchemaDescription(schema)
+            if stored.isOpenable(as: current) { return .matches }
+            throw mismatch(stored: stored, current: current, path: path)
+        }
+        if fingerprint == schema.fingerprint { return .legacyMatches }
+        throw StrataError(
+            .incompatibleStore,
+            "\(path) was written with another schema, before stores kept their schema description, so what differs cannot be named and it cannot be migrated; open it with the schema that wrote it once, which records the description")
+    }
+}
+
+extension StoredSchema {
+    /// The error for a store holding `stored` opened with `current`: ``StrataError/Code/incompatibleStore``
+    /// naming every difference (entity and property of the first on the error), with a
+    /// ``StoredSchemaMismatch`` as its cause so `Store.open(_:schema:migrations:registry:sync:instrumentation:)`
+    /// can migrate the store.
+    public static func mismatch(stored: SchemaDescription, current: SchemaDescription, path: String) -> StrataError {
+        let changes = current.differences(from: stored)
+        var text = "\(path) was written with another schema"
+        if stored.version != current.version, let wanted = current.version {
+            text += " (version \(stored.version ?? "unnamed"); the app's is \(wanted))"
+        }
+        text += changes.isEmpty ? ". The shapes are equal." : ". The app's schema differs: \(changes.map(\.description).joined(separator: "; "))."
+        text += " Open it with a migration plan (Store.open(_:schema:migrations:)) to migrate it."
+        return StrataError(
+            .incompatibleStore, entity: changes.first?.entity, property: changes.first?.property,
+            underlying: StoredSchemaMismatch(stored: stored), text)
+    }
+}
+
+/// The cause of an ``StrataError/Code/incompatibleStore`` for a store holding another shape: what
+/// it holds, so a migration can start from it.
+public struct StoredSchemaMismatch: Error, Sendable, CustomStringConvertible {
+    /// The description the store holds.
+    public var stored: SchemaDescription
+
+    /// The error for a store whose stored shape is `stored`.
+    public init(stored: SchemaDescription) { self.stored = stored }
+
+    public var description: String { "the store holds schema version \(stored.version ?? "unnamed")" }
+}
+
+extension SchemaDescription {
+    /// The stored shape as an untyped schema, to open and read a store written with it (a
+    /// migration's source). Behaviour the description does not keep is absent: no validation
+    /// rules or defaults, nullify delete rules, relationships optional.
+    public func schema() throws -> Schema {
+        var schema = try Schema(entities: entities.map { entity in
+            // Records are laid out in the stored order: attributes and to-ones as declared.
+            let position = Dictionary((entity.layout ?? []).enumerated().map { ($1, $0) }, uniquingKeysWith: { a, _ in a })
+            func ordered<T>(_ items: [T], _ name: (T) -> String) -> [T] {
+                items.enumerated().sorted { (position[name($0.element)] ?? Int.max, $0.offset) < (position[name($1.element)] ?? Int.max, $1.offset) }.map(\.element)
+            }
+            return EntityDescription(
+                name: entity.name, idKind: entity.idKind,
+                attributes: ordered(entity.attributes, \.name).map {
+                    AttributeDescription(name: $0.name, type: $0.type, isOptional: $0.isOptional, isIndexed: $0.isIndexed)
+                },
+                relationships: ordered(entity.relationships, \.name).map {
+                    RelationshipDescription(
+                        name: $0.name, destination: $0.destination, inverse: $0.inverse, cardinality: $0.cardinality,
+                        isOrdered: $0.isOrdered)
+                },
+                indexes: entity.indexes, uniqueConstraints: entity.uniqueConstraints)
+        }).versioned(version)
+        schema.recordsDeclaration = false
+        return schema
+    }
+}
