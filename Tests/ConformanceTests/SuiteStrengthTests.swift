@@ -43,4 +43,21 @@ struct SuiteStrengthTests {
         #expect(failedCheck != nil, "the mutant \(mutation.rawValue) passed the whole suite")
         if let failedCheck { print("mutant \(mutation.rawValue): caught by \(failedCheck)") }
     }
+
+    /// A differential failure names the plan the backend mishandled: a backend that reads `or` as
+    /// `and` is caught by a seed whose message shows the plan with both answers.
+    @Test func aDifferentialFailureNamesTheMishandledPlan() async throws {
+        let suite = Self.suite(.orAsAnd)
+        var message: String?
+        for check in ConformanceSuite.checks where check.category == .differential {
+            do { _ = try await suite.run(check) } catch let failure as ConformanceFailure {
+                message = failure.message
+                break
+            }
+        }
+        let text = try #require(message, "no differential seed caught the mutant orAsAnd")
+        #expect(text.contains("plans answered differently from the reference evaluator"), "\(text)")
+        #expect(text.contains("the backend answered") || text.contains("the backend counted"), "\(text)")
+        print("mutant orAsAnd, the differential's message:\n\(text.prefix(1_500))")
+    }
 }

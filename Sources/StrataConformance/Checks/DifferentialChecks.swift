@@ -12,8 +12,10 @@ import StrataInMemory
 /// `make test` runs 20 seeds of 200 operations per backend. More:
 /// `STRATA_DIFFERENTIAL_SEEDS=500 STRATA_DIFFERENTIAL_STEPS=400 swift test --filter Differential`;
 /// replay one: `STRATA_DIFFERENTIAL_SEED=17 STRATA_DIFFERENTIAL_SEEDS=1`; see what runs:
-/// `STRATA_DIFFERENTIAL_VERBOSE=1`. A failure prints the seed, the step, and the shortest failing
-/// prefix (every operation up to the first step whose outcome or state differs).
+/// `STRATA_DIFFERENTIAL_VERBOSE=1`. A failure prints the seed, the step, the plans the backend
+/// answered in that step — first those whose answer differs from the reference evaluator over the
+/// same transaction's records (`PlanAuditor`), with both answers — and the shortest failing prefix
+/// (every operation up to the first step whose outcome or state differs).
 enum DifferentialChecks {
     static let environment = ProcessInfo.processInfo.environment
     static let firstSeed = environment["STRATA_DIFFERENTIAL_SEED"].flatMap(UInt64.init) ?? 1
@@ -35,16 +37,22 @@ enum DifferentialChecks {
     static func run(seed: UInt64, _ c: ConformanceContext) async throws {
         let schema = try TravelDomain.schema()
         let features = c.backend.features
-        let tested = try DifferentialWorld(server: try await c.store(), client: try await c.store()) { store, abrupt in
-            abrupt ? try await c.reopenAfterAbruptStop(store) : try await c.reopen(store)
+        let auditor = PlanAuditor()
+        let tested = try DifferentialWorld(
+            server: auditor.audited(try await c.store()), client: auditor.audited(try await c.store())
+        ) { store, abrupt in
+            let raw = auditor.unwrapped(store)
+            return auditor.audited(abrupt ? try await c.reopenAfterAbruptStop(raw) : try await c.reopen(raw))
         }
         let expected = try DifferentialWorld(server: reference(schema), client: reference(schema), reopenServer: nil)
         var generator = DifferentialGenerator(seed: seed)
         var done: [DifferentialOperation] = []
         func fail(_ what: String) -> ConformanceFailure {
             let prefix = done.enumerated().map { "  \($0.offset): \($0.element)" }.joined(separator: "\n")
+            let plans = auditor.report
             return ConformanceFailure("""
                 differential seed \(seed), step \(done.count - 1): \(what)
+                \(plans.isEmpty ? "the step sent the backend no fetch or count plan" : plans)
                 replay with STRATA_DIFFERENTIAL_SEED=\(seed) STRATA_DIFFERENTIAL_SEEDS=1 STRATA_DIFFERENTIAL_STEPS=\(done.count)
                 shortest failing prefix (\(done.count) operations):
                 \(prefix)
@@ -59,6 +67,7 @@ enum DifferentialChecks {
         for _ in 0..<steps {
             let operation = generator.operation(canReopen: features.contains(.reopen), canAbruptlyStop: features.contains(.abruptStop))
             done.append(operation)
+            auditor.beginStep()
             let got = await tested.run(operation)
             let want = await expected.run(operation)
             if got != want { throw fail("outcome \(got), the reference \(want)") }
