@@ -8,29 +8,18 @@ import Strata
 ///   `duplicate` for what was already applied (and with the same rejection for what was rejected).
 ///   A batch is one save; the schema's delete rules, inverses and validation run as for any save.
 ///   A mutation that fails is rejected with its reason and the rest of the batch still applies.
-/// - **Concurrent edits** resolve per entity (``ConflictPolicy``); the default is per-property last
+/// - **Concurrent edits** resolve per entity (``SyncServerConflictPolicy``); the default is per-property last
 ///   writer wins, in the order mutations reach the server.
 /// - **Pull** is a change feed over the store's history: a monotonic cursor, the current state of
 ///   every record changed after it, and tombstones for deleted ones. Purging the server's history
 ///   past a client's cursor would lose tombstones for that client; keep history at least as long as
 ///   the slowest client's cursor.
 public struct SyncServer: SyncRemote {
-    /// How the server resolves a put against the record it holds.
-    public enum ConflictPolicy: Sendable {
-        /// Apply the mutation's changed properties over the stored record (per-property last
-        /// writer wins, in arrival order).
-        case lastWriterWins
-        /// Reject a put made against a server version that is no longer current.
-        case rejectStale
-        /// Decide in code: return the values to write over the stored record, or `nil` to reject.
-        case custom(@Sendable (_ stored: Record, _ mutation: SyncMutation) -> [String: Value]?)
-    }
-
     /// The server's store. With scoped `access`, server-side writes that should reach clients
     /// as removals go through this store (it keeps the prior states of scoped records).
     public let store: Store
-    /// Per-entity policies; entities not named use ``ConflictPolicy/lastWriterWins``.
-    public var policies: [String: ConflictPolicy]
+    /// Per-entity policies; entities not named use ``SyncServerConflictPolicy/lastWriterWins``.
+    public var policies: [String: SyncServerConflictPolicy]
     /// What each identity may read and write (everything, by default).
     public let access: SyncAccess
     /// The schema epoch cursors carry: a cursor of another epoch must reset.
@@ -51,7 +40,7 @@ public struct SyncServer: SyncRemote {
     ///   - access: Read scopes and write checks per identity, applied to calls that name one
     ///     (`push(_:as:)`, `pull(_:as:maximumWait:stop:)`, `snapshot(_:as:)` — what a ``SyncEndpoint`` makes);
     ///     the identity-less `SyncRemote` calls are the trusted in-process path.
-    public init(store: Store, policies: [String: ConflictPolicy] = [:], access: SyncAccess = SyncAccess()) {
+    public init(store: Store, policies: [String: SyncServerConflictPolicy] = [:], access: SyncAccess = SyncAccess()) {
         let scoped = access.scopedEntities
         self.store = scoped.isEmpty ? store : store.adding(PriorStates(entities: scoped))
         self.policies = policies

@@ -38,6 +38,7 @@ import Testing
     static let compiledCatalogs = [
         "Sources/StrataSyncServer/StrataSyncServer.docc/StrataSyncServer.md",
         "Sources/StrataTools/StrataTools.docc/StrataTools.md",
+        "Sources/Strata/Strata.docc/Conflicts.md",
     ]
 
     @Test(arguments: compiledCatalogs)

@@ -45,7 +45,7 @@ struct SyncApplier {
     }
 
     /// A pulled record with pending local mutations: the entity's policy decides.
-    mutating func resolve(_ change: RemoteChange, pending: [SyncMutation], policy: SyncConflictPolicy) throws {
+    mutating func resolve(_ change: RemoteChange, pending: [SyncMutation], policy: SyncClientConflictPolicy) throws {
         conflicts += 1
         let key = change.key
         let local = try workingSet.record(key.entity, id: key.id)

@@ -18,7 +18,7 @@ import Foundation
 ///   locally. A mutation is never dropped silently.
 /// - **Pull** applies the server's changes after the stored cursor in one local save that writes
 ///   no outbox entries (no echo). A pulled record with pending local mutations is resolved by the
-///   entity's ``SyncConflictPolicy``.
+///   entity's ``SyncClientConflictPolicy``.
 /// - `syncNow()` pushes, then pulls — and pulls even when the push failed, so an upload outage
 ///   does not stop downloads. Local writes never wait for the network.
 public actor SyncEngine {
@@ -29,9 +29,9 @@ public actor SyncEngine {
         /// At most this many server transactions per pull request.
         public var pullLimit: Int
         /// Per-entity conflict policies for pulled records with pending local mutations.
-        public var policies: [String: SyncConflictPolicy]
+        public var policies: [String: SyncClientConflictPolicy]
         /// The policy of entities not in `policies`.
-        public var defaultPolicy: SyncConflictPolicy
+        public var defaultPolicy: SyncClientConflictPolicy
         /// Backoff for the background loop.
         public var retry: RetryPolicy
         /// How the engine waits when a server asks it to (`429`/`408` with `Retry-After`);
@@ -45,8 +45,8 @@ public actor SyncEngine {
 
         /// Options; every one has a default.
         public init(
-            batchSize: Int = 500, pullLimit: Int = 500, policies: [String: SyncConflictPolicy] = [:],
-            defaultPolicy: SyncConflictPolicy = .propertyMerge, retry: RetryPolicy = RetryPolicy(),
+            batchSize: Int = 500, pullLimit: Int = 500, policies: [String: SyncClientConflictPolicy] = [:],
+            defaultPolicy: SyncClientConflictPolicy = .propertyMerge, retry: RetryPolicy = RetryPolicy(),
             sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) },
             maximumServerWaits: Int = 8, pullWait: Duration? = nil
         ) {

@@ -13,7 +13,7 @@ struct SyncWorld {
     /// rate limit.
     let transport: any SyncRemote
 
-    static func make(_ c: ConformanceContext, policies: [String: SyncServer.ConflictPolicy] = [:]) async throws -> SyncWorld {
+    static func make(_ c: ConformanceContext, policies: [String: SyncServerConflictPolicy] = [:]) async throws -> SyncWorld {
         let server = SyncServer(store: try await c.store(), policies: policies)
         guard let harness = c.transport else { return SyncWorld(server: server, context: c, transport: InProcessTransport(server: server)) }
         let endpoint = SyncEndpoint(
@@ -124,7 +124,7 @@ enum SyncFault: String, CaseIterable, Sendable {
 enum PolicyForSync: String, CaseIterable, Sendable {
     case serverWins, clientWins, propertyMerge, lastWriterWins, custom
 
-    var policy: SyncConflictPolicy {
+    var policy: SyncClientConflictPolicy {
         switch self {
         case .serverWins: .serverWins
         case .clientWins: .clientWins

@@ -1,6 +1,8 @@
 import Foundation
 
-/// What the client does when a pulled record has local mutations not yet acknowledged by the server.
+/// The sync client's conflict policy: what the client does when a pulled record has local mutations
+/// not yet acknowledged by the server (a context's is ``MergePolicy``; the sync server's is
+/// `SyncServerConflictPolicy`; <doc:Conflicts> puts the places side by side).
 ///
 /// | policy | the local record becomes | the pending mutations |
 /// |---|---|---|
@@ -9,7 +11,7 @@ import Foundation
 /// | `propertyMerge` (default) | the server's, with the properties the pending mutations change kept from the local record; a server delete wins | kept (only their properties are sent) |
 /// | `lastWriterWins` | `clientWins` when the newest pending mutation is later than the server's last write on the hybrid logical clock, else `serverWins` | as that policy |
 /// | `custom` | what the closure decides | as the decision |
-public enum SyncConflictPolicy: Sendable {
+public enum SyncClientConflictPolicy: Sendable {
     /// The server's record is kept; the client's change is dropped.
     case serverWins
     /// The client's record replaces the server's.
@@ -51,7 +53,7 @@ public struct SyncConflict: Sendable, Hashable {
     public var serverTimestamp: HybridTimestamp
 }
 
-/// A ``SyncConflictPolicy/custom(_:)`` decision.
+/// A ``SyncClientConflictPolicy/custom(_:)`` decision.
 public enum SyncResolution: Sendable, Hashable {
     /// Keep the server's record.
     case serverWins
