@@ -247,7 +247,7 @@ let package = Package(
         .testTarget(
             name: "ReadmeTests",
             dependencies: [
-                "Strata", "StrataSyncServer", "StrataTools", "StrataSQLite", "StrataConformance", "StrataSyncHTTPServer", "StrataSyncHTTPClient",
+                "Strata", "StrataStorage", "StrataSyncServer", "StrataTools", "StrataSQLite", "StrataConformance", "StrataSyncHTTPServer", "StrataSyncHTTPClient",
                 .product(name: "Hummingbird", package: "hummingbird"), .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings

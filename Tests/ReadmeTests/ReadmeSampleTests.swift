@@ -39,6 +39,7 @@ import Testing
         "Sources/StrataSyncServer/StrataSyncServer.docc/StrataSyncServer.md",
         "Sources/StrataTools/StrataTools.docc/StrataTools.md",
         "Sources/Strata/Strata.docc/Conflicts.md",
+        "Sources/StrataStorage/StrataStorage.docc/ImplementingABackend.md",
     ]
 
     @Test(arguments: compiledCatalogs)
