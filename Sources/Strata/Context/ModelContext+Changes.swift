@@ -44,8 +44,8 @@ extension ModelContext {
         if entry.base == nil {
             // Never saved: forgetting it is the whole delete.
             forget(key)
-            for membership in membershipOrder where membership.owner == key { memberships[membership] = nil }
-            membershipOrder.removeAll { $0.owner == key }
+            for membership in membershipOrder where membership.ownerKey == key { memberships[membership] = nil }
+            membershipOrder.removeAll { $0.ownerKey == key }
             return
         }
         setTracked(key, base: entry.base, current: nil)
@@ -84,7 +84,7 @@ extension ModelContext {
         guard entry.current != nil else {
             throw StrataError(.notFound, entity: entity, recordID: owner, "cannot change a relationship of a deleted record")
         }
-        let key = MembershipKey(owner: ownerKey, relationship: name)
+        let key = LinkKey(ownerKey, name)
         if memberships[key] == nil, entry.base != nil, let read = readMemberships[key] {
             // Read before: the change is made against what was read, whatever the store did since.
             memberships[key] = Membership(base: read, desired: read, revision: nextRevision())

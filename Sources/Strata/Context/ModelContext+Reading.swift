@@ -46,7 +46,7 @@ extension ModelContext {
     /// changes it and saves, that is a conflict for the merge policy, as for a changed attribute.
     public func related<M: PersistentModel, D: PersistentModel>(_ relationship: ToMany<M, D>, of id: M.ID) async throws -> [D] {
         let owner = RecordKey(entity: M.entityName, id: id.recordID)
-        let key = MembershipKey(owner: owner, relationship: relationship.name)
+        let key = LinkKey(owner, relationship.name)
         let overlay = pendingOverlay()
         let (stored, records) = try await readStore { reader, executor in
             guard let description = reader.schema.entity(owner.entity)?.relationship(relationship.name) else { return ([RecordID]?.none, [Record]()) }
@@ -90,7 +90,7 @@ extension ModelContext {
         ContextOverlay(
             records: changeOrder.compactMap { key in tracked[key].flatMap { $0.isPending ? (key, $0.current) : nil } },
             memberships: membershipOrder.compactMap { key in
-                memberships[key].map { ContextOverlay.MembershipState(owner: key.owner, relationship: key.relationship, desired: $0.desired) }
+                memberships[key].map { ContextOverlay.MembershipState(owner: key.ownerKey, relationship: key.relationship, desired: $0.desired) }
             })
     }
 }

@@ -29,11 +29,11 @@ extension ModelContext {
             records.append(.init(key: key, base: entry.base, current: entry.current, changed: entry.changed))
             revisions[key] = entry.revision
         }
-        var membershipRevisions: [MembershipKey: Int] = [:]
+        var membershipRevisions: [LinkKey: Int] = [:]
         var membershipChanges: [ContextChangeSet.MembershipChange] = []
         for key in membershipOrder {
             guard let membership = memberships[key], membership.base != membership.desired else { continue }
-            membershipChanges.append(.init(owner: key.owner, relationship: key.relationship, base: membership.base, desired: membership.desired))
+            membershipChanges.append(.init(owner: key.ownerKey, relationship: key.relationship, base: membership.base, desired: membership.desired))
             membershipRevisions[key] = membership.revision
         }
         let changes = ContextChangeSet(records: records, memberships: membershipChanges)

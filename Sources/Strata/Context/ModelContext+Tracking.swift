@@ -24,7 +24,7 @@ extension ModelContext {
         }
         for key in membershipOrder {
             guard let membership = memberships[key], membership.base != membership.desired else { continue }
-            changes.updated[key.owner, default: []].append(key.relationship)
+            changes.updated[key.ownerKey, default: []].append(key.relationship)
         }
         for key in changes.updated.keys { changes.updated[key] = Array(Set(changes.updated[key] ?? [])).sorted() }
         return changes
@@ -70,7 +70,7 @@ extension ModelContext {
     func setTracked(_ key: RecordKey, base: Record?, current: Record?) {
         var changed: Set<String> = []
         if let base, let current { changed = current.changedPropertySet(comparedTo: base) }
-        for membership in membershipOrder where membership.owner == key {
+        for membership in membershipOrder where membership.ownerKey == key {
             if let list = memberships[membership], list.base != list.desired { changed.insert(membership.relationship) }
         }
         let entry = Tracked(base: base, current: current, changed: changed, revision: nextRevision())

@@ -34,11 +34,6 @@ public actor ModelContext {
         var isPending: Bool { base == nil || current == nil || !changed.isEmpty }
     }
 
-    struct MembershipKey: Hashable {
-        var owner: RecordKey
-        var relationship: String
-    }
-
     struct Membership {
         var base: [RecordID]
         var desired: [RecordID]
@@ -66,11 +61,11 @@ public actor ModelContext {
     /// changes were undone; `tracked[key].isPending` is the truth.
     var changeOrder: [RecordKey] = []
     var changeOrderKeys: Set<RecordKey> = []
-    var memberships: [MembershipKey: Membership] = [:]
+    var memberships: [LinkKey: Membership] = [:]
     /// Stored memberships as this context last read them (`related(_:of:)`), the base a later
     /// change of the membership is compared with at save.
-    var readMemberships: [MembershipKey: [RecordID]] = [:]
-    var membershipOrder: [MembershipKey] = []
+    var readMemberships: [LinkKey: [RecordID]] = [:]
+    var membershipOrder: [LinkKey] = []
     /// The history position this context has caught up with.
     var lastSeenToken: HistoryToken?
     var hasSeenStore = false

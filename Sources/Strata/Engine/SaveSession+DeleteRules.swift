@@ -24,7 +24,7 @@ extension SaveSession {
             for key in wave {
                 guard let entity = schema.entity(key.entity) else { continue }
                 for relationship in entity.relationships where relationship.deleteRule == .cascade {
-                    for id in destinations[RelationshipKey(key, relationship.name)] ?? []
+                    for id in destinations[LinkKey(key, relationship.name)] ?? []
                     where !deleted.contains(RecordKey(entity: relationship.destination, id: id)) {
                         pendingByEntity[relationship.destination, default: []].append(id)
                     }
@@ -36,7 +36,7 @@ extension SaveSession {
             for key in wave {
                 guard let snapshot = deletedSnapshots[key], let entity = schema.entity(key.entity) else { continue }
                 for relationship in entity.relationships {
-                    let related = destinations[RelationshipKey(key, relationship.name)] ?? []
+                    let related = destinations[LinkKey(key, relationship.name)] ?? []
                     guard !related.isEmpty else { continue }
                     switch relationship.deleteRule {
                     case .cascade:
@@ -84,21 +84,11 @@ extension SaveSession {
         }
     }
 
-    struct RelationshipKey: Hashable {
-        var record: RecordKey
-        var relationship: String
-        init(_ record: RecordKey, _ relationship: String) {
-            self.record = record
-            self.relationship = relationship
-        }
-        func hash(into hasher: inout Hasher) { hasher.combine(record) }
-    }
-
     /// What every relationship of every record in `wave` points at, from the deleted snapshots:
     /// derived to-manys (the other side's to-one) in one batched referrer lookup per entity and
     /// relationship; references read off the snapshot; link lists per owner.
-    private func relatedIDs(of wave: [RecordKey]) throws -> [RelationshipKey: [RecordID]] {
-        var result: [RelationshipKey: [RecordID]] = [:]
+    private func relatedIDs(of wave: [RecordKey]) throws -> [LinkKey: [RecordID]] {
+        var result: [LinkKey: [RecordID]] = [:]
         var byEntity: [String: [RecordKey]] = [:]
         var entityOrder: [String] = []
         for key in wave {
@@ -110,12 +100,12 @@ extension SaveSession {
             for relationship in entity.relationships {
                 if relationship.storage == .inverseReference, let inverse = relationship.inverse {
                     let referrers = try workingSet.referrers(relationship.destination, property: inverse, toEach: keys.map(\.id))
-                    for key in keys { result[RelationshipKey(key, relationship.name)] = referrers[key.id] ?? [] }
+                    for key in keys { result[LinkKey(key, relationship.name)] = referrers[key.id] ?? [] }
                     continue
                 }
                 for key in keys {
                     guard let snapshot = deletedSnapshots[key] else { continue }
-                    result[RelationshipKey(key, relationship.name)] = try workingSet.relatedIDs(of: snapshot, relationship)
+                    result[LinkKey(key, relationship.name)] = try workingSet.relatedIDs(of: snapshot, relationship)
                 }
             }
         }

@@ -6,12 +6,6 @@
 /// bumped versions and link lists → append one history transaction. Any error before the backend
 /// commits leaves the store untouched: the caller's write closure throws and the backend rolls back.
 package final class SaveSession {
-    struct MembershipKey: Hashable {
-        var entity: String
-        var relationship: String
-        var owner: RecordID
-    }
-
     package let workingSet: WorkingSet
     let schema: Schema
     /// Deletes asked for by the caller, in order; the rules expand them at commit.
@@ -19,7 +13,7 @@ package final class SaveSession {
     /// The last state of every deleted record (its references decide what the rules reach).
     var deletedSnapshots: [RecordKey: Record] = [:]
     /// To-many relationships whose membership changed and that declare count bounds.
-    var touchedMemberships: Set<MembershipKey> = []
+    var touchedMemberships: Set<LinkKey> = []
     /// Inserted IDs not yet checked against the committed records, by entity.
     var uncheckedInserts: [String: [RecordID]] = [:]
     /// Set when the save copies another store's state (a sync pull): a reference that dangles
@@ -249,6 +243,6 @@ package final class SaveSession {
 
     func touch(_ entity: String, _ relationship: RelationshipDescription, _ owner: RecordID) {
         guard relationship.minCount != nil || relationship.maxCount != nil else { return }
-        touchedMemberships.insert(MembershipKey(entity: entity, relationship: relationship.name, owner: owner))
+        touchedMemberships.insert(LinkKey(entity: entity, relationship: relationship.name, owner: owner))
     }
 }

@@ -17,13 +17,6 @@ package final class WorkingSet: StorageReadTransaction {
         func hash(into hasher: inout Hasher) { hasher.combine(target) }
     }
 
-    struct LinkKey: Hashable {
-        var entity: String
-        var relationship: String
-        var owner: RecordID
-        func hash(into hasher: inout Hasher) { hasher.combine(owner) }
-    }
-
     let base: any StorageReadTransaction
     package let schema: Schema
     let executor: QueryExecutor

@@ -83,7 +83,7 @@ package enum Outbox {
             }
             bytes.unsigned(UInt64(lists.count))
             for relationship in lists {
-                let listKey = WorkingSet.LinkKey(entity: change.entity, relationship: relationship.name, owner: change.id)
+                let listKey = LinkKey(entity: change.entity, relationship: relationship.name, owner: change.id)
                 let original = workingSet.linkEntries[listKey]?.original ?? []
                 let current = try workingSet.links(change.entity, relationship: relationship.name, from: change.id)
                 let delta = MembershipDelta(from: original, to: current)

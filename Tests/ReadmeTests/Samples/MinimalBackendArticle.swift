@@ -6,13 +6,8 @@ import Synchronization
 /// Everything the store holds. A value: a read copies it (cheaply: the dictionaries are
 /// copy-on-write), so it keeps its snapshot while writers commit.
 struct DictionaryState: Sendable {
-    struct LinkOwner: Hashable, Sendable {
-        var entity: String
-        var relationship: String
-        var owner: RecordID
-    }
     var records: [String: [RecordID: Record]] = [:]
-    var links: [LinkOwner: [RecordID]] = [:]
+    var links: [LinkKey: [RecordID]] = [:]
     var metadata: [String: [UInt8]] = [:]
 }
 
