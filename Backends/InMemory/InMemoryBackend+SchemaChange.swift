@@ -4,7 +4,9 @@ import Synchronization
 /// Migrations on the in-memory backend: the stage runs on a copy-on-write copy of the state,
 /// which replaces the store's only when every stage succeeded.
 extension InMemoryBackend: SchemaChangingBackend {
-    public func changeSchema<T: Sendable>(_ body: @escaping @Sendable (any SchemaChangeTransaction) throws -> T) async throws -> T {
+    public func changeSchema<T: Sendable>(_ body: @escaping @Sendable (any SchemaChangeTransaction) throws -> T)
+        async throws -> T
+    {
         try await changeSchema(body, beforeCommit: { _ in })
     }
 
@@ -44,7 +46,8 @@ final class InMemorySchemaChange: SchemaChangeTransaction {
     var current: any StorageWriteTransaction { transaction }
 
     func change(
-        to target: Schema, rebuilding retired: Set<String>, creating created: Set<String>, reindexing reindexed: Set<String>,
+        to target: Schema, rebuilding retired: Set<String>, creating created: Set<String>,
+        reindexing reindexed: Set<String>,
         _ body: (any StorageReadTransaction, any StorageWriteTransaction) throws -> Void
     ) throws {
         let aside = InMemoryReadTransaction(schema: schema, state: transaction.state, capabilities: capabilities)
@@ -95,8 +98,12 @@ final class SetAsideReads: ForwardingReadTransaction {
     func referrers(_ entity: String, property: String, to target: RecordID) throws -> [RecordID] {
         try side(entity).referrers(entity, property: property, to: target)
     }
-    func records(_ entity: String, ids: [RecordID]) throws -> [RecordID: Record] { try side(entity).records(entity, ids: ids) }
-    func existingIDs(_ entity: String, among ids: [RecordID]) throws -> Set<RecordID> { try side(entity).existingIDs(entity, among: ids) }
+    func records(_ entity: String, ids: [RecordID]) throws -> [RecordID: Record] {
+        try side(entity).records(entity, ids: ids)
+    }
+    func existingIDs(_ entity: String, among ids: [RecordID]) throws -> Set<RecordID> {
+        try side(entity).existingIDs(entity, among: ids)
+    }
     func referrers(_ entity: String, property: String, toEach targets: [RecordID]) throws -> [RecordID: [RecordID]] {
         try side(entity).referrers(entity, property: property, toEach: targets)
     }

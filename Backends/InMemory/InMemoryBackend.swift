@@ -55,7 +55,9 @@ public final class InMemoryBackend: StorageBackend {
 
     /// Opens (or creates) the process-wide store called `name`. Opening it again with a schema of
     /// another shape is ``StrataError/Code/incompatibleStore``.
-    public static func named(_ name: String, schema: Schema, capabilities: FetchCapabilities = .all) throws -> InMemoryBackend {
+    public static func named(_ name: String, schema: Schema, capabilities: FetchCapabilities = .all) throws
+        -> InMemoryBackend
+    {
         let database = named.withLock { stores in
             if let existing = stores[name] { return existing }
             let created = Database(schema: schema)
@@ -92,7 +94,8 @@ public final class InMemoryBackend: StorageBackend {
     /// Registers the `memory:` scheme.
     public static func register(in registry: BackendRegistry = .shared) {
         registry.register(scheme: "memory") { location, schema in
-            location.path.isEmpty ? InMemoryBackend(schema: schema) : try InMemoryBackend.named(location.path, schema: schema)
+            location.path.isEmpty
+                ? InMemoryBackend(schema: schema) : try InMemoryBackend.named(location.path, schema: schema)
         }
     }
 
@@ -104,14 +107,18 @@ public final class InMemoryBackend: StorageBackend {
         }
     }
 
-    public func read<T: Sendable>(_ body: @escaping @Sendable (any StorageReadTransaction) throws -> T) async throws -> T {
+    public func read<T: Sendable>(_ body: @escaping @Sendable (any StorageReadTransaction) throws -> T) async throws
+        -> T
+    {
         try checkOpen()
         try checkShape()
         let snapshot = database.state.withLock { $0 }
         return try body(InMemoryReadTransaction(schema: schema, state: snapshot, capabilities: capabilities))
     }
 
-    public func write<T: Sendable>(_ body: @escaping @Sendable (any StorageWriteTransaction) throws -> T) async throws -> T {
+    public func write<T: Sendable>(_ body: @escaping @Sendable (any StorageWriteTransaction) throws -> T) async throws
+        -> T
+    {
         try checkOpen()
         try checkShape()
         let schema = schema
@@ -139,7 +146,9 @@ public final class InMemoryBackend: StorageBackend {
     /// A handle opened before a migration changed the storage's shape holds the old layout.
     private func checkShape() throws {
         guard database.migrations.load(ordering: .acquiring) == migrationsAtOpen else {
-            throw StrataError(.incompatibleStore, "this memory store was migrated to another schema after this handle was opened; open it again")
+            throw StrataError(
+                .incompatibleStore,
+                "this memory store was migrated to another schema after this handle was opened; open it again")
         }
     }
 }

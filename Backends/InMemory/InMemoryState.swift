@@ -110,8 +110,10 @@ struct InMemoryState: Sendable {
             for property in entity.indexedProperties.sorted() {
                 guard let slot = entity.layout.slot(property) else { continue }
                 table.indexPosition[property] = table.propertyIndexes.count
-                table.propertyIndexes.append(PropertyIndex(
-                    name: property, slot: slot, orderedKeys: entity.attribute(property) != nil ? SortedChunks() : nil))
+                table.propertyIndexes.append(
+                    PropertyIndex(
+                        name: property, slot: slot,
+                        orderedKeys: entity.attribute(property) != nil ? SortedChunks() : nil))
             }
             tables[entity.name] = table
         }
@@ -169,7 +171,8 @@ struct InMemoryState: Sendable {
         }
         links[key] = targets.isEmpty ? nil : targets
         for target in targets {
-            linkOwners[LinkKey(entity: key.entity, relationship: key.relationship, id: target), default: []].insert(key.id)
+            linkOwners[LinkKey(entity: key.entity, relationship: key.relationship, id: target), default: []].insert(
+                key.id)
         }
         return previous
     }

@@ -29,7 +29,9 @@ extension InMemoryReading {
     {
         guard let type = entity.attribute(property)?.type else { return (nil, nil, false) }
         let (lower, upper) = predicate.bounds(of: property, type: type)
-        func key(_ value: Value?) -> InMemoryState.IndexKey? { value.map { InMemoryState.IndexKey(value: InMemoryState.indexKey($0)) } }
+        func key(_ value: Value?) -> InMemoryState.IndexKey? {
+            value.map { InMemoryState.IndexKey(value: InMemoryState.indexKey($0)) }
+        }
         return (key(lower), key(upper), lower != nil || upper != nil)
     }
 
@@ -86,7 +88,9 @@ extension InMemoryReading {
     /// sorted by one indexed attribute that a conjunct bounds, or (no sort keys) pinned by an
     /// equality on an indexed property, whose IDs the index keeps in order.
     private func orderedPage(_ plan: FetchPlan, _ table: InMemoryState.Table) throws -> [Record]? {
-        guard let limit = plan.limit, let predicate = plan.predicate, let entity = schema.entity(plan.entity) else { return nil }
+        guard let limit = plan.limit, let predicate = plan.predicate, let entity = schema.entity(plan.entity) else {
+            return nil
+        }
         let conjuncts = Self.conjuncts(predicate)
         let evaluator = PredicateEvaluator(self)
         var page: [Record] = []
@@ -114,7 +118,9 @@ extension InMemoryReading {
         }
         guard plan.sort.isEmpty else { return nil }
         for conjunct in conjuncts {
-            guard case .compare(let property, .equal, let value, []) = conjunct, !value.isNull, let index = table.index(property) else { continue }
+            guard case .compare(let property, .equal, let value, []) = conjunct, !value.isNull,
+                let index = table.index(property)
+            else { continue }
             try index[InMemoryState.indexKey(value)]?.walk(visit)
             return page
         }
@@ -142,7 +148,9 @@ extension InMemoryReading {
 
     /// Distinct candidate IDs: from an equality or list (the smallest such set among the
     /// conjuncts), else from a range over an ordered index; `nil` when no index applies.
-    private func indexedCandidates(_ predicate: FilterExpression, in table: InMemoryState.Table, _ entityName: String) -> [RecordID]? {
+    private func indexedCandidates(_ predicate: FilterExpression, in table: InMemoryState.Table, _ entityName: String)
+        -> [RecordID]?
+    {
         func exact(_ expression: FilterExpression) -> [RecordID]? {
             switch expression {
             case .compare("id", .equal, let value, []):

@@ -63,7 +63,8 @@ extension InMemoryReading {
     }
 
     func metadata(prefix: String, after: String?, limit: Int?) throws -> [(key: String, value: [UInt8])] {
-        var keys = state.metadata.keys.filter { key in key.hasPrefix(prefix) && (after.map { key > $0 } ?? true) }.sorted()
+        var keys = state.metadata.keys.filter { key in key.hasPrefix(prefix) && (after.map { key > $0 } ?? true) }
+            .sorted()
         if let limit { keys = Array(keys.prefix(limit)) }
         return keys.compactMap { key in state.metadata[key].map { (key, $0) } }
     }
@@ -121,7 +122,9 @@ final class InMemoryWriteTransaction: InMemoryReading, StorageWriteTransaction {
         let linked = schema.entity(entity)?.relationships.filter(\.keepsLinkList) ?? []
         for previous in removed {
             undoLog.append(.record(entity, previous.id, previous))
-            for relationship in linked { try setLinks(entity, relationship: relationship.name, from: previous.id, to: []) }
+            for relationship in linked {
+                try setLinks(entity, relationship: relationship.name, from: previous.id, to: [])
+            }
         }
     }
 

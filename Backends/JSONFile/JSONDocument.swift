@@ -22,7 +22,9 @@ enum JSONDocument {
         text.raw(",\n  \"entities\": {")
         var linkLists: [(String, [(RecordID, [RecordID])])] = []
         for (entityIndex, entity) in schema.entities.sorted(by: { $0.name < $1.name }).enumerated() {
-            let records = try transaction.fetch(FetchPlan(entity: entity.name)).sorted { $0.id.description < $1.id.description }
+            let records = try transaction.fetch(FetchPlan(entity: entity.name)).sorted {
+                $0.id.description < $1.id.description
+            }
             text.raw(entityIndex == 0 ? "\n    " : ",\n    ")
             text.string(entity.name)
             text.raw(": {")
@@ -84,7 +86,9 @@ enum JSONDocument {
             let entities = document["entities"] as? [String: Any]
         else { throw StrataError(.notAStore, "\(path) is JSON but not a Strata document") }
         guard format <= formatVersion else {
-            throw StrataError(.incompatibleStore, "\(path) was written in document format \(format); this version reads \(formatVersion)")
+            throw StrataError(
+                .incompatibleStore,
+                "\(path) was written in document format \(format); this version reads \(formatVersion)")
         }
         // A document without a digest has only the five known keys: a damaged `digest` key
         // cannot turn the check off.
@@ -92,15 +96,18 @@ enum JSONDocument {
         try JSONIntegrity.checkDigest(data, declared: !Set(document.keys).isSubset(of: known), path: path)
         let description = (document["metadata"] as? [String: Any])?[SchemaDescription.metadataKey]
             .flatMap { $0 as? String }.flatMap { Data(base64Encoded: $0) }.map { Array($0) }
-        _ = try StoredSchema.check(description: description, fingerprint: document["schema"] as? String, schema: schema, path: path)
+        _ = try StoredSchema.check(
+            description: description, fingerprint: document["schema"] as? String, schema: schema, path: path)
         var operations: [JSONOperation] = []
         for (name, rawRecords) in entities {
             guard let entity = schema.entity(name), let records = rawRecords as? [String: Any] else {
-                throw StrataError(.corruptStore, entity: name, "\(path): entity \(name) is not in the schema or malformed")
+                throw StrataError(
+                    .corruptStore, entity: name, "\(path): entity \(name) is not in the schema or malformed")
             }
             for (key, rawRecord) in records {
                 guard let id = JSONValues.id(key, kind: entity.idKind), let fields = rawRecord as? [String: Any],
-                    let version = (fields["version"] as? NSNumber)?.int64Value, let values = fields["values"] as? [String: Any]
+                    let version = (fields["version"] as? NSNumber)?.int64Value,
+                    let values = fields["values"] as? [String: Any]
                 else { throw StrataError(.corruptStore, entity: name, "\(path): record \(key) is malformed") }
                 operations.append(.put(try record(entity, id: id, version: version, values: values, schema: schema)))
             }
@@ -115,10 +122,13 @@ enum JSONDocument {
                     throw StrataError(.corruptStore, "link list \(path)/\(key) is malformed")
                 }
                 let ids = try targets.map { item -> RecordID in
-                    guard let id = JSONValues.id(json: item, kind: destination.idKind) else { throw StrataError(.corruptStore, "link target in \(path) is malformed") }
+                    guard let id = JSONValues.id(json: item, kind: destination.idKind) else {
+                        throw StrataError(.corruptStore, "link target in \(path) is malformed")
+                    }
                     return id
                 }
-                operations.append(.links(entity: entity.name, relationship: relationship.name, owner: owner, targets: ids))
+                operations.append(
+                    .links(entity: entity.name, relationship: relationship.name, owner: owner, targets: ids))
             }
         }
         for (key, rawValue) in document["metadata"] as? [String: Any] ?? [:] {
@@ -130,11 +140,15 @@ enum JSONDocument {
         return operations
     }
 
-    static func record(_ entity: EntityDescription, id: RecordID, version: Int64, values raw: [String: Any], schema: Schema) throws -> Record {
+    static func record(
+        _ entity: EntityDescription, id: RecordID, version: Int64, values raw: [String: Any], schema: Schema
+    ) throws -> Record {
         var slots: [Value] = []
         slots.reserveCapacity(entity.layout.count)
         for attribute in entity.attributes {
-            slots.append(try JSONValues.decode(raw[attribute.name], as: attribute.type, "\(entity.name)(\(id)).\(attribute.name)"))
+            slots.append(
+                try JSONValues.decode(
+                    raw[attribute.name], as: attribute.type, "\(entity.name)(\(id)).\(attribute.name)"))
         }
         for relationship in entity.relationships where relationship.isToOne {
             let kind = schema.entity(relationship.destination)?.idKind ?? .uuid

@@ -1,6 +1,6 @@
 import Foundation
-import StrataStorage
 import StrataInMemory
+import StrataStorage
 
 /// Migrations through a shadow copy on a JSON store: the store is compacted, its document copied
 /// beside it and opened there, the copy migrated (its new document written as by any
@@ -19,24 +19,29 @@ extension JSONFileBackend: ShadowMigratingBackend {
     public func makeShadowCopy() async throws -> ShadowCopy {
         try checkOpen()
         let (path, shadow, schema) = (path, Self.shadowPath(path), schema)
-        return try await ShadowCopy.make(at: shadow, files: Self.files(shadow), write: {
-            try await compact()
-            do {
-                // Inside a write: no save lands between the compaction and the copy.
-                try await memory.write { _ in try FileManager.default.copyItem(atPath: path, toPath: shadow) }
-            } catch {
-                throw StrataError(.storageFailure, underlying: error, "\(path) cannot be copied to \(shadow)")
-            }
-        }, open: {
-            try await JSONFileBackend.open(path: shadow, schema: schema)
-        }, install: { backup in try Self.install(shadow, at: path, backup: backup) })
+        return try await ShadowCopy.make(
+            at: shadow, files: Self.files(shadow),
+            write: {
+                try await compact()
+                do {
+                    // Inside a write: no save lands between the compaction and the copy.
+                    try await memory.write { _ in try FileManager.default.copyItem(atPath: path, toPath: shadow) }
+                } catch {
+                    throw StrataError(.storageFailure, underlying: error, "\(path) cannot be copied to \(shadow)")
+                }
+            },
+            open: {
+                try await JSONFileBackend.open(path: shadow, schema: schema)
+            }, install: { backup in try Self.install(shadow, at: path, backup: backup) })
     }
 
     /// Renames the closed copy's document over the store's, holding the store's write lock.
     private static func install(_ shadow: String, at path: String, backup: String?) throws {
         guard !OpenFiles.isOpen(path) else {
-            throw StrataError(.storeInUse, "\(path) is still open in this process; close every other handle onto it "
-                + "and migrate again")
+            throw StrataError(
+                .storeInUse,
+                "\(path) is still open in this process; close every other handle onto it "
+                    + "and migrate again")
         }
         let lock = Foundation.open(path + ".lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
         guard lock >= 0 else { throw StrataError(.storageFailure, "\(path).lock cannot be opened (errno \(errno))") }
@@ -49,7 +54,9 @@ extension JSONFileBackend: ShadowMigratingBackend {
         }
         // Closing compacts: saves left in the journal would belong to the old document.
         guard (StoreFiles.size(journalPath(path)) ?? 0) == 0, (StoreFiles.size(journalPath(shadow)) ?? 0) == 0 else {
-            throw StrataError(.storageFailure, "\(path): saves are waiting in a journal; open the store and close it, then migrate again")
+            throw StrataError(
+                .storageFailure,
+                "\(path): saves are waiting in a journal; open the store and close it, then migrate again")
         }
         try StoreFiles.sync(shadow)
         if let backup {

@@ -1,6 +1,6 @@
 import Foundation
-import StrataStorage
 import StrataInMemory
+import StrataStorage
 
 extension JSONFileBackend {
     /// Checks the store at `path` without changing its files (no lock is taken, no torn tail
@@ -52,7 +52,8 @@ extension JSONFileBackend {
             if let damagedTail {
                 let said = damagedTail.describe(journal: journalPath(path), lastKept: lastKept)
                 report.add(
-                    StrataError(.corruptStore, "\(said); an open refuses the store unless told to keep what is readable"))
+                    StrataError(
+                        .corruptStore, "\(said); an open refuses the store unless told to keep what is readable"))
             }
         } catch var error as StrataError {
             error.code = .corruptStore

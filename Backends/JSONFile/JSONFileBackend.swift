@@ -1,6 +1,6 @@
 import Foundation
-import StrataStorage
 import StrataInMemory
+import StrataStorage
 import Synchronization
 
 /// A human-readable, crash-safe store in one JSON document plus an append-only journal.
@@ -131,8 +131,10 @@ public final class JSONFileBackend: StorageBackend {
         guard flock(lockDescriptor, LOCK_EX | LOCK_NB) == 0 else {
             let holder = lockHolder(lockDescriptor).map { "process \($0)" } ?? "another process"
             Foundation.close(lockDescriptor)
-            throw StrataError(.storeInUse, "\(path) is open in \(holder) (a JSON store has one writer process; this "
-                + "process may open it again)")
+            throw StrataError(
+                .storeInUse,
+                "\(path) is open in \(holder) (a JSON store has one writer process; this "
+                    + "process may open it again)")
         }
         // Who holds the lock, for the error another process gets.
         let pid = Array(String(getpid()).utf8)
@@ -159,7 +161,7 @@ public final class JSONFileBackend: StorageBackend {
         path: String, schema: Schema, options: Options, lockDescriptor: Int32
     ) async throws -> OpenFile {
         let fileManager = FileManager.default
-        try? fileManager.removeItem(atPath: path + ".tmp")   // a compaction that never reached its rename
+        try? fileManager.removeItem(atPath: path + ".tmp")  // a compaction that never reached its rename
         var operations: [JSONOperation] = []
         var documentSize = 0
         if let data = fileManager.contents(atPath: path) {
@@ -217,13 +219,17 @@ public final class JSONFileBackend: StorageBackend {
     static func writeAtomically(_ data: Data, to path: String) throws {
         let temporary = path + ".tmp"
         do {
-            guard FileManager.default.createFile(atPath: temporary, contents: nil), let handle = FileHandle(forWritingAtPath: temporary) else {
+            guard FileManager.default.createFile(atPath: temporary, contents: nil),
+                let handle = FileHandle(forWritingAtPath: temporary)
+            else {
                 throw StrataError(.storageFailure, "\(temporary) cannot be created")
             }
             try handle.write(contentsOf: data)
             try handle.synchronize()
             try handle.close()
-            guard rename(temporary, path) == 0 else { throw StrataError(.storageFailure, "rename to \(path) failed (errno \(errno))") }
+            guard rename(temporary, path) == 0 else {
+                throw StrataError(.storageFailure, "rename to \(path) failed (errno \(errno))")
+            }
             let directory = (path as NSString).deletingLastPathComponent
             let descriptor = Foundation.open(directory.isEmpty ? "." : directory, O_RDONLY)
             if descriptor >= 0 {
@@ -239,12 +245,16 @@ public final class JSONFileBackend: StorageBackend {
 
     // MARK: StorageBackend
 
-    public func read<T: Sendable>(_ body: @escaping @Sendable (any StorageReadTransaction) throws -> T) async throws -> T {
+    public func read<T: Sendable>(_ body: @escaping @Sendable (any StorageReadTransaction) throws -> T) async throws
+        -> T
+    {
         try checkOpen()
         return try await memory.read(body)
     }
 
-    public func write<T: Sendable>(_ body: @escaping @Sendable (any StorageWriteTransaction) throws -> T) async throws -> T {
+    public func write<T: Sendable>(_ body: @escaping @Sendable (any StorageWriteTransaction) throws -> T) async throws
+        -> T
+    {
         try checkOpen()
         let files = files
         let path = path
@@ -305,10 +315,13 @@ public final class JSONFileBackend: StorageBackend {
     /// Closes this handle. The last handle of the process compacts and releases the lock. Later
     /// calls on this handle fail with ``StrataError/Code/storeClosed``.
     public func close() async throws {
-        guard isClosed.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged else { return }
+        guard isClosed.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged
+        else { return }
         guard OpenFiles.release(path: path) else { return }
         let (memory, files, path) = (memory, files, path)
-        if files.journalBytes.load(ordering: .relaxed) > 0 { try await Self.compact(memory: memory, files: files, path: path) }
+        if files.journalBytes.load(ordering: .relaxed) > 0 {
+            try await Self.compact(memory: memory, files: files, path: path)
+        }
         try await memory.close()
         files.journal.withLock { try? $0.close() }
         flock(files.lockDescriptor, LOCK_UN)
