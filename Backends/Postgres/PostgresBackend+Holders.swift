@@ -1,13 +1,13 @@
 import PostgresNIO
 import StrataStorage
 
-/// Who else has a PostgreSQL store open. Every connection of a handle carries the
-/// `application_name` `strata:<store>:<process>` (the store a hash of its database and schema, the
-/// process a random tag drawn once per process), and a handle keeps at least one connection open for
-/// its whole life, so `pg_stat_activity` shows every other process on every machine that has the
-/// store open. Handles of this process are not counted, as a POSIX lock of another file backend
-/// does not count them: among them a connection the client library was still establishing when its
-/// handle closed, which can outlive the handle until the process ends.
+/// Who else has a PostgreSQL store open. Every handle keeps one connection open for its whole
+/// life, its presence, with the `application_name` `strata:<store>:<process>` (the store a hash of
+/// its database and schema, the process a random tag drawn once per process); it opens before the
+/// handle does and is closed, and waited for, when the handle closes. So `pg_stat_activity` shows
+/// every other process on every machine that has the store open. Handles of this process are not
+/// counted, as a POSIX lock of another file backend does not count them; the pool's connections
+/// carry no name, so one still being established when its handle closed counts for nobody.
 extension PostgresBackend {
     /// The `application_name` prefix shared by every handle onto `location`'s store.
     static func applicationPrefix(_ location: PostgresLocation) -> String {

@@ -29,3 +29,15 @@ extension PostgresBackend {
         return names
     }
 }
+
+extension PostgresBackend {
+    /// How many sessions are named for `location`'s store by this process's handles (open ones
+    /// and ones the server has not yet ended), as another process's ``holderElsewhere()`` sees them.
+    func presenceCountForTesting(of location: PostgresLocation) async throws -> Int {
+        let name = Self.applicationPrefix(location) + Self.processTag
+        let rows = try await client.query(
+            "SELECT count(*)::bigint FROM pg_stat_activity WHERE application_name = \(name)", logger: logger)
+        for try await count in rows.decode(Int.self) { return count }
+        return 0
+    }
+}

@@ -69,9 +69,12 @@ public final class PostgresBackend: StorageBackend {
     let lockKey: Int64
     /// The notification channel of this store.
     let channel: String
-    /// The `application_name` of this handle's connections, shared by every handle this process
-    /// opens onto the store (see ``holderElsewhere()``).
+    /// The `application_name` of this handle's presence connection, shared by every handle this
+    /// process opens onto the store (see ``holderElsewhere()``).
     let applicationName: String
+    /// The connection that shows this handle in `pg_stat_activity` while it is open; closed, and
+    /// waited for, by ``close()``.
+    private let presence: PostgresPresence
 
     public var sharedIdentity: String? { "postgres://\(location.host):\(location.port)/\(location.database)?schema=\(location.schemaName)" }
 
@@ -91,8 +94,9 @@ public final class PostgresBackend: StorageBackend {
 
     private init(
         schema: Schema, location: PostgresLocation, options: Options, client: PostgresClient, logger: Logger,
-        applicationName: String
+        presence: PostgresPresence, applicationName: String
     ) {
+        self.presence = presence
         self.applicationName = applicationName
         self.schema = schema
         self.location = location
@@ -129,10 +133,17 @@ public final class PostgresBackend: StorageBackend {
         // lease simply waits for it, so only errors are worth a line.
         logger.logLevel = .error
         // One direct connection first, so a refused connection, login or database fails now
-        // with its own error rather than as a pool that keeps retrying.
+        // with its own error rather than as a pool that keeps retrying. It stays open while the
+        // handle is, named for the store: how another process sees that this one has the store
+        // open (``holderElsewhere()``). The pool's connections are not named: one the pool was
+        // still establishing when its handle closed can outlive the handle, and must not count.
+        let applicationName = applicationPrefix(location) + processTag
+        var presenceConfiguration = connectionConfiguration(location, options)
+        presenceConfiguration.options.additionalStartupParameters = [("application_name", applicationName)]
+        let presence: PostgresPresence
         do {
-            let probe = try await PostgresConnection.connect(configuration: connectionConfiguration(location, options), id: 0, logger: logger)
-            try? await probe.close()
+            presence = PostgresPresence(
+                try await PostgresConnection.connect(configuration: presenceConfiguration, id: 0, logger: logger))
         } catch {
             throw PostgresErrors.map(error)
         }
@@ -142,15 +153,10 @@ public final class PostgresBackend: StorageBackend {
         configuration.options.maximumConnections = max(2, options.maximumConnections)
         configuration.options.connectTimeout = options.connectTimeout
         configuration.options.keepAliveBehavior = nil
-        // One connection stays open while the handle is, named for the store: how another
-        // process sees that this one has the store open (``holderElsewhere()``).
-        let applicationName = applicationPrefix(location) + processTag
-        configuration.options.minimumConnections = 1
-        configuration.options.additionalStartupParameters = [("application_name", applicationName)]
         let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
         let backend = PostgresBackend(
             schema: schema, location: location, options: options, client: client, logger: logger,
-            applicationName: applicationName)
+            presence: presence, applicationName: applicationName)
         do {
             try await backend.prepareStore()
         } catch {
@@ -239,5 +245,13 @@ public final class PostgresBackend: StorageBackend {
         listener.stop()
         clientRun.cancel()
         _ = await clientRun.value
+        await presence.close()
+    }
+
+    /// A handle dropped without ``close()`` stops its pool and its listener (and its presence
+    /// closes itself), so the store does not stay open, to this process and others, until exit.
+    deinit {
+        listener.stop()
+        clientRun.cancel()
     }
 }

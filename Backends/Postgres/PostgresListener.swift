@@ -80,6 +80,6 @@ final class PostgresListener: Sendable {
             return (state.task, state.connection)
         }
         task?.cancel()
-        if let connection { connection.close().whenComplete { _ in } }
+        if let connection { connection.close().whenComplete { _ in withExtendedLifetime(connection) {} } }
     }
 }

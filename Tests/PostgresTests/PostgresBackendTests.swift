@@ -93,6 +93,38 @@ struct PostgresBackendTests {
         try await admin.close()
     }
 
+    /// Polls the named sessions of `location`'s store until there are none (the server ends a
+    /// session a moment after its client closes it), for at most ten seconds; the last count.
+    static func presenceOnceSettled(_ location: PostgresLocation, seen by: PostgresBackend) async throws -> Int {
+        var count = try await by.presenceCountForTesting(of: location)
+        for _ in 0..<100 where count > 0 {
+            try await Task.sleep(for: .milliseconds(100))
+            count = try await by.presenceCountForTesting(of: location)
+        }
+        return count
+    }
+
+    @Test("a handle closed, dropped without closing, or failing to open leaves no session named for its store")
+    func noPresenceOutlivesItsHandle() async throws {
+        let url = try Self.storeURL("presence")
+        let location = try PostgresLocation(url: url)
+        let schema = try TravelDomain.schema()
+        let observer = try await PostgresBackend.open(url: try Self.storeURL("observer"), schema: schema)
+        let handle = try await PostgresBackend.open(url: url, schema: schema)
+        #expect(try await observer.presenceCountForTesting(of: location) == 1, "an open handle shows")
+        try await handle.close()
+        #expect(try await Self.presenceOnceSettled(location, seen: observer) == 0, "closed")
+        do { _ = try await PostgresBackend.open(url: url, schema: schema) }
+        #expect(try await Self.presenceOnceSettled(location, seen: observer) == 0, "dropped without close()")
+        // The probe open of a tool: refused (the store holds another schema), so closed at once.
+        let stored = try await Store.storedShape(of: url) { try await PostgresBackend.open(url: url, schema: $0) }
+        #expect(stored.entities.contains { $0.name == "Trip" })
+        #expect(try await Self.presenceOnceSettled(location, seen: observer) == 0, "a refused open")
+        try await PostgresBackend.destroy(url: url)
+        try await PostgresBackend.destroy(url: observer.location.description)
+        try await observer.close()
+    }
+
     @Test("a connection killed mid-save: a typed error, nothing partial, and the store reconnects")
     func terminatedMidSave() async throws {
         let url = try Self.storeURL("killed")
