@@ -9,7 +9,7 @@ import Synchronization
 ///   it finds the data again.
 /// - Readers work on a copy-on-write snapshot and never block on each other. The single writer
 ///   mutates in place under the store's lock, logging undo steps so a failed save rolls back.
-/// - ``FetchCapabilities`` are configurable so tests can prove the engine's own evaluation gives
+/// - `FetchCapabilities` are configurable so tests can prove the engine's own evaluation gives
 ///   the same results as the backend's (`capabilities: .none`).
 public final class InMemoryBackend: StorageBackend {
     public let schema: Schema
@@ -54,7 +54,7 @@ public final class InMemoryBackend: StorageBackend {
     private let migrationsAtOpen: Int
 
     /// Opens (or creates) the process-wide store called `name`. Opening it again with a schema of
-    /// another shape is ``StrataError/Code/incompatibleStore``.
+    /// another shape is `StrataError.Code.incompatibleStore`.
     public static func named(_ name: String, schema: Schema, capabilities: FetchCapabilities = .all) throws
         -> InMemoryBackend
     {
@@ -77,7 +77,7 @@ public final class InMemoryBackend: StorageBackend {
     }
 
     /// A new, open handle on the same storage for `schema`, which must have the shape the storage
-    /// was created with (``StrataError/Code/incompatibleStore`` naming every difference otherwise).
+    /// was created with (`StrataError.Code.incompatibleStore` naming every difference otherwise).
     public func reopened(schema: Schema) throws -> InMemoryBackend {
         let stored = database.description
         guard stored.isOpenable(as: SchemaDescription(schema)) else {

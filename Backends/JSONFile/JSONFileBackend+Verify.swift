@@ -4,10 +4,10 @@ import StrataStorage
 
 extension JSONFileBackend {
     /// Checks the store at `path` without changing its files (no lock is taken, no torn tail
-    /// dropped), and reports what an open would make of them (see ``VerifyReport``): the
+    /// dropped), and reports what an open would make of them (see `VerifyReport`): the
     /// document against its digest and the schema, each journal entry against its checksum, and
     /// every record rebuilt from both.
-    /// - Throws: ``StrataError`` `notAStore` or `incompatibleStore` when `path` is not a Strata
+    /// - Throws: `StrataError` `notAStore` or `incompatibleStore` when `path` is not a Strata
     ///   JSON store of `schema`; everything else is a finding in the report.
     public static func verify(path: String, schema: Schema) async throws -> VerifyReport {
         var report = VerifyReport(location: "json:\(path)")

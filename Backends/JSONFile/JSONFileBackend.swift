@@ -313,7 +313,7 @@ public final class JSONFileBackend: StorageBackend {
     }
 
     /// Closes this handle. The last handle of the process compacts and releases the lock. Later
-    /// calls on this handle fail with ``StrataError/Code/storeClosed``.
+    /// calls on this handle fail with `StrataError.Code.storeClosed`.
     public func close() async throws {
         guard isClosed.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged
         else { return }

@@ -24,7 +24,7 @@ enum OpenFiles {
     }
 
     /// The open store at `path`, opened with `open` when this process does not have it yet. A
-    /// store open here with another schema is ``StrataError/Code/incompatibleStore``.
+    /// store open here with another schema is `StrataError.Code.incompatibleStore`.
     static func acquire(
         path: String, schema: Schema, _ open: @escaping @Sendable () async throws -> JSONFileBackend.OpenFile
     ) async throws -> JSONFileBackend.OpenFile {

@@ -33,7 +33,7 @@ public final class PostgresBackend: StorageBackend {
         public var notificationPollInterval: Duration = .milliseconds(20)
 
         /// Whether opening a namespace that holds no store creates one (`false`: it is
-        /// ``StrataError/Code/notAStore``, for tools that must not create what they inspect).
+        /// `StrataError.Code.notAStore`, for tools that must not create what they inspect).
         public var createIfMissing: Bool = true
 
         /// Options; every one has a default.

@@ -31,7 +31,7 @@ public struct PostgresLocation: Sendable, Hashable, CustomStringConvertible {
         self.schemaName = schemaName
     }
 
-    /// Parses a `postgres://` (or `postgresql://`) URL; a malformed one is ``StrataError/Code/unsupportedStore``.
+    /// Parses a `postgres://` (or `postgresql://`) URL; a malformed one is `StrataError.Code.unsupportedStore`.
     public init(url: String) throws {
         func bad(_ why: String) -> StrataError {
             // The password never appears in a message.

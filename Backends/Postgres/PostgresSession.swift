@@ -112,7 +112,7 @@ extension StrataError.Code {
     public static let authenticationFailed = StrataError.Code("authenticationFailed")
 }
 
-/// postgres-nio's errors as typed ``StrataError``s. Messages carry the SQLSTATE and the server's
+/// postgres-nio's errors as typed `StrataError`s. Messages carry the SQLSTATE and the server's
 /// own sentence, never the statement or its values (a server message quoting a value is left out).
 enum PostgresErrors {
     static func map(_ error: any Error) -> any Error {

@@ -4,7 +4,7 @@ import StrataStorage
 
 extension SQLiteBackend {
     /// Checks the store at `path` without changing its files, and reports what an open would make
-    /// of them (see ``VerifyReport``).
+    /// of them (see `VerifyReport`).
     ///
     /// - The write-ahead log is read as SQLite's recovery reads it: frames damaged after a point
     ///   are ignored by SQLite without an error (the store opens as it was before them), so verify
@@ -15,7 +15,7 @@ extension SQLiteBackend {
     ///   for SQLite's own structures, then every row of every entity decoded with its checksum.
     ///
     /// Run it on a store no process is writing: the copy is taken file by file.
-    /// - Throws: ``StrataError`` `notAStore` or `incompatibleStore` when `path` is not a Strata
+    /// - Throws: `StrataError` `notAStore` or `incompatibleStore` when `path` is not a Strata
     ///   SQLite store of `schema`; everything else is a finding in the report.
     public static func verify(path: String, schema: Schema) async throws -> VerifyReport {
         var report = VerifyReport(location: "sqlite:\(path)")

@@ -7,14 +7,14 @@ import Synchronization
 ///
 /// - `sqlite:PATH` opens (or creates) a file in WAL mode with a `DatabasePool`: concurrent readers,
 ///   one writer. `sqlite::memory:` opens a private in-memory database (a `DatabaseQueue`).
-/// - Every fetch plan is answered in SQL (``FetchCapabilities/all``): predicates, to-one conditions
+/// - Every fetch plan is answered in SQL (`FetchCapabilities.all`): predicates, to-one conditions
 ///   as `EXISTS` joins, `any`/`none` as `EXISTS`, sorting with the contract's null ordering, paging
 ///   and counting. Values are always bound arguments.
 /// - Durability: `synchronous=NORMAL` by default (in WAL mode a power loss may lose the last
 ///   commits, never corrupt the file); ``Options/synchronous`` `.full` syncs every commit.
 /// - Opening never modifies a file it cannot read as a Strata store of the same schema: a directory,
 ///   a file that is not SQLite, a truncated file, an SQLite database of another application, or a
-///   store written with another schema are each a typed ``StrataError``.
+///   store written with another schema are each a typed `StrataError`.
 public final class SQLiteBackend: StorageBackend {
     /// How the store is opened.
     public struct Options: Sendable {

@@ -180,7 +180,7 @@ func expectNotNil<T>(
     return value
 }
 
-/// Expects `body` to throw a ``StrataError`` with `code` (and, when given, naming `entity` and
+/// Expects `body` to throw a `StrataError` with `code` (and, when given, naming `entity` and
 /// `property`), and returns it.
 @discardableResult
 func expectError(

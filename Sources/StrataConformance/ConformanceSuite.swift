@@ -22,7 +22,7 @@ public struct ConformanceSuite: Sendable {
     /// The backend the suite runs against.
     public let backend: BackendUnderTest
     /// How the sync checks (OfflineFirst, Transport) reach their server; `nil` runs them in
-    /// process (Transport through ``EndpointTransport``).
+    /// process (Transport through `EndpointTransport`).
     public let transport: (any SyncTransportHarness)?
 
     /// A suite over `backend`; `transport` runs the Transport checks over another transport than the in-process one.
@@ -94,8 +94,8 @@ public struct BackendUnderTest: Sendable {
     /// was written with).
     public var reopenWithSchema: (@Sendable (_ store: Store, _ schema: Schema) async throws -> Store)?
     /// How to open `store`'s data (once the check has closed it) with a given schema: what a
-    /// migration opens through (``Store/open(schema:migrations:location:sync:opening:)``). Given
-    /// for a backend that implements ``SchemaChangingBackend``.
+    /// migration opens through (`Store.open(schema:migrations:location:sync:opening:)`). Given
+    /// for a backend that implements `SchemaChangingBackend`.
     public var opener: (@Sendable (_ store: Store) throws -> @Sendable (Schema) async throws -> any StorageBackend)?
 
     /// A backend under test: a factory of fresh stores and the optional features' hooks.
@@ -142,7 +142,7 @@ public enum BackendFeature: String, Sendable, Hashable, CaseIterable {
     case otherProcesses
     /// The store can be closed and opened again with a different schema.
     case reopenWithAnotherSchema
-    /// The store can be migrated (the backend implements ``SchemaChangingBackend``).
+    /// The store can be migrated (the backend implements `SchemaChangingBackend`).
     case migrate
 }
 

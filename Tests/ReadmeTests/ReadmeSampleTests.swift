@@ -2,8 +2,8 @@ import Foundation
 import Strata
 import Testing
 
-/// README.md's code samples compile as shown: each ```swift block is held, verbatim, by a file
-/// of this target (which the build compiles), and the Package.swift sample is a manifest
+/// README.md's and every DocC article's code samples compile as shown: each ```swift block is held,
+/// verbatim, by a file of this target (which the build compiles), and the Package.swift sample is a manifest
 /// `swift package dump-package` accepts.
 @Suite struct ReadmeSampleTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
@@ -33,29 +33,47 @@ import Testing
         return try files.map { try String(contentsOf: samples.appendingPathComponent($0), encoding: .utf8) }
     }
 
-    /// The DocC catalogs whose every swift block is compiled (the Strata catalog's articles are not
-    /// yet: they hold fragments).
-    static let compiledCatalogs = [
-        "Sources/StrataSyncServer/StrataSyncServer.docc/StrataSyncServer.md",
-        "Sources/StrataTools/StrataTools.docc/StrataTools.md",
-        "Sources/Strata/Strata.docc/Conflicts.md",
-        "Sources/StrataStorage/StrataStorage.docc/ImplementingABackend.md",
-    ]
-
-    @Test(arguments: compiledCatalogs)
-    func everySwiftBlockOfTheCatalogIsCompiledVerbatim(_ article: String) throws {
-        let compiled = try Self.compiledSamples()
-        let blocks = try Self.blocks(of: article)
-        #expect(!blocks.isEmpty, "\(article) has no swift block")
-        for (index, block) in blocks.enumerated() {
-            #expect(compiled.contains { $0.contains(block) }, "\(article)'s swift block \(index + 1) is not in Samples:\n\(block)")
+    /// Every article of every DocC catalog (module catalogs under Sources/ and Backends/).
+    static func catalogArticles() throws -> [String] {
+        var articles: [String] = []
+        for folder in ["Sources", "Backends"] {
+            let base = root.appendingPathComponent(folder)
+            guard let walker = FileManager.default.enumerator(atPath: base.path) else { continue }
+            for case let path as String in walker where path.hasSuffix(".md") && path.contains(".docc/") {
+                articles.append("\(folder)/\(path)")
+            }
         }
+        return articles.sorted()
+    }
+
+    @Test func everyModuleThatUsersImportHasACatalog() throws {
+        let catalogs = Set(try Self.catalogArticles().map { $0.split(separator: "/").dropLast().joined(separator: "/") })
+        for module in ["StrataStorage", "Strata", "StrataSyncServer", "StrataTools", "StrataConformance", "StrataSQLite",
+                       "StrataLMDB", "StrataJSONFile", "StrataPostgres", "StrataInMemory"] {
+            #expect(catalogs.contains { $0.hasSuffix("/\(module).docc") }, "no DocC catalog for \(module)")
+        }
+    }
+
+    @Test func everySwiftBlockOfEveryArticleIsCompiledVerbatim() throws {
+        let compiled = try Self.compiledSamples()
+        let articles = try Self.catalogArticles()
+        #expect(articles.count >= 20, "\(articles.count) articles found")
+        var blockCount = 0
+        for article in articles {
+            let blocks = try Self.blocks(of: article)
+            blockCount += blocks.count
+            for (index, block) in blocks.enumerated() where !block.hasPrefix("// swift-tools-version") {
+                #expect(compiled.contains { $0.contains(block) }, "\(article)'s swift block \(index + 1) is not in Samples:\n\(block)")
+                #expect(!block.contains("…"), "\(article)'s block \(index + 1) has a placeholder")
+            }
+        }
+        #expect(blockCount >= 15, "\(blockCount) swift blocks in the articles")
     }
 
     @Test func everySwiftBlockIsCompiledVerbatimByThisTarget() throws {
         let compiled = try Self.compiledSamples()
         let blocks = try Self.blocks()
-        #expect(blocks.count >= 12, "README.md has \(blocks.count) swift blocks")
+        #expect(blocks.count >= 3, "README.md has \(blocks.count) swift blocks")
         for (index, block) in blocks.enumerated() where !block.hasPrefix("// swift-tools-version") {
             #expect(compiled.contains { $0.contains(block) }, "README.md's swift block \(index + 1) is not in Tests/ReadmeTests/Samples:\n\(block)")
             #expect(!block.contains("…"), "block \(index + 1) has a placeholder")

@@ -9,7 +9,7 @@ import StrataStorage
 /// the environment, initialises it afresh.
 extension LMDBBackend: ShadowMigratingBackend {
     /// Stores whose data file uses more than this migrate through a shadow copy under
-    /// ``MigrationStrategy/automatic``: a write transaction keeps every page it writes in memory
+    /// `MigrationStrategy.automatic`: a write transaction keeps every page it writes in memory
     /// until it commits (and fails past about 512 MiB of them), and a migration rewrites the
     /// entities it rebuilds.
     static let shadowCopyThreshold = 128 << 20

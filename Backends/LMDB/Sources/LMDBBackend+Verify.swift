@@ -6,7 +6,7 @@ import Synchronization
 
 extension LMDBBackend {
     /// Checks the store in the directory `path` without changing any file (its lock file
-    /// included), and reports what it found (see ``VerifyReport``).
+    /// included), and reports what it found (see `VerifyReport`).
     ///
     /// LMDB trusts its pages: liblmdb aborts the process on some structural damage (an assertion
     /// such as `IS_LEAF(mp)` on a zeroed page) and faults on others. No in-process check can catch
@@ -20,7 +20,7 @@ extension LMDBBackend {
     ///    entity decoded with its checksum, each damaged one a finding naming the entity and ID.
     ///
     /// Run it on a store no process is writing (it reads without the lock file).
-    /// - Throws: ``StrataError`` `notAStore` or `incompatibleStore` when `path` is not a Strata
+    /// - Throws: `StrataError` `notAStore` or `incompatibleStore` when `path` is not a Strata
     ///   LMDB store of `schema`; everything else is a finding in the report.
     public static func verify(path: String, schema: Schema, timeout: Duration = .seconds(120)) async throws -> VerifyReport {
         var report = VerifyReport(location: "lmdb:\(path)")

@@ -7,7 +7,7 @@ import Synchronization
 /// A memory-mapped key-value backend over LMDB (`liblmdb`).
 ///
 /// - `lmdb:PATH` names a directory holding LMDB's `data.mdb` and `lock.mdb` (created if absent).
-/// - Layout: a database per entity keyed by record ID (a compact binary record, ``RecordCodec``),
+/// - Layout: a database per entity keyed by record ID (a compact binary record, `RecordCodec`),
 ///   a DUPSORT index database per indexed or unique attribute and per to-one reference, link lists
 ///   with a DUPSORT reverse index, and `meta` (format, schema fingerprint, counters, history). Keys
 ///   are order-preserving encodings, so LMDB's byte order is the contract's order.

@@ -3,7 +3,7 @@ import Foundation
 import Synchronization
 import StrataStorage
 
-/// An LMDB status code that is not success. Turned into a ``StrataError`` at the backend's boundary,
+/// An LMDB status code that is not success. Turned into a `StrataError` at the backend's boundary,
 /// except `MDB_MAP_FULL`, which the backend handles by growing the map and retrying.
 struct LMDBStatus: Error, CustomStringConvertible {
     let code: Int32

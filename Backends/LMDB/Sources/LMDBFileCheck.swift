@@ -31,7 +31,7 @@ enum LMDBFileCheck {
         return Meta(pageSize: Int(pageSize), lastPage: lastPage, transaction: transaction)
     }
 
-    /// Throws ``StrataError/Code/corruptStore`` when `data.mdb` in `directory` is shorter than
+    /// Throws `StrataError.Code.corruptStore` when `data.mdb` in `directory` is shorter than
     /// the newest valid meta page says it is. Files without a valid meta page are left to LMDB,
     /// which reports them (`MDB_INVALID`: not an LMDB store).
     static func check(directory: String) throws {

@@ -9,7 +9,7 @@ class LMDBReadTransaction: StorageReadTransaction {
     var txn: OpaquePointer
     let environment: LMDBEnvironment
     let schema: Schema
-    /// Whether every record in this store was written with a checksum (see ``RecordCodec``).
+    /// Whether every record in this store was written with a checksum (see `RecordCodec`).
     let requireChecksums: Bool
 
     /// Handles a migration opened in this transaction (not yet the environment's), by name.

@@ -21,7 +21,7 @@ enum FaultChecks {
     }
 
     /// Makes `save` fail at every write position it reaches and at commit, expecting a typed
-    /// ``StrataError/Code/storageFailure`` and `observed` unchanged each time; then runs it without a
+    /// `StrataError.Code.storageFailure` and `observed` unchanged each time; then runs it without a
     /// fault. Returns how many fault points were tried.
     @discardableResult
     static func sweep(

@@ -3,7 +3,7 @@ import Strata
 import StrataSyncServer
 import Synchronization
 
-/// Migrating through a shadow copy (``MigrationStrategy/shadowCopy(backup:)``) ends exactly where
+/// Migrating through a shadow copy (`MigrationStrategy.shadowCopy(backup:)`) ends exactly where
 /// migrating in place does; a backend without the primitive refuses it and changes nothing.
 extension MigrationChecks {
     /// More records than one migration batch (1,000), so the copy commits several checkpoints.

@@ -1,7 +1,7 @@
 import Foundation
 import Strata
 
-/// What a shadow-copy migration does with a backend's files (``MigrationStrategy/shadowCopy(backup:)``):
+/// What a shadow-copy migration does with a backend's files (`MigrationStrategy.shadowCopy(backup:)`):
 /// it refuses while another handle has the store open, leaving the store and no copy behind; with
 /// a backup, the backup opens as the old version with every record, and the store as the new.
 public enum ShadowCopyFiles {

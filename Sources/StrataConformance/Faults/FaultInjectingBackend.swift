@@ -7,7 +7,7 @@ import Synchronization
 ///
 /// The failure is thrown inside the wrapped backend's write closure, as a real I/O error would
 /// be, so the wrapped backend rolls everything back; the caller sees a
-/// ``StrataError/Code/storageFailure``.
+/// `StrataError.Code.storageFailure`.
 ///
 /// ```swift
 /// let faulty = FaultInjectingBackend(wrapping: store.backend)
@@ -84,7 +84,7 @@ public final class FaultInjectingBackend: StorageBackend {
         for continuation in waiting { continuation.resume() }
     }
 
-    /// While on, every read fails with ``StrataError/Code/storageFailure`` before reaching the
+    /// While on, every read fails with `StrataError.Code.storageFailure` before reaching the
     /// wrapped backend, as an I/O error would.
     public func failReads(_ on: Bool) { gate.withLock { $0.failing = on } }
 

@@ -4,7 +4,7 @@ import StrataSyncServer
 import Synchronization
 
 /// How the Transport checks (and OfflineFirst, when a suite is given one) reach a sync server: a
-/// harness serves a ``SyncEndpoint`` and makes remotes onto it. ``InProcessHarness`` calls the
+/// harness serves a `SyncEndpoint` and makes remotes onto it. ``InProcessHarness`` calls the
 /// endpoint directly through the wire format; the HTTP harness in `ConformanceTests` serves it
 /// on 127.0.0.1 with Hummingbird and calls it with AsyncHTTPClient.
 public protocol SyncTransportHarness: Sendable {

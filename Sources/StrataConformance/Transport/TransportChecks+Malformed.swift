@@ -4,7 +4,7 @@ import StrataSyncServer
 
 /// Requests no client of this library sends, answered alike by every transport: a malformed
 /// query is 400 (never read as "from the start"), a wrong method is 405 with `Allow`, an unknown
-/// route 404 — over HTTP exactly as in process, because both reach one ``SyncEndpoint``.
+/// route 404 — over HTTP exactly as in process, because both reach one `SyncEndpoint`.
 extension TransportChecks {
     static let malformed: [ConformanceCheck] = [
         ConformanceCheck(.transport, "malformedQueriesAre400AndWrongMethods405OnEveryRoute") { c in

@@ -2,7 +2,7 @@ import Foundation
 import Strata
 import StrataSyncServer
 
-/// Sync through a ``SyncEndpoint`` as a network would carry it: lost acknowledgements, expired
+/// Sync through a `SyncEndpoint` as a network would carry it: lost acknowledgements, expired
 /// credentials, rate limits, oversized batches, versions the server does not speak — and (in
 /// TransportChecks+Scopes) identities, scopes, long polls and resets. Run over the suite's
 /// transport harness: in process by default, over HTTP on 127.0.0.1 from `ConformanceTests`.

@@ -3,7 +3,7 @@ import Strata
 import StrataSyncServer
 import Synchronization
 
-/// A sync server behind a ``SyncEndpoint`` served by the check's transport harness, and clients
+/// A sync server behind a `SyncEndpoint` served by the check's transport harness, and clients
 /// that reach it with bearer tokens.
 struct TransportWorld {
     let server: SyncServer
