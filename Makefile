@@ -2,7 +2,7 @@
 export PATH := $(PATH):/opt/swift/usr/bin
 SWIFT ?= swift
 
-.PHONY: run test docs bench bench-lmdb-open bench-scale bench-migration bench-postgres bench-sync bench-copy bench-aggregate roundtrip bootstrap clean
+.PHONY: run test format format-check docs bench bench-lmdb-open bench-scale bench-migration bench-postgres bench-sync bench-copy bench-aggregate roundtrip bootstrap clean
 
 bootstrap:
 	@scripts/bootstrap
@@ -22,6 +22,17 @@ test: bootstrap
 	trap 'scripts/postgres stop $$dir >/dev/null 2>&1 || true' EXIT; \
 	url=$$(scripts/postgres start $$dir) || { echo "make test: could not start PostgreSQL" >&2; exit 1; }; \
 	STRATA_WARNINGS_AS_ERRORS=1 STRATA_POSTGRES_URL=$$url $(SWIFT) test --skip-build --disable-xctest
+
+# Formatting: swift-format (shipped with the toolchain) at 120 columns, configured by .swift-format.
+# `make format` rewrites; `make format-check` (run by .ci/run) fails on any difference. The README's
+# and DocC's samples (Tests/ReadmeTests/Samples) are held verbatim and opt out per file.
+FORMATTED = Package.swift Sources Backends Tests Examples Benchmarks/Sources Benchmarks/Package.swift
+
+format:
+	$(SWIFT) format format --in-place --recursive $(FORMATTED)
+
+format-check:
+	$(SWIFT) format lint --strict --recursive $(FORMATTED)
 
 # The DocC catalogs (Sources/*/*.docc), built by swift-docc-plugin: any DocC
 # warning (a broken link, an undocumented parameter) fails it; then every public symbol of every

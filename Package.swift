@@ -1,9 +1,8 @@
-// swift-tools-version: 6.1
-import PackageDescription
-
 /// Every target is built in Swift 6 language mode with strict concurrency and the two upcoming
 /// features the project has adopted.
 import Foundation
+// swift-tools-version: 6.1
+import PackageDescription
 
 // `make test` (and so CI) sets STRATA_WARNINGS_AS_ERRORS: a warning in any of the package's own
 // targets fails the build there; dependencies are built as they are. A plain `swift build` is unchanged.
@@ -11,10 +10,11 @@ let warningsAsErrors: [SwiftSetting] =
     ProcessInfo.processInfo.environment["STRATA_WARNINGS_AS_ERRORS"] == nil
     ? [] : [.unsafeFlags(["-warnings-as-errors"])]
 
-let strictSettings: [SwiftSetting] = [
-    .enableUpcomingFeature("ExistentialAny"),
-    .enableUpcomingFeature("MemberImportVisibility"),
-] + warningsAsErrors
+let strictSettings: [SwiftSetting] =
+    [
+        .enableUpcomingFeature("ExistentialAny"),
+        .enableUpcomingFeature("MemberImportVisibility"),
+    ] + warningsAsErrors
 
 let package = Package(
     name: "Strata",
@@ -74,7 +74,8 @@ let package = Package(
         .target(
             name: "StrataSQLite",
             dependencies: [
-                "StrataStorage", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift"),
+                "StrataStorage", .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ],
             path: "Backends/SQLite",
             swiftSettings: strictSettings
@@ -127,7 +128,8 @@ let package = Package(
         .target(
             name: "StrataSyncHTTPServer",
             dependencies: [
-                "Strata", "StrataSyncServer", .product(name: "Hummingbird", package: "hummingbird"), .product(name: "HTTPTypes", package: "swift-http-types"),
+                "Strata", "StrataSyncServer", .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
@@ -137,7 +139,8 @@ let package = Package(
         .target(
             name: "StrataSyncHTTPClient",
             dependencies: [
-                "Strata", .product(name: "AsyncHTTPClient", package: "async-http-client"), .product(name: "NIOCore", package: "swift-nio"),
+                "Strata", .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             path: "Sources/StrataSyncHTTPClient",
@@ -145,12 +148,15 @@ let package = Package(
         ),
         // The in-memory backend is the reference the differential category compares against.
         .target(
-            name: "StrataConformance", dependencies: ["Strata", "StrataInMemory", "StrataSyncServer", "StrataTools"], swiftSettings: strictSettings),
+            name: "StrataConformance", dependencies: ["Strata", "StrataInMemory", "StrataSyncServer", "StrataTools"],
+            swiftSettings: strictSettings),
         .executableTarget(
             name: "StrataCLI",
             dependencies: [
-                "Strata", "StrataInMemory", "StrataSQLite", "StrataLMDB", "StrataJSONFile", "StrataConformance", "StrataSyncHTTPServer",
-                "StrataSyncServer", "StrataTools", "StrataPostgres", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "Strata", "StrataInMemory", "StrataSQLite", "StrataLMDB", "StrataJSONFile", "StrataConformance",
+                "StrataSyncHTTPServer",
+                "StrataSyncServer", "StrataTools", "StrataPostgres",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Sources/strata",
             swiftSettings: strictSettings
@@ -158,7 +164,8 @@ let package = Package(
         .testTarget(
             name: "StrataTests",
             dependencies: [
-                "Strata", "StrataTools", "StrataSyncServer", "StrataInMemory", "StrataConformance", .product(name: "Logging", package: "swift-log"),
+                "Strata", "StrataTools", "StrataSyncServer", "StrataInMemory", "StrataConformance",
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
             ],
             swiftSettings: strictSettings
@@ -166,7 +173,8 @@ let package = Package(
         .testTarget(
             name: "ConformanceTests",
             dependencies: [
-                "Strata", "StrataSyncServer", "StrataInMemory", "StrataSQLite", "StrataLMDB", "StrataJSONFile", "StrataPostgres", "StrataConformance",
+                "Strata", "StrataSyncServer", "StrataInMemory", "StrataSQLite", "StrataLMDB", "StrataJSONFile",
+                "StrataPostgres", "StrataConformance",
                 "StrataSyncHTTPServer", "StrataSyncHTTPClient", .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
@@ -210,7 +218,8 @@ let package = Package(
         .testTarget(
             name: "SyncHTTPTests",
             dependencies: [
-                "Strata", "StrataSyncServer", "StrataInMemory", "StrataSQLite", "StrataPostgres", "StrataConformance", "StrataSyncHTTPClient",
+                "Strata", "StrataSyncServer", "StrataInMemory", "StrataSQLite", "StrataPostgres", "StrataConformance",
+                "StrataSyncHTTPClient",
             ],
             swiftSettings: strictSettings
         ),
@@ -220,7 +229,8 @@ let package = Package(
         .target(
             name: "NotesService",
             dependencies: [
-                "Strata", .product(name: "Hummingbird", package: "hummingbird"), .product(name: "Logging", package: "swift-log"),
+                "Strata", .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
             path: "Examples/NotesService/NotesService",
@@ -229,7 +239,8 @@ let package = Package(
         .executableTarget(
             name: "notes-service",
             dependencies: [
-                "NotesService", "Strata", "StrataInMemory", "StrataSQLite", "StrataLMDB", "StrataJSONFile", "StrataPostgres",
+                "NotesService", "Strata", "StrataInMemory", "StrataSQLite", "StrataLMDB", "StrataJSONFile",
+                "StrataPostgres",
                 .product(name: "Hummingbird", package: "hummingbird"), .product(name: "Logging", package: "swift-log"),
             ],
             path: "Examples/NotesService/notes-service",
@@ -239,7 +250,8 @@ let package = Package(
             name: "NotesServiceTests",
             dependencies: [
                 "NotesService", "Strata", "StrataInMemory", "StrataSQLite",
-                .product(name: "Hummingbird", package: "hummingbird"), .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
             swiftSettings: strictSettings
@@ -247,19 +259,25 @@ let package = Package(
         .testTarget(
             name: "ReadmeTests",
             dependencies: [
-                "Strata", "StrataStorage", "StrataSyncServer", "StrataTools", "StrataSQLite", "StrataConformance", "StrataSyncHTTPServer", "StrataSyncHTTPClient",
+                "Strata", "StrataStorage", "StrataSyncServer", "StrataTools", "StrataSQLite", "StrataConformance",
+                "StrataSyncHTTPServer", "StrataSyncHTTPClient",
                 .product(name: "Hummingbird", package: "hummingbird"), .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings
         ),
         .testTarget(
             name: "ToolTests",
-            dependencies: ["Strata", "StrataTools", "StrataSQLite", "StrataLMDB", "StrataJSONFile", "StrataPostgres", "StrataConformance"],
+            dependencies: [
+                "Strata", "StrataTools", "StrataSQLite", "StrataLMDB", "StrataJSONFile", "StrataPostgres",
+                "StrataConformance",
+            ],
             swiftSettings: strictSettings
         ),
         .testTarget(
             name: "SQLiteTests",
-            dependencies: ["Strata", "StrataSQLite", "StrataConformance", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: [
+                "Strata", "StrataSQLite", "StrataConformance", .product(name: "GRDB", package: "GRDB.swift"),
+            ],
             swiftSettings: strictSettings
         ),
     ],

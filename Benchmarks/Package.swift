@@ -3,7 +3,8 @@ import Foundation
 import PackageDescription
 
 // The parent package is a path dependency; its identity is its folder's name, whatever the clone is called.
-let strata = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().lastPathComponent.lowercased()
+let strata = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().lastPathComponent
+    .lowercased()
 
 let package = Package(
     name: "StrataBenchmarks",

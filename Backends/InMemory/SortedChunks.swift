@@ -81,10 +81,14 @@ struct SortedChunks<Element: Comparable & Sendable>: Sendable {
 
     /// Calls `body` with the elements from `lower` up to `upper` (both inclusive, `nil` unbounded),
     /// ascending or descending, until it returns `false`.
-    func walk(from lower: Element? = nil, through upper: Element? = nil, ascending: Bool = true, _ body: (Element) throws -> Bool) rethrows {
+    func walk(
+        from lower: Element? = nil, through upper: Element? = nil, ascending: Bool = true,
+        _ body: (Element) throws -> Bool
+    ) rethrows {
         if ascending {
             var index = lower.map(chunk(for:)) ?? 0
-            var position = lower.flatMap { bound in index < chunks.count ? Self.position(of: bound, in: chunks[index]) : nil } ?? 0
+            var position =
+                lower.flatMap { bound in index < chunks.count ? Self.position(of: bound, in: chunks[index]) : nil } ?? 0
             while index < chunks.count {
                 let current = chunks[index]
                 while position < current.count {

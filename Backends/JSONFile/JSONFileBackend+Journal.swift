@@ -1,6 +1,6 @@
 import Foundation
-import StrataStorage
 import StrataInMemory
+import StrataStorage
 
 /// The journal's side of opening a JSON store: replaying its entries, and what the open does with
 /// whatever follows the last readable one (``JSONJournalTail``).

@@ -85,7 +85,9 @@ enum JSONIntegrity {
         }
         guard line.count > header, line.last == UInt8(ascii: "}"),
             line[(start + header - opsPrefix.count)...].starts(with: opsPrefix),
-            let stored = UInt32(String(decoding: line[(start + linePrefix.count)..<(start + linePrefix.count + 8)], as: UTF8.self), radix: 16)
+            let stored = UInt32(
+                String(decoding: line[(start + linePrefix.count)..<(start + linePrefix.count + 8)], as: UTF8.self),
+                radix: 16)
         else { return .damaged }
         return crc(line[(start + header)..<(line.endIndex - 1)]) == stored ? .valid : .damaged
     }
@@ -104,11 +106,18 @@ enum JSONIntegrity {
         let bytes = [UInt8](data)
         let suffix = digestStart.count + 8 + digestEnd.count
         let bodyEnd = bytes.count - suffix
-        guard bodyEnd >= 0, bytes[bodyEnd...].starts(with: digestStart), bytes.suffix(digestEnd.count).elementsEqual(digestEnd),
-            let stored = UInt32(String(decoding: bytes[(bodyEnd + digestStart.count)..<(bodyEnd + digestStart.count + 8)], as: UTF8.self), radix: 16),
+        guard bodyEnd >= 0, bytes[bodyEnd...].starts(with: digestStart),
+            bytes.suffix(digestEnd.count).elementsEqual(digestEnd),
+            let stored = UInt32(
+                String(
+                    decoding: bytes[(bodyEnd + digestStart.count)..<(bodyEnd + digestStart.count + 8)], as: UTF8.self),
+                radix: 16),
             crc(bytes[..<bodyEnd]) == stored
         else {
-            throw StrataError(.corruptStore, "\(path) does not match its digest: it is damaged, or was edited by hand (to accept a hand edit, delete its \"digest\" line)")
+            throw StrataError(
+                .corruptStore,
+                "\(path) does not match its digest: it is damaged, or was edited by hand (to accept a hand edit, delete its \"digest\" line)"
+            )
         }
     }
 }

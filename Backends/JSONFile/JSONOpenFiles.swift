@@ -34,7 +34,10 @@ enum OpenFiles {
             if var entry = table[key] {
                 guard entry.description.isOpenable(as: description) else {
                     let changes = description.differences(from: entry.description)
-                    throw StrataError(.incompatibleStore, "\(path) is already open in this process with another schema: \(changes.map(\.description).joined(separator: "; "))")
+                    throw StrataError(
+                        .incompatibleStore,
+                        "\(path) is already open in this process with another schema: \(changes.map(\.description).joined(separator: "; "))"
+                    )
                 }
                 entry.handles += 1
                 table[key] = entry

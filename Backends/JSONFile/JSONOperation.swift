@@ -55,24 +55,30 @@ enum JSONOperation {
         }
         if let name = json["put"] {
             let entity = try entity(name)
-            guard let id = JSONValues.id(json: json["id"], kind: entity.idKind), let version = (json["version"] as? NSNumber)?.int64Value,
+            guard let id = JSONValues.id(json: json["id"], kind: entity.idKind),
+                let version = (json["version"] as? NSNumber)?.int64Value,
                 let raw = json["values"] as? [String: Any]
             else { throw StrataError(.corruptStore, entity: entity.name, "journal put is malformed") }
             return .put(try JSONDocument.record(entity, id: id, version: version, values: raw, schema: schema))
         }
         if let name = json["delete"] {
             let entity = try entity(name)
-            guard let id = JSONValues.id(json: json["id"], kind: entity.idKind) else { throw StrataError(.corruptStore, "journal delete is malformed") }
+            guard let id = JSONValues.id(json: json["id"], kind: entity.idKind) else {
+                throw StrataError(.corruptStore, "journal delete is malformed")
+            }
             return .delete(entity: entity.name, id: id)
         }
         if let path = json["links"] as? String, let dot = path.firstIndex(of: ".") {
             let entity = try entity(String(path[..<dot]))
             let relationshipName = String(path[path.index(after: dot)...])
-            guard let relationship = entity.relationship(relationshipName), let destination = schema.entity(relationship.destination),
+            guard let relationship = entity.relationship(relationshipName),
+                let destination = schema.entity(relationship.destination),
                 let owner = JSONValues.id(json: json["id"], kind: entity.idKind), let raw = json["targets"] as? [Any]
             else { throw StrataError(.corruptStore, "journal links entry is malformed") }
             let targets = try raw.map { item -> RecordID in
-                guard let id = JSONValues.id(json: item, kind: destination.idKind) else { throw StrataError(.corruptStore, "journal link target is malformed") }
+                guard let id = JSONValues.id(json: item, kind: destination.idKind) else {
+                    throw StrataError(.corruptStore, "journal link target is malformed")
+                }
                 return id
             }
             return .links(entity: entity.name, relationship: relationshipName, owner: owner, targets: targets)

@@ -53,7 +53,8 @@ enum JSONValues {
         // Years 1…9999 are the ones ISO-8601 text reads back; the exact value carries the rest.
         let fourDigitYears = -62_135_596_800.0...253_402_300_799.0
         if fourDigitYears.contains(date.timeIntervalSince1970),
-            readBack.timeIntervalSinceReferenceDate.bitPattern == date.timeIntervalSinceReferenceDate.bitPattern {
+            readBack.timeIntervalSinceReferenceDate.bitPattern == date.timeIntervalSinceReferenceDate.bitPattern
+        {
             return readable
         }
         return readable + "|" + String(date.timeIntervalSinceReferenceDate)

@@ -1,6 +1,6 @@
 import PostgresNIO
-import Synchronization
 import StrataStorage
+import Synchronization
 
 /// The store's write lock: one writer at a time across every process and machine.
 extension PostgresBackend {
@@ -19,7 +19,9 @@ extension PostgresBackend {
         do {
             return try await lockedOnce(prefetching: keys, body)
         } catch let failure as LockNotTaken {
-            guard failure.error.code == .serverUnavailable, !isClosed.load(ordering: .acquiring) else { throw failure.error }
+            guard failure.error.code == .serverUnavailable, !isClosed.load(ordering: .acquiring) else {
+                throw failure.error
+            }
             do {
                 return try await lockedOnce(prefetching: keys, body)
             } catch let again as LockNotTaken {

@@ -9,11 +9,14 @@ import StrataStorage
 /// tables it owns) renamed aside under `strata_migrating.`; the new tables are created with their
 /// indexes; the engine copies through the two views; the set-aside tables are dropped.
 extension PostgresBackend: SchemaChangingBackend {
-    public func changeSchema<T: Sendable>(_ body: @escaping @Sendable (any SchemaChangeTransaction) throws -> T) async throws -> T {
+    public func changeSchema<T: Sendable>(_ body: @escaping @Sendable (any SchemaChangeTransaction) throws -> T)
+        async throws -> T
+    {
         let (schema, namespace, channel) = (schema, location.schemaName, channel)
         return try await locked { session in
             try Self.transaction(session) {
-                let change = PostgresSchemaChange(session: session, schema: schema, namespace: namespace, channel: channel)
+                let change = PostgresSchemaChange(
+                    session: session, schema: schema, namespace: namespace, channel: channel)
                 let result = try body(change)
                 try change.finish()
                 return result
@@ -34,7 +37,9 @@ final class PostgresSchemaChange: SchemaChangeTransaction {
         self.namespace = namespace
         self.channel = channel
         self.schema = schema
-        self.transaction = PostgresWriteTransaction(session: session, layout: PostgresLayout(schema: schema, namespace: namespace), channel: channel, inTransaction: true)
+        self.transaction = PostgresWriteTransaction(
+            session: session, layout: PostgresLayout(schema: schema, namespace: namespace), channel: channel,
+            inTransaction: true)
     }
 
     var current: any StorageWriteTransaction { transaction }
@@ -42,7 +47,8 @@ final class PostgresSchemaChange: SchemaChangeTransaction {
     /// Flushes the last writes and records the schema the store now has.
     func finish() throws {
         try transaction.flush()
-        try PostgresBackend.recordSchema(schema, layout: PostgresLayout(schema: schema, namespace: namespace), in: session, format: false)
+        try PostgresBackend.recordSchema(
+            schema, layout: PostgresLayout(schema: schema, namespace: namespace), in: session, format: false)
     }
 
     /// Writes what the stage holds so far (memory stays bounded by a batch); the transaction goes on.
@@ -54,14 +60,18 @@ final class PostgresSchemaChange: SchemaChangeTransaction {
         var binds = PostgresBindings()
         binds.append(strata: .string(namespace))
         binds.append(strata: .string(table))
-        return try session.rows("SELECT indexname::text FROM pg_indexes WHERE schemaname = $1 AND tablename = $2 AND indexname LIKE 'strata\\_%'", binds).compactMap { row in
+        return try session.rows(
+            "SELECT indexname::text FROM pg_indexes WHERE schemaname = $1 AND tablename = $2 AND indexname LIKE 'strata\\_%'",
+            binds
+        ).compactMap { row in
             if case .string(let name) = try PostgresValues.value(row.makeRandomAccess()[0], as: .string) { return name }
             return nil
         }
     }
 
     func change(
-        to target: Schema, rebuilding retired: Set<String>, creating created: Set<String>, reindexing reindexed: Set<String>,
+        to target: Schema, rebuilding retired: Set<String>, creating created: Set<String>,
+        reindexing reindexed: Set<String>,
         _ body: (any StorageReadTransaction, any StorageWriteTransaction) throws -> Void
     ) throws {
         try transaction.flush()
@@ -78,7 +88,8 @@ final class PostgresSchemaChange: SchemaChangeTransaction {
                     try session.execute("DROP INDEX \(quoted(namespace)).\(quoted(index))")
                 }
                 let aside = PostgresLayout.shortened(PostgresLayout.setAsidePrefix + table)
-                try session.execute("ALTER TABLE \(PostgresLayout.qualified(namespace, table)) RENAME TO \(quoted(aside))")
+                try session.execute(
+                    "ALTER TABLE \(PostgresLayout.qualified(namespace, table)) RENAME TO \(quoted(aside))")
                 setAside.append(PostgresLayout.qualified(namespace, PostgresLayout.setAsidePrefix + table))
             }
         }
@@ -89,12 +100,18 @@ final class PostgresSchemaChange: SchemaChangeTransaction {
         for name in reindexed.sorted() {
             // Index names hash their definition: one both schemas declare alike is kept.
             guard let entity = target.entity(name) else { continue }
-            let wanted = Dictionary(layout.indexStatements(entity).map { ($0.name, $0.sql) }, uniquingKeysWith: { a, _ in a })
+            let wanted = Dictionary(
+                layout.indexStatements(entity).map { ($0.name, $0.sql) }, uniquingKeysWith: { a, _ in a })
             let existing = Set(try indexes(of: PostgresLayout.shortened(name)).filter { $0.hasPrefix("strata_i_") })
-            for index in existing where wanted[index] == nil { try session.execute("DROP INDEX \(quoted(namespace)).\(quoted(index))") }
-            for (index, sql) in wanted.sorted(by: { $0.key < $1.key }) where !existing.contains(index) { try session.execute(sql) }
+            for index in existing where wanted[index] == nil {
+                try session.execute("DROP INDEX \(quoted(namespace)).\(quoted(index))")
+            }
+            for (index, sql) in wanted.sorted(by: { $0.key < $1.key }) where !existing.contains(index) {
+                try session.execute(sql)
+            }
         }
-        let old = PostgresReadTransaction(session: session, layout: PostgresLayout(schema: schema, namespace: namespace, setAside: retired))
+        let old = PostgresReadTransaction(
+            session: session, layout: PostgresLayout(schema: schema, namespace: namespace, setAside: retired))
         let new = PostgresWriteTransaction(session: session, layout: layout, channel: channel, inTransaction: true)
         old.flushesFirst = new
         try body(old, new)

@@ -13,46 +13,62 @@ extension PostgresBackend {
         try await locked { session in
             var namespace = PostgresBindings()
             namespace.append(strata: .string(location.schemaName))
-            let tables = try session.rows("SELECT tablename::text FROM pg_tables WHERE schemaname = $1", namespace).map { row -> String in
-                guard case .string(let name) = try PostgresValues.value(row.makeRandomAccess()[0], as: .string) else { return "" }
+            let tables = try session.rows("SELECT tablename::text FROM pg_tables WHERE schemaname = $1", namespace).map
+            { row -> String in
+                guard case .string(let name) = try PostgresValues.value(row.makeRandomAccess()[0], as: .string) else {
+                    return ""
+                }
                 return name
             }
             if tables.isEmpty {
                 guard create else { throw StrataError(.notAStore, "there is no store at \(location)") }
                 try Self.transaction(session) {
-                    try Self.runDDL(["CREATE SCHEMA IF NOT EXISTS \(quoted(location.schemaName))"] + layout.creationStatements(), in: session)
+                    try Self.runDDL(
+                        ["CREATE SCHEMA IF NOT EXISTS \(quoted(location.schemaName))"] + layout.creationStatements(),
+                        in: session)
                     try Self.recordSchema(schema, layout: layout, in: session, format: true)
                 }
                 return
             }
             guard tables.contains(PostgresLayout.metaTableName) else {
-                throw StrataError(.notAStore, "\(location) holds tables that are not a Strata store (another application's schema?)")
+                throw StrataError(
+                    .notAStore, "\(location) holds tables that are not a Strata store (another application's schema?)")
             }
             var keys = PostgresBindings()
             var names = PostgresWireArray(element: .text)
-            for key in [Self.formatKey, Self.fingerprintKey, SchemaDescription.metadataKey] { names.append(.string(key)) }
+            for key in [Self.formatKey, Self.fingerprintKey, SchemaDescription.metadataKey] {
+                names.append(.string(key))
+            }
             keys.append(names)
             var meta: [String: [UInt8]] = [:]
-            for row in try session.rows("SELECT key, value FROM \(layout.metaTable) WHERE key = ANY($1::text[])", keys) {
+            for row in try session.rows("SELECT key, value FROM \(layout.metaTable) WHERE key = ANY($1::text[])", keys)
+            {
                 let cells = row.makeRandomAccess()
                 guard case .string(let key) = try PostgresValues.value(cells[0], as: .string) else { continue }
                 meta[key] = try PostgresReadTransaction.bytes(cells[1])
             }
             guard let format = meta[Self.formatKey].map({ String(decoding: $0, as: UTF8.self) }) else {
-                throw StrataError(.notAStore, "\(location) has a strata_meta table but no Strata format version (another application's schema?)")
+                throw StrataError(
+                    .notAStore,
+                    "\(location) has a strata_meta table but no Strata format version (another application's schema?)")
             }
             guard format == PostgresLayout.formatVersion else {
-                throw StrataError(.incompatibleStore, "\(location) was written in PostgreSQL store format \(format); this version reads \(PostgresLayout.formatVersion)")
+                throw StrataError(
+                    .incompatibleStore,
+                    "\(location) was written in PostgreSQL store format \(format); this version reads \(PostgresLayout.formatVersion)"
+                )
             }
             // A store created before writes took their lock through the function gets it now.
             var function = PostgresBindings()
             function.append(strata: .string(layout.writeLockFunction + "(bigint,text[])"))
             if let row = try session.rows("SELECT to_regprocedure($1) IS NULL", function).first,
-                case .bool(true) = try PostgresValues.value(row.makeRandomAccess()[0], as: .bool) {
+                case .bool(true) = try PostgresValues.value(row.makeRandomAccess()[0], as: .bool)
+            {
                 try session.execute(layout.writeLockFunctionStatement)
             }
             _ = try StoredSchema.check(
-                description: meta[SchemaDescription.metadataKey], fingerprint: meta[Self.fingerprintKey].map { String(decoding: $0, as: UTF8.self) },
+                description: meta[SchemaDescription.metadataKey],
+                fingerprint: meta[Self.fingerprintKey].map { String(decoding: $0, as: UTF8.self) },
                 schema: schema, path: location.description)
         }
     }
@@ -82,10 +98,14 @@ extension PostgresBackend {
     }
 
     /// Records the schema the store has (and, at creation, the format).
-    static func recordSchema(_ schema: Schema, layout: PostgresLayout, in session: PostgresSession, format: Bool) throws {
+    static func recordSchema(_ schema: Schema, layout: PostgresLayout, in session: PostgresSession, format: Bool) throws
+    {
         var keys = PostgresWireArray(element: .text)
         var values = PostgresWireArray(element: .bytea)
-        var entries: [(String, [UInt8])] = [(fingerprintKey, Array(schema.fingerprint.utf8)), (SchemaDescription.metadataKey, SchemaDescription(schema).encoded())]
+        var entries: [(String, [UInt8])] = [
+            (fingerprintKey, Array(schema.fingerprint.utf8)),
+            (SchemaDescription.metadataKey, SchemaDescription(schema).encoded()),
+        ]
         if format { entries.append((formatKey, Array(PostgresLayout.formatVersion.utf8))) }
         for (key, value) in entries {
             keys.append(.string(key))
@@ -95,7 +115,8 @@ extension PostgresBackend {
         binds.append(keys)
         binds.append(values)
         try session.execute(
-            "INSERT INTO \(layout.metaTable) (key, value) SELECT * FROM unnest($1::text[], $2::bytea[]) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value", binds)
+            "INSERT INTO \(layout.metaTable) (key, value) SELECT * FROM unnest($1::text[], $2::bytea[]) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value",
+            binds)
     }
 }
 
@@ -109,7 +130,9 @@ extension PostgresBackend {
             let connection = try await PostgresConnection.connect(
                 configuration: connectionConfiguration(location, Options()), id: 0, logger: logger)
             do {
-                try await connection.query(PostgresQuery(unsafeSQL: "DROP SCHEMA IF EXISTS \(quoted(location.schemaName)) CASCADE"), logger: logger)
+                try await connection.query(
+                    PostgresQuery(unsafeSQL: "DROP SCHEMA IF EXISTS \(quoted(location.schemaName)) CASCADE"),
+                    logger: logger)
             } catch {
                 try? await connection.close()
                 throw error

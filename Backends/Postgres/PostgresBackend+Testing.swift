@@ -23,7 +23,8 @@ extension PostgresBackend {
 
     /// The tables in PostgreSQL schema `namespace`, sorted.
     func tableNamesForTesting(in namespace: String) async throws -> [String] {
-        let rows = try await client.query("SELECT tablename::text FROM pg_tables WHERE schemaname = \(namespace) ORDER BY 1", logger: logger)
+        let rows = try await client.query(
+            "SELECT tablename::text FROM pg_tables WHERE schemaname = \(namespace) ORDER BY 1", logger: logger)
         var names: [String] = []
         for try await name in rows.decode(String.self) { names.append(name) }
         return names

@@ -38,7 +38,8 @@ public final class PostgresBackend: StorageBackend {
 
         /// Options; every one has a default.
         public init(
-            maximumConnections: Int = 8, connectTimeout: Duration = .seconds(10), notificationPollInterval: Duration = .milliseconds(20),
+            maximumConnections: Int = 8, connectTimeout: Duration = .seconds(10),
+            notificationPollInterval: Duration = .milliseconds(20),
             createIfMissing: Bool = true
         ) {
             self.maximumConnections = maximumConnections
@@ -76,7 +77,9 @@ public final class PostgresBackend: StorageBackend {
     /// waited for, by ``close()``.
     private let presence: PostgresPresence
 
-    public var sharedIdentity: String? { "postgres://\(location.host):\(location.port)/\(location.database)?schema=\(location.schemaName)" }
+    public var sharedIdentity: String? {
+        "postgres://\(location.host):\(location.port)/\(location.database)?schema=\(location.schemaName)"
+    }
 
     public var externalCommits: ExternalCommitPolling? {
         let listener = listener
@@ -108,7 +111,8 @@ public final class PostgresBackend: StorageBackend {
         self.lockKey = Int64(bitPattern: PostgresLayout.fnv("strata.lock:" + identity))
         self.channel = "strata_" + PostgresLayout.hash(identity)
         self.clientRun = Task { await client.run() }
-        self.listener = PostgresListener(configuration: Self.connectionConfiguration(location, options), channel: channel, logger: logger)
+        self.listener = PostgresListener(
+            configuration: Self.connectionConfiguration(location, options), channel: channel, logger: logger)
     }
 
     /// Registers the `postgres:` and `postgresql:` schemes.
@@ -127,7 +131,9 @@ public final class PostgresBackend: StorageBackend {
 
     /// Opens (or creates) the store at `location`. An unreachable server, a refused login, a
     /// missing database or a schema holding another application's tables are typed errors.
-    public static func open(location: PostgresLocation, schema: Schema, options: Options = Options()) async throws -> PostgresBackend {
+    public static func open(location: PostgresLocation, schema: Schema, options: Options = Options()) async throws
+        -> PostgresBackend
+    {
         var logger = Logger(label: "strata.postgres")
         // postgres-nio warns when a lease comes before the pool's run task has started; the
         // lease simply waits for it, so only errors are worth a line.
@@ -166,11 +172,14 @@ public final class PostgresBackend: StorageBackend {
         return backend
     }
 
-    static func connectionConfiguration(_ location: PostgresLocation, _ options: Options) -> PostgresConnection.Configuration {
+    static func connectionConfiguration(_ location: PostgresLocation, _ options: Options)
+        -> PostgresConnection.Configuration
+    {
         var configuration = PostgresConnection.Configuration(
             host: location.host, port: location.port, username: location.user, password: location.password,
             database: location.database, tls: .disable)
-        configuration.options.connectTimeout = TimeAmount.nanoseconds(Int64(options.connectTimeout.components.seconds) * 1_000_000_000)
+        configuration.options.connectTimeout = TimeAmount.nanoseconds(
+            Int64(options.connectTimeout.components.seconds) * 1_000_000_000)
         return configuration
     }
 
@@ -180,15 +189,20 @@ public final class PostgresBackend: StorageBackend {
     /// A read whose connection turns out to be gone (the server restarted or dropped it while it
     /// sat in the pool) runs once more on a new one: it changed nothing, and the caller would
     /// otherwise see a failure the store has already recovered from.
-    public func read<T: Sendable>(_ body: @escaping @Sendable (any StorageReadTransaction) throws -> T) async throws -> T {
+    public func read<T: Sendable>(_ body: @escaping @Sendable (any StorageReadTransaction) throws -> T) async throws
+        -> T
+    {
         do {
             return try await readOnce(body)
-        } catch let error as StrataError where error.code == .serverUnavailable && !isClosed.load(ordering: .acquiring) {
+        } catch let error as StrataError where error.code == .serverUnavailable && !isClosed.load(ordering: .acquiring)
+        {
             return try await readOnce(body)
         }
     }
 
-    private func readOnce<T: Sendable>(_ body: @escaping @Sendable (any StorageReadTransaction) throws -> T) async throws -> T {
+    private func readOnce<T: Sendable>(_ body: @escaping @Sendable (any StorageReadTransaction) throws -> T)
+        async throws -> T
+    {
         let (layout, logger, roundTrips) = (layout, logger, roundTrips)
         return try await withSession { connection in
             try await Self.threads.runIfActive {
@@ -202,11 +216,14 @@ public final class PostgresBackend: StorageBackend {
         }
     }
 
-    public func write<T: Sendable>(_ body: @escaping @Sendable (any StorageWriteTransaction) throws -> T) async throws -> T {
+    public func write<T: Sendable>(_ body: @escaping @Sendable (any StorageWriteTransaction) throws -> T) async throws
+        -> T
+    {
         let (layout, channel) = (layout, channel)
         let wanted = hotKeys.withLock { Array($0) }
         return try await locked(prefetching: wanted) { session, prefetched in
-            let transaction = PostgresWriteTransaction(session: session, layout: layout, channel: channel, prefetched: prefetched)
+            let transaction = PostgresWriteTransaction(
+                session: session, layout: layout, channel: channel, prefetched: prefetched)
             defer {
                 let read = transaction.metadataKeysRead
                 if !read.isSubset(of: Set(wanted)) { self.learn(read) }
@@ -230,7 +247,8 @@ public final class PostgresBackend: StorageBackend {
         }
     }
 
-    func withSession<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
+    func withSession<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T
+    {
         guard !isClosed.load(ordering: .acquiring) else { throw StrataError(.storeClosed, "the store has been closed") }
         do {
             return try await client.withConnection { connection in try await body(connection) }

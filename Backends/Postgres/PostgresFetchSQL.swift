@@ -34,8 +34,12 @@ struct PostgresFetchSQL {
     mutating func select(_ plan: FetchPlan) throws -> String {
         let table = try layout.table(plan.entity)
         var sql = "SELECT \(table.selectList) FROM \(table.name) AS t0"
-        if let predicate = plan.predicate { sql += " WHERE " + (try condition(predicate, table.entity, "t0", negated: false)) }
-        let keys = plan.sort.map { "t0.\(PostgresLayout.column($0.property)) \($0.ascending ? "ASC NULLS FIRST" : "DESC NULLS LAST")" }
+        if let predicate = plan.predicate {
+            sql += " WHERE " + (try condition(predicate, table.entity, "t0", negated: false))
+        }
+        let keys = plan.sort.map {
+            "t0.\(PostgresLayout.column($0.property)) \($0.ascending ? "ASC NULLS FIRST" : "DESC NULLS LAST")"
+        }
         sql += " ORDER BY " + (keys + ["t0.\"id\" ASC"]).joined(separator: ", ")
         if let limit = plan.limit {
             sql += " LIMIT \(bind(.int(Int64(limit))))"
@@ -49,7 +53,9 @@ struct PostgresFetchSQL {
     mutating func count(_ plan: FetchPlan) throws -> String {
         let table = try layout.table(plan.entity)
         var sql = "SELECT count(*) FROM \(table.name) AS t0"
-        if let predicate = plan.predicate { sql += " WHERE " + (try condition(predicate, table.entity, "t0", negated: false)) }
+        if let predicate = plan.predicate {
+            sql += " WHERE " + (try condition(predicate, table.entity, "t0", negated: false))
+        }
         return sql
     }
 
@@ -66,16 +72,22 @@ struct PostgresFetchSQL {
             let column = function.property.map { "t0.\(PostgresLayout.column($0))" } ?? "*"
             switch function {
             case .count: columns.append("count(*)")
-            case .sum: columns.append(type == .int ? "COALESCE(sum(\(column)), 0)::text" : "COALESCE(sum(\(column)), 0)::float8")
-            case .average: columns.append(type == .int ? "(sum(\(column))::float8 / count(\(column))::float8)" : "avg(\(column))")
+            case .sum:
+                columns.append(
+                    type == .int ? "COALESCE(sum(\(column)), 0)::text" : "COALESCE(sum(\(column)), 0)::float8")
+            case .average:
+                columns.append(type == .int ? "(sum(\(column))::float8 / count(\(column))::float8)" : "avg(\(column))")
             case .min: columns.append("min(\(column))")
             case .max: columns.append("max(\(column))")
             }
         }
         var sql = "SELECT \(columns.joined(separator: ", ")) FROM \(table.name) AS t0"
-        if let predicate = plan.predicate { sql += " WHERE " + (try condition(predicate, table.entity, "t0", negated: false)) }
+        if let predicate = plan.predicate {
+            sql += " WHERE " + (try condition(predicate, table.entity, "t0", negated: false))
+        }
         if let group = plan.groupBy {
-            sql += " GROUP BY t0.\(PostgresLayout.column(group)) ORDER BY t0.\(PostgresLayout.column(group)) ASC NULLS FIRST"
+            sql +=
+                " GROUP BY t0.\(PostgresLayout.column(group)) ORDER BY t0.\(PostgresLayout.column(group)) ASC NULLS FIRST"
         }
         return sql
     }
@@ -96,8 +108,12 @@ struct PostgresFetchSQL {
         return String(text.unicodeScalars[..<nul])
     }
 
-    private mutating func comparison(_ column: String, _ op: ComparisonOperator, _ constant: Value, negated: Bool) -> String {
-        func twoValued(_ comparison: String) -> String { negated ? "COALESCE(\(comparison), FALSE)" : "(\(comparison))" }
+    private mutating func comparison(_ column: String, _ op: ComparisonOperator, _ constant: Value, negated: Bool)
+        -> String
+    {
+        func twoValued(_ comparison: String) -> String {
+            negated ? "COALESCE(\(comparison), FALSE)" : "(\(comparison))"
+        }
         if let prefix = Self.beforeNUL(constant) {
             // Over text without U+0000, `x < "a\0b"` is `x <= "a"` and `x > "a\0b"` is `x > "a"`;
             // nothing equals it.
@@ -116,15 +132,20 @@ struct PostgresFetchSQL {
     }
 
     /// - Parameter negated: Whether a `NOT` encloses the condition, so a NULL must read as false.
-    private mutating func condition(_ expression: FilterExpression, _ entity: EntityDescription, _ alias: String, negated: Bool) throws -> String {
+    private mutating func condition(
+        _ expression: FilterExpression, _ entity: EntityDescription, _ alias: String, negated: Bool
+    ) throws -> String {
         func column(_ property: String) -> String { "\(alias).\(PostgresLayout.column(property))" }
-        func twoValued(_ comparison: String) -> String { negated ? "COALESCE(\(comparison), FALSE)" : "(\(comparison))" }
+        func twoValued(_ comparison: String) -> String {
+            negated ? "COALESCE(\(comparison), FALSE)" : "(\(comparison))"
+        }
         switch expression {
         case .constant(let flag):
             return flag ? "TRUE" : "FALSE"
         case .compare(let property, let op, let constant, _):
             if constant.isNull {
-                return op == .notEqual ? "(\(column(property)) IS NOT NULL)" : op == .equal ? "(\(column(property)) IS NULL)" : "FALSE"
+                return op == .notEqual
+                    ? "(\(column(property)) IS NOT NULL)" : op == .equal ? "(\(column(property)) IS NULL)" : "FALSE"
             }
             return comparison(column(property), op, constant, negated: negated)
         case .inList(let property, let constants, _):
@@ -156,17 +177,21 @@ struct PostgresFetchSQL {
             return "(\(column(property)) IS NULL)"
         case .and(let parts):
             if parts.isEmpty { return "TRUE" }
-            return "(" + (try parts.map { try condition($0, entity, alias, negated: negated) }).joined(separator: " AND ") + ")"
+            return "("
+                + (try parts.map { try condition($0, entity, alias, negated: negated) }).joined(separator: " AND ")
+                + ")"
         case .or(let parts):
             if parts.isEmpty { return "FALSE" }
-            return "(" + (try parts.map { try condition($0, entity, alias, negated: negated) }).joined(separator: " OR ") + ")"
+            return "("
+                + (try parts.map { try condition($0, entity, alias, negated: negated) }).joined(separator: " OR ") + ")"
         case .not(let inner):
             return "(NOT \(try condition(inner, entity, alias, negated: true)))"
         case .relatedOne(let name, let inner):
             let relationship = try self.relationship(name, of: entity)
             let destination = try layout.table(relationship.destination)
             let other = self.alias()
-            return "EXISTS (SELECT 1 FROM \(destination.name) AS \(other) WHERE \(other).\"id\" = \(column(name)) AND \(try condition(inner, destination.entity, other, negated: false)))"
+            return
+                "EXISTS (SELECT 1 FROM \(destination.name) AS \(other) WHERE \(other).\"id\" = \(column(name)) AND \(try condition(inner, destination.entity, other, negated: false)))"
         case .anyRelated(let name, let inner):
             return try exists(name, inner, entity, alias)
         case .noneRelated(let name, let inner):
@@ -174,29 +199,37 @@ struct PostgresFetchSQL {
         }
     }
 
-    private mutating func exists(_ name: String, _ inner: FilterExpression, _ entity: EntityDescription, _ alias: String) throws -> String {
+    private mutating func exists(
+        _ name: String, _ inner: FilterExpression, _ entity: EntityDescription, _ alias: String
+    ) throws -> String {
         let relationship = try self.relationship(name, of: entity)
         let destination = try layout.table(relationship.destination)
         let other = self.alias()
         let join: String
         switch relationship.storage {
         case .reference:
-            join = "FROM \(destination.name) AS \(other) WHERE \(other).\"id\" = \(alias).\(PostgresLayout.column(name))"
+            join =
+                "FROM \(destination.name) AS \(other) WHERE \(other).\"id\" = \(alias).\(PostgresLayout.column(name))"
         case .inverseReference:
-            join = "FROM \(destination.name) AS \(other) WHERE \(other).\(PostgresLayout.column(relationship.inverse ?? "")) = \(alias).\"id\""
+            join =
+                "FROM \(destination.name) AS \(other) WHERE \(other).\(PostgresLayout.column(relationship.inverse ?? "")) = \(alias).\"id\""
         case .orderedLinks, .links:
             let link = self.alias()
-            join = "FROM \(layout.linkTable(entity.name, name)) AS \(link) JOIN \(destination.name) AS \(other) ON \(other).\"id\" = \(link).target WHERE \(link).owner = \(alias).\"id\""
+            join =
+                "FROM \(layout.linkTable(entity.name, name)) AS \(link) JOIN \(destination.name) AS \(other) ON \(other).\"id\" = \(link).target WHERE \(link).owner = \(alias).\"id\""
         case .inverseLinks:
             let link = self.alias()
-            join = "FROM \(layout.linkTable(relationship.destination, relationship.inverse ?? "")) AS \(link) JOIN \(destination.name) AS \(other) ON \(other).\"id\" = \(link).owner WHERE \(link).target = \(alias).\"id\""
+            join =
+                "FROM \(layout.linkTable(relationship.destination, relationship.inverse ?? "")) AS \(link) JOIN \(destination.name) AS \(other) ON \(other).\"id\" = \(link).owner WHERE \(link).target = \(alias).\"id\""
         }
         return "EXISTS (SELECT 1 \(join) AND \(try condition(inner, destination.entity, other, negated: false)))"
     }
 
     private func relationship(_ name: String, of entity: EntityDescription) throws -> RelationshipDescription {
         guard let relationship = entity.relationship(name) else {
-            throw StrataError(.unknownProperty, entity: entity.name, property: name, "\(name) is not a relationship of \(entity.name)")
+            throw StrataError(
+                .unknownProperty, entity: entity.name, property: name, "\(name) is not a relationship of \(entity.name)"
+            )
         }
         return relationship
     }

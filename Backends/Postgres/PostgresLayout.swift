@@ -74,12 +74,14 @@ struct PostgresLayout: Sendable {
         for entity in schema.entities {
             var columns: [(String, Table.ColumnKind)] = entity.attributes.map { ($0.name, .attribute($0.type)) }
             for relationship in entity.relationships where relationship.isToOne {
-                columns.append((relationship.name, .reference(schema.entity(relationship.destination)?.idKind ?? .uuid)))
+                columns.append(
+                    (relationship.name, .reference(schema.entity(relationship.destination)?.idKind ?? .uuid)))
             }
             let names = ["id", "strata_version"] + columns.map(\.0)
             tables[entity.name] = Table(
                 entity: entity,
-                name: Self.qualified(namespace, setAside.contains(entity.name) ? Self.setAsidePrefix + entity.name : entity.name),
+                name: Self.qualified(
+                    namespace, setAside.contains(entity.name) ? Self.setAsidePrefix + entity.name : entity.name),
                 columns: columns,
                 columnIndex: Dictionary(uniqueKeysWithValues: columns.enumerated().map { ($1.0, $0) }),
                 selectList: names.map { "t0." + quoted(Self.shortened($0)) }.joined(separator: ", "))
@@ -175,7 +177,10 @@ struct PostgresLayout: Sendable {
 
     /// The DDL for an empty store.
     func creationStatements() -> [String] {
-        ["CREATE TABLE \(metaTable) (key text COLLATE \"C\" PRIMARY KEY, value bytea NOT NULL)", writeLockFunctionStatement]
+        [
+            "CREATE TABLE \(metaTable) (key text COLLATE \"C\" PRIMARY KEY, value bytea NOT NULL)",
+            writeLockFunctionStatement,
+        ]
             + schema.entities.flatMap { creationStatements(for: $0.name) }
     }
 
@@ -183,7 +188,8 @@ struct PostgresLayout: Sendable {
     func creationStatements(for name: String) -> [String] {
         var statements: [String] = []
         guard let entity = schema.entity(name), let table = tables[name] else { return [] }
-        let columns = ["\"id\" \(PostgresValues.columnType(entity.idKind)) PRIMARY KEY", "\"strata_version\" bigint NOT NULL"]
+        let columns =
+            ["\"id\" \(PostgresValues.columnType(entity.idKind)) PRIMARY KEY", "\"strata_version\" bigint NOT NULL"]
             + table.columns.map { "\(Self.column($0.name)) \($0.kind.sqlType)" }
         statements.append("CREATE TABLE \(table.name) (\(columns.joined(separator: ", ")))")
         statements += indexStatements(entity).map(\.sql)
@@ -193,9 +199,15 @@ struct PostgresLayout: Sendable {
             let link = linkTable(name, relationship.name)
             // No unique key on (owner, position): a flush replaces a list by deleting and
             // inserting in one statement, whose parts do not see each other.
-            statements.append("CREATE TABLE \(link) (owner \(ownerType) NOT NULL, target \(targetType) NOT NULL, position bigint NOT NULL)")
-            statements.append("CREATE INDEX \(quoted("strata_l_" + Self.hash("\(name).\(relationship.name).owner"))) ON \(link) (owner, position)")
-            statements.append("CREATE INDEX \(quoted("strata_l_" + Self.hash("\(name).\(relationship.name).target"))) ON \(link) (target, owner)")
+            statements.append(
+                "CREATE TABLE \(link) (owner \(ownerType) NOT NULL, target \(targetType) NOT NULL, position bigint NOT NULL)"
+            )
+            statements.append(
+                "CREATE INDEX \(quoted("strata_l_" + Self.hash("\(name).\(relationship.name).owner"))) ON \(link) (owner, position)"
+            )
+            statements.append(
+                "CREATE INDEX \(quoted("strata_l_" + Self.hash("\(name).\(relationship.name).target"))) ON \(link) (target, owner)"
+            )
         }
         return statements
     }

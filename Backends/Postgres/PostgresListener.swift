@@ -49,7 +49,8 @@ final class PostgresListener: Sendable {
         while !Task.isCancelled {
             var opened: PostgresConnection?
             do {
-                let connection = try await PostgresConnection.connect(configuration: configuration, id: 1, logger: logger)
+                let connection = try await PostgresConnection.connect(
+                    configuration: configuration, id: 1, logger: logger)
                 opened = connection
                 let stopped = state.withLock { state -> Bool in
                     state.connection = connection

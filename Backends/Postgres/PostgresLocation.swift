@@ -22,7 +22,10 @@ public struct PostgresLocation: Sendable, Hashable, CustomStringConvertible {
     static let maximumNameLength = 63
 
     /// A location; `schemaName` separates several stores in one database.
-    public init(user: String, password: String? = nil, host: String = "127.0.0.1", port: Int = 5432, database: String, schemaName: String = "strata") {
+    public init(
+        user: String, password: String? = nil, host: String = "127.0.0.1", port: Int = 5432, database: String,
+        schemaName: String = "strata"
+    ) {
         self.user = user
         self.password = password
         self.host = host
@@ -35,7 +38,9 @@ public struct PostgresLocation: Sendable, Hashable, CustomStringConvertible {
     public init(url: String) throws {
         func bad(_ why: String) -> StrataError {
             // The password never appears in a message.
-            StrataError(.unsupportedStore, "not a PostgreSQL store URL (postgres://user[:password]@host[:port]/database[?schema=NAME]): \(why)")
+            StrataError(
+                .unsupportedStore,
+                "not a PostgreSQL store URL (postgres://user[:password]@host[:port]/database[?schema=NAME]): \(why)")
         }
         var rest = Substring(url)
         if let colon = rest.firstIndex(of: ":") {
@@ -86,8 +91,9 @@ public struct PostgresLocation: Sendable, Hashable, CustomStringConvertible {
         guard !schemaName.isEmpty, schemaName.utf8.count <= Self.maximumNameLength, !schemaName.contains("\u{0}") else {
             throw bad("the schema name must be 1 to \(Self.maximumNameLength) bytes")
         }
-        self.init(user: try Self.decode(user, bad), password: password, host: String(hostPort), port: port,
-                  database: databaseName, schemaName: schemaName)
+        self.init(
+            user: try Self.decode(user, bad), password: password, host: String(hostPort), port: port,
+            database: databaseName, schemaName: schemaName)
         guard !self.user.isEmpty else { throw bad("it names no user") }
     }
 
@@ -101,7 +107,8 @@ public struct PostgresLocation: Sendable, Hashable, CustomStringConvertible {
             if byte == UInt8(ascii: "%") {
                 let first = utf8.index(after: index)
                 guard first < utf8.endIndex, utf8.index(after: first) < utf8.endIndex,
-                    let value = UInt8(String(decoding: utf8[first...utf8.index(after: first)], as: UTF8.self), radix: 16)
+                    let value = UInt8(
+                        String(decoding: utf8[first...utf8.index(after: first)], as: UTF8.self), radix: 16)
                 else { throw bad("a percent-escape is malformed") }
                 bytes.append(value)
                 index = utf8.index(first, offsetBy: 2)

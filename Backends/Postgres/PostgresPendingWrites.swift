@@ -26,7 +26,9 @@ struct PendingWrites {
 
     mutating func delete(_ entity: String, id: RecordID, linkLists: [String]) {
         records[entity, default: [:]][id] = .some(nil)
-        for relationship in linkLists { links[LinkKey(entity: entity, relationship: relationship), default: [:]][id] = [] }
+        for relationship in linkLists {
+            links[LinkKey(entity: entity, relationship: relationship), default: [:]][id] = []
+        }
     }
 
     mutating func setLinks(_ entity: String, _ relationship: String, _ owner: RecordID, _ targets: [RecordID]) {
@@ -35,7 +37,9 @@ struct PendingWrites {
 
     /// One statement doing every pending write, then notifying `channel`. Records whose IDs are
     /// in `knownAbsent` are inserted; the others upserted.
-    func statement(layout: PostgresLayout, channel: String, knownAbsent: [String: Set<RecordID>] = [:]) throws -> (sql: String, binds: PostgresBindings) {
+    func statement(layout: PostgresLayout, channel: String, knownAbsent: [String: Set<RecordID>] = [:]) throws -> (
+        sql: String, binds: PostgresBindings
+    ) {
         var binds = PostgresBindings()
         var clauses: [String] = []
         func parameter(_ array: PostgresWireArray, cast: String) -> String {
@@ -63,13 +67,21 @@ struct PendingWrites {
             let names = ["\"id\"", "\"strata_version\""] + table.columns.map { PostgresLayout.column($0.name) }
             for (index, batch) in batches.enumerated() where !batch.ids.isEmpty {
                 var arrays = [parameter(batch.ids, cast: idCast), parameter(batch.versions, cast: "bigint[]")]
-                for (column, values) in zip(table.columns, batch.columns) { arrays.append(parameter(values, cast: column.kind.arrayCast)) }
-                let insert = "INSERT INTO \(table.name) (\(names.joined(separator: ", "))) SELECT * FROM unnest(\(arrays.joined(separator: ", ")))"
-                clauses.append(index == 0 ? insert
-                    : insert + " ON CONFLICT (\"id\") DO UPDATE SET " + names.dropFirst().map { "\($0) = EXCLUDED.\($0)" }.joined(separator: ", "))
+                for (column, values) in zip(table.columns, batch.columns) {
+                    arrays.append(parameter(values, cast: column.kind.arrayCast))
+                }
+                let insert =
+                    "INSERT INTO \(table.name) (\(names.joined(separator: ", "))) SELECT * FROM unnest(\(arrays.joined(separator: ", ")))"
+                clauses.append(
+                    index == 0
+                        ? insert
+                        : insert + " ON CONFLICT (\"id\") DO UPDATE SET "
+                            + names.dropFirst().map { "\($0) = EXCLUDED.\($0)" }.joined(separator: ", "))
             }
         }
-        for (key, lists) in links.sorted(by: { ($0.key.entity, $0.key.relationship) < ($1.key.entity, $1.key.relationship) }) {
+        for (key, lists) in links.sorted(by: {
+            ($0.key.entity, $0.key.relationship) < ($1.key.entity, $1.key.relationship)
+        }) {
             let table = layout.linkTable(key.entity, key.relationship)
             guard let owner = layout.schema.entity(key.entity), let relationship = owner.relationship(key.relationship),
                 let destination = layout.schema.entity(relationship.destination)
@@ -91,7 +103,9 @@ struct PendingWrites {
             // The delete and the insert run on one snapshot: the delete never sees the new rows.
             clauses.append("DELETE FROM \(table) WHERE owner = ANY(\(parameter(owners, cast: ownerCast)))")
             if !linkOwners.isEmpty {
-                clauses.append("INSERT INTO \(table) (owner, target, position) SELECT * FROM unnest(\(parameter(linkOwners, cast: ownerCast)), \(parameter(targets, cast: targetCast)), \(parameter(positions, cast: "bigint[]")))")
+                clauses.append(
+                    "INSERT INTO \(table) (owner, target, position) SELECT * FROM unnest(\(parameter(linkOwners, cast: ownerCast)), \(parameter(targets, cast: targetCast)), \(parameter(positions, cast: "bigint[]")))"
+                )
             }
         }
         if !metadata.isEmpty {
@@ -110,7 +124,9 @@ struct PendingWrites {
                 clauses.append("DELETE FROM \(layout.metaTable) WHERE key = ANY(\(parameter(removed, cast: "text[]")))")
             }
             if !keys.isEmpty {
-                clauses.append("INSERT INTO \(layout.metaTable) (key, value) SELECT * FROM unnest(\(parameter(keys, cast: "text[]")), \(parameter(values, cast: "bytea[]"))) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value")
+                clauses.append(
+                    "INSERT INTO \(layout.metaTable) (key, value) SELECT * FROM unnest(\(parameter(keys, cast: "text[]")), \(parameter(values, cast: "bytea[]"))) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value"
+                )
             }
         }
         binds.append(strata: .string(channel))

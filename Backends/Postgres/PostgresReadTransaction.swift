@@ -34,9 +34,13 @@ class PostgresReadTransaction: StorageReadTransaction {
         let cells = row.makeRandomAccess()
         let id = try PostgresValues.recordID(cells[0], kind: table.entity.idKind)
         func corrupt(_ why: String, _ underlying: (any Error)? = nil) -> StrataError {
-            StrataError(.corruptStore, entity: table.entity.name, recordID: id, underlying: underlying, "stored record is damaged: \(why)")
+            StrataError(
+                .corruptStore, entity: table.entity.name, recordID: id, underlying: underlying,
+                "stored record is damaged: \(why)")
         }
-        guard case .int(let version) = try PostgresValues.value(cells[1], as: .int) else { throw corrupt("it has no version") }
+        guard case .int(let version) = try PostgresValues.value(cells[1], as: .int) else {
+            throw corrupt("it has no version")
+        }
         var slots: [Value] = []
         slots.reserveCapacity(table.columns.count)
         for (offset, column) in table.columns.enumerated() {
@@ -44,7 +48,9 @@ class PostgresReadTransaction: StorageReadTransaction {
                 switch column.kind {
                 case .attribute(let type): slots.append(try PostgresValues.value(cells[offset + 2], as: type))
                 case .reference(let kind):
-                    slots.append(cells[offset + 2].bytes == nil ? .null : try PostgresValues.recordID(cells[offset + 2], kind: kind).value)
+                    slots.append(
+                        cells[offset + 2].bytes == nil
+                            ? .null : try PostgresValues.recordID(cells[offset + 2], kind: kind).value)
                 }
             } catch {
                 throw corrupt("\(column.name) holds a value of the wrong kind", error)
@@ -83,7 +89,9 @@ class PostgresReadTransaction: StorageReadTransaction {
         var binds = PostgresBindings()
         binds.append(Self.idArray(asked, kind: table.entity.idKind))
         var found: [RecordID: Record] = [:]
-        for row in try rows("SELECT \(table.selectList) FROM \(table.name) AS t0 WHERE t0.\"id\" = ANY($1)", binds, reading: entity) {
+        for row in try rows(
+            "SELECT \(table.selectList) FROM \(table.name) AS t0 WHERE t0.\"id\" = ANY($1)", binds, reading: entity)
+        {
             let record = try decode(row, table)
             found[record.id] = record
         }
@@ -130,7 +138,8 @@ class PostgresReadTransaction: StorageReadTransaction {
             if let property = plan.groupBy {
                 switch try kind(of: property, in: table) {
                 case .attribute(let type): group = try PostgresValues.value(cells[0], as: type)
-                case .reference(let kind): group = cells[0].bytes == nil ? .null : try PostgresValues.recordID(cells[0], kind: kind).value
+                case .reference(let kind):
+                    group = cells[0].bytes == nil ? .null : try PostgresValues.recordID(cells[0], kind: kind).value
                 }
             }
             var values: [Value] = []
@@ -143,9 +152,13 @@ class PostgresReadTransaction: StorageReadTransaction {
                 switch function {
                 case .sum where type == .int:
                     guard case .string(let text) = try PostgresValues.value(cell, as: .string) else {
-                        throw StrataError(.corruptStore, entity: plan.entity, property: property, "the sum of \(property) came back empty")
+                        throw StrataError(
+                            .corruptStore, entity: plan.entity, property: property,
+                            "the sum of \(property) came back empty")
                     }
-                    guard let total = Int64(text) else { throw StrataError.sumOverflow(entity: plan.entity, property: property) }
+                    guard let total = Int64(text) else {
+                        throw StrataError.sumOverflow(entity: plan.entity, property: property)
+                    }
                     values.append(.int(total))
                 case .sum, .average:
                     values.append(try PostgresValues.value(cell, as: .double))
@@ -159,7 +172,9 @@ class PostgresReadTransaction: StorageReadTransaction {
 
     private func kind(of property: String, in table: PostgresLayout.Table) throws -> PostgresLayout.Table.ColumnKind {
         guard let index = table.columnIndex[property] else {
-            throw StrataError(.unknownProperty, entity: table.entity.name, property: property, "\(property) is not a stored property of \(table.entity.name)")
+            throw StrataError(
+                .unknownProperty, entity: table.entity.name, property: property,
+                "\(property) is not a stored property of \(table.entity.name)")
         }
         return table.columns[index].kind
     }
@@ -189,7 +204,10 @@ class PostgresReadTransaction: StorageReadTransaction {
         binds.append(Self.idArray(asked, kind: targetKind))
         let column = PostgresLayout.column(property)
         var found: [RecordID: [RecordID]] = [:]
-        for row in try rows("SELECT \"id\", \(column) FROM \(table.name) WHERE \(column) = ANY($1) ORDER BY \(column), \"id\"", binds, reading: entity) {
+        for row in try rows(
+            "SELECT \"id\", \(column) FROM \(table.name) WHERE \(column) = ANY($1) ORDER BY \(column), \"id\"", binds,
+            reading: entity)
+        {
             let cells = row.makeRandomAccess()
             let target = try PostgresValues.recordID(cells[1], kind: targetKind)
             found[target, default: []].append(try PostgresValues.recordID(cells[0], kind: table.entity.idKind))
@@ -197,21 +215,29 @@ class PostgresReadTransaction: StorageReadTransaction {
         return found
     }
 
-    private func ids(_ sql: String, _ argument: RecordID, kind: RecordID.Kind, reading entity: String) throws -> [RecordID] {
+    private func ids(_ sql: String, _ argument: RecordID, kind: RecordID.Kind, reading entity: String) throws
+        -> [RecordID]
+    {
         guard Self.isStorable(argument) else { return [] }
         var binds = PostgresBindings()
         binds.append(strataID: argument)
-        return try rows(sql, binds, reading: entity).map { try PostgresValues.recordID($0.makeRandomAccess()[0], kind: kind) }
+        return try rows(sql, binds, reading: entity).map {
+            try PostgresValues.recordID($0.makeRandomAccess()[0], kind: kind)
+        }
     }
 
     func links(_ entity: String, relationship: String, from owner: RecordID) throws -> [RecordID] {
         let kind = try layout.schema.destinationIDKind(of: entity, relationship: relationship)
-        return try ids("SELECT target FROM \(layout.linkTable(entity, relationship)) WHERE owner = $1 ORDER BY position", owner, kind: kind, reading: entity)
+        return try ids(
+            "SELECT target FROM \(layout.linkTable(entity, relationship)) WHERE owner = $1 ORDER BY position", owner,
+            kind: kind, reading: entity)
     }
 
     func linkOwners(_ entity: String, relationship: String, to target: RecordID) throws -> [RecordID] {
         let kind = try layout.table(entity).entity.idKind
-        return try ids("SELECT DISTINCT owner FROM \(layout.linkTable(entity, relationship)) WHERE target = $1 ORDER BY owner", target, kind: kind, reading: entity)
+        return try ids(
+            "SELECT DISTINCT owner FROM \(layout.linkTable(entity, relationship)) WHERE target = $1 ORDER BY owner",
+            target, kind: kind, reading: entity)
     }
 
     func metadata(_ key: String) throws -> [UInt8]? {
@@ -219,7 +245,9 @@ class PostgresReadTransaction: StorageReadTransaction {
         try willRead(nil, metadata: true)
         var binds = PostgresBindings()
         binds.append(strata: .string(key))
-        guard let row = try session.rows("SELECT value FROM \(layout.metaTable) WHERE key = $1", binds).first else { return nil }
+        guard let row = try session.rows("SELECT value FROM \(layout.metaTable) WHERE key = $1", binds).first else {
+            return nil
+        }
         return try Self.bytes(row.makeRandomAccess()[0])
     }
 

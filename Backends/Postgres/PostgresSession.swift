@@ -118,7 +118,10 @@ enum PostgresErrors {
     static func map(_ error: any Error) -> any Error {
         if error is StrataError { return error }
         if error is ChannelError || error is IOError {
-            return StrataError(.serverUnavailable, "PostgreSQL: the connection to the server failed or was lost (\(type(of: error))); nothing of the operation was committed")
+            return StrataError(
+                .serverUnavailable,
+                "PostgreSQL: the connection to the server failed or was lost (\(type(of: error))); nothing of the operation was committed"
+            )
         }
         // The caller's own errors (thrown from a transaction's closure) pass through.
         guard let error = error as? PSQLError else { return error }
@@ -128,7 +131,10 @@ enum PostgresErrors {
             let text = "PostgreSQL error \(state)"
             switch state.prefix(2) {
             case "08", "57":
-                return StrataError(.serverUnavailable, "\(text): the connection to the server was lost (\(state == "57P01" ? "terminated by an administrator" : state == "57P03" ? "the server is starting up or shutting down" : "connection failure")); nothing of the operation was committed")
+                return StrataError(
+                    .serverUnavailable,
+                    "\(text): the connection to the server was lost (\(state == "57P01" ? "terminated by an administrator" : state == "57P03" ? "the server is starting up or shutting down" : "connection failure")); nothing of the operation was committed"
+                )
             case "28":
                 return StrataError(.authenticationFailed, "\(text): the server refused the user name or password")
             case "3D":
@@ -136,16 +142,24 @@ enum PostgresErrors {
             case "23":
                 return StrataError(.uniqueViolation, "\(text): a constraint of the store's tables refused the write")
             case "40":
-                return StrataError(.mergeConflict, "\(text): the transaction was rolled back by the server (serialization failure or deadlock)")
+                return StrataError(
+                    .mergeConflict,
+                    "\(text): the transaction was rolled back by the server (serialization failure or deadlock)")
             case "42":
-                return StrataError(.corruptStore, "\(text): the store's tables are not what this schema expects (changed outside Strata?)")
+                return StrataError(
+                    .corruptStore,
+                    "\(text): the store's tables are not what this schema expects (changed outside Strata?)")
             case "53":
-                return StrataError(.storageFailure, "\(text): the server is out of a resource (disk, memory or connections)")
+                return StrataError(
+                    .storageFailure, "\(text): the server is out of a resource (disk, memory or connections)")
             default:
                 return StrataError(.storageFailure, "\(text)")
             }
         case .connectionError, .serverClosedConnection, .clientClosedConnection, .uncleanShutdown, .poolClosed:
-            return StrataError(.serverUnavailable, "PostgreSQL: the connection to the server failed or was lost (\(error.code)); nothing of the operation was committed")
+            return StrataError(
+                .serverUnavailable,
+                "PostgreSQL: the connection to the server failed or was lost (\(error.code)); nothing of the operation was committed"
+            )
         case .authMechanismRequiresPassword, .unsupportedAuthMechanism, .saslError:
             return StrataError(.authenticationFailed, "PostgreSQL: authentication failed (\(error.code))")
         default:

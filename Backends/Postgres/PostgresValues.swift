@@ -138,11 +138,12 @@ enum PostgresValues {
     }
 
     static func recordID(_ cell: PostgresCell, kind: RecordID.Kind) throws -> RecordID {
-        let type: AttributeType = switch kind {
-        case .uuid: .uuid
-        case .string: .string
-        case .int: .int
-        }
+        let type: AttributeType =
+            switch kind {
+            case .uuid: .uuid
+            case .string: .string
+            case .int: .int
+            }
         switch try value(cell, as: type) {
         case .uuid(let uuid): return .uuid(uuid)
         case .string(let text): return .string(text)
@@ -164,7 +165,9 @@ struct PostgresWireValue: PostgresDynamicTypeEncodable {
     let value: Value
     var psqlFormat: PostgresFormat { .binary }
 
-    func encode<JSONEncoder: PostgresJSONEncoder>(into byteBuffer: inout ByteBuffer, context: PostgresEncodingContext<JSONEncoder>) {
+    func encode<JSONEncoder: PostgresJSONEncoder>(
+        into byteBuffer: inout ByteBuffer, context: PostgresEncodingContext<JSONEncoder>
+    ) {
         PostgresValues.write(value, into: &byteBuffer, lengthPrefixed: false)
     }
 }
@@ -193,7 +196,9 @@ struct PostgresWireArray: PostgresDynamicTypeEncodable {
         }
     }
 
-    func encode<JSONEncoder: PostgresJSONEncoder>(into byteBuffer: inout ByteBuffer, context: PostgresEncodingContext<JSONEncoder>) {
+    func encode<JSONEncoder: PostgresJSONEncoder>(
+        into byteBuffer: inout ByteBuffer, context: PostgresEncodingContext<JSONEncoder>
+    ) {
         byteBuffer.writeInteger(Int32(1))
         byteBuffer.writeInteger(Int32(hasNull ? 1 : 0))
         byteBuffer.writeInteger(element.rawValue)

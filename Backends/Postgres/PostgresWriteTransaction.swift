@@ -29,7 +29,10 @@ final class PostgresWriteTransaction: PostgresReadTransaction, StorageWriteTrans
 
     /// - Parameter inTransaction: Whether the caller has begun a transaction (a migration): then
     ///   every read that needs the pending writes just flushes them.
-    init(session: PostgresSession, layout: PostgresLayout, channel: String, inTransaction: Bool = false, prefetched: [String: [UInt8]?] = [:]) {
+    init(
+        session: PostgresSession, layout: PostgresLayout, channel: String, inTransaction: Bool = false,
+        prefetched: [String: [UInt8]?] = [:]
+    ) {
         self.channel = channel
         self.inTransaction = inTransaction
         self.prefetched = prefetched
@@ -124,7 +127,9 @@ final class PostgresWriteTransaction: PostgresReadTransaction, StorageWriteTrans
 
     func setLinks(_ entity: String, relationship: String, from owner: RecordID, to targets: [RecordID]) throws {
         guard layout.schema.entity(entity)?.relationship(relationship)?.keepsLinkList == true else {
-            throw StrataError(.unknownProperty, entity: entity, property: relationship, "\(relationship) of \(entity) keeps no link list")
+            throw StrataError(
+                .unknownProperty, entity: entity, property: relationship,
+                "\(relationship) of \(entity) keeps no link list")
         }
         pending.setLinks(entity, relationship, owner, targets)
     }

@@ -31,7 +31,9 @@ extension SQLiteBackend {
         let counterMatches = header[24..<28] == header[92..<96]
         let hasWAL = FileManager.default.fileExists(atPath: path + "-wal")
         if counterMatches, pages > 0, pages * pageSize > size, !hasWAL {
-            throw StrataError(.corruptStore, "\(path) is truncated: the header declares \(pages * pageSize) bytes, the file has \(size)")
+            throw StrataError(
+                .corruptStore,
+                "\(path) is truncated: the header declares \(pages * pageSize) bytes, the file has \(size)")
         }
         do {
             var configuration = Configuration()
@@ -57,9 +59,14 @@ extension SQLiteBackend {
     /// Copies the database and its journal to a private directory, opens the copy read-write (so
     /// SQLite rolls the journal back there) and checks that copy; the copy is then removed.
     static func inspectRecoveredCopy(of path: String, schema: Schema, readOnlyError: DatabaseError) throws {
-        try withPrivateCopy(of: path, suffixes: ["-journal"], failure: { error in
-            StrataError(.storageFailure, underlying: readOnlyError, "\(path) has an interrupted write to recover, and it could not be copied: \(error)")
-        }) { copy in try checkRecovered(copy, original: path, schema: schema) }
+        try withPrivateCopy(
+            of: path, suffixes: ["-journal"],
+            failure: { error in
+                StrataError(
+                    .storageFailure, underlying: readOnlyError,
+                    "\(path) has an interrupted write to recover, and it could not be copied: \(error)")
+            }
+        ) { copy in try checkRecovered(copy, original: path, schema: schema) }
     }
 
     /// Copies the database and those of its side files (`-wal`, `-journal`) that exist into a
@@ -72,13 +79,17 @@ extension SQLiteBackend {
         return try await body(copy)
     }
 
-    static func withPrivateCopy<T>(of path: String, suffixes: [String], failure: (any Error) -> StrataError, _ body: (String) throws -> T) throws -> T {
+    static func withPrivateCopy<T>(
+        of path: String, suffixes: [String], failure: (any Error) -> StrataError, _ body: (String) throws -> T
+    ) throws -> T {
         let (directory, copy) = try privateCopy(of: path, suffixes: suffixes, failure: failure)
         defer { try? FileManager.default.removeItem(at: directory) }
         return try body(copy)
     }
 
-    private static func privateCopy(of path: String, suffixes: [String], failure: (any Error) -> StrataError) throws -> (URL, String) {
+    private static func privateCopy(of path: String, suffixes: [String], failure: (any Error) -> StrataError) throws
+        -> (URL, String)
+    {
         let manager = FileManager.default
         let directory = manager.temporaryDirectory.appendingPathComponent("strata-copy-\(UUID().uuidString)")
         let copy = directory.appendingPathComponent("store.sqlite").path
@@ -114,19 +125,29 @@ extension SQLiteBackend {
             throw StrataError(.notAStore, "\(path) is an SQLite database but not a Strata store")
         }
         let stored = try Row.fetchAll(
-            db, sql: "SELECT key, value FROM \(SQLiteLayout.metaTable) WHERE key IN ('strata.sqlite.format', 'strata.schema.fingerprint', '\(SchemaDescription.metadataKey)')")
+            db,
+            sql:
+                "SELECT key, value FROM \(SQLiteLayout.metaTable) WHERE key IN ('strata.sqlite.format', 'strata.schema.fingerprint', '\(SchemaDescription.metadataKey)')"
+        )
         var meta: [String: String] = [:]
         var description: [UInt8]?
         for row in stored {
             if let key = String.fromDatabaseValue(row[0]), let bytes = SQLiteReadTransaction.bytes(row[1]) {
-                if key == SchemaDescription.metadataKey { description = bytes } else { meta[key] = String(decoding: bytes, as: UTF8.self) }
+                if key == SchemaDescription.metadataKey {
+                    description = bytes
+                } else {
+                    meta[key] = String(decoding: bytes, as: UTF8.self)
+                }
             }
         }
         guard let format = meta[MetadataKeys.sqliteFormat] else {
             throw StrataError(.corruptStore, "\(path) has no Strata format version")
         }
         guard format == SQLiteLayout.formatVersion else {
-            throw StrataError(.incompatibleStore, "\(path) was written in SQLite store format \(format); this version reads \(SQLiteLayout.formatVersion)")
+            throw StrataError(
+                .incompatibleStore,
+                "\(path) was written in SQLite store format \(format); this version reads \(SQLiteLayout.formatVersion)"
+            )
         }
         // SQLite builds an index from the rows whenever it is created, so a store from before
         // descriptions needs nothing checked beyond its fingerprint; opening writes its description.
@@ -140,8 +161,12 @@ extension SQLiteBackend {
     /// so rebuilding one is always safe; a store already current is left untouched.
     static func upgradeIndexes(_ db: Database, layout: SQLiteLayout) throws {
         var present: [String: String] = [:]
-        for row in try Row.fetchAll(db, sql: "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL") {
-            if let name = String.fromDatabaseValue(row[0]), let sql = String.fromDatabaseValue(row[1]) { present[name] = sql }
+        for row in try Row.fetchAll(
+            db, sql: "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL")
+        {
+            if let name = String.fromDatabaseValue(row[0]), let sql = String.fromDatabaseValue(row[1]) {
+                present[name] = sql
+            }
         }
         for entity in layout.schema.entities {
             for index in layout.indexStatements(entity) where present[index.name] != index.sql {
@@ -156,9 +181,12 @@ extension SQLiteBackend {
     static func addChecksumColumns(_ db: Database, layout: SQLiteLayout) throws {
         for entity in layout.schema.entities {
             guard let table = layout.tables[entity.name] else { continue }
-            let columns = try Row.fetchAll(db, sql: "PRAGMA table_info(\(table.name))").compactMap { String.fromDatabaseValue($0["name"]) }
+            let columns = try Row.fetchAll(db, sql: "PRAGMA table_info(\(table.name))").compactMap {
+                String.fromDatabaseValue($0["name"])
+            }
             if !columns.contains(SQLiteLayout.checksumColumn) {
-                try db.execute(sql: "ALTER TABLE \(table.name) ADD COLUMN \(quoted(SQLiteLayout.checksumColumn)) INTEGER")
+                try db.execute(
+                    sql: "ALTER TABLE \(table.name) ADD COLUMN \(quoted(SQLiteLayout.checksumColumn)) INTEGER")
             }
         }
     }

@@ -11,7 +11,9 @@ import Synchronization
 /// their indexes; the engine copies through the two views; the set-aside tables are dropped.
 /// Entities whose shape does not change keep their tables untouched.
 extension SQLiteBackend: SchemaChangingBackend {
-    public func changeSchema<T: Sendable>(_ body: @escaping @Sendable (any SchemaChangeTransaction) throws -> T) async throws -> T {
+    public func changeSchema<T: Sendable>(_ body: @escaping @Sendable (any SchemaChangeTransaction) throws -> T)
+        async throws -> T
+    {
         let schema = schema
         let checksums = requiresChecksums.load(ordering: .acquiring)
         let commitsAtCheckpoints = isShadowCopy
@@ -26,7 +28,8 @@ extension SQLiteBackend: SchemaChangingBackend {
                 do {
                     // On a shadow copy no one else reads, each checkpoint commits, so neither
                     // the heap nor the write-ahead log grows with the store.
-                    let change = SQLiteSchemaChange(db: db, schema: schema, requireChecksums: checksums, commitsAtCheckpoints: commitsAtCheckpoints)
+                    let change = SQLiteSchemaChange(
+                        db: db, schema: schema, requireChecksums: checksums, commitsAtCheckpoints: commitsAtCheckpoints)
                     let result = try body(change)
                     try change.recordSchema()
                     try db.execute(sql: "COMMIT")
@@ -52,7 +55,8 @@ final class SQLiteSchemaChange: SchemaChangeTransaction {
         self.db = db
         self.schema = schema
         self.requireChecksums = requireChecksums
-        self.transaction = SQLiteWriteTransaction(db: db, layout: SQLiteLayout(schema: schema), requireChecksums: requireChecksums)
+        self.transaction = SQLiteWriteTransaction(
+            db: db, layout: SQLiteLayout(schema: schema), requireChecksums: requireChecksums)
     }
 
     var current: any StorageWriteTransaction { transaction }
@@ -60,8 +64,11 @@ final class SQLiteSchemaChange: SchemaChangeTransaction {
     /// Records the schema the store now has, as the backend records it at creation.
     func recordSchema() throws {
         try db.execute(
-            sql: "INSERT OR REPLACE INTO \(SQLiteLayout.metaTable) (key, value) VALUES (?, ?), ('strata.schema.fingerprint', ?)",
-            arguments: [SchemaDescription.metadataKey, Data(SchemaDescription(schema).encoded()), Data(schema.fingerprint.utf8)])
+            sql:
+                "INSERT OR REPLACE INTO \(SQLiteLayout.metaTable) (key, value) VALUES (?, ?), ('strata.schema.fingerprint', ?)",
+            arguments: [
+                SchemaDescription.metadataKey, Data(SchemaDescription(schema).encoded()), Data(schema.fingerprint.utf8),
+            ])
     }
 
     func checkpoint() throws {
@@ -71,7 +78,8 @@ final class SQLiteSchemaChange: SchemaChangeTransaction {
     }
 
     func change(
-        to target: Schema, rebuilding retired: Set<String>, creating created: Set<String>, reindexing reindexed: Set<String>,
+        to target: Schema, rebuilding retired: Set<String>, creating created: Set<String>,
+        reindexing reindexed: Set<String>,
         _ body: (any StorageReadTransaction, any StorageWriteTransaction) throws -> Void
     ) throws {
         let present = SQLiteLayout(schema: schema)
@@ -84,7 +92,10 @@ final class SQLiteSchemaChange: SchemaChangeTransaction {
             for table in tables {
                 // Index names are global: the new tables' indexes take the same ones.
                 let unquoted = String(table.dropFirst().dropLast()).replacingOccurrences(of: "\"\"", with: "\"")
-                for index in try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL", arguments: [unquoted]) {
+                for index in try String.fetchAll(
+                    db, sql: "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL",
+                    arguments: [unquoted])
+                {
                     try db.execute(sql: "DROP INDEX \(quoted(index))")
                 }
                 let aside = quoted(SQLiteLayout.setAsidePrefix + unquoted)
@@ -100,15 +111,27 @@ final class SQLiteSchemaChange: SchemaChangeTransaction {
             // The rows stay: indexes the target declares differently or not at all are dropped,
             // the missing ones built from the rows; an index both declare alike is kept.
             guard let entity = target.entity(name) else { continue }
-            let wanted = Dictionary(layout.indexStatements(entity).map { ($0.name, $0.sql) }, uniquingKeysWith: { a, _ in a })
+            let wanted = Dictionary(
+                layout.indexStatements(entity).map { ($0.name, $0.sql) }, uniquingKeysWith: { a, _ in a })
             var present: [String: String] = [:]
-            for row in try Row.fetchAll(db, sql: "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL", arguments: [name]) {
-                if let index = String.fromDatabaseValue(row[0]), let sql = String.fromDatabaseValue(row[1]) { present[index] = sql }
+            for row in try Row.fetchAll(
+                db,
+                sql: "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL",
+                arguments: [name])
+            {
+                if let index = String.fromDatabaseValue(row[0]), let sql = String.fromDatabaseValue(row[1]) {
+                    present[index] = sql
+                }
             }
-            for (index, sql) in present where wanted[index] != sql { try db.execute(sql: "DROP INDEX \(quoted(index))") }
-            for (index, sql) in wanted.sorted(by: { $0.key < $1.key }) where present[index] != sql { try db.execute(sql: sql) }
+            for (index, sql) in present where wanted[index] != sql {
+                try db.execute(sql: "DROP INDEX \(quoted(index))")
+            }
+            for (index, sql) in wanted.sorted(by: { $0.key < $1.key }) where present[index] != sql {
+                try db.execute(sql: sql)
+            }
         }
-        let old = SQLiteReadTransaction(db: db, layout: SQLiteLayout(schema: schema, setAside: retired), requireChecksums: requireChecksums)
+        let old = SQLiteReadTransaction(
+            db: db, layout: SQLiteLayout(schema: schema, setAside: retired), requireChecksums: requireChecksums)
         let new = SQLiteWriteTransaction(db: db, layout: layout, requireChecksums: requireChecksums)
         try body(old, new)
         for table in setAside { try db.execute(sql: "DROP TABLE \(table)") }

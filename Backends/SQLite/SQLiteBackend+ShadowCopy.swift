@@ -19,21 +19,26 @@ extension SQLiteBackend: ShadowMigratingBackend {
 
     public func makeShadowCopy() async throws -> ShadowCopy {
         guard path != ":memory:" else {
-            throw StrataError(.unsupportedStore, "sqlite::memory: has no file to copy; migrate it in place (MigrationStrategy.inPlace)")
+            throw StrataError(
+                .unsupportedStore,
+                "sqlite::memory: has no file to copy; migrate it in place (MigrationStrategy.inPlace)")
         }
         let (path, shadow, schema, options) = (path, Self.shadowPath(path), schema, options)
-        return try await ShadowCopy.make(at: shadow, files: Self.files(shadow), write: {
-            try await run {
-                try await self.writer.writeWithoutTransaction { db in
-                    try db.execute(sql: "VACUUM INTO ?", arguments: [shadow])
-                    // The copy read the whole store through this connection's page cache: give
-                    // it back, the copy's connection has one of its own.
-                    try db.execute(sql: "PRAGMA shrink_memory")
+        return try await ShadowCopy.make(
+            at: shadow, files: Self.files(shadow),
+            write: {
+                try await run {
+                    try await self.writer.writeWithoutTransaction { db in
+                        try db.execute(sql: "VACUUM INTO ?", arguments: [shadow])
+                        // The copy read the whole store through this connection's page cache: give
+                        // it back, the copy's connection has one of its own.
+                        try db.execute(sql: "PRAGMA shrink_memory")
+                    }
                 }
-            }
-        }, open: {
-            try await SQLiteBackend.open(path: shadow, schema: schema, options: options, isShadowCopy: true)
-        }, install: { backup in try Self.install(shadow, at: path, backup: backup) })
+            },
+            open: {
+                try await SQLiteBackend.open(path: shadow, schema: schema, options: options, isShadowCopy: true)
+            }, install: { backup in try Self.install(shadow, at: path, backup: backup) })
     }
 
     /// Puts the closed copy at `path`, the old store at `backup` first when given.
@@ -44,7 +49,8 @@ extension SQLiteBackend: ShadowMigratingBackend {
         if FileManager.default.fileExists(atPath: path + "-wal") {
             throw StrataError(
                 .storeInUse,
-                "\(path) is still open elsewhere (its write-ahead log is in use); close every other handle onto it, in this process and others, and migrate again")
+                "\(path) is still open elsewhere (its write-ahead log is in use); close every other handle onto it, in this process and others, and migrate again"
+            )
         }
         if FileManager.default.fileExists(atPath: shadow + "-wal") {
             throw StrataError(.storageFailure, "the shadow copy \(shadow) is still open")

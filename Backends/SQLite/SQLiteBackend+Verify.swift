@@ -23,16 +23,24 @@ extension SQLiteBackend {
             throw StrataError(.notAStore, "\(path) does not exist")
         }
         let logSize = fileSize(path + "-wal")
-        SQLiteWALInspection(path: path + "-wal", indexPath: path + "-shm").report(into: &report, path: path, logSize: logSize)
-        if hasHotJournal(path) { report.notes.append("an interrupted write left a rollback journal; an open rolls it back") }
+        SQLiteWALInspection(path: path + "-wal", indexPath: path + "-shm").report(
+            into: &report, path: path, logSize: logSize)
+        if hasHotJournal(path) {
+            report.notes.append("an interrupted write left a rollback journal; an open rolls it back")
+        }
         let inspected = report
-        return try await withPrivateCopy(of: path, suffixes: ["-wal", "-journal"], failure: { error in
-            StrataError(.storageFailure, underlying: error, "\(path) cannot be copied to verify it")
-        }) { copy in try await check(copy: copy, original: path, schema: schema, report: inspected) }
+        return try await withPrivateCopy(
+            of: path, suffixes: ["-wal", "-journal"],
+            failure: { error in
+                StrataError(.storageFailure, underlying: error, "\(path) cannot be copied to verify it")
+            }
+        ) { copy in try await check(copy: copy, original: path, schema: schema, report: inspected) }
     }
 
     /// The open's own inspection, then SQLite's integrity check and every row, on the copy.
-    private static func check(copy: String, original path: String, schema: Schema, report start: VerifyReport) async throws -> VerifyReport {
+    private static func check(copy: String, original path: String, schema: Schema, report start: VerifyReport)
+        async throws -> VerifyReport
+    {
         var report = start
         do {
             try inspectExistingFile(at: copy, schema: schema)
@@ -53,7 +61,9 @@ extension SQLiteBackend {
                 return report
             }
         } catch let error as DatabaseError {
-            report.add(map(error, path: path) as? StrataError ?? StrataError(.corruptStore, underlying: error, "\(path) cannot be read"))
+            report.add(
+                map(error, path: path) as? StrataError
+                    ?? StrataError(.corruptStore, underlying: error, "\(path) cannot be read"))
         }
         return report
     }
@@ -65,7 +75,10 @@ extension SQLiteBackend {
         guard message.hasPrefix("NULL value in "), let dot = message.lastIndex(of: ".") else { return false }
         let table = String(message[message.index(message.startIndex, offsetBy: 14)..<dot])
         let column = String(message[message.index(after: dot)...])
-        guard try Bool.fetchOne(db, sql: "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", arguments: [table]) == true else { return false }
+        guard
+            try Bool.fetchOne(
+                db, sql: "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", arguments: [table]) == true
+        else { return false }
         let quotedTable = "\"" + table.replacingOccurrences(of: "\"", with: "\"\"") + "\""
         let quotedColumn = "\"" + column.replacingOccurrences(of: "\"", with: "\"\"") + "\""
         return try Int.fetchOne(db, sql: "SELECT count(*) FROM \(quotedTable) WHERE \(quotedColumn) IS NULL") == 0
@@ -78,7 +91,10 @@ extension SQLiteBackend {
             report.add(StrataError(.corruptStore, "\(path): \(message)"))
         }
         let layout = SQLiteLayout(schema: schema)
-        let checksums = try Data.fetchOne(db, sql: "SELECT value FROM \(SQLiteLayout.metaTable) WHERE key = 'strata.sqlite.checksums'") == Data("1".utf8)
+        let checksums =
+            try Data.fetchOne(
+                db, sql: "SELECT value FROM \(SQLiteLayout.metaTable) WHERE key = 'strata.sqlite.checksums'")
+            == Data("1".utf8)
         let reader = SQLiteReadTransaction(db: db, layout: layout, requireChecksums: checksums)
         for entity in schema.entities {
             let table = try layout.table(entity.name)
@@ -94,7 +110,11 @@ extension SQLiteBackend {
                     }
                 }
             } catch let error as DatabaseError {
-                report.add(StrataError(.corruptStore, entity: entity.name, underlying: error, "\(path): the table of \(entity.name) cannot be read to its end: \(error.message ?? "\(error.resultCode)")"))
+                report.add(
+                    StrataError(
+                        .corruptStore, entity: entity.name, underlying: error,
+                        "\(path): the table of \(entity.name) cannot be read to its end: \(error.message ?? "\(error.resultCode)")"
+                    ))
             }
             report.recordsChecked[entity.name] = checked
         }

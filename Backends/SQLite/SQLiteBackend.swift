@@ -162,28 +162,37 @@ public final class SQLiteBackend: StorageBackend {
         let layout = layout
         let schema = schema
         let path = path
-        try await run { try await self.writer.write { db in
-            guard try !Self.checkStore(db, schema: schema, path: path) else {
-                try Self.upgradeIndexes(db, layout: layout)
-                try db.execute(sql: "INSERT OR IGNORE INTO \(SQLiteLayout.metaTable) (key, value) VALUES (?, ?)",
-                               arguments: [SchemaDescription.metadataKey, Data(SchemaDescription(schema).encoded())])
-                try Self.addChecksumColumns(db, layout: layout)
-                let checksummed = try Data.fetchOne(db, sql: "SELECT value FROM \(SQLiteLayout.metaTable) WHERE key = 'strata.sqlite.checksums'")
-                self.requiresChecksums.store(checksummed == Data("1".utf8), ordering: .releasing)
-                return
+        try await run {
+            try await self.writer.write { db in
+                guard try !Self.checkStore(db, schema: schema, path: path) else {
+                    try Self.upgradeIndexes(db, layout: layout)
+                    try db.execute(
+                        sql: "INSERT OR IGNORE INTO \(SQLiteLayout.metaTable) (key, value) VALUES (?, ?)",
+                        arguments: [SchemaDescription.metadataKey, Data(SchemaDescription(schema).encoded())])
+                    try Self.addChecksumColumns(db, layout: layout)
+                    let checksummed = try Data.fetchOne(
+                        db, sql: "SELECT value FROM \(SQLiteLayout.metaTable) WHERE key = 'strata.sqlite.checksums'")
+                    self.requiresChecksums.store(checksummed == Data("1".utf8), ordering: .releasing)
+                    return
+                }
+                for statement in layout.creationStatements() { try db.execute(sql: statement) }
+                try db.execute(
+                    sql:
+                        "INSERT INTO \(SQLiteLayout.metaTable) (key, value) VALUES ('strata.sqlite.format', ?), ('strata.schema.fingerprint', ?), ('strata.sqlite.checksums', ?), (?, ?)",
+                    arguments: [
+                        Data(SQLiteLayout.formatVersion.utf8), Data(schema.fingerprint.utf8), Data("1".utf8),
+                        SchemaDescription.metadataKey, Data(SchemaDescription(schema).encoded()),
+                    ])
+                self.requiresChecksums.store(true, ordering: .releasing)
             }
-            for statement in layout.creationStatements() { try db.execute(sql: statement) }
-            try db.execute(sql: "INSERT INTO \(SQLiteLayout.metaTable) (key, value) VALUES ('strata.sqlite.format', ?), ('strata.schema.fingerprint', ?), ('strata.sqlite.checksums', ?), (?, ?)",
-                           arguments: [Data(SQLiteLayout.formatVersion.utf8), Data(schema.fingerprint.utf8), Data("1".utf8),
-                                       SchemaDescription.metadataKey, Data(SchemaDescription(schema).encoded())])
-            self.requiresChecksums.store(true, ordering: .releasing)
-        } }
+        }
     }
 
     /// `path` with its directory's symbolic links resolved, so two spellings of one file meet.
     static func canonical(_ path: String) -> String {
         let url = URL(fileURLWithPath: path).standardizedFileURL
-        return url.deletingLastPathComponent().resolvingSymlinksInPath().appendingPathComponent(url.lastPathComponent).path
+        return url.deletingLastPathComponent().resolvingSymlinksInPath().appendingPathComponent(url.lastPathComponent)
+            .path
     }
 
     /// Whether another connection — a second `Store` on the same file, or another process — has
@@ -191,7 +200,9 @@ public final class SQLiteBackend: StorageBackend {
     /// reads see such commits directly; this tells a caller that it should look.
     public func detectExternalCommits() async throws -> Bool {
         let version = try await run {
-            try await self.writer.writeWithoutTransaction { db in try Int64.fetchOne(db, sql: "PRAGMA data_version") ?? 0 }
+            try await self.writer.writeWithoutTransaction { db in
+                try Int64.fetchOne(db, sql: "PRAGMA data_version") ?? 0
+            }
         }
         let previous = seenDataVersion.exchange(version, ordering: .acquiringAndReleasing)
         return previous >= 0 && previous != version
@@ -209,16 +220,28 @@ public final class SQLiteBackend: StorageBackend {
         }
     }
 
-    public func read<T: Sendable>(_ body: @escaping @Sendable (any StorageReadTransaction) throws -> T) async throws -> T {
+    public func read<T: Sendable>(_ body: @escaping @Sendable (any StorageReadTransaction) throws -> T) async throws
+        -> T
+    {
         let layout = layout
         let checksums = requiresChecksums.load(ordering: .acquiring)
-        return try await run { try await self.writer.read { db in try body(SQLiteReadTransaction(db: db, layout: layout, requireChecksums: checksums)) } }
+        return try await run {
+            try await self.writer.read { db in
+                try body(SQLiteReadTransaction(db: db, layout: layout, requireChecksums: checksums))
+            }
+        }
     }
 
-    public func write<T: Sendable>(_ body: @escaping @Sendable (any StorageWriteTransaction) throws -> T) async throws -> T {
+    public func write<T: Sendable>(_ body: @escaping @Sendable (any StorageWriteTransaction) throws -> T) async throws
+        -> T
+    {
         let layout = layout
         let checksums = requiresChecksums.load(ordering: .acquiring)
-        return try await run { try await self.writer.write { db in try body(SQLiteWriteTransaction(db: db, layout: layout, requireChecksums: checksums)) } }
+        return try await run {
+            try await self.writer.write { db in
+                try body(SQLiteWriteTransaction(db: db, layout: layout, requireChecksums: checksums))
+            }
+        }
     }
 
     public func close() async throws {
@@ -264,7 +287,8 @@ public final class SQLiteBackend: StorageBackend {
         case .SQLITE_NOTADB: return StrataError(.notAStore, underlying: error, message)
         case .SQLITE_CORRUPT: return StrataError(.corruptStore, underlying: error, message)
         case .SQLITE_CONSTRAINT: return StrataError(.uniqueViolation, underlying: error, message)
-        case .SQLITE_MISUSE where error.message?.contains("closed") == true: return StrataError(.storeClosed, underlying: error, message)
+        case .SQLITE_MISUSE where error.message?.contains("closed") == true:
+            return StrataError(.storeClosed, underlying: error, message)
         default: return StrataError(.storageFailure, underlying: error, message)
         }
     }

@@ -36,7 +36,8 @@ struct SQLiteLayout: Sendable {
 
         /// Which of `count` IDs exist: the duplicate-ID check of every save.
         func existingIDsSQL(count: Int) -> String {
-            "SELECT \"id\" FROM \(name) WHERE \"id\" IN (" + Array(repeating: "?", count: count).joined(separator: ", ") + ")"
+            "SELECT \"id\" FROM \(name) WHERE \"id\" IN (" + Array(repeating: "?", count: count).joined(separator: ", ")
+                + ")"
         }
 
         /// An upsert of `rows` records in one statement.
@@ -76,19 +77,23 @@ struct SQLiteLayout: Sendable {
         for entity in schema.entities {
             var columns: [(String, Table.ColumnKind)] = entity.attributes.map { ($0.name, .attribute($0.type)) }
             for relationship in entity.relationships where relationship.isToOne {
-                columns.append((relationship.name, .reference(schema.entity(relationship.destination)?.idKind ?? .uuid)))
+                columns.append(
+                    (relationship.name, .reference(schema.entity(relationship.destination)?.idKind ?? .uuid)))
             }
             let name = quoted(setAside.contains(entity.name) ? Self.setAsidePrefix + entity.name : entity.name)
             let names = ["id", "strata_version"] + columns.map(\.0) + [SQLiteLayout.checksumColumn]
             let selectList = names.map { "t0." + quoted($0) }.joined(separator: ", ")
-            let upsertClause = " ON CONFLICT(\"id\") DO UPDATE SET " + names.dropFirst().map { "\(quoted($0)) = excluded.\(quoted($0))" }.joined(separator: ", ")
+            let upsertClause =
+                " ON CONFLICT(\"id\") DO UPDATE SET "
+                + names.dropFirst().map { "\(quoted($0)) = excluded.\(quoted($0))" }.joined(separator: ", ")
             var table = Table(
                 entity: entity, name: name, columns: columns,
                 columnIndex: Dictionary(uniqueKeysWithValues: columns.enumerated().map { ($1.0, $0) }),
                 selectList: selectList,
                 // An upsert on the primary key only: `INSERT OR REPLACE` would also resolve a
                 // conflict on any other index by deleting the other row.
-                insertSQL: "INSERT INTO \(name) (\(names.map(quoted).joined(separator: ", "))) VALUES (\(names.map { _ in "?" }.joined(separator: ", ")))"
+                insertSQL:
+                    "INSERT INTO \(name) (\(names.map(quoted).joined(separator: ", "))) VALUES (\(names.map { _ in "?" }.joined(separator: ", ")))"
                     + upsertClause,
                 upsertClause: upsertClause,
                 selectByIDSQL: "SELECT \(selectList) FROM \(name) AS t0 WHERE t0.\"id\" = ?",
@@ -113,7 +118,8 @@ struct SQLiteLayout: Sendable {
 
     /// The link table of `entity`'s `relationship` in this layout (set aside or not).
     func linkTable(_ entity: String, _ relationship: String) -> String {
-        setAside.contains(entity) ? quoted("\(Self.setAsidePrefix)\(entity).\(relationship)") : Self.linkTable(entity, relationship)
+        setAside.contains(entity)
+            ? quoted("\(Self.setAsidePrefix)\(entity).\(relationship)") : Self.linkTable(entity, relationship)
     }
 
     /// Relationships whose link lists this store keeps.
@@ -131,7 +137,9 @@ struct SQLiteLayout: Sendable {
         guard let table = tables[entity.name] else { return [] }
         func create(_ name: String, _ columns: [String]) -> (name: String, sql: String) {
             let keyed = columns.contains("id") ? columns : columns + ["id"]
-            return (name, "CREATE INDEX \(quoted(name)) ON \(table.name) (\(keyed.map(quoted).joined(separator: ", ")))")
+            return (
+                name, "CREATE INDEX \(quoted(name)) ON \(table.name) (\(keyed.map(quoted).joined(separator: ", ")))"
+            )
         }
         var indexed = Set(entity.attributes.filter(\.isIndexed).map { [$0.name] })
         for index in entity.indexes { indexed.insert(index) }
@@ -159,7 +167,11 @@ struct SQLiteLayout: Sendable {
         var statements: [String] = []
         for entity in schema.entities where entity.name == name {
             guard let table = tables[entity.name] else { continue }
-            let columns = ["\"id\" \(SQLiteValues.columnType(entity.idKind)) PRIMARY KEY NOT NULL", "\"strata_version\" INTEGER NOT NULL"]
+            let columns =
+                [
+                    "\"id\" \(SQLiteValues.columnType(entity.idKind)) PRIMARY KEY NOT NULL",
+                    "\"strata_version\" INTEGER NOT NULL",
+                ]
                 + table.columns.map { column -> String in
                     switch column.kind {
                     case .attribute(let type): return "\(quoted(column.name)) \(SQLiteValues.columnType(type))"
@@ -174,8 +186,11 @@ struct SQLiteLayout: Sendable {
             let ownerKind = SQLiteValues.columnType(entity.idKind)
             let targetKind = SQLiteValues.columnType(schema.entity(relationship.destination)?.idKind ?? .uuid)
             let table = Self.linkTable(entity.name, relationship.name)
-            statements.append("CREATE TABLE \(table) (owner \(ownerKind) NOT NULL, target \(targetKind) NOT NULL, position INTEGER NOT NULL, PRIMARY KEY (owner, position)) WITHOUT ROWID")
-            statements.append("CREATE INDEX \(quoted("\(entity.name).\(relationship.name).target")) ON \(table) (target, owner)")
+            statements.append(
+                "CREATE TABLE \(table) (owner \(ownerKind) NOT NULL, target \(targetKind) NOT NULL, position INTEGER NOT NULL, PRIMARY KEY (owner, position)) WITHOUT ROWID"
+            )
+            statements.append(
+                "CREATE INDEX \(quoted("\(entity.name).\(relationship.name).target")) ON \(table) (target, owner)")
         }
         return statements
     }

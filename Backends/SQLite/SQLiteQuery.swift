@@ -24,7 +24,9 @@ struct SQLiteQuery {
     mutating func select(_ plan: FetchPlan) throws -> String {
         let table = try layout.table(plan.entity)
         var sql = "SELECT \(table.selectList) FROM \(table.name) AS t0"
-        if let predicate = plan.predicate { sql += " WHERE " + (try condition(predicate, table.entity, "t0", negated: false)) }
+        if let predicate = plan.predicate {
+            sql += " WHERE " + (try condition(predicate, table.entity, "t0", negated: false))
+        }
         // With a condition an index can answer, `+` keeps SQLite from preferring a scan in ID order
         // (the tie-break) over that index: without statistics it rates a sort dearer than a scan.
         // Where the condition's own index (its columns, then `id`) yields the requested order, the
@@ -44,7 +46,9 @@ struct SQLiteQuery {
     mutating func count(_ plan: FetchPlan) throws -> String {
         let table = try layout.table(plan.entity)
         var sql = "SELECT count(*) FROM \(table.name) AS t0"
-        if let predicate = plan.predicate { sql += " WHERE " + (try condition(predicate, table.entity, "t0", negated: false)) }
+        if let predicate = plan.predicate {
+            sql += " WHERE " + (try condition(predicate, table.entity, "t0", negated: false))
+        }
         return sql
     }
 
@@ -65,14 +69,17 @@ struct SQLiteQuery {
             case .count: columns.append("count(*)")
             case .sum where type == .int: columns.append(exact ? "strata_sum(\(column))" : "sum(\(column))")
             case .sum: columns.append("total(\(column))")
-            case .average where type == .int: columns.append(exact ? "strata_average(\(column))" : "sum(\(column)), count(\(column))")
+            case .average where type == .int:
+                columns.append(exact ? "strata_average(\(column))" : "sum(\(column)), count(\(column))")
             case .average: columns.append("avg(\(column))")
             case .min: columns.append("min(\(column))")
             case .max: columns.append("max(\(column))")
             }
         }
         var sql = "SELECT \(columns.joined(separator: ", ")) FROM \(table.name) AS t0"
-        if let predicate = plan.predicate { sql += " WHERE " + (try condition(predicate, table.entity, "t0", negated: false)) }
+        if let predicate = plan.predicate {
+            sql += " WHERE " + (try condition(predicate, table.entity, "t0", negated: false))
+        }
         if let group = plan.groupBy { sql += " GROUP BY t0.\(quoted(group)) ORDER BY t0.\(quoted(group)) ASC" }
         return sql
     }
@@ -99,7 +106,9 @@ struct SQLiteQuery {
                 return false
             }
         }
-        guard plan.sort.count == 1, let key = plan.sort.first, key.ascending, singleIndexed(key.property) else { return false }
+        guard plan.sort.count == 1, let key = plan.sort.first, key.ascending, singleIndexed(key.property) else {
+            return false
+        }
         return conjuncts.contains {
             switch $0 {
             case .compare(let property, let op, let constant, let options):
@@ -135,7 +144,9 @@ struct SQLiteQuery {
     }
 
     /// - Parameter negated: Whether a `NOT` encloses the condition, so a NULL must read as false.
-    private mutating func condition(_ expression: FilterExpression, _ entity: EntityDescription, _ alias: String, negated: Bool) throws -> String {
+    private mutating func condition(
+        _ expression: FilterExpression, _ entity: EntityDescription, _ alias: String, negated: Bool
+    ) throws -> String {
         func column(_ property: String) -> String { "\(alias).\(quoted(property))" }
         func twoValued(_ comparison: String) -> String { negated ? "IFNULL(\(comparison), 0)" : "(\(comparison))" }
         switch expression {
@@ -143,7 +154,8 @@ struct SQLiteQuery {
             return flag ? "1" : "0"
         case .compare(let property, let op, let constant, let options):
             if constant.isNull {
-                return op == .notEqual ? "(\(column(property)) IS NOT NULL)" : op == .equal ? "(\(column(property)) IS NULL)" : "0"
+                return op == .notEqual
+                    ? "(\(column(property)) IS NOT NULL)" : op == .equal ? "(\(column(property)) IS NULL)" : "0"
             }
             let (left, right) = folded(column(property), constant, options)
             switch op {
@@ -166,15 +178,20 @@ struct SQLiteQuery {
             return twoValued("\(column(property)) BETWEEN \(bind(lower)) AND \(bind(upper))")
         case .text(let property, let op, let needle, let options):
             let code = op == .contains ? 0 : op == .hasPrefix ? 1 : 2
-            return twoValued("strata_text(CAST(\(column(property)) AS BLOB), CAST(\(bind(.string(needle))) AS BLOB), \(code), \(options.rawValue))")
+            return twoValued(
+                "strata_text(CAST(\(column(property)) AS BLOB), CAST(\(bind(.string(needle))) AS BLOB), \(code), \(options.rawValue))"
+            )
         case .isNil(let property):
             return "(\(column(property)) IS NULL)"
         case .and(let parts):
             if parts.isEmpty { return "1" }
-            return "(" + (try parts.map { try condition($0, entity, alias, negated: negated) }).joined(separator: " AND ") + ")"
+            return "("
+                + (try parts.map { try condition($0, entity, alias, negated: negated) }).joined(separator: " AND ")
+                + ")"
         case .or(let parts):
             if parts.isEmpty { return "0" }
-            return "(" + (try parts.map { try condition($0, entity, alias, negated: negated) }).joined(separator: " OR ") + ")"
+            return "("
+                + (try parts.map { try condition($0, entity, alias, negated: negated) }).joined(separator: " OR ") + ")"
         case .not(let inner):
             return "(NOT \(try condition(inner, entity, alias, negated: true)))"
         case .relatedOne(let name, let inner):
@@ -182,7 +199,8 @@ struct SQLiteQuery {
             let destination = try layout.table(relationship.destination)
             let other = self.alias()
             // EXISTS is never NULL; inside it, a NULL condition drops the row, as false would.
-            return "EXISTS (SELECT 1 FROM \(destination.name) AS \(other) WHERE \(other).\"id\" = \(column(name)) AND \(try condition(inner, destination.entity, other, negated: false)))"
+            return
+                "EXISTS (SELECT 1 FROM \(destination.name) AS \(other) WHERE \(other).\"id\" = \(column(name)) AND \(try condition(inner, destination.entity, other, negated: false)))"
         case .anyRelated(let name, let inner):
             return try exists(name, inner, entity, alias)
         case .noneRelated(let name, let inner):
@@ -190,7 +208,9 @@ struct SQLiteQuery {
         }
     }
 
-    private mutating func exists(_ name: String, _ inner: FilterExpression, _ entity: EntityDescription, _ alias: String) throws -> String {
+    private mutating func exists(
+        _ name: String, _ inner: FilterExpression, _ entity: EntityDescription, _ alias: String
+    ) throws -> String {
         let relationship = try self.relationship(name, of: entity)
         let destination = try layout.table(relationship.destination)
         let other = self.alias()
@@ -199,13 +219,16 @@ struct SQLiteQuery {
         case .reference:
             join = "FROM \(destination.name) AS \(other) WHERE \(other).\"id\" = \(alias).\(quoted(name))"
         case .inverseReference:
-            join = "FROM \(destination.name) AS \(other) WHERE \(other).\(quoted(relationship.inverse ?? "")) = \(alias).\"id\""
+            join =
+                "FROM \(destination.name) AS \(other) WHERE \(other).\(quoted(relationship.inverse ?? "")) = \(alias).\"id\""
         case .orderedLinks, .links:
             let link = self.alias()
-            join = "FROM \(layout.linkTable(entity.name, name)) AS \(link) JOIN \(destination.name) AS \(other) ON \(other).\"id\" = \(link).target WHERE \(link).owner = \(alias).\"id\""
+            join =
+                "FROM \(layout.linkTable(entity.name, name)) AS \(link) JOIN \(destination.name) AS \(other) ON \(other).\"id\" = \(link).target WHERE \(link).owner = \(alias).\"id\""
         case .inverseLinks:
             let link = self.alias()
-            join = "FROM \(layout.linkTable(relationship.destination, relationship.inverse ?? "")) AS \(link) JOIN \(destination.name) AS \(other) ON \(other).\"id\" = \(link).owner WHERE \(link).target = \(alias).\"id\""
+            join =
+                "FROM \(layout.linkTable(relationship.destination, relationship.inverse ?? "")) AS \(link) JOIN \(destination.name) AS \(other) ON \(other).\"id\" = \(link).owner WHERE \(link).target = \(alias).\"id\""
         }
         return "EXISTS (SELECT 1 \(join) AND \(try condition(inner, destination.entity, other, negated: false)))"
     }
@@ -221,7 +244,9 @@ struct SQLiteQuery {
 
     private func relationship(_ name: String, of entity: EntityDescription) throws -> RelationshipDescription {
         guard let relationship = entity.relationship(name) else {
-            throw StrataError(.unknownProperty, entity: entity.name, property: name, "\(name) is not a relationship of \(entity.name)")
+            throw StrataError(
+                .unknownProperty, entity: entity.name, property: name, "\(name) is not a relationship of \(entity.name)"
+            )
         }
         return relationship
     }

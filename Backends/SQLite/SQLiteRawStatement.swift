@@ -46,12 +46,16 @@ struct SQLiteRawStatement {
                 }
             }
         case .uuid(let uuid):
-            withUnsafeBytes(of: uuid.uuid) { bytes in _ = sqlite3_bind_blob(handle, index, bytes.baseAddress, 16, Self.transient) }
+            withUnsafeBytes(of: uuid.uuid) { bytes in
+                _ = sqlite3_bind_blob(handle, index, bytes.baseAddress, 16, Self.transient)
+            }
         case .data(let bytes):
             if bytes.isEmpty {
                 sqlite3_bind_zeroblob(handle, index, 0)
             } else {
-                bytes.withUnsafeBytes { raw in _ = sqlite3_bind_blob(handle, index, raw.baseAddress, Int32(raw.count), Self.transient) }
+                bytes.withUnsafeBytes { raw in
+                    _ = sqlite3_bind_blob(handle, index, raw.baseAddress, Int32(raw.count), Self.transient)
+                }
             }
         }
     }
@@ -89,7 +93,9 @@ struct SQLiteRawStatement {
     static func recordID(_ row: OpaquePointer, _ column: Int32, kind: RecordID.Kind) -> RecordID? {
         switch (sqlite3_column_type(row, column), kind) {
         case (SQLITE_BLOB, .uuid):
-            guard sqlite3_column_bytes(row, column) == 16, let bytes = sqlite3_column_blob(row, column) else { return nil }
+            guard sqlite3_column_bytes(row, column) == 16, let bytes = sqlite3_column_blob(row, column) else {
+                return nil
+            }
             var raw: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
             withUnsafeMutableBytes(of: &raw) { $0.copyMemory(from: UnsafeRawBufferPointer(start: bytes, count: 16)) }
             return .uuid(UUID(uuid: raw))

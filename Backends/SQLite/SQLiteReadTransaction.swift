@@ -31,7 +31,9 @@ class SQLiteReadTransaction: StorageReadTransaction {
     func decode(_ row: Row, _ table: SQLiteLayout.Table) throws -> Record {
         let id = try SQLiteValues.recordID(row[0], kind: table.entity.idKind)
         func corrupt(_ why: String, _ underlying: (any Error)? = nil) -> StrataError {
-            StrataError(.corruptStore, entity: table.entity.name, recordID: id, underlying: underlying, "stored record is damaged: \(why)")
+            StrataError(
+                .corruptStore, entity: table.entity.name, recordID: id, underlying: underlying,
+                "stored record is damaged: \(why)")
         }
         guard case .int64(let version) = (row[1] as DatabaseValue).storage else { throw corrupt("it has no version") }
         var slots: [Value] = []
@@ -43,7 +45,8 @@ class SQLiteReadTransaction: StorageReadTransaction {
             do {
                 switch column.kind {
                 case .attribute(let type): value = try SQLiteValues.value(stored, as: type)
-                case .reference(let kind): value = stored.isNull ? .null : try SQLiteValues.recordID(stored, kind: kind).value
+                case .reference(let kind):
+                    value = stored.isNull ? .null : try SQLiteValues.recordID(stored, kind: kind).value
                 }
             } catch {
                 throw corrupt("\(column.name) holds a value of the wrong kind", error)
@@ -68,7 +71,9 @@ class SQLiteReadTransaction: StorageReadTransaction {
         guard let record = try cursor.next().map({ try decode($0, table) }) else { return nil }
         // A damaged primary-key index can lead the lookup to another, intact row.
         guard record.id == id else {
-            throw StrataError(.corruptStore, entity: entity, recordID: id, "the store's ID index is damaged: a lookup of \(id) found the row of \(record.id)")
+            throw StrataError(
+                .corruptStore, entity: entity, recordID: id,
+                "the store's ID index is damaged: a lookup of \(id) found the row of \(record.id)")
         }
         return record
     }
@@ -92,7 +97,8 @@ class SQLiteReadTransaction: StorageReadTransaction {
     /// statement (every large batch reuses it) and prepares a remainder for its one use.
     func forEachBatch(
         of ids: [RecordID],
-        _ body: (_ values: [DatabaseValue], _ placeholders: String, _ prepare: (String) throws -> Statement) throws -> Void
+        _ body: (_ values: [DatabaseValue], _ placeholders: String, _ prepare: (String) throws -> Statement) throws ->
+            Void
     ) throws {
         try forEachIDBatch(of: ids) { batch in
             let placeholders = Array(repeating: "?", count: batch.count).joined(separator: ", ")
@@ -107,12 +113,15 @@ class SQLiteReadTransaction: StorageReadTransaction {
         let table = try layout.table(entity)
         var found = Set<RecordID>()
         try forEachIDBatch(of: ids) { batch in
-            var query = SQLiteRawStatement(try statement(table.existingIDsSQL(count: batch.count), cached: batch.count == Self.batchArguments))
+            var query = SQLiteRawStatement(
+                try statement(table.existingIDsSQL(count: batch.count), cached: batch.count == Self.batchArguments))
             for id in batch { query.bind(id.value) }
             let asked = Set(batch)
             try query.forEachRow(db) { row in
                 guard let id = SQLiteRawStatement.recordID(row, 0, kind: table.entity.idKind), asked.contains(id) else {
-                    throw StrataError(.corruptStore, entity: entity, "the store's ID index is damaged: a lookup by ID found a row that was not asked for")
+                    throw StrataError(
+                        .corruptStore, entity: entity,
+                        "the store's ID index is damaged: a lookup by ID found a row that was not asked for")
                 }
                 found.insert(id)
             }
@@ -126,11 +135,16 @@ class SQLiteReadTransaction: StorageReadTransaction {
         found.reserveCapacity(ids.count)
         let asked = Set(ids)
         try forEachBatch(of: ids) { values, placeholders, prepare in
-            let cursor = try rows(try prepare("SELECT \(table.selectList) FROM \(table.name) AS t0 WHERE t0.\"id\" IN (\(placeholders))"), values)
+            let cursor = try rows(
+                try prepare("SELECT \(table.selectList) FROM \(table.name) AS t0 WHERE t0.\"id\" IN (\(placeholders))"),
+                values)
             while let row = try cursor.next() {
                 let record = try decode(row, table)
                 guard asked.contains(record.id) else {
-                    throw StrataError(.corruptStore, entity: entity, recordID: record.id, "the store's ID index is damaged: a lookup by ID found the row of \(record.id), which was not asked for")
+                    throw StrataError(
+                        .corruptStore, entity: entity, recordID: record.id,
+                        "the store's ID index is damaged: a lookup by ID found the row of \(record.id), which was not asked for"
+                    )
                 }
                 found[record.id] = record
             }
@@ -140,14 +154,17 @@ class SQLiteReadTransaction: StorageReadTransaction {
 
     func referrers(_ entity: String, property: String, toEach targets: [RecordID]) throws -> [RecordID: [RecordID]] {
         let table = try layout.table(entity)
-        guard table.columnIndex[property] != nil, case .reference(let targetKind)? = table.columnIndex[property].map({ table.columns[$0].kind }) else {
+        guard table.columnIndex[property] != nil,
+            case .reference(let targetKind)? = table.columnIndex[property].map({ table.columns[$0].kind })
+        else {
             // An indexed attribute: the per-target form handles its value types.
             return try referrersOneTargetAtATime(entity, property: property, toEach: targets)
         }
         var found: [RecordID: [RecordID]] = [:]
         try forEachBatch(of: targets) { values, placeholders, prepare in
             // The (property, id) index yields each target's referrers in ID order.
-            let sql = "SELECT \"id\", \(quoted(property)) FROM \(table.name) WHERE \(quoted(property)) IN (\(placeholders)) ORDER BY \(quoted(property)), \"id\""
+            let sql =
+                "SELECT \"id\", \(quoted(property)) FROM \(table.name) WHERE \(quoted(property)) IN (\(placeholders)) ORDER BY \(quoted(property)), \"id\""
             let cursor = try rows(try prepare(sql), values)
             while let row = try cursor.next() {
                 let target = try SQLiteValues.recordID(row[1], kind: targetKind)
@@ -201,25 +218,31 @@ class SQLiteReadTransaction: StorageReadTransaction {
                 let stored = next()
                 switch table.columns[index].kind {
                 case .attribute(let type): group = try SQLiteValues.value(stored, as: type)
-                case .reference(let kind): group = stored.isNull ? .null : try SQLiteValues.recordID(stored, kind: kind).value
+                case .reference(let kind):
+                    group = stored.isNull ? .null : try SQLiteValues.recordID(stored, kind: kind).value
                 }
             }
             var values: [Value] = []
             for function in plan.functions {
                 let stored = next()
                 guard let property = function.property, let type = table.entity.attribute(property)?.type else {
-                    guard case .int64(let count) = stored.storage else { throw StrataError(.corruptStore, entity: plan.entity, "count(*) answered \(stored)") }
+                    guard case .int64(let count) = stored.storage else {
+                        throw StrataError(.corruptStore, entity: plan.entity, "count(*) answered \(stored)")
+                    }
                     values.append(.int(count))
                     continue
                 }
                 switch function {
                 case .sum where type == .int:
-                    if case .string = stored.storage { throw StrataError.sumOverflow(entity: plan.entity, property: property) }
+                    if case .string = stored.storage {
+                        throw StrataError.sumOverflow(entity: plan.entity, property: property)
+                    }
                     values.append(stored.isNull ? .int(0) : try SQLiteValues.value(stored, as: .int))
                 case .average where type == .int && !exact:
                     // sum and count: the engine's Double(sum) / Double(count).
                     let counted = next()
-                    guard case .int64(let sum) = stored.storage, case .int64(let count) = counted.storage, count > 0 else {
+                    guard case .int64(let sum) = stored.storage, case .int64(let count) = counted.storage, count > 0
+                    else {
                         values.append(.null)
                         continue
                     }
@@ -244,24 +267,28 @@ class SQLiteReadTransaction: StorageReadTransaction {
 
     func referrers(_ entity: String, property: String, to target: RecordID) throws -> [RecordID] {
         let table = try layout.table(entity)
-        return try ids("SELECT \"id\" FROM \(table.name) WHERE \(quoted(property)) = ? ORDER BY \"id\"",
-                       SQLiteValues.databaseValue(target), kind: table.entity.idKind)
+        return try ids(
+            "SELECT \"id\" FROM \(table.name) WHERE \(quoted(property)) = ? ORDER BY \"id\"",
+            SQLiteValues.databaseValue(target), kind: table.entity.idKind)
     }
 
     func links(_ entity: String, relationship: String, from owner: RecordID) throws -> [RecordID] {
         let kind = try layout.schema.destinationIDKind(of: entity, relationship: relationship)
-        return try ids("SELECT target FROM \(layout.linkTable(entity, relationship)) WHERE owner = ? ORDER BY position",
-                       SQLiteValues.databaseValue(owner), kind: kind)
+        return try ids(
+            "SELECT target FROM \(layout.linkTable(entity, relationship)) WHERE owner = ? ORDER BY position",
+            SQLiteValues.databaseValue(owner), kind: kind)
     }
 
     func linkOwners(_ entity: String, relationship: String, to target: RecordID) throws -> [RecordID] {
         let kind = try layout.table(entity).entity.idKind
-        return try ids("SELECT owner FROM \(layout.linkTable(entity, relationship)) WHERE target = ? ORDER BY owner",
-                       SQLiteValues.databaseValue(target), kind: kind)
+        return try ids(
+            "SELECT owner FROM \(layout.linkTable(entity, relationship)) WHERE target = ? ORDER BY owner",
+            SQLiteValues.databaseValue(target), kind: kind)
     }
 
     func metadata(_ key: String) throws -> [UInt8]? {
-        let cursor = try rows(try statement("SELECT value FROM \(SQLiteLayout.metaTable) WHERE key = ?"), [key.databaseValue])
+        let cursor = try rows(
+            try statement("SELECT value FROM \(SQLiteLayout.metaTable) WHERE key = ?"), [key.databaseValue])
         guard let row = try cursor.next() else { return nil }
         return Self.bytes(row[0])
     }

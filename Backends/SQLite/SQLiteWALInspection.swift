@@ -116,17 +116,28 @@ struct SQLiteWALInspection {
     }
 
     /// SQLite's WAL checksum: over 32-bit words in the log's byte order, two running sums.
-    static func checksum(_ bytes: [UInt8], _ range: Range<Int>, bigEndian: Bool, from start: (UInt32, UInt32)) -> (UInt32, UInt32) {
+    static func checksum(_ bytes: [UInt8], _ range: Range<Int>, bigEndian: Bool, from start: (UInt32, UInt32)) -> (
+        UInt32, UInt32
+    ) {
         var (s0, s1) = start
         var offset = range.lowerBound
         while offset + 8 <= range.upperBound {
-            let x0: UInt32, x1: UInt32
+            let x0: UInt32
+            let x1: UInt32
             if bigEndian {
-                x0 = UInt32(bytes[offset]) << 24 | UInt32(bytes[offset + 1]) << 16 | UInt32(bytes[offset + 2]) << 8 | UInt32(bytes[offset + 3])
-                x1 = UInt32(bytes[offset + 4]) << 24 | UInt32(bytes[offset + 5]) << 16 | UInt32(bytes[offset + 6]) << 8 | UInt32(bytes[offset + 7])
+                x0 =
+                    UInt32(bytes[offset]) << 24 | UInt32(bytes[offset + 1]) << 16 | UInt32(bytes[offset + 2]) << 8
+                    | UInt32(bytes[offset + 3])
+                x1 =
+                    UInt32(bytes[offset + 4]) << 24 | UInt32(bytes[offset + 5]) << 16 | UInt32(bytes[offset + 6]) << 8
+                    | UInt32(bytes[offset + 7])
             } else {
-                x0 = UInt32(bytes[offset + 3]) << 24 | UInt32(bytes[offset + 2]) << 16 | UInt32(bytes[offset + 1]) << 8 | UInt32(bytes[offset])
-                x1 = UInt32(bytes[offset + 7]) << 24 | UInt32(bytes[offset + 6]) << 16 | UInt32(bytes[offset + 5]) << 8 | UInt32(bytes[offset + 4])
+                x0 =
+                    UInt32(bytes[offset + 3]) << 24 | UInt32(bytes[offset + 2]) << 16 | UInt32(bytes[offset + 1]) << 8
+                    | UInt32(bytes[offset])
+                x1 =
+                    UInt32(bytes[offset + 7]) << 24 | UInt32(bytes[offset + 6]) << 16 | UInt32(bytes[offset + 5]) << 8
+                    | UInt32(bytes[offset + 4])
             }
             s0 = s0 &+ x0 &+ s1
             s1 = s1 &+ x1 &+ s0
@@ -145,25 +156,33 @@ struct SQLiteWALInspection {
     private func reportLostCommits(into report: inout VerifyReport, path: String) {
         guard !lostCommitFrames.isEmpty else { return }
         guard let indexedFrames else {
-            report.add(StrataError(.corruptStore, "\(path): the write-ahead log is damaged or was cut mid-commit "
-                + "after frame \(usableFrames): SQLite will ignore the rest, \(lostCommits) "
-                + "commit\(lostCommits == 1 ? "" : "s") included (the store opens as it was before them); with no "
-                + "wal-index of this log, whether they were acknowledged cannot be told"))
+            report.add(
+                StrataError(
+                    .corruptStore,
+                    "\(path): the write-ahead log is damaged or was cut mid-commit "
+                        + "after frame \(usableFrames): SQLite will ignore the rest, \(lostCommits) "
+                        + "commit\(lostCommits == 1 ? "" : "s") included (the store opens as it was before them); with no "
+                        + "wal-index of this log, whether they were acknowledged cannot be told"))
             return
         }
         let acknowledged = lostCommitFrames.filter { $0 <= indexedFrames }.count
         if acknowledged > 0 {
-            report.add(StrataError(.corruptStore, "\(path): the write-ahead log is damaged after frame "
-                + "\(usableFrames): SQLite will ignore the rest, and \(acknowledged) acknowledged "
-                + "commit\(acknowledged == 1 ? "" : "s") in it (recorded by the wal-index up to frame "
-                + "\(indexedFrames)) \(acknowledged == 1 ? "is" : "are") lost (the store opens as it was before them)"))
+            report.add(
+                StrataError(
+                    .corruptStore,
+                    "\(path): the write-ahead log is damaged after frame "
+                        + "\(usableFrames): SQLite will ignore the rest, and \(acknowledged) acknowledged "
+                        + "commit\(acknowledged == 1 ? "" : "s") in it (recorded by the wal-index up to frame "
+                        + "\(indexedFrames)) \(acknowledged == 1 ? "is" : "are") lost (the store opens as it was before them)"
+                ))
         }
         let unacknowledged = lostCommits - acknowledged
         if unacknowledged > 0 {
-            report.notes.append("write-ahead log: \(unacknowledged) commit\(unacknowledged == 1 ? "" : "s") "
-                + "interrupted while being written after frame \(usableFrames) (the wal-index never recorded "
-                + "\(unacknowledged == 1 ? "it" : "them"), so no caller was told "
-                + "\(unacknowledged == 1 ? "it" : "they") committed) will be ignored")
+            report.notes.append(
+                "write-ahead log: \(unacknowledged) commit\(unacknowledged == 1 ? "" : "s") "
+                    + "interrupted while being written after frame \(usableFrames) (the wal-index never recorded "
+                    + "\(unacknowledged == 1 ? "it" : "them"), so no caller was told "
+                    + "\(unacknowledged == 1 ? "it" : "they") committed) will be ignored")
         }
     }
 
@@ -171,16 +190,27 @@ struct SQLiteWALInspection {
     func report(into report: inout VerifyReport, path: String, logSize: Int) {
         if let ignoredBecause {
             guard logSize > 32 else { return }
-            report.add(StrataError(.corruptStore, "\(path): the write-ahead log will be ignored because \(ignoredBecause); commits in it not yet copied into the database (\(logSize) bytes of log) are lost"))
+            report.add(
+                StrataError(
+                    .corruptStore,
+                    "\(path): the write-ahead log will be ignored because \(ignoredBecause); commits in it not yet copied into the database (\(logSize) bytes of log) are lost"
+                ))
             return
         }
-        if logSize > 0 { report.notes.append("write-ahead log: \(commits) commits in \(usableFrames) frames will be applied at open") }
+        if logSize > 0 {
+            report.notes.append("write-ahead log: \(commits) commits in \(usableFrames) frames will be applied at open")
+        }
         if let indexedFrames, indexedFrames > usableFrames, lostCommits == 0 {
-            report.add(StrataError(.corruptStore, "\(path): the write-ahead log holds \(usableFrames) usable frames but its index says \(indexedFrames) were committed: the log was cut short or damaged, and the commits after frame \(usableFrames) are lost (the store opens as it was before them)"))
+            report.add(
+                StrataError(
+                    .corruptStore,
+                    "\(path): the write-ahead log holds \(usableFrames) usable frames but its index says \(indexedFrames) were committed: the log was cut short or damaged, and the commits after frame \(usableFrames) are lost (the store opens as it was before them)"
+                ))
         }
         reportLostCommits(into: &report, path: path)
         if uncommittedFrames > 0 {
-            report.notes.append("write-ahead log: \(uncommittedFrames) frames of a transaction that never committed will be ignored")
+            report.notes.append(
+                "write-ahead log: \(uncommittedFrames) frames of a transaction that never committed will be ignored")
         }
     }
 }

@@ -41,7 +41,9 @@ final class SQLiteWriteTransaction: SQLiteReadTransaction, StorageWriteTransacti
             let arguments = StatementArguments(values)
             try prepare("DELETE FROM \(table.name) WHERE \"id\" IN (\(placeholders))").execute(arguments: arguments)
             for relationship in table.entity.relationships where relationship.keepsLinkList {
-                try prepare("DELETE FROM \(layout.linkTable(entity, relationship.name)) WHERE owner IN (\(placeholders))").execute(arguments: arguments)
+                try prepare(
+                    "DELETE FROM \(layout.linkTable(entity, relationship.name)) WHERE owner IN (\(placeholders))"
+                ).execute(arguments: arguments)
             }
         }
     }
@@ -60,7 +62,9 @@ final class SQLiteWriteTransaction: SQLiteReadTransaction, StorageWriteTransacti
         try db.cachedStatement(sql: "DELETE FROM \(table) WHERE owner = ?").execute(arguments: [ownerValue])
         let insert = try db.cachedStatement(sql: "INSERT INTO \(table) (owner, target, position) VALUES (?, ?, ?)")
         for (position, target) in targets.enumerated() {
-            insert.setUncheckedArguments([ownerValue, SQLiteValues.databaseValue(target), Int64(position).databaseValue])
+            insert.setUncheckedArguments([
+                ownerValue, SQLiteValues.databaseValue(target), Int64(position).databaseValue,
+            ])
             try insert.execute()
         }
     }

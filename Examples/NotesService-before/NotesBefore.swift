@@ -15,7 +15,9 @@ public struct Note: PersistentModel, Equatable {
     public var pinned: Bool
     public var updated: Date
 
-    public init(id: UUID = UUID(), owner: String, title: String, body: String = "", pinned: Bool = false, updated: Date = Date()) {
+    public init(
+        id: UUID = UUID(), owner: String, title: String, body: String = "", pinned: Bool = false, updated: Date = Date()
+    ) {
         self.id = id
         self.owner = owner
         self.title = title
@@ -24,14 +26,16 @@ public struct Note: PersistentModel, Equatable {
         self.updated = updated
     }
 
-    public static let entity = Entity<Note>("Note", [
-        .attribute(\.owner, indexed: true),
-        .attribute(\.title, rules: [.length(1...200)]),
-        .attribute(\.body, rules: [.length(0...100_000)]),
-        .attribute(\.pinned, default: false),
-        .attribute(\.updated, indexed: true),
-        .index(\.owner, \.updated),
-    ])
+    public static let entity = Entity<Note>(
+        "Note",
+        [
+            .attribute(\.owner, indexed: true),
+            .attribute(\.title, rules: [.length(1...200)]),
+            .attribute(\.body, rules: [.length(0...100_000)]),
+            .attribute(\.pinned, default: false),
+            .attribute(\.updated, indexed: true),
+            .index(\.owner, \.updated),
+        ])
 }
 
 /// No protocol to depend on: the app writes its own, and an adapter over the concrete types, so
@@ -60,7 +64,9 @@ public struct StoreNoteStorage: NoteStorage {
     public func page(_ query: Query<Note>, after cursor: PageCursor?) async throws -> Page<Note> {
         try await store.repository(Note.self).fetch(query, after: cursor)
     }
-    public func fetchAll(_ query: Query<Note>) async throws -> [Note] { try await store.repository(Note.self).fetch(query) }
+    public func fetchAll(_ query: Query<Note>) async throws -> [Note] {
+        try await store.repository(Note.self).fetch(query)
+    }
     public func count(_ query: Query<Note>) async throws -> Int { try await store.repository(Note.self).count(query) }
     public func insert(_ note: Note) async throws { try await store.repository(Note.self).insert(note) }
     public func update(_ note: Note, expectedVersion: Int64) async throws {
@@ -82,7 +88,8 @@ public struct Notes<Storage: NoteStorage>: Sendable {
     public init(notes: Storage) { self.notes = notes }
 
     public func page(of owner: String, after cursor: String?, limit: Int) async throws -> Page<Note> {
-        let query = Query<Note>.where(\.owner == owner).sorted(by: \.updated, .descending).limit(min(max(limit, 1), 100))
+        let query = Query<Note>.where(\.owner == owner).sorted(by: \.updated, .descending).limit(
+            min(max(limit, 1), 100))
         return try await notes.page(query, after: try cursor.map(PageCursor.init(token:)))
     }
 
@@ -99,7 +106,9 @@ public struct Notes<Storage: NoteStorage>: Sendable {
         return (note, 1)
     }
 
-    public func edit(_ id: Note.ID, of owner: String, expectedVersion: Int64, title: String?, body: String?, pinned: Bool?) async throws {
+    public func edit(
+        _ id: Note.ID, of owner: String, expectedVersion: Int64, title: String?, body: String?, pinned: Bool?
+    ) async throws {
         var note = try await self.note(id, of: owner).note
         note.title = title ?? note.title
         note.body = body ?? note.body
@@ -131,8 +140,9 @@ public func notesRouter<Storage: NoteStorage>(_ notes: Notes<Storage>, logger: L
     let router = Router()
     router.add(middleware: StrataErrors(logger: logger))
     router.get("/notes") { request, context in
-        let page = try await notes.page(of: try user(request), after: request.uri.queryParameters["after"].map(String.init),
-                                        limit: request.uri.queryParameters["limit"].flatMap { Int(String($0)) } ?? 20)
+        let page = try await notes.page(
+            of: try user(request), after: request.uri.queryParameters["after"].map(String.init),
+            limit: request.uri.queryParameters["limit"].flatMap { Int(String($0)) } ?? 20)
         return NotePage(notes: page.models.map(NoteBody.init), next: page.next?.description)
     }
     router.get("/notes/stats") { request, _ in try await notes.stats(of: try user(request)) }
@@ -143,14 +153,19 @@ public func notesRouter<Storage: NoteStorage>(_ notes: Notes<Storage>, logger: L
     router.post("/notes") { request, context in
         let new = try await request.decode(as: NewNote.self, context: context)
         let created = try await notes.create(for: try user(request), title: new.title, body: new.body ?? "")
-        return EditedResponse(status: .created, headers: [.eTag: "\"\(created.version)\""], response: NoteBody(created.note))
+        return EditedResponse(
+            status: .created, headers: [.eTag: "\"\(created.version)\""], response: NoteBody(created.note))
     }
     router.patch("/notes/:id") { request, context in
-        guard let match = request.headers[.ifMatch], let version = Int64(match.trimmingCharacters(in: CharacterSet(charactersIn: "\""))) else {
+        guard let match = request.headers[.ifMatch],
+            let version = Int64(match.trimmingCharacters(in: CharacterSet(charactersIn: "\"")))
+        else {
             throw HTTPError(.preconditionRequired, message: "send If-Match with the note's ETag")
         }
         let change = try await request.decode(as: NoteChange.self, context: context)
-        try await notes.edit(try id(context), of: try user(request), expectedVersion: version, title: change.title, body: change.body, pinned: change.pinned)
+        try await notes.edit(
+            try id(context), of: try user(request), expectedVersion: version, title: change.title, body: change.body,
+            pinned: change.pinned)
         return HTTPResponse.Status.noContent
     }
     router.delete("/notes/:id") { request, context in
@@ -174,7 +189,9 @@ private func id(_ context: BasicRequestContext) throws -> UUID {
 /// other records, values and paths) kept out of responses.
 struct StrataErrors<Context: RequestContext>: RouterMiddleware {
     let logger: Logger
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
+        -> Response
+    {
         do {
             return try await next(request, context)
         } catch let error as StrataError {
@@ -183,12 +200,14 @@ struct StrataErrors<Context: RequestContext>: RouterMiddleware {
             let suffix = named.isEmpty ? "" : " (\(named))"
             switch error.code {
             case .notFound: throw HTTPError(.notFound, message: "not found\(suffix)")
-            case .mergeConflict: throw HTTPError(.conflict, message: "changed by someone else since it was read\(suffix)")
+            case .mergeConflict:
+                throw HTTPError(.conflict, message: "changed by someone else since it was read\(suffix)")
             case .uniqueViolation, .duplicateID: throw HTTPError(.conflict, message: "already exists\(suffix)")
             case .deleteDenied: throw HTTPError(.conflict, message: "still referenced\(suffix)")
             case .validationFailed, .missingValue, .typeMismatch, .relationshipCount, .invalidReference:
                 throw HTTPError(.unprocessableContent, message: "invalid value\(suffix)")
-            case .invalidQuery, .unknownProperty, .unknownEntity: throw HTTPError(.badRequest, message: "bad request\(suffix)")
+            case .invalidQuery, .unknownProperty, .unknownEntity:
+                throw HTTPError(.badRequest, message: "bad request\(suffix)")
             case .permissionDenied: throw HTTPError(.forbidden, message: "not allowed\(suffix)")
             case .resetRequired: throw HTTPError(.gone, message: "reset required")
             case .storeClosed: throw HTTPError(.serviceUnavailable, message: "try again later")

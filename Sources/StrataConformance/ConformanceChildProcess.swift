@@ -23,8 +23,10 @@ public enum ConformanceChildProcess {
     public static func main(arguments: [String]) async -> Int32 {
         do {
             guard arguments.count == 4 else {
-                throw StrataError(.invalidQuery, "usage: URL insert-tag|relabel-tag ID LABEL, or URL hold MARKER - "
-                    + "(got \(arguments))")
+                throw StrataError(
+                    .invalidQuery,
+                    "usage: URL insert-tag|relabel-tag ID LABEL, or URL hold MARKER - "
+                        + "(got \(arguments))")
             }
             let store = try await Store.open(arguments[0], schema: try TravelDomain.schema())
             let tags = store.repository(Tag.self)

@@ -50,7 +50,8 @@ public final class ConformanceContext: Sendable {
     /// ``BackendFeature/reopenWithAnotherSchema``).
     func reopen(_ store: Store, with schema: Schema) async throws -> Store {
         guard let reopen = backend.reopenWithSchema else {
-            throw ConformanceFailure("\(backend.name) cannot reopen with another schema", fileID: #fileID, filePath: #filePath, line: #line)
+            throw ConformanceFailure(
+                "\(backend.name) cannot reopen with another schema", fileID: #fileID, filePath: #filePath, line: #line)
         }
         let reopened = try await reopen(store, schema)
         opened.withLock { $0.append(reopened) }
@@ -60,20 +61,24 @@ public final class ConformanceContext: Sendable {
     /// Closes `store` and opens its data with `schema` through `plan`, migrating it (checks that
     /// need it require ``BackendFeature/migrate``); `progress` receives the migration's progress.
     func migrate(
-        _ store: Store, to schema: Schema, plan: MigrationPlan?, progress: @escaping @Sendable (MigrationProgress) -> Void = { _ in }
+        _ store: Store, to schema: Schema, plan: MigrationPlan?,
+        progress: @escaping @Sendable (MigrationProgress) -> Void = { _ in }
     ) async throws -> Store {
         guard let opener = backend.opener else {
-            throw ConformanceFailure("\(backend.name) cannot migrate", fileID: #fileID, filePath: #filePath, line: #line)
+            throw ConformanceFailure(
+                "\(backend.name) cannot migrate", fileID: #fileID, filePath: #filePath, line: #line)
         }
         let opening = try opener(store)
         try await store.close()
         let migrated: Store
         if let plan {
-            let run = Store.migrating(schema: schema, migrations: plan, location: store.location, sync: store.sync, opening: opening)
+            let run = Store.migrating(
+                schema: schema, migrations: plan, location: store.location, sync: store.sync, opening: opening)
             for await step in run.progress { progress(step) }
             migrated = try await run.store
         } else {
-            migrated = try await Store.open(schema: schema, migrations: nil, location: store.location, sync: store.sync, opening: opening)
+            migrated = try await Store.open(
+                schema: schema, migrations: nil, location: store.location, sync: store.sync, opening: opening)
         }
         opened.withLock { $0.append(migrated) }
         return migrated
@@ -83,7 +88,8 @@ public final class ConformanceContext: Sendable {
     /// ``BackendFeature/migrate``); close `store` before calling it.
     func opener(_ store: Store) throws -> @Sendable (Schema) async throws -> any StorageBackend {
         guard let opener = backend.opener else {
-            throw ConformanceFailure("\(backend.name) cannot open with another schema", fileID: #fileID, filePath: #filePath, line: #line)
+            throw ConformanceFailure(
+                "\(backend.name) cannot open with another schema", fileID: #fileID, filePath: #filePath, line: #line)
         }
         return try opener(store)
     }
@@ -102,14 +108,18 @@ public final class ConformanceContext: Sendable {
     /// ``BackendFeature/otherProcesses``).
     func runInOtherProcess(_ store: Store, _ command: [String]) async throws {
         guard let run = backend.runInOtherProcess else {
-            throw ConformanceFailure("\(backend.name) cannot run another process", fileID: #fileID, filePath: #filePath, line: #line)
+            throw ConformanceFailure(
+                "\(backend.name) cannot run another process", fileID: #fileID, filePath: #filePath, line: #line)
         }
         try await run(store, command)
     }
 
-    private func reopen(_ store: Store, with reopen: (@Sendable (Store) async throws -> Store)?, _ what: String) async throws -> Store {
+    private func reopen(_ store: Store, with reopen: (@Sendable (Store) async throws -> Store)?, _ what: String)
+        async throws -> Store
+    {
         guard let reopen else {
-            throw ConformanceFailure("\(backend.name) cannot \(what)", fileID: #fileID, filePath: #filePath, line: #line)
+            throw ConformanceFailure(
+                "\(backend.name) cannot \(what)", fileID: #fileID, filePath: #filePath, line: #line)
         }
         let reopened = try await reopen(store)
         opened.withLock { $0.append(reopened) }
@@ -168,7 +178,8 @@ func expectEqual<T: Equatable>(
     guard actual != expected else { return }
     let note = message()
     throw ConformanceFailure(
-        "expected \(expected), got \(actual)\(note.isEmpty ? "" : " — \(note)")", fileID: fileID, filePath: filePath, line: line)
+        "expected \(expected), got \(actual)\(note.isEmpty ? "" : " — \(note)")", fileID: fileID, filePath: filePath,
+        line: line)
 }
 
 @discardableResult
@@ -195,16 +206,21 @@ func expectError(
             throw ConformanceFailure("expected \(code), got \(error)", fileID: fileID, filePath: filePath, line: line)
         }
         if let entity, error.entity != entity {
-            throw ConformanceFailure("expected the error to name entity \(entity): \(error)", fileID: fileID, filePath: filePath, line: line)
+            throw ConformanceFailure(
+                "expected the error to name entity \(entity): \(error)", fileID: fileID, filePath: filePath, line: line)
         }
         if let property, error.property != property {
-            throw ConformanceFailure("expected the error to name property \(property): \(error)", fileID: fileID, filePath: filePath, line: line)
+            throw ConformanceFailure(
+                "expected the error to name property \(property): \(error)", fileID: fileID, filePath: filePath,
+                line: line)
         }
         return error
     } catch let failure as ConformanceFailure {
         throw failure
     } catch {
-        throw ConformanceFailure("expected StrataError \(code), got \(type(of: error)): \(error)", fileID: fileID, filePath: filePath, line: line)
+        throw ConformanceFailure(
+            "expected StrataError \(code), got \(type(of: error)): \(error)", fileID: fileID, filePath: filePath,
+            line: line)
     }
     throw ConformanceFailure("expected \(code), but nothing was thrown", fileID: fileID, filePath: filePath, line: line)
 }
@@ -218,10 +234,13 @@ func expectRejected(
     _ body: () async throws -> Void
 ) async throws -> StrataError {
     let before = try await StoreSnapshot.take(store)
-    let error = try await expectError(code, entity: entity, property: property, fileID: fileID, filePath: filePath, line: line, body)
+    let error = try await expectError(
+        code, entity: entity, property: property, fileID: fileID, filePath: filePath, line: line, body)
     let after = try await StoreSnapshot.take(store)
     if before != after {
-        throw ConformanceFailure("the failed save changed the store: \(before.difference(from: after))", fileID: fileID, filePath: filePath, line: line)
+        throw ConformanceFailure(
+            "the failed save changed the store: \(before.difference(from: after))", fileID: fileID, filePath: filePath,
+            line: line)
     }
     return error
 }

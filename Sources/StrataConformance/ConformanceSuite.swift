@@ -38,9 +38,11 @@ public struct ConformanceSuite: Sendable {
 
     /// Every check, grouped by category in a stable order.
     public static var checks: [ConformanceCheck] {
-        CRUDChecks.all + QueryChecks.all + ValueChecks.all + RelationshipChecks.all + DeleteRuleChecks.all + ValidationChecks.all
+        CRUDChecks.all + QueryChecks.all + ValueChecks.all + RelationshipChecks.all + DeleteRuleChecks.all
+            + ValidationChecks.all
             + AtomicityChecks.all + HistoryChecks.all + MergePolicyChecks.all + OfflineFirstChecks.all + FaultChecks.all
-            + DifferentialChecks.all + StorageChecks.all + ObservationChecks.all + MigrationChecks.all + MigrationChecks.steps + MigrationChecks.plans + MigrationChecks.syncs
+            + DifferentialChecks.all + StorageChecks.all + ObservationChecks.all + MigrationChecks.all
+            + MigrationChecks.steps + MigrationChecks.plans + MigrationChecks.syncs
             + MigrationChecks.shadowCopies + MigrationChecks.holders + TransportChecks.all + ToolChecks.all
             + AggregateChecks.all
     }

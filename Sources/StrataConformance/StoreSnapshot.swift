@@ -28,17 +28,23 @@ struct StoreSnapshot: Equatable, Sendable {
 
     func difference(from other: StoreSnapshot) -> String {
         var notes: [String] = []
-        for key in Set(records.keys).union(other.records.keys).sorted(by: { $0.description < $1.description }) where records[key] != other.records[key] {
+        for key in Set(records.keys).union(other.records.keys).sorted(by: { $0.description < $1.description })
+        where records[key] != other.records[key] {
             func show(_ record: Record?) -> String {
                 guard let record else { return "absent" }
-                return "v\(record.version) {" + record.values.filter { !$0.value.isNull }.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: ", ") + "}"
+                return "v\(record.version) {"
+                    + record.values.filter { !$0.value.isNull }.sorted { $0.key < $1.key }.map {
+                        "\($0.key): \($0.value)"
+                    }.joined(separator: ", ") + "}"
             }
             notes.append("\(key): \(show(records[key])) → \(show(other.records[key]))")
         }
         for key in Set(related.keys).union(other.related.keys).sorted() where related[key] != other.related[key] {
             notes.append("\(key): \(related[key] ?? []) → \(other.related[key] ?? [])")
         }
-        if historyToken != other.historyToken { notes.append("history \(String(describing: historyToken)) → \(String(describing: other.historyToken))") }
+        if historyToken != other.historyToken {
+            notes.append("history \(String(describing: historyToken)) → \(String(describing: other.historyToken))")
+        }
         return notes.prefix(8).joined(separator: "; ")
     }
 }

@@ -43,13 +43,16 @@ public struct HTTPSyncRemote: SyncRemote {
         self.maximumResponseBytes = maximumResponseBytes
         self.client = client
         self.wire = SyncWireClient(tokens: tokens) { request in
-            try await Self.send(request, base: base, client: client, timeout: timeout, maximumResponseBytes: maximumResponseBytes)
+            try await Self.send(
+                request, base: base, client: client, timeout: timeout, maximumResponseBytes: maximumResponseBytes)
         }
     }
 
     public func push(_ request: PushRequest) async throws -> PushResponse { try await wire.push(request) }
     public func pull(_ request: PullRequest) async throws -> PullResponse { try await wire.pull(request) }
-    public func snapshot(_ request: SnapshotRequest) async throws -> SnapshotResponse { try await wire.snapshot(request) }
+    public func snapshot(_ request: SnapshotRequest) async throws -> SnapshotResponse {
+        try await wire.snapshot(request)
+    }
 
     /// Sends one request exactly as built — its method, path, query, headers (no token is
     /// added) and body — and returns the server's answer whatever its status: for checks and
@@ -80,7 +83,9 @@ public struct HTTPSyncRemote: SyncRemote {
             throw error
         } catch is NIOTooManyBytesError {
             throw SyncTransportError(.serverError, "the server's answer exceeds \(maximumResponseBytes) bytes")
-        } catch let error as HTTPClientError where error == .deadlineExceeded || error == .readTimeout || error == .connectTimeout {
+        } catch let error as HTTPClientError
+            where error == .deadlineExceeded || error == .readTimeout || error == .connectTimeout
+        {
             throw SyncTransportError(.timeout, "no answer from the sync server within \(deadline)")
         } catch is CancellationError {
             throw CancellationError()

@@ -45,12 +45,15 @@ enum SyncRoutes {
             // One byte over the limit is enough to know it is over.
             body = try await request.collectBody(upTo: endpoint.limits.maximumBodyBytes)
         } catch is NIOTooManyBytesError {
-            return response(SyncEndpoint.failure(413, .payloadTooLarge, "the body exceeds \(endpoint.limits.maximumBodyBytes) bytes"))
+            return response(
+                SyncEndpoint.failure(
+                    413, .payloadTooLarge, "the body exceeds \(endpoint.limits.maximumBodyBytes) bytes"))
         }
         var headers: [String: String] = [:]
         for field in request.headers { headers[field.name.canonicalName] = field.value }
         let wire = SyncWire.Request(
-            method: request.method.rawValue, path: request.uri.path, query: SyncWire.parseQuery(request.uri.string), headers: headers,
+            method: request.method.rawValue, path: request.uri.path, query: SyncWire.parseQuery(request.uri.string),
+            headers: headers,
             body: Array(buffer: body))
         return response(await endpoint.handle(wire))
     }
@@ -60,6 +63,8 @@ enum SyncRoutes {
         for (name, value) in answer.headers {
             if let name = HTTPField.Name(name) { fields[name] = value }
         }
-        return Response(status: HTTPResponse.Status(code: answer.status), headers: fields, body: ResponseBody(byteBuffer: ByteBuffer(bytes: answer.body)))
+        return Response(
+            status: HTTPResponse.Status(code: answer.status), headers: fields,
+            body: ResponseBody(byteBuffer: ByteBuffer(bytes: answer.body)))
     }
 }

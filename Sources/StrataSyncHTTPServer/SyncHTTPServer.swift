@@ -42,7 +42,8 @@ public final class SyncHTTPServer: Sendable {
         let started = OneShot<Int>()
         let app = Application(
             router: router, configuration: .init(address: .hostname(host, port: port), serverName: nil),
-            onServerRunning: { channel in started.resolve(.success(channel.localAddress?.port ?? port)) }, logger: logger)
+            onServerRunning: { channel in started.resolve(.success(channel.localAddress?.port ?? port)) },
+            logger: logger)
         // Our own group, without signal handling (the caller decides when to stop), so that
         // stopping is a graceful shutdown rather than a cancellation.
         let group = ServiceGroup(configuration: .init(services: [app], gracefulShutdownSignals: [], logger: logger))
@@ -79,7 +80,8 @@ public final class SyncHTTPServer: Sendable {
 
 /// A value delivered once to whoever awaits it, before or after it arrives.
 final class OneShot<Value: Sendable>: Sendable {
-    private let state = Mutex<(result: Result<Value, any Error>?, waiter: CheckedContinuation<Value, any Error>?)>((nil, nil))
+    private let state = Mutex<(result: Result<Value, any Error>?, waiter: CheckedContinuation<Value, any Error>?)>(
+        (nil, nil))
 
     func resolve(_ result: Result<Value, any Error>) {
         let waiter = state.withLock { state -> CheckedContinuation<Value, any Error>? in

@@ -56,7 +56,9 @@ public struct SyncAccess: Sendable {
     }
 
     /// Scopes a model's entity to the records the filter built for an identity matches.
-    public mutating func scope<Model: PersistentModel>(_ type: Model.Type, _ filter: @escaping @Sendable (SyncIdentity) -> Filter<Model>) {
+    public mutating func scope<Model: PersistentModel>(
+        _ type: Model.Type, _ filter: @escaping @Sendable (SyncIdentity) -> Filter<Model>
+    ) {
         scopes[Model.entityName] = { .matching(filter($0).expression) }
     }
 

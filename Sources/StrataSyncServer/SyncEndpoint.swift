@@ -51,19 +51,22 @@ public struct SyncEndpoint: Sendable {
         guard let header = request.headers["authorization"], header.lowercased().hasPrefix("bearer "),
             case let token = String(header.dropFirst(7)).trimmingCharacters(in: .whitespaces), !token.isEmpty
         else {
-            return Self.failure(401, .unauthorized, "a bearer token is required", headers: ["www-authenticate": "Bearer"])
+            return Self.failure(
+                401, .unauthorized, "a bearer token is required", headers: ["www-authenticate": "Bearer"])
         }
         let identity: SyncIdentity
         do {
             guard let found = try await authenticator.identity(forBearer: token) else {
-                return Self.failure(401, .unauthorized, "the bearer token is not accepted", headers: ["www-authenticate": "Bearer"])
+                return Self.failure(
+                    401, .unauthorized, "the bearer token is not accepted", headers: ["www-authenticate": "Bearer"])
             }
             identity = found
         } catch {
             return Self.failure(503, .serverError, "authentication is unavailable")
         }
         if let wait = rateLimiter?.take(identity.id) {
-            let seconds = max(1, Int((Double(wait.components.seconds) + Double(wait.components.attoseconds) / 1e18).rounded(.up)))
+            let seconds = max(
+                1, Int((Double(wait.components.seconds) + Double(wait.components.attoseconds) / 1e18).rounded(.up)))
             return Self.failure(429, .rateLimited, "too many requests", headers: ["retry-after": String(seconds)])
         }
         if request.body.count > limits.maximumBodyBytes {
@@ -74,13 +77,15 @@ public struct SyncEndpoint: Sendable {
             case "push":
                 let push = try Self.decodePush(request.body)
                 if push.mutations.count > limits.maximumMutationsPerPush {
-                    return Self.failure(413, .payloadTooLarge, "a push may carry at most \(limits.maximumMutationsPerPush) mutations")
+                    return Self.failure(
+                        413, .payloadTooLarge, "a push may carry at most \(limits.maximumMutationsPerPush) mutations")
                 }
                 return try Self.success(await server.push(push, as: identity))
             case "pull":
                 var pull = try SyncWire.pullRequest(request.query)
                 pull.limit = min(max(1, pull.limit), limits.maximumPageSize)
-                return try Self.success(await server.pull(pull, as: identity, maximumWait: limits.maximumWait, stop: stopping))
+                return try Self.success(
+                    await server.pull(pull, as: identity, maximumWait: limits.maximumWait, stop: stopping))
             default:
                 var snapshot = try SyncWire.snapshotRequest(request.query)
                 snapshot.limit = min(max(1, snapshot.limit), limits.maximumPageSize)
@@ -113,7 +118,8 @@ public struct SyncEndpoint: Sendable {
     }
 
     private static func success<T: Encodable>(_ message: T) throws -> SyncWire.Response {
-        SyncWire.Response(status: 200, headers: ["content-type": "application/json"], body: Array(try JSONEncoder().encode(message)))
+        SyncWire.Response(
+            status: 200, headers: ["content-type": "application/json"], body: Array(try JSONEncoder().encode(message)))
     }
 
     static func failure(for error: StrataError) -> SyncWire.Response {
@@ -130,8 +136,12 @@ public struct SyncEndpoint: Sendable {
 
     /// A failure answer in the wire's shape (for a transport that refuses a request before the
     /// endpoint sees it, such as a body over the limit).
-    public static func failure(_ status: Int, _ kind: SyncTransportError.Kind, _ message: String, headers: [String: String] = [:]) -> SyncWire.Response {
-        let body = (try? JSONEncoder().encode(SyncWire.Failure(error: kind.rawValue, message: message))).map(Array.init) ?? []
-        return SyncWire.Response(status: status, headers: headers.merging(["content-type": "application/json"]) { a, _ in a }, body: body)
+    public static func failure(
+        _ status: Int, _ kind: SyncTransportError.Kind, _ message: String, headers: [String: String] = [:]
+    ) -> SyncWire.Response {
+        let body =
+            (try? JSONEncoder().encode(SyncWire.Failure(error: kind.rawValue, message: message))).map(Array.init) ?? []
+        return SyncWire.Response(
+            status: status, headers: headers.merging(["content-type": "application/json"]) { a, _ in a }, body: body)
     }
 }

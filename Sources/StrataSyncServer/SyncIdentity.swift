@@ -37,7 +37,8 @@ public struct StaticTokenAuthenticator: SyncAuthenticator {
     /// Reads a tokens file: one `TOKEN IDENTITY` pair per line; `#` starts a comment. A malformed
     /// line is `StrataError.Code.invalidQuery` naming the line (never the token).
     public init(file: String) throws {
-        guard let data = FileManager.default.contents(atPath: file), let text = String(data: data, encoding: .utf8) else {
+        guard let data = FileManager.default.contents(atPath: file), let text = String(data: data, encoding: .utf8)
+        else {
             throw StrataError(.notFound, "the tokens file \(file) cannot be read")
         }
         var table: [String: SyncIdentity] = [:]

@@ -40,7 +40,10 @@ public struct SyncRateLimit: Sendable {
     public var now: @Sendable () -> Double
 
     /// A token bucket per identity.
-    public init(perSecond: Double = 50, burst: Double = 100, now: @escaping @Sendable () -> Double = SyncRateLimit.monotonicSeconds) {
+    public init(
+        perSecond: Double = 50, burst: Double = 100,
+        now: @escaping @Sendable () -> Double = SyncRateLimit.monotonicSeconds
+    ) {
         self.perSecond = max(perSecond, 0.001)
         self.burst = max(burst, 1)
         self.now = now

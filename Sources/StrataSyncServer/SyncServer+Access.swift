@@ -5,7 +5,9 @@ import Strata
 /// prior states of scoped records that let a pull tell a reader a record left its scope.
 extension SyncServer {
     /// Whether `record` (nil: absent) is inside `identity`'s scope of its entity.
-    static func isVisible(_ record: Record?, to identity: SyncIdentity?, access: SyncAccess, in transaction: any StorageReadTransaction) throws -> Bool {
+    static func isVisible(
+        _ record: Record?, to identity: SyncIdentity?, access: SyncAccess, in transaction: any StorageReadTransaction
+    ) throws -> Bool {
         guard let record else { return false }
         switch access.scope(of: record.entity, for: identity) {
         case .all: return true
@@ -16,7 +18,9 @@ extension SyncServer {
 
     /// Checks the request's client ID against the identity it is bound to; returns whether this
     /// push binds it (its first under an identity). Every mutation must be the client's own.
-    static func checkOwner(of request: PushRequest, identity: SyncIdentity?, in transaction: any StorageReadTransaction) throws -> Bool {
+    static func checkOwner(of request: PushRequest, identity: SyncIdentity?, in transaction: any StorageReadTransaction)
+        throws -> Bool
+    {
         guard let identity else { return false }
         if request.mutations.contains(where: { $0.id.clientID != request.clientID }) {
             throw StrataError(.permissionDenied, "a push may only carry its own client's mutations")
@@ -36,7 +40,9 @@ extension SyncServer {
     /// Why `identity` may not make this mutation, or `nil` when it may. Both the stored record and
     /// the record as proposed must lie in the identity's scope: a client cannot reach into another
     /// identity's records nor move one of its own there.
-    static func writeRefusal(_ mutation: SyncMutation, by identity: SyncIdentity, access: SyncAccess, in session: SaveSession) throws -> String? {
+    static func writeRefusal(
+        _ mutation: SyncMutation, by identity: SyncIdentity, access: SyncAccess, in session: SaveSession
+    ) throws -> String? {
         let entity = mutation.entity
         let scope = access.scope(of: entity, for: identity)
         if case .none = scope { return "\(entity) is not writable by \(identity)" }
@@ -47,7 +53,8 @@ extension SyncServer {
         // A server-owned property may travel unchanged (an insert carries every value, defaults
         // included), never changed.
         let description = session.workingSet.schema.entity(entity)
-        for property in (Array(mutation.values.keys) + Array(mutation.links.keys)).sorted() where owned.contains(property) {
+        for property in (Array(mutation.values.keys) + Array(mutation.links.keys)).sorted()
+        where owned.contains(property) {
             let current = stored.map { $0[property] } ?? description?.attribute(property)?.defaultValue ?? .null
             if mutation.links[property] != nil || mutation.values[property] != current {
                 return "\(entity).\(property) is written by the server only"
@@ -67,7 +74,9 @@ extension SyncServer {
                 return "\(mutation.key) as written would be outside \(identity)'s scope"
             }
         }
-        if let rule = access.writeRule, !rule(SyncAccess.Write(identity: identity, entity: entity, stored: stored, proposed: proposed)) {
+        if let rule = access.writeRule,
+            !rule(SyncAccess.Write(identity: identity, entity: entity, stored: stored, proposed: proposed))
+        {
             return "the server's write rule refused \(mutation.key)"
         }
         return nil
@@ -79,9 +88,14 @@ extension SyncServer {
 
     /// The record as it was before the change at `token`: `.some(nil)` when it did not exist,
     /// `nil` when the server did not keep it (a write that bypassed ``SyncServer/store``).
-    static func prior(_ key: RecordKey, before token: HistoryToken, kind: HistoryChange.Kind, in transaction: any StorageReadTransaction) throws -> Record?? {
+    static func prior(
+        _ key: RecordKey, before token: HistoryToken, kind: HistoryChange.Kind,
+        in transaction: any StorageReadTransaction
+    ) throws -> Record?? {
         if kind == .insert { return .some(nil) }
-        guard let bytes = try transaction.metadata(priorKey(token, key)), let entity = transaction.schema.entity(key.entity) else { return nil }
+        guard let bytes = try transaction.metadata(priorKey(token, key)),
+            let entity = transaction.schema.entity(key.entity)
+        else { return nil }
         // Unreadable (written under another schema): treated as not kept.
         return try? RecordCodec.decode(bytes, id: key.id, entity)
     }
@@ -97,7 +111,9 @@ extension SyncServer {
             let token = HistoryToken((try HistoryLog.lastToken(in: transaction)?.value ?? 0) + 1)
             for change in commit.changes where change.kind != .insert && entities.contains(change.entity) {
                 let key = RecordKey(entity: change.entity, id: change.id)
-                guard let original = commit.workingSet.entries[key]?.original, let entity = transaction.schema.entity(change.entity) else { continue }
+                guard let original = commit.workingSet.entries[key]?.original,
+                    let entity = transaction.schema.entity(change.entity)
+                else { continue }
                 try transaction.setMetadata(priorKey(token, key), RecordCodec.encode(original, entity))
             }
         }

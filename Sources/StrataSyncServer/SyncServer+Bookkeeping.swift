@@ -12,7 +12,8 @@ extension SyncServer {
 
     static func rejectionKey(_ id: MutationID) -> String {
         let digits = String(id.sequence)
-        return rejectedPrefix + id.clientID + "\u{1F}" + String(repeating: "0", count: max(0, 20 - digits.count)) + digits
+        return rejectedPrefix + id.clientID + "\u{1F}" + String(repeating: "0", count: max(0, 20 - digits.count))
+            + digits
     }
 
     static func rejection(_ id: MutationID, in transaction: any StorageReadTransaction) throws -> (String, String)? {

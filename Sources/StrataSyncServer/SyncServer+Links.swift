@@ -15,7 +15,9 @@ extension SyncServer {
             switch relationship.storage {
             case .links:
                 for target in delta.removed { try session.unlink(owner.key, name, target) }
-                for target in try workingSet.existing(delta.added, of: relationship.destination) { try session.link(owner.key, name, target) }
+                for target in try workingSet.existing(delta.added, of: relationship.destination) {
+                    try session.link(owner.key, name, target)
+                }
                 if relationship.isOrdered { try reorder(owner, relationship, delta.order, session) }
             case .orderedLinks:
                 try reorder(owner, relationship, delta.order, session)
@@ -27,14 +29,17 @@ extension SyncServer {
 
     /// Puts the current members of an ordered relationship in the order given; members the order
     /// does not name keep their relative order after those it does.
-    static func reorder(_ owner: Record, _ relationship: RelationshipDescription, _ order: [RecordID], _ session: SaveSession) throws {
+    static func reorder(
+        _ owner: Record, _ relationship: RelationshipDescription, _ order: [RecordID], _ session: SaveSession
+    ) throws {
         let stored = try session.workingSet.relatedIDs(of: owner, relationship)
         var current = stored
         // Members follow the destinations' own references, which may have been staged before the
         // owner existed: add those the list misses.
         if relationship.storage == .orderedLinks, let inverse = relationship.inverse {
             let listed = Set(current)
-            current += try session.workingSet.referrers(relationship.destination, property: inverse, to: owner.id).filter { !listed.contains($0) }
+            current += try session.workingSet.referrers(relationship.destination, property: inverse, to: owner.id)
+                .filter { !listed.contains($0) }
         }
         let members = Set(current)
         var seen: Set<RecordID> = []

@@ -18,10 +18,14 @@ extension SyncServer {
     /// A cursor older than purged history, or of another schema epoch, is
     /// `StrataError.Code.resetRequired`: the client resets from `snapshot(_:as:)`.
     public func pull(
-        _ request: PullRequest, as identity: SyncIdentity?, maximumWait: Duration = .seconds(30), stop: WaitCancellation? = nil
+        _ request: PullRequest, as identity: SyncIdentity?, maximumWait: Duration = .seconds(30),
+        stop: WaitCancellation? = nil
     ) async throws -> PullResponse {
         guard request.version == PullRequest.currentVersion else {
-            throw StrataError(.unsupportedStore, "pull format version \(request.version) is not supported (this server speaks \(PullRequest.currentVersion))")
+            throw StrataError(
+                .unsupportedStore,
+                "pull format version \(request.version) is not supported (this server speaks \(PullRequest.currentVersion))"
+            )
         }
         try checkSchemaVersion(request.schemaVersion)
         let wait = min(Duration.milliseconds(max(0, request.waitMillis ?? 0)), maximumWait)
@@ -29,7 +33,9 @@ extension SyncServer {
         var request = request
         while true {
             let (response, head) = try await pullOnce(request, as: identity)
-            if !response.changes.isEmpty || response.hasMore || wait == .zero || ContinuousClock.now >= deadline || stop?.isCancelled == true {
+            if !response.changes.isEmpty || response.hasMore || wait == .zero || ContinuousClock.now >= deadline
+                || stop?.isCancelled == true
+            {
                 return response
             }
             // Nothing for this caller yet: wait for the next commit after what was read.
@@ -42,16 +48,21 @@ extension SyncServer {
     }
 
     /// One read: the response and the history head it was read at.
-    private func pullOnce(_ request: PullRequest, as identity: SyncIdentity?) async throws -> (PullResponse, HistoryToken?) {
+    private func pullOnce(_ request: PullRequest, as identity: SyncIdentity?) async throws -> (
+        PullResponse, HistoryToken?
+    ) {
         let limit = max(1, request.limit)
         let (access, epoch) = (access, epoch)
         return try await store.backend.read { transaction in
             try Self.checkCursor(request.cursor, epoch: epoch, in: transaction)
-            if let identity, let owner = try Self.boundIdentity(of: request.clientID, in: transaction), owner != identity.id {
+            if let identity, let owner = try Self.boundIdentity(of: request.clientID, in: transaction),
+                owner != identity.id
+            {
                 throw StrataError(.permissionDenied, "client ID \(request.clientID) belongs to another identity")
             }
             let head = try HistoryLog.lastToken(in: transaction)
-            let history = try HistoryLog.read(after: request.cursor.map { HistoryToken($0.value) }, limit: limit, in: transaction)
+            let history = try HistoryLog.read(
+                after: request.cursor.map { HistoryToken($0.value) }, limit: limit, in: transaction)
             var order: [RecordKey] = []
             var first: [RecordKey: (token: HistoryToken, kind: HistoryChange.Kind)] = [:]
             var last: [RecordKey: (version: Int64, time: Date)] = [:]
@@ -69,21 +80,29 @@ extension SyncServer {
             changes.reserveCapacity(order.count)
             for key in order {
                 if identity != nil, case .none = access.scope(of: key.entity, for: identity) { continue }
-                var change = try Self.currentState(key, lastVersion: last[key]?.version ?? 0, historyTime: last[key]?.time ?? Date(), in: transaction)
+                var change = try Self.currentState(
+                    key, lastVersion: last[key]?.version ?? 0, historyTime: last[key]?.time ?? Date(), in: transaction)
                 if identity != nil, case .matching = access.scope(of: key.entity, for: identity) {
                     let current = change.values.map { Record(entity: key.entity, id: key.id, values: $0) }
                     if try !Self.isVisible(current, to: identity, access: access, in: transaction) {
                         // Not readable now: a removal if the reader could see it at its cursor.
                         guard let (token, kind) = first[key] else { continue }
                         let before = try Self.prior(key, before: token, kind: kind, in: transaction)
-                        if case .some(let prior) = before, try !Self.isVisible(prior, to: identity, access: access, in: transaction) { continue }
-                        change = RemoteChange(entity: key.entity, recordID: key.id, values: nil, links: [:],
-                                              serverVersion: change.serverVersion, timestamp: change.timestamp, origin: nil)
+                        if case .some(let prior) = before,
+                            try !Self.isVisible(prior, to: identity, access: access, in: transaction)
+                        {
+                            continue
+                        }
+                        change = RemoteChange(
+                            entity: key.entity, recordID: key.id, values: nil, links: [:],
+                            serverVersion: change.serverVersion, timestamp: change.timestamp, origin: nil)
                     }
                 }
                 changes.append(change)
             }
-            let cursor = history.last.map { SyncCursor($0.token.value, epoch: epoch) } ?? request.cursor.map { SyncCursor($0.value, epoch: epoch) }
+            let cursor =
+                history.last.map { SyncCursor($0.token.value, epoch: epoch) }
+                ?? request.cursor.map { SyncCursor($0.value, epoch: epoch) }
             return (PullResponse(changes: changes, cursor: cursor, hasMore: history.count == limit), head)
         }
     }
@@ -92,43 +111,62 @@ extension SyncServer {
     /// not seen was purged, or its cursor is of another schema epoch.
     static func checkCursor(_ cursor: SyncCursor?, epoch: String, in transaction: any StorageReadTransaction) throws {
         if let cursor, let theirs = cursor.epoch, theirs != epoch {
-            throw StrataError(.resetRequired, "the cursor is of schema epoch \(theirs) and the server's is \(epoch): reset from a snapshot")
+            throw StrataError(
+                .resetRequired,
+                "the cursor is of schema epoch \(theirs) and the server's is \(epoch): reset from a snapshot")
         }
         // A cursor past the server's history: the server was restored from an older copy.
         if let cursor, cursor.value > (try HistoryLog.lastToken(in: transaction)?.value ?? 0) {
-            throw StrataError(.resetRequired, "the cursor \(cursor.value) is past this server's history: reset from a snapshot")
+            throw StrataError(
+                .resetRequired, "the cursor \(cursor.value) is past this server's history: reset from a snapshot")
         }
         guard let purged = try HistoryLog.purgedBefore(in: transaction), purged.value > 1 else { return }
         if (cursor?.value ?? 0) < purged.value - 1 {
-            throw StrataError(.resetRequired, "history before \(purged.value) was purged and the cursor is at \(cursor?.value ?? 0): reset from a snapshot")
+            throw StrataError(
+                .resetRequired,
+                "history before \(purged.value) was purged and the cursor is at \(cursor?.value ?? 0): reset from a snapshot"
+            )
         }
     }
 
     /// The record's state on the server, or its tombstone.
-    static func currentState(_ key: RecordKey, lastVersion: Int64, historyTime: Date, in transaction: any StorageReadTransaction) throws -> RemoteChange {
+    static func currentState(
+        _ key: RecordKey, lastVersion: Int64, historyTime: Date, in transaction: any StorageReadTransaction
+    ) throws -> RemoteChange {
         let fallback = HybridTimestamp(millis: Int64(historyTime.timeIntervalSince1970 * 1000), node: "server")
         let (timestamp, origin) = try stamp(of: key, otherwise: fallback, in: transaction)
-        guard let record = try transaction.record(key.entity, id: key.id), let entity = transaction.schema.entity(key.entity) else {
-            return RemoteChange(entity: key.entity, recordID: key.id, values: nil, links: [:], serverVersion: lastVersion, timestamp: timestamp, origin: origin)
+        guard let record = try transaction.record(key.entity, id: key.id),
+            let entity = transaction.schema.entity(key.entity)
+        else {
+            return RemoteChange(
+                entity: key.entity, recordID: key.id, values: nil, links: [:], serverVersion: lastVersion,
+                timestamp: timestamp, origin: origin)
         }
         return try state(of: record, entity, timestamp: timestamp, origin: origin, in: transaction)
     }
 
     /// Who last wrote a record and when (the client's clock), as pushes recorded it; for a record
     /// only the server wrote, `fallback` and no origin.
-    static func stamp(of key: RecordKey, otherwise fallback: HybridTimestamp, in transaction: any StorageReadTransaction) throws -> (HybridTimestamp, String?) {
+    static func stamp(
+        of key: RecordKey, otherwise fallback: HybridTimestamp, in transaction: any StorageReadTransaction
+    ) throws -> (HybridTimestamp, String?) {
         guard let bytes = try transaction.metadata(stampKey(key)) else { return (fallback, nil) }
         var reader = BinaryReader(bytes)
         return (try Outbox.readTimestamp(&reader), try reader.string())
     }
 
-    static func state(of record: Record, _ entity: EntityDescription, timestamp: HybridTimestamp, origin: String?, in transaction: any StorageReadTransaction) throws -> RemoteChange {
+    static func state(
+        of record: Record, _ entity: EntityDescription, timestamp: HybridTimestamp, origin: String?,
+        in transaction: any StorageReadTransaction
+    ) throws -> RemoteChange {
         var links: [String: [RecordID]] = [:]
         for relationship in entity.relationships where relationship.keepsLinkList {
-            links[relationship.name] = try transaction.links(record.entity, relationship: relationship.name, from: record.id)
+            links[relationship.name] = try transaction.links(
+                record.entity, relationship: relationship.name, from: record.id)
         }
         return RemoteChange(
-            entity: record.entity, recordID: record.id, values: record.values, links: links, serverVersion: record.version,
+            entity: record.entity, recordID: record.id, values: record.values, links: links,
+            serverVersion: record.version,
             timestamp: timestamp, origin: origin)
     }
 }

@@ -14,7 +14,10 @@ extension SyncServer {
     /// `StrataError.Code.permissionDenied`) and every mutation passes `access`'s write checks.
     public func push(_ request: PushRequest, as identity: SyncIdentity?) async throws -> PushResponse {
         guard request.version == PushRequest.currentVersion else {
-            throw StrataError(.unsupportedStore, "push format version \(request.version) is not supported (this server speaks \(PushRequest.currentVersion))")
+            throw StrataError(
+                .unsupportedStore,
+                "push format version \(request.version) is not supported (this server speaks \(PushRequest.currentVersion))"
+            )
         }
         try checkSchemaVersion(request.schemaVersion)
         var rejected: [MutationID: StrataError] = [:]
@@ -22,7 +25,9 @@ extension SyncServer {
         for _ in 0...request.mutations.count {
             do {
                 return try await apply(request, as: identity, rejecting: rejected)
-            } catch let error as StrataError where error.code != .storeClosed && error.code != .storageFailure && error.code != .permissionDenied {
+            } catch let error as StrataError
+                where error.code != .storeClosed && error.code != .storageFailure && error.code != .permissionDenied
+            {
                 guard let culprit = culprit(of: error, in: request.mutations, excluding: rejected) else { throw error }
                 rejected[culprit] = error
             }
@@ -31,7 +36,9 @@ extension SyncServer {
     }
 
     /// The mutation an error names (the last put or delete of that record), if any.
-    private func culprit(of error: StrataError, in mutations: [SyncMutation], excluding rejected: [MutationID: StrataError]) -> MutationID? {
+    private func culprit(
+        of error: StrataError, in mutations: [SyncMutation], excluding rejected: [MutationID: StrataError]
+    ) -> MutationID? {
         let candidates = mutations.filter { rejected[$0.id] == nil }
         if let entity = error.entity, let id = error.recordID {
             let ofRecord = candidates.filter { $0.entity == entity && $0.recordID == id }
@@ -46,10 +53,13 @@ extension SyncServer {
         return candidates.first(where: { $0.kind == .delete })?.id ?? candidates.first?.id
     }
 
-    private func apply(_ request: PushRequest, as identity: SyncIdentity?, rejecting rejected: [MutationID: StrataError]) async throws -> PushResponse {
+    private func apply(
+        _ request: PushRequest, as identity: SyncIdentity?, rejecting rejected: [MutationID: StrataError]
+    ) async throws -> PushResponse {
         let (policies, access) = (policies, access)
         return try await store.commit(
-            author: request.clientID, contextName: Self.contextName, participants: store.extraParticipants, collectWritten: true
+            author: request.clientID, contextName: Self.contextName, participants: store.extraParticipants,
+            collectWritten: true
         ) { session, transaction, commit in
             let workingSet = session.workingSet
             let bindOwner = try Self.checkOwner(of: request, identity: identity, in: transaction)
@@ -74,7 +84,8 @@ extension SyncServer {
                 lastApplied[client] = mutation.id.sequence
                 func reject(_ code: StrataError.Code, _ reason: String) {
                     newRejections.append((mutation.id, code.rawValue, reason))
-                    results.append(MutationResult(id: mutation.id, outcome: .rejected, code: code.rawValue, reason: reason))
+                    results.append(
+                        MutationResult(id: mutation.id, outcome: .rejected, code: code.rawValue, reason: reason))
                 }
                 if let error = rejected[mutation.id] {
                     reject(error.code, error.description)
@@ -85,7 +96,9 @@ extension SyncServer {
                     reject(.unknownEntity, "\(mutation.entity) is not an entity of this store")
                     continue
                 }
-                if let identity, let refusal = try Self.writeRefusal(mutation, by: identity, access: access, in: session) {
+                if let identity,
+                    let refusal = try Self.writeRefusal(mutation, by: identity, access: access, in: session)
+                {
                     reject(.permissionDenied, refusal)
                     continue
                 }
@@ -94,8 +107,12 @@ extension SyncServer {
                     if try workingSet.record(key.entity, id: key.id) != nil { try session.delete(key) }
                 case .put:
                     if let unknown = mutation.values.keys.sorted().first(where: { !entity.isStoredProperty($0) }) {
-                        reject(.unknownProperty, StrataError(.unknownProperty, entity: key.entity, recordID: key.id, property: unknown,
-                                                             "\(unknown) is not an attribute or to-one of \(key.entity)").description)
+                        reject(
+                            .unknownProperty,
+                            StrataError(
+                                .unknownProperty, entity: key.entity, recordID: key.id, property: unknown,
+                                "\(unknown) is not an attribute or to-one of \(key.entity)"
+                            ).description)
                         continue
                     }
                     let values = mutation.values
@@ -106,7 +123,10 @@ extension SyncServer {
                         case .rejectStale:
                             let committed = try transaction.record(key.entity, id: key.id)?.version
                             guard mutation.baseServerVersion == committed else {
-                                reject(.mergeConflict, "\(key) changed on the server since version \(mutation.baseServerVersion.map(String.init) ?? "none")")
+                                reject(
+                                    .mergeConflict,
+                                    "\(key) changed on the server since version \(mutation.baseServerVersion.map(String.init) ?? "none")"
+                                )
                                 continue
                             }
                             try session.patch(key, values)
@@ -131,7 +151,9 @@ extension SyncServer {
             }
             for mutation in linkMutations { try Self.applyLinks(mutation, session) }
             let committed = try commit()
-            if bindOwner, let identity { try transaction.setMetadata(Self.ownerPrefix + request.clientID, Array(identity.id.utf8)) }
+            if bindOwner, let identity {
+                try transaction.setMetadata(Self.ownerPrefix + request.clientID, Array(identity.id.utf8))
+            }
 
             for (client, sequence) in lastApplied {
                 var bytes = BinaryWriter()
@@ -154,16 +176,24 @@ extension SyncServer {
             for index in results.indices {
                 if let key = appliedKeys[index] {
                     // Written by this save, or (a put that changed nothing) as stored.
-                    results[index].serverVersion = try committed.written[key].map { $0?.version } ?? transaction.record(key.entity, id: key.id)?.version
+                    results[index].serverVersion =
+                        try committed.written[key].map { $0?.version }
+                        ?? transaction.record(key.entity, id: key.id)?.version
                 } else if results[index].outcome == .rejected, let mutation = byID[results[index].id],
-                    transaction.schema.entity(mutation.entity) != nil {
-                    var current = try Self.currentState(mutation.key, lastVersion: 0, historyTime: Date(), in: transaction)
+                    transaction.schema.entity(mutation.entity) != nil
+                {
+                    var current = try Self.currentState(
+                        mutation.key, lastVersion: 0, historyTime: Date(), in: transaction)
                     // A rejection never hands back a record the caller may not read: as far as
                     // the caller can know, the server does not have it.
                     if identity != nil, let values = current.values,
-                        try !Self.isVisible(Record(entity: mutation.entity, id: mutation.recordID, values: values), to: identity, access: access, in: transaction) {
-                        current = RemoteChange(entity: current.entity, recordID: current.recordID, values: nil, links: [:],
-                                               serverVersion: 0, timestamp: current.timestamp, origin: nil)
+                        try !Self.isVisible(
+                            Record(entity: mutation.entity, id: mutation.recordID, values: values), to: identity,
+                            access: access, in: transaction)
+                    {
+                        current = RemoteChange(
+                            entity: current.entity, recordID: current.recordID, values: nil, links: [:],
+                            serverVersion: 0, timestamp: current.timestamp, origin: nil)
                     }
                     results[index].current = current
                 }

@@ -12,7 +12,10 @@ extension SyncServer {
     /// One page of the state `identity` may read (`nil`: trusted, all).
     public func snapshot(_ request: SnapshotRequest, as identity: SyncIdentity?) async throws -> SnapshotResponse {
         guard request.version == SnapshotRequest.currentVersion else {
-            throw StrataError(.unsupportedStore, "snapshot format version \(request.version) is not supported (this server speaks \(SnapshotRequest.currentVersion))")
+            throw StrataError(
+                .unsupportedStore,
+                "snapshot format version \(request.version) is not supported (this server speaks \(SnapshotRequest.currentVersion))"
+            )
         }
         try checkSchemaVersion(request.schemaVersion)
         let (access, epoch, executor) = (access, epoch, store.executor)
@@ -22,18 +25,23 @@ extension SyncServer {
             return true
         }
         guard let first = entities.first else {
-            throw StrataError(.permissionDenied, "no entity of this store is readable by \(identity?.id ?? "the caller")")
+            throw StrataError(
+                .permissionDenied, "no entity of this store is readable by \(identity?.id ?? "the caller")")
         }
         let position = request.position ?? SnapshotPosition(entity: first)
         guard let index = entities.firstIndex(of: position.entity) else {
-            throw StrataError(.invalidQuery, entity: position.entity, "the snapshot position names an entity this caller cannot read")
+            throw StrataError(
+                .invalidQuery, entity: position.entity, "the snapshot position names an entity this caller cannot read")
         }
         return try await store.backend.read { transaction in
-            if let identity, let owner = try Self.boundIdentity(of: request.clientID, in: transaction), owner != identity.id {
+            if let identity, let owner = try Self.boundIdentity(of: request.clientID, in: transaction),
+                owner != identity.id
+            {
                 throw StrataError(.permissionDenied, "client ID \(request.clientID) belongs to another identity")
             }
             guard let entity = transaction.schema.entity(position.entity) else {
-                throw StrataError(.unknownEntity, entity: position.entity, "\(position.entity) is not an entity of this store")
+                throw StrataError(
+                    .unknownEntity, entity: position.entity, "\(position.entity) is not an entity of this store")
             }
             var parts: [FilterExpression] = []
             if case .matching(let filter) = access.scope(of: position.entity, for: identity) { parts.append(filter) }
@@ -41,13 +49,17 @@ extension SyncServer {
             let plan = FetchPlan(entity: position.entity, predicate: parts.isEmpty ? nil : .and(parts), limit: limit)
             let records = try executor.fetch(plan, in: transaction)
             let changes = try records.map { record in
-                let (timestamp, origin) = try Self.stamp(of: record.key, otherwise: HybridTimestamp(millis: 0, node: "server"), in: transaction)
+                let (timestamp, origin) = try Self.stamp(
+                    of: record.key, otherwise: HybridTimestamp(millis: 0, node: "server"), in: transaction)
                 return try Self.state(of: record, entity, timestamp: timestamp, origin: origin, in: transaction)
             }
-            let head = try HistoryLog.lastToken(in: transaction).map { SyncCursor($0.value, epoch: epoch) } ?? SyncCursor(0, epoch: epoch)
+            let head =
+                try HistoryLog.lastToken(in: transaction).map { SyncCursor($0.value, epoch: epoch) }
+                ?? SyncCursor(0, epoch: epoch)
             if records.count == limit, let last = records.last {
-                return SnapshotResponse(entity: position.entity, records: changes, through: last.id,
-                                        next: SnapshotPosition(entity: position.entity, after: last.id), cursor: head)
+                return SnapshotResponse(
+                    entity: position.entity, records: changes, through: last.id,
+                    next: SnapshotPosition(entity: position.entity, after: last.id), cursor: head)
             }
             let next = index + 1 < entities.count ? SnapshotPosition(entity: entities[index + 1]) : nil
             return SnapshotResponse(entity: position.entity, records: changes, through: nil, next: next, cursor: head)

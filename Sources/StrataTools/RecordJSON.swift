@@ -43,44 +43,64 @@ public enum RecordJSON {
 
     /// Reads a line written by `line(_:links:entity:)`. A value of the wrong JSON kind for its
     /// attribute is `StrataError.Code.typeMismatch` naming the entity, record and property.
-    public static func parse(_ line: some StringProtocol, schema: Schema) throws -> (record: Record, links: [String: [RecordID]]) {
+    public static func parse(_ line: some StringProtocol, schema: Schema) throws -> (
+        record: Record, links: [String: [RecordID]]
+    ) {
         guard let object = (try? ExactJSON.parse(line)) as? [String: Any] else {
             throw StrataError(.corruptStore, "the line is not a JSON object")
         }
         guard let name = object["entity"] as? String, let entity = schema.entity(name) else {
-            throw StrataError(.unknownEntity, entity: object["entity"] as? String, "the line names no entity of the schema")
+            throw StrataError(
+                .unknownEntity, entity: object["entity"] as? String, "the line names no entity of the schema")
         }
         guard let rawID = object["id"], let id = JSONValueForm.recordID(rawID, kind: entity.idKind) else {
-            throw StrataError(.typeMismatch, entity: name, property: "id", "the record's ID is not a \(entity.idKind.rawValue)")
+            throw StrataError(
+                .typeMismatch, entity: name, property: "id", "the record's ID is not a \(entity.idKind.rawValue)")
         }
         let version = (object["version"] as? NSNumber)?.int64Value ?? 0
         var values: [String: Value] = [:]
         for (property, raw) in object["values"] as? [String: Any] ?? [:] {
             if let attribute = entity.attribute(property) {
                 guard let value = JSONValueForm.value(raw, type: attribute.type) else {
-                    throw StrataError(.typeMismatch, entity: name, recordID: id, property: property, "\(property) is not a \(attribute.type.rawValue)")
+                    throw StrataError(
+                        .typeMismatch, entity: name, recordID: id, property: property,
+                        "\(property) is not a \(attribute.type.rawValue)")
                 }
                 values[property] = value
-            } else if let relationship = entity.relationship(property), let destination = schema.entity(relationship.destination) {
-                if raw is NSNull { values[property] = .null; continue }
+            } else if let relationship = entity.relationship(property),
+                let destination = schema.entity(relationship.destination)
+            {
+                if raw is NSNull {
+                    values[property] = .null
+                    continue
+                }
                 guard let target = JSONValueForm.recordID(raw, kind: destination.idKind) else {
-                    throw StrataError(.typeMismatch, entity: name, recordID: id, property: property, "\(property) is not a \(destination.name) ID")
+                    throw StrataError(
+                        .typeMismatch, entity: name, recordID: id, property: property,
+                        "\(property) is not a \(destination.name) ID")
                 }
                 values[property] = target.value
             } else {
-                throw StrataError(.unknownProperty, entity: name, recordID: id, property: property, "\(property) is not a property of \(name)")
+                throw StrataError(
+                    .unknownProperty, entity: name, recordID: id, property: property,
+                    "\(property) is not a property of \(name)")
             }
         }
         var links: [String: [RecordID]] = [:]
         for (property, raw) in object["links"] as? [String: Any] ?? [:] {
-            guard let relationship = entity.relationship(property), relationship.keepsLinkList, let destination = schema.entity(relationship.destination),
+            guard let relationship = entity.relationship(property), relationship.keepsLinkList,
+                let destination = schema.entity(relationship.destination),
                 let list = raw as? [Any]
             else {
-                throw StrataError(.unknownProperty, entity: name, recordID: id, property: property, "\(property) is not a link list of \(name)")
+                throw StrataError(
+                    .unknownProperty, entity: name, recordID: id, property: property,
+                    "\(property) is not a link list of \(name)")
             }
             links[property] = try list.map {
                 guard let target = JSONValueForm.recordID($0, kind: destination.idKind) else {
-                    throw StrataError(.typeMismatch, entity: name, recordID: id, property: property, "a member of \(property) is not a \(destination.name) ID")
+                    throw StrataError(
+                        .typeMismatch, entity: name, recordID: id, property: property,
+                        "a member of \(property) is not a \(destination.name) ID")
                 }
                 return target
             }
@@ -111,7 +131,13 @@ public enum RecordJSON {
     }
 
     static func double(_ number: Double, into out: inout String) {
-        if number.isNaN { out += "\"NaN\"" } else if number.isInfinite { out += number > 0 ? "\"Infinity\"" : "\"-Infinity\"" } else { out += "\(number)" }
+        if number.isNaN {
+            out += "\"NaN\""
+        } else if number.isInfinite {
+            out += number > 0 ? "\"Infinity\"" : "\"-Infinity\""
+        } else {
+            out += "\(number)"
+        }
     }
 
     static func id(_ id: RecordID, into out: inout String) {

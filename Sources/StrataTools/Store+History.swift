@@ -11,7 +11,9 @@ extension Store {
         var after: String?
         while true {
             let start = after
-            let page = try await source.backend.read { try $0.metadata(prefix: HistoryLog.entryPrefix, after: start, limit: 512) }
+            let page = try await source.backend.read {
+                try $0.metadata(prefix: HistoryLog.entryPrefix, after: start, limit: 512)
+            }
             guard let last = page.last else { break }
             try await backend.write { transaction in
                 for entry in page { try transaction.setMetadata(entry.key, entry.value) }

@@ -58,6 +58,7 @@ public struct StoreCopier: Sendable {
         }
         let dangling = try await loader.finish()
         if history { try await target.replaceHistory(with: source) }
-        return Outcome(records: copied, source: digest, copy: try await target.digest(pageSize: batch), dangling: dangling)
+        return Outcome(
+            records: copied, source: digest, copy: try await target.digest(pageSize: batch), dangling: dangling)
     }
 }

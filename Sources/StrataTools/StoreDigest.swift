@@ -20,7 +20,8 @@ public struct StoreDigest: Sendable, Hashable, Codable, CustomStringConvertible 
     }
 
     public var description: String {
-        entities.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value.count) \($0.value.hash)" }.joined(separator: "\n")
+        entities.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value.count) \($0.value.hash)" }.joined(
+            separator: "\n")
     }
 
     /// Accumulates one entity's records in ID order.
@@ -67,7 +68,9 @@ extension Store {
     }
 
     /// One page of an entity's records after `after` in ID order, with their link lists.
-    public func readPage(_ entity: EntityDescription, after: RecordID?, limit: Int) async throws -> ([Record], [[String: [RecordID]]]) {
+    public func readPage(_ entity: EntityDescription, after: RecordID?, limit: Int) async throws -> (
+        [Record], [[String: [RecordID]]]
+    ) {
         let name = entity.name
         let page = try await read { try $0.page(name, after: after, limit: limit) }
         return (page.map(\.record), page.map(\.links))

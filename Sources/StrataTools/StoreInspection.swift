@@ -95,13 +95,16 @@ extension Store {
         return try await backend.read { transaction in
             let entities = try schema.entities.map { entity in
                 StoreInspection.Entity(
-                    name: entity.name, idKind: entity.idKind, count: try executor.count(FetchPlan(entity: entity.name), in: transaction),
+                    name: entity.name, idKind: entity.idKind,
+                    count: try executor.count(FetchPlan(entity: entity.name), in: transaction),
                     attributes: entity.attributes.map {
-                        StoreInspection.Attribute(name: $0.name, type: $0.type, isOptional: $0.isOptional, isIndexed: $0.isIndexed)
+                        StoreInspection.Attribute(
+                            name: $0.name, type: $0.type, isOptional: $0.isOptional, isIndexed: $0.isIndexed)
                     },
                     relationships: entity.relationships.map {
                         StoreInspection.Relationship(
-                            name: $0.name, destination: $0.destination, inverse: $0.inverse, toMany: $0.cardinality == .toMany,
+                            name: $0.name, destination: $0.destination, inverse: $0.inverse,
+                            toMany: $0.cardinality == .toMany,
                             isOrdered: $0.isOrdered, deleteRule: $0.deleteRule.rawValue, storage: $0.storage.rawValue)
                     },
                     indexes: entity.indexes, uniqueConstraints: entity.uniqueConstraints)
@@ -120,11 +123,15 @@ extension Store {
                 after = last.key
             }
             let sync = StoreInspection.Sync(
-                pendingMutations: try Outbox.pendingCount(in: transaction), cursor: try Outbox.cursor(in: transaction)?.value,
+                pendingMutations: try Outbox.pendingCount(in: transaction),
+                cursor: try Outbox.cursor(in: transaction)?.value,
                 resetInProgress: try ResetState.read(transaction) != nil, serverClients: clients)
-            let declared = try transaction.metadata(SchemaFile.metadataKey).flatMap { try? SchemaFile.decode($0, path: "") }
+            let declared = try transaction.metadata(SchemaFile.metadataKey).flatMap {
+                try? SchemaFile.decode($0, path: "")
+            }
             return StoreInspection(
-                backend: location?.scheme, location: location?.description, schemaVersion: schema.version, entities: entities, history: history,
+                backend: location?.scheme, location: location?.description, schemaVersion: schema.version,
+                entities: entities, history: history,
                 sync: sync, rulesRecorded: declared?.declares(SchemaDescription(schema)) ?? false)
         }
     }

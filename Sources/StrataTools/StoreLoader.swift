@@ -45,11 +45,17 @@ public struct StoreLoader: Sendable {
 
     /// Loads one batch in one save and stores `position` with it.
     public func load(_ batch: [LoadedRecord], through position: Int, checkingReferences: Bool = false) async throws {
-        try await store.commit(author: "strata load", contextName: "load", participants: []) { session, transaction, commit in
+        try await store.commit(author: "strata load", contextName: "load", participants: []) {
+            session, transaction, commit in
             session.loading = true
             session.workingSet.reserve(batch.count)
             for item in batch { try session.load(item.record, links: item.links) }
-            if checkingReferences, let dangling = try Self.dangling(batch.lazy.map(\.record), links: batch.lazy.map { ($0.record.key, $0.links) }, in: session.workingSet).first {
+            if checkingReferences,
+                let dangling = try Self.dangling(
+                    batch.lazy.map(\.record), links: batch.lazy.map { ($0.record.key, $0.links) },
+                    in: session.workingSet
+                ).first
+            {
                 throw dangling
             }
             _ = try commit()
@@ -84,7 +90,8 @@ public struct StoreLoader: Sendable {
                     try reader.fetch(FetchPlan(entity: entity.name, sort: [SortKey("id")], limit: batch)).map(\.id)
                 }
                 guard !ids.isEmpty else { break }
-                try await store.commit(author: "strata load", contextName: "load", participants: []) { session, _, commit in
+                try await store.commit(author: "strata load", contextName: "load", participants: []) {
+                    session, _, commit in
                     session.loading = true
                     for id in ids { try session.unload(RecordKey(entity: entity.name, id: id)) }
                     _ = try commit()
@@ -115,7 +122,8 @@ public struct StoreLoader: Sendable {
     /// The references among `records` and `links` whose destination does not exist in `reader`
     /// (and may not dangle), read in one batch per destination entity.
     static func dangling(
-        _ records: some Sequence<Record>, links: some Sequence<(RecordKey, [String: [RecordID]])>, in reader: any StorageReadTransaction
+        _ records: some Sequence<Record>, links: some Sequence<(RecordKey, [String: [RecordID]])>,
+        in reader: any StorageReadTransaction
     ) throws -> [StrataError] {
         let schema = reader.schema
         var wanted: [String: Set<RecordID>] = [:]
@@ -146,10 +154,14 @@ public struct StoreLoader: Sendable {
         }
         var existing: Set<RecordKey> = []
         for (destination, ids) in wanted {
-            for id in try reader.records(destination, ids: Array(ids)).keys { existing.insert(RecordKey(entity: destination, id: id)) }
+            for id in try reader.records(destination, ids: Array(ids)).keys {
+                existing.insert(RecordKey(entity: destination, id: id))
+            }
         }
         return uses.filter { !existing.contains(RecordKey(entity: $0.destination, id: $0.target)) }.map {
-            StrataError(.invalidReference, entity: $0.owner.entity, recordID: $0.owner.id, property: $0.property, "\($0.destination)(\($0.target)) does not exist")
+            StrataError(
+                .invalidReference, entity: $0.owner.entity, recordID: $0.owner.id, property: $0.property,
+                "\($0.destination)(\($0.target)) does not exist")
         }
     }
 }

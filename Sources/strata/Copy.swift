@@ -30,7 +30,10 @@ struct Copy: AsyncParsableCommand {
     @Argument(help: "The target store's URL.") var to: String
     @Option(help: "Records per save.") var batch = 1_000
     @Flag(help: "Copy the source's history too.") var history = false
-    @Flag(help: "Remove the target's records first (it must hold the source's shape); without it a non-empty target is refused.")
+    @Flag(
+        help:
+            "Remove the target's records first (it must hold the source's shape); without it a non-empty target is refused."
+    )
     var replace = false
     @Flag(help: "Print the outcome as one JSON object (records, both digests, notes).") var json = false
 
@@ -38,37 +41,50 @@ struct Copy: AsyncParsableCommand {
         StrataCommand.registerBackends()
         PostgresBackend.register(options: PostgresBackend.Options(createIfMissing: false))
         let source = try await StoredSchemaOpener.open(from)
-        let target = try await TargetStore.open(to, shape: SchemaDescription(source.schema), declared: await source.matchingDeclaration())
+        let target = try await TargetStore.open(
+            to, shape: SchemaDescription(source.schema), declared: await source.matchingDeclaration())
         let existing = try await target.inspect().entities.map(\.count).reduce(0, +)
         if existing > 0 {
-            guard replace else { throw ValidationError("\(to) is not empty (\(existing) records): copy into an empty store, or add --replace") }
+            guard replace else {
+                throw ValidationError(
+                    "\(to) is not empty (\(existing) records): copy into an empty store, or add --replace")
+            }
             let clearing = ProgressBar(total: existing, label: "remove")
             try await StoreLoader(store: target).removeAll(batch: batch) { clearing.advance(to: $0) }
             clearing.finish()
         }
         let total = try await source.inspect().entities.map(\.count).reduce(0, +)
         let progress = ProgressBar(total: total, label: "copy")
-        let outcome = try await StoreCopier(from: source, to: target, batch: batch, history: history).run { progress.advance(to: $0) }
+        let outcome = try await StoreCopier(from: source, to: target, batch: batch, history: history).run {
+            progress.advance(to: $0)
+        }
         progress.finish()
         try await source.close()
         try await target.close()
         let (digest, copy, dangling, copied) = (outcome.source, outcome.copy, outcome.dangling, outcome.records)
         if json {
             let report = CopyReport(
-                from: from, to: to, records: copied, removed: existing > 0 ? existing : nil, history: history, equal: copy == digest,
+                from: from, to: to, records: copied, removed: existing > 0 ? existing : nil, history: history,
+                equal: copy == digest,
                 source: digest, copy: copy, notes: dangling.map(\.description))
             print(String(decoding: try JSONEncoder.sorted.encode(report), as: UTF8.self))
         }
         guard copy == digest else {
-            for (name, expected) in digest.entities.sorted(by: { $0.key < $1.key }) where copy.entities[name] != expected {
-                FileHandle.standardError.write(Data("differs: \(name) source \(expected.count) \(expected.hash), copy \(copy.entities[name].map { "\($0.count) \($0.hash)" } ?? "absent")\n".utf8))
+            for (name, expected) in digest.entities.sorted(by: { $0.key < $1.key })
+            where copy.entities[name] != expected {
+                FileHandle.standardError.write(
+                    Data(
+                        "differs: \(name) source \(expected.count) \(expected.hash), copy \(copy.entities[name].map { "\($0.count) \($0.hash)" } ?? "absent")\n"
+                            .utf8))
             }
             throw ExitCode(3)
         }
         guard !json else { return }
         print("copied \(copied) records from \(from) to \(to); digests equal")
         // The copy equals the source, so these dangle there too: a note, not a failure.
-        for finding in dangling { FileHandle.standardError.write(Data("note: dangles as in the source: \(finding)\n".utf8)) }
+        for finding in dangling {
+            FileHandle.standardError.write(Data("note: dangles as in the source: \(finding)\n".utf8))
+        }
     }
 }
 

@@ -14,7 +14,9 @@ extension Demo {
             var parts: [String] = []
             if !diff.removed.isEmpty { parts.append("removed at \(Array(diff.removed))") }
             if !diff.inserted.isEmpty { parts.append("inserted at \(Array(diff.inserted))") }
-            if !diff.moved.isEmpty { parts.append("moved \(diff.moved.map { "\($0.from)→\($0.to)" }.joined(separator: ", "))") }
+            if !diff.moved.isEmpty {
+                parts.append("moved \(diff.moved.map { "\($0.from)→\($0.to)" }.joined(separator: ", "))")
+            }
             if !diff.modified.isEmpty { parts.append("modified at \(Array(diff.modified))") }
             print("  \(what): \(results.models.map { "\($0.name)(\($0.nights))" })")
             if !parts.isEmpty { print("      diff: \(parts.joined(separator: "; "))") }
@@ -24,7 +26,8 @@ extension Demo {
         let douro = Stop(name: "Douro", city: "Pinhão", nights: 2, trip: trip)
         try await stops.insert(douro)
         try await show("insert Douro (2 nights)")
-        try await store.repository(Tag.self).insert(Tag(id: "wine", label: "Wine"))  // another entity: nothing to deliver
+        // Another entity: nothing to deliver.
+        try await store.repository(Tag.self).insert(Tag(id: "wine", label: "Wine"))
         var longer = douro
         longer.nights = 9
         try await stops.update(longer)

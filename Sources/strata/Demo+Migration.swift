@@ -20,10 +20,12 @@ extension Demo {
         var body: String
         var pinned = false
         var words = 0
-        static let entity = Entity<Note>("Note", [
-            .attribute(\.heading, renamedFrom: "title"), .attribute(\.body),
-            .attribute(\.pinned, default: false), .attribute(\.words, default: 0),
-        ])
+        static let entity = Entity<Note>(
+            "Note",
+            [
+                .attribute(\.heading, renamedFrom: "title"), .attribute(\.body),
+                .attribute(\.pinned, default: false), .attribute(\.words, default: 0),
+            ])
     }
 
     /// A scratch store beside the demo's (same backend), removed afterwards.
@@ -37,10 +39,16 @@ extension Demo {
             return ("memory:\(name)", {})
         default:
             let directory = location.path.isEmpty ? "." : (location.path as NSString).deletingLastPathComponent
-            let path = ((directory.isEmpty ? "." : directory) as NSString).appendingPathComponent(name + (location.scheme == "lmdb" ? ".lmdb" : "." + location.scheme))
-            return ("\(location.scheme):\(path)", {
-                for suffix in ["", "-wal", "-shm", ".journal", ".lock"] { try? FileManager.default.removeItem(atPath: path + suffix) }
-            })
+            let path = ((directory.isEmpty ? "." : directory) as NSString).appendingPathComponent(
+                name + (location.scheme == "lmdb" ? ".lmdb" : "." + location.scheme))
+            return (
+                "\(location.scheme):\(path)",
+                {
+                    for suffix in ["", "-wal", "-shm", ".journal", ".lock"] {
+                        try? FileManager.default.removeItem(atPath: path + suffix)
+                    }
+                }
+            )
         }
     }
 
@@ -48,7 +56,8 @@ extension Demo {
         let (scratch, remove) = try Self.scratchURL(beside: url)
         defer { remove() }
         let v1 = try Schema(NotesV1.Note.self)
-        let old = try await Store.open(scratch, schema: v1, migrations: MigrationPlan(versions: [SchemaVersion("1", v1)]))
+        let old = try await Store.open(
+            scratch, schema: v1, migrations: MigrationPlan(versions: [SchemaVersion("1", v1)]))
         try await old.repository(NotesV1.Note.self).insert(contentsOf: [
             NotesV1.Note(id: 1, title: "Groceries", body: "milk eggs bread"),
             NotesV1.Note(id: 2, title: "Lisbon", body: "book the tram tour"),
@@ -60,39 +69,52 @@ extension Demo {
         do {
             _ = try await Store.open(scratch, schema: v2)
         } catch let error as StrataError {
-            let differences = error.message.components(separatedBy: "differs: ").last?.components(separatedBy: ". Open it").first ?? error.message
+            let differences =
+                error.message.components(separatedBy: "differs: ").last?.components(separatedBy: ". Open it").first
+                ?? error.message
             print("  opened with version 2 and no plan: \(error.code), naming what differs: \(differences)")
         }
         // Through a shadow copy that replaces the store in one rename, keeping version 1 beside it.
         let location = try StoreLocation(scratch)
         let backup = "\(location.scheme):\(location.path).v1-backup"
         defer {
-            for suffix in ["", "-wal", "-shm", ".journal", ".lock"] { try? FileManager.default.removeItem(atPath: location.path + ".v1-backup" + suffix) }
+            for suffix in ["", "-wal", "-shm", ".journal", ".lock"] {
+                try? FileManager.default.removeItem(atPath: location.path + ".v1-backup" + suffix)
+            }
         }
         let plan = MigrationPlan(
             versions: [SchemaVersion("1", v1), SchemaVersion("2", v2)],
-            stages: [.custom(from: "1", to: "2") { migration in
-                try migration.forEachRecord("Note") { note in
-                    guard case .string(let body) = note["body"] else { return }
-                    var counted = note
-                    counted["words"] = .int(Int64(body.split(separator: " ").count))
-                    try migration.put(counted)
+            stages: [
+                .custom(from: "1", to: "2") { migration in
+                    try migration.forEachRecord("Note") { note in
+                        guard case .string(let body) = note["body"] else { return }
+                        var counted = note
+                        counted["words"] = .int(Int64(body.split(separator: " ").count))
+                        try migration.put(counted)
+                    }
                 }
-            }],
+            ],
             strategy: .shadowCopy(backup: location.path + ".v1-backup"))
-        for step in try LightweightMigration.steps(from: SchemaDescription(v1.versioned("1")), to: v2) { print("  inferred: \(step)") }
+        for step in try LightweightMigration.steps(from: SchemaDescription(v1.versioned("1")), to: v2) {
+            print("  inferred: \(step)")
+        }
         let run = Store.migrating(scratch, schema: v2, migrations: plan)
         var phases: [String] = []
-        for await progress in run.progress where phases.last != "\(progress.phase)" { phases.append("\(progress.phase)") }
+        for await progress in run.progress where phases.last != "\(progress.phase)" {
+            phases.append("\(progress.phase)")
+        }
         let store = try await run.store
         print("  migrated with the plan through a shadow copy: \(phases.joined(separator: " → "))")
         for note in try await store.repository(Note.self).fetch(Query<Note>.all.sorted(by: \.heading)) {
             print("    #\(note.id) \(note.heading): pinned \(note.pinned), \(note.words) words")
         }
-        if let entry = try await store.history().last { print("  history: #\(entry.token) by \(entry.author ?? "-") (\(entry.contextName ?? ""))") }
+        if let entry = try await store.history().last {
+            print("  history: #\(entry.token) by \(entry.author ?? "-") (\(entry.contextName ?? ""))")
+        }
         try await store.close()
         let kept = try await Store.open(backup, schema: v1)
-        print("  the backup \(backup) opens as version 1: \(try await kept.repository(NotesV1.Note.self).count()) notes")
+        print(
+            "  the backup \(backup) opens as version 1: \(try await kept.repository(NotesV1.Note.self).count()) notes")
         try await kept.close()
     }
 }

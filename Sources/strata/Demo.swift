@@ -1,8 +1,8 @@
 import ArgumentParser
 import Foundation
 import Strata
-import StrataSyncServer
 import StrataConformance
+import StrataSyncServer
 
 /// The end-to-end tour: builds the travel domain, queries it, shows each delete rule acting and a
 /// deny refusing, rejects bad input, merge policies, a live query with its diffs, sync, and the
@@ -35,8 +35,10 @@ struct Demo: AsyncParsableCommand {
             try tx.insert(Passport(number: "PT-123", owner: data.ana.id))
         }
         for (name, count) in [
-            ("people", try await store.repository(Person.self).count()), ("trips", try await store.repository(Trip.self).count()),
-            ("stops", try await store.repository(Stop.self).count()), ("tags", try await store.repository(Tag.self).count()),
+            ("people", try await store.repository(Person.self).count()),
+            ("trips", try await store.repository(Trip.self).count()),
+            ("stops", try await store.repository(Stop.self).count()),
+            ("tags", try await store.repository(Tag.self).count()),
         ] { print("  \(count) \(name)") }
         let passport = try await store.repository(Person.self).fetch(data.ana.id)?.passport
         print("  Ana's passport (inverse kept by the engine): \(passport.map { "\($0)" } ?? "none")")
@@ -45,21 +47,39 @@ struct Demo: AsyncParsableCommand {
         let trips = store.repository(Trip.self)
         let upcoming = try await trips.fetch(Query.where(\.start > TravelDomain.day(100)).sorted(by: \.start).limit(3))
         print("  next 3 trips after day 100:        \(upcoming.map(\.name))")
-        print("  trips whose traveller is Ana:      \(try await trips.fetch(where: .related(\.traveller, where: \Person.name == "Ana")).map(\.name))")
-        print("  trips with a stop in Lisbon:       \(try await trips.fetch(where: .any(Trip.stops, where: \Stop.city == "Lisbon")).map(\.name))")
-        print("  name starts with \"lisbon\" (any case): \(try await trips.fetch(Query.where(.hasPrefix(\.name, "lisbon", options: .caseInsensitive)).sorted(by: \.start)).map(\.name))")
-        print("  name contains \"acores\" (ignoring case and accents): \(try await trips.fetch(where: .contains(\.name, "acores", options: [.caseInsensitive, .diacriticInsensitive])).map(\.name))")
-        print("  budget, nil first:                 \(try await trips.fetch(Query.all.sorted(by: \.budget)).map { "\($0.name)=\($0.budget.map { String(Int($0)) } ?? "nil")" })")
-        print("  favourites: \(try await trips.count(where: \.isFavorite == true)); people in Lisbon: \(try await store.repository(Person.self).count(where: \.address.city == "Lisbon"))")
-        for (trip, stops) in try await trips.fetch(Query.where(\.traveller == data.ana.id).sorted(by: \.start), including: Trip.stops) {
+        print(
+            "  trips whose traveller is Ana:      \(try await trips.fetch(where: .related(\.traveller, where: \Person.name == "Ana")).map(\.name))"
+        )
+        print(
+            "  trips with a stop in Lisbon:       \(try await trips.fetch(where: .any(Trip.stops, where: \Stop.city == "Lisbon")).map(\.name))"
+        )
+        print(
+            "  name starts with \"lisbon\" (any case): \(try await trips.fetch(Query.where(.hasPrefix(\.name, "lisbon", options: .caseInsensitive)).sorted(by: \.start)).map(\.name))"
+        )
+        print(
+            "  name contains \"acores\" (ignoring case and accents): \(try await trips.fetch(where: .contains(\.name, "acores", options: [.caseInsensitive, .diacriticInsensitive])).map(\.name))"
+        )
+        print(
+            "  budget, nil first:                 \(try await trips.fetch(Query.all.sorted(by: \.budget)).map { "\($0.name)=\($0.budget.map { String(Int($0)) } ?? "nil")" })"
+        )
+        print(
+            "  favourites: \(try await trips.count(where: \.isFavorite == true)); people in Lisbon: \(try await store.repository(Person.self).count(where: \.address.city == "Lisbon"))"
+        )
+        for (trip, stops) in try await trips.fetch(
+            Query.where(\.traveller == data.ana.id).sorted(by: \.start), including: Trip.stops)
+        {
             print("  \(trip.name): stops in order \(stops.map(\.name)) (prefetched in one query)")
         }
 
         section("3. Delete rules")
         try await store.repository(Tag.self).delete("beach")
-        print("  nullify: deleted tag beach → Lisbon Spring's tags are now \(try await trips.related(Trip.tags, of: data.lisbonSpring.id).map(\.id))")
+        print(
+            "  nullify: deleted tag beach → Lisbon Spring's tags are now \(try await trips.related(Trip.tags, of: data.lisbonSpring.id).map(\.id))"
+        )
         try await store.repository(Person.self).delete(data.bruno.id)
-        print("  cascade: deleted Bruno → Açores Hike \(try await trips.fetch(data.azoresHike.id) == nil ? "gone" : "still there"), its stop \(try await store.repository(Stop.self).fetch(data.pontaDelgada.id) == nil ? "gone" : "still there")")
+        print(
+            "  cascade: deleted Bruno → Açores Hike \(try await trips.fetch(data.azoresHike.id) == nil ? "gone" : "still there"), its stop \(try await store.repository(Stop.self).fetch(data.pontaDelgada.id) == nil ? "gone" : "still there")"
+        )
         do {
             try await store.repository(Agency.self).delete(data.sol.id)
         } catch let error as StrataError {
@@ -67,12 +87,15 @@ struct Demo: AsyncParsableCommand {
         }
         try await store.repository(Photo.self).delete(cover.id)
         let coverAfter = try await trips.fetch(data.lisbonSpring.id)?.coverPhoto
-        print("  noAction: deleted the cover photo → Lisbon Spring still points at \(coverAfter.map { "\($0)" } ?? "nil"), which reads as \(try await store.repository(Photo.self).fetch(cover.id) == nil ? "not found" : "found")")
+        print(
+            "  noAction: deleted the cover photo → Lisbon Spring still points at \(coverAfter.map { "\($0)" } ?? "nil"), which reads as \(try await store.repository(Photo.self).fetch(cover.id) == nil ? "not found" : "found")"
+        )
 
         section("4. Bad input is a typed error and changes nothing")
         let before = try await store.currentHistoryToken()
         for attempt in [
-            Person(name: "Eve", email: "not-an-email"), Person(name: "Old", age: 200), Person(name: "Copy", email: "ana@example.com"),
+            Person(name: "Eve", email: "not-an-email"), Person(name: "Old", age: 200),
+            Person(name: "Copy", email: "ana@example.com"),
         ] {
             do {
                 try await store.repository(Person.self).insert(attempt)
@@ -101,8 +124,11 @@ struct Demo: AsyncParsableCommand {
 
         section("9. History of this run")
         for entry in try await store.history(after: startToken) {
-            let summary = Dictionary(grouping: entry.changes, by: \.kind).map { "\($0.value.count) \($0.key.rawValue)" }.sorted().joined(separator: ", ")
-            print("  #\(entry.token) by \(entry.author ?? "-")\(entry.contextName.map { " in context " + $0 } ?? ""): \(summary)")
+            let summary = Dictionary(grouping: entry.changes, by: \.kind).map { "\($0.value.count) \($0.key.rawValue)" }
+                .sorted().joined(separator: ", ")
+            print(
+                "  #\(entry.token) by \(entry.author ?? "-")\(entry.contextName.map { " in context " + $0 } ?? ""): \(summary)"
+            )
             for change in entry.changes where change.kind == .update {
                 print("      update \(change.entity)(\(change.id)) \(change.changedProperties)")
             }
@@ -114,19 +140,27 @@ struct Demo: AsyncParsableCommand {
     /// Two contexts read Clara; B renames her and lowers her rating and saves first; A renames her
     /// too and sets her age. A's save conflicts, and each policy resolves it its own way.
     private func showMergePolicies(_ store: Store, clara: Person) async throws {
-        print("  A and B read Clara (rating 3.0, no age). B saves name \"Clara B\", rating 2.0; then A saves name \"Clara A\", age 41:")
+        print(
+            "  A and B read Clara (rating 3.0, no age). B saves name \"Clara B\", rating 2.0; then A saves name \"Clara A\", age 41:"
+        )
         let custom = MergePolicy.custom { conflict in
             guard var merged = conflict.stored, let mine = conflict.context else { return .fail }
-            if case .string(let theirs) = merged["name"], case .string(let ours) = mine["name"] { merged["name"] = .string("\(theirs) & \(ours)") }
+            if case .string(let theirs) = merged["name"], case .string(let ours) = mine["name"] {
+                merged["name"] = .string("\(theirs) & \(ours)")
+            }
             merged["age"] = mine["age"]
             return .use(merged)
         }
-        let policies: [MergePolicy] = [.error, .objectTrumpByProperty, .storeTrumpByProperty, .overwrite, .rollback, custom]
+        let policies: [MergePolicy] = [
+            .error, .objectTrumpByProperty, .storeTrumpByProperty, .overwrite, .rollback, custom,
+        ]
         for policy in policies {
             try await store.repository(Person.self).update(clara)
             let a = store.makeContext(name: "A", mergePolicy: policy)
             let b = store.makeContext(name: "B")
-            guard var mine = try await a.fetch(Person.self, id: clara.id), var theirs = try await b.fetch(Person.self, id: clara.id) else { return }
+            guard var mine = try await a.fetch(Person.self, id: clara.id),
+                var theirs = try await b.fetch(Person.self, id: clara.id)
+            else { return }
             theirs.name = "Clara B"
             theirs.rating = 2.0
             try await b.update(theirs)
@@ -139,12 +173,17 @@ struct Demo: AsyncParsableCommand {
                 let result = try await a.save()
                 outcome = "\(result.conflicts.count) conflict resolved"
             } catch let error as StrataError where error.code == .mergeConflict {
-                let kinds = error.conflicts.map { "\($0.kind.rawValue), read v\($0.baseVersion ?? 0), stored v\($0.storedVersion ?? 0)" }
+                let kinds = error.conflicts.map {
+                    "\($0.kind.rawValue), read v\($0.baseVersion ?? 0), stored v\($0.storedVersion ?? 0)"
+                }
                 outcome = "refused: \(kinds.joined(separator: "; "))"
             }
             guard let stored = try await store.repository(Person.self).fetch(clara.id) else { return }
-            let row = "name \"\(stored.name)\", rating \(stored.rating.map { String($0) } ?? "nil"), age \(stored.age.map(String.init) ?? "nil")"
-            print("  \(policy.name.padding(toLength: 22, withPad: " ", startingAt: 0)) → \(row.padding(toLength: 44, withPad: " ", startingAt: 0)) (\(outcome))")
+            let row =
+                "name \"\(stored.name)\", rating \(stored.rating.map { String($0) } ?? "nil"), age \(stored.age.map(String.init) ?? "nil")"
+            print(
+                "  \(policy.name.padding(toLength: 22, withPad: " ", startingAt: 0)) → \(row.padding(toLength: 44, withPad: " ", startingAt: 0)) (\(outcome))"
+            )
         }
         // A context sees others' commits on the records it has not changed, and says so.
         let watcher = store.makeContext(name: "watcher")
@@ -153,7 +192,9 @@ struct Demo: AsyncParsableCommand {
         renamed.name = "Clara C"
         try await store.repository(Person.self).update(renamed)
         let refresh = try await watcher.mergeChangesFromStore()
-        print("  a third context refreshed \(refresh.refreshed.count) record after a repository save: now \"\(try await watcher.fetch(Person.self, id: clara.id)?.name ?? "-")\"")
+        print(
+            "  a third context refreshed \(refresh.refreshed.count) record after a repository save: now \"\(try await watcher.fetch(Person.self, id: clara.id)?.name ?? "-")\""
+        )
     }
 
     /// Two clients pull the store, one writes while offline and catches up, then both edit one
@@ -162,13 +203,16 @@ struct Demo: AsyncParsableCommand {
         let server = SyncServer(store: store)
         let run = UUID().uuidString.prefix(6)
         func client(_ name: String, _ remote: any SyncRemote) async throws -> (Store, SyncEngine) {
-            let local = try await Store.open("memory:", schema: store.schema, sync: SyncConfiguration(clientID: "\(name)-\(run)"))
+            let local = try await Store.open(
+                "memory:", schema: store.schema, sync: SyncConfiguration(clientID: "\(name)-\(run)"))
             return (local, try SyncEngine(store: local, remote: remote))
         }
         let phoneLink = FaultInjectingRemote(InProcessTransport(server: server))
         let (phone, phoneSync) = try await client("phone", phoneLink)
         let (laptop, laptopSync) = try await client("laptop", InProcessTransport(server: server))
-        print("  phone pulled \(try await phoneSync.syncNow().pulled) records, laptop \(try await laptopSync.syncNow().pulled)")
+        print(
+            "  phone pulled \(try await phoneSync.syncNow().pulled) records, laptop \(try await laptopSync.syncNow().pulled)"
+        )
 
         await phoneLink.inject([.offline(attempts: 2)])
         let madeira = Trip(name: "Madeira", start: TravelDomain.day(420), budget: 700, traveller: clara)
@@ -180,14 +224,20 @@ struct Demo: AsyncParsableCommand {
             try await phoneSync.syncNow()
         } catch {
             let status = await phoneSync.status
-            print("  offline: 2 local saves succeeded; sync failed (\(status.lastError ?? "?")), \(status.pendingCount) mutations wait in the outbox")
+            print(
+                "  offline: 2 local saves succeeded; sync failed (\(status.lastError ?? "?")), \(status.pendingCount) mutations wait in the outbox"
+            )
         }
         let back = try await phoneSync.syncNow()
-        print("  back online: pushed \(back.pushed), outbox now \(await phoneSync.status.pendingCount); server has Madeira: \(try await store.repository(Trip.self).fetch(madeira.id) != nil)")
+        print(
+            "  back online: pushed \(back.pushed), outbox now \(await phoneSync.status.pendingCount); server has Madeira: \(try await store.repository(Trip.self).fetch(madeira.id) != nil)"
+        )
         _ = try await laptopSync.syncNow()
 
         // Both edit Madeira; the phone's upload path is down when it next syncs.
-        guard var onLaptop = try await laptop.repository(Trip.self).fetch(madeira.id), var onPhone = try await phone.repository(Trip.self).fetch(madeira.id) else { return }
+        guard var onLaptop = try await laptop.repository(Trip.self).fetch(madeira.id),
+            var onPhone = try await phone.repository(Trip.self).fetch(madeira.id)
+        else { return }
         onLaptop.name = "Madeira 2027"
         onLaptop.isFavorite = true
         try await laptop.repository(Trip.self).update(onLaptop)
@@ -199,17 +249,23 @@ struct Demo: AsyncParsableCommand {
         do {
             try await phoneSync.syncNow()
         } catch {
-            print("  phone: upload failed, download ran and met its pending edit → propertyMerge keeps the phone's changed properties over the server's record")
+            print(
+                "  phone: upload failed, download ran and met its pending edit → propertyMerge keeps the phone's changed properties over the server's record"
+            )
         }
         let settle = try await phoneSync.syncNow()
         _ = try await laptopSync.syncNow()
         for (name, side) in [("server", store), ("phone", phone), ("laptop", laptop)] {
             guard let trip = try await side.repository(Trip.self).fetch(madeira.id) else { continue }
-            print("  \(name.padding(toLength: 7, withPad: " ", startingAt: 0)) name \"\(trip.name)\", budget \(trip.budget.map { String(Int($0)) } ?? "nil"), favourite \(trip.isFavorite)")
+            print(
+                "  \(name.padding(toLength: 7, withPad: " ", startingAt: 0)) name \"\(trip.name)\", budget \(trip.budget.map { String(Int($0)) } ?? "nil"), favourite \(trip.isFavorite)"
+            )
         }
         let phonePending = try await phoneSync.refreshStatus().pendingCount
         let laptopPending = try await laptopSync.refreshStatus().pendingCount
-        print("  settled: phone pushed \(settle.pushed) more; outboxes hold \(phonePending) and \(laptopPending) mutations")
+        print(
+            "  settled: phone pushed \(settle.pushed) more; outboxes hold \(phonePending) and \(laptopPending) mutations"
+        )
     }
 
     private func section(_ title: String) {
@@ -219,7 +275,8 @@ struct Demo: AsyncParsableCommand {
     private func clear(_ store: Store) async throws {
         try await store.transaction { tx in
             for entity in ["Guide", "Trip", "Agency", "Person", "Passport", "Tag", "Photo", "Node", "Stop"] {
-                for record in try tx.fetch(FetchPlan(entity: entity)) where try tx.record(entity, id: record.id) != nil {
+                for record in try tx.fetch(FetchPlan(entity: entity)) where try tx.record(entity, id: record.id) != nil
+                {
                     try tx.delete(entity, id: record.id)
                 }
             }

@@ -2,8 +2,8 @@ import ArgumentParser
 import Foundation
 import Strata
 import StrataPostgres
-import Synchronization
 import StrataTools
+import Synchronization
 
 /// `strata export`: a store's records as NDJSON, streamed from one consistent read.
 struct Export: AsyncParsableCommand {
@@ -35,7 +35,9 @@ struct Export: AsyncParsableCommand {
         let total = try await store.read { reader in
             try chosen.reduce(0) { sum, name in sum + (try reader.count(FetchPlan(entity: name))) }
         }
-        var header = ExportHeader(format: 1, schema: SchemaDescription(store.schema), entities: chosen, declared: await store.matchingDeclaration())
+        var header = ExportHeader(
+            format: 1, schema: SchemaDescription(store.schema), entities: chosen,
+            declared: await store.matchingDeclaration())
         header.records = total
         try sink.write(try header.line() + "\n")
         let progress = ProgressBar(total: total, label: "export")
@@ -71,7 +73,9 @@ struct Export: AsyncParsableCommand {
         guard let list else { return schema.entities.map(\.name) }
         let names = list.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
         for name in names where schema.entity(name) == nil {
-            throw ValidationError("--entities: \(name) is not an entity of the store (it has \(schema.entities.map(\.name).joined(separator: ", ")))")
+            throw ValidationError(
+                "--entities: \(name) is not an entity of the store (it has \(schema.entities.map(\.name).joined(separator: ", ")))"
+            )
         }
         return names
     }
@@ -103,9 +107,12 @@ struct ExportHeader: Codable {
 
     /// Reads a header line; nil when the line is not one.
     static func parse(_ line: String) throws -> ExportHeader? {
-        guard var header = try? JSONDecoder().decode(ExportHeader.self, from: Data(line.utf8)), header.strata == "export" else { return nil }
+        guard var header = try? JSONDecoder().decode(ExportHeader.self, from: Data(line.utf8)),
+            header.strata == "export"
+        else { return nil }
         if let object = try? ExactJSON.parse(line) as? [String: Any], let declared = object["declared"] {
-            header.declared = try SchemaFile.decode(Array(try JSONSerialization.data(withJSONObject: declared)), path: "the export header")
+            header.declared = try SchemaFile.decode(
+                Array(try JSONSerialization.data(withJSONObject: declared)), path: "the export header")
         }
         return header
     }

@@ -29,7 +29,10 @@ struct Import: AsyncParsableCommand {
     @Option(help: "Records per save.") var batch = 1_000
     @Flag(help: "One save for the whole file: all or nothing.") var atomic = false
     @Flag(help: "Continue an interrupted import into the same store from the same file.") var resume = false
-    @Flag(help: "Remove the target's records first (it must hold the export's shape); without it a non-empty target is refused.")
+    @Flag(
+        help:
+            "Remove the target's records first (it must hold the export's shape); without it a non-empty target is refused."
+    )
     var replace = false
     @Flag(help: "Print the outcome as one JSON object.") var json = false
 
@@ -39,7 +42,9 @@ struct Import: AsyncParsableCommand {
         guard let first = lines.next(), let header = try ExportHeader.parse(first) else {
             throw ValidationError("the input does not start with a strata export header")
         }
-        guard header.format == 1 else { throw ValidationError("export format \(header.format) is not supported (this tool reads 1)") }
+        guard header.format == 1 else {
+            throw ValidationError("export format \(header.format) is not supported (this tool reads 1)")
+        }
         let store = try await TargetStore.open(url, shape: header.schema, declared: header.declared)
         let loader = StoreLoader(store: store)
         var done = try await loader.position()
@@ -51,7 +56,10 @@ struct Import: AsyncParsableCommand {
             if existing > 0 { clearing.finish() }
             done = 0
         }
-        if done > 0, !resume { throw ValidationError("\(url) holds an interrupted import (\(done) records): add --resume, or import into an empty store") }
+        if done > 0, !resume {
+            throw ValidationError(
+                "\(url) holds an interrupted import (\(done) records): add --resume, or import into an empty store")
+        }
         // The mark a finished import leaves: its header line (schema and record count) and how many
         // records it loaded, so a resume after a kill that landed past the last batch is told
         // there is nothing left instead of "not empty".
@@ -89,7 +97,9 @@ struct Import: AsyncParsableCommand {
                 let (record, links) = try RecordJSON.parse(line, schema: schema)
                 pending.append(LoadedRecord(record: record, links: links))
             } catch let error as StrataError {
-                throw StrataError(error.code, entity: error.entity, recordID: error.recordID, property: error.property, "line \(lineNumber): \(error.message)")
+                throw StrataError(
+                    error.code, entity: error.entity, recordID: error.recordID, property: error.property,
+                    "line \(lineNumber): \(error.message)")
             }
             if !atomic, pending.count >= max(1, batch) {
                 try await loader.load(pending, through: position)
@@ -105,10 +115,14 @@ struct Import: AsyncParsableCommand {
         try await store.close()
         for finding in dangling { FileHandle.standardError.write(Data("dangling: \(finding)\n".utf8)) }
         if json {
-            let report = ImportReport(store: url, records: position - done, resumedAt: done > 0 ? done : nil, dangling: dangling.map(\.description))
+            let report = ImportReport(
+                store: url, records: position - done, resumedAt: done > 0 ? done : nil,
+                dangling: dangling.map(\.description))
             print(String(decoding: try JSONEncoder.sorted.encode(report), as: UTF8.self))
         } else {
-            print("imported \(position - done) records into \(url)" + (dangling.isEmpty ? "" : "; \(dangling.count) dangling reference(s)"))
+            print(
+                "imported \(position - done) records into \(url)"
+                    + (dangling.isEmpty ? "" : "; \(dangling.count) dangling reference(s)"))
         }
         if !dangling.isEmpty { throw ExitCode(2) }
     }

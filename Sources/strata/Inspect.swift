@@ -19,7 +19,10 @@ struct Inspect: AsyncParsableCommand {
 
     @Argument(help: "The store's URL (sqlite:PATH, lmdb:PATH, json:PATH, postgres://…).") var url: String
     @Flag(help: "Print the inspection as JSON.") var json = false
-    @Flag(help: "Also read every record and print the store's digest (per entity: count, and a hash of IDs, versions, values and link lists): equal digests, equal data, on any backend.")
+    @Flag(
+        help:
+            "Also read every record and print the store's digest (per entity: count, and a hash of IDs, versions, values and link lists): equal digests, equal data, on any backend."
+    )
     var digest = false
 
     func run() async throws {
@@ -37,28 +40,42 @@ struct Inspect: AsyncParsableCommand {
         }
         print("store      \(inspection.location ?? url)")
         print("backend    \(inspection.backend ?? "?")")
-        print("schema     version \(inspection.schemaVersion ?? "unnamed"), \(inspection.entities.count) entities, \(inspection.entities.map(\.count).reduce(0, +)) records")
+        print(
+            "schema     version \(inspection.schemaVersion ?? "unnamed"), \(inspection.entities.count) entities, \(inspection.entities.map(\.count).reduce(0, +)) records"
+        )
         let history = inspection.history
         if let first = history.first, let last = history.last {
             print("history    tokens \(first)…\(last)" + (history.purgedBefore.map { " (purged before \($0))" } ?? ""))
         } else {
             print("history    empty" + (history.purgedBefore.map { " (purged before \($0))" } ?? ""))
         }
-        print("rules      " + (inspection.rulesRecorded == true ? "the app's, as it recorded them (delete rules, validation)" : "not recorded (no app has opened the store since stores record them): delete rules shown as stored shape only"))
+        print(
+            "rules      "
+                + (inspection.rulesRecorded == true
+                    ? "the app's, as it recorded them (delete rules, validation)"
+                    : "not recorded (no app has opened the store since stores record them): delete rules shown as stored shape only")
+        )
         let sync = inspection.sync
-        print("sync       client: \(sync.pendingMutations) pending, cursor \(sync.cursor.map(String.init) ?? "none")\(sync.resetInProgress ? ", reset under way" : ""); server: \(sync.serverClients) client(s) seen")
+        print(
+            "sync       client: \(sync.pendingMutations) pending, cursor \(sync.cursor.map(String.init) ?? "none")\(sync.resetInProgress ? ", reset under way" : ""); server: \(sync.serverClients) client(s) seen"
+        )
         for entity in inspection.entities {
             print("")
             print("\(entity.name)  (\(entity.count) records, \(entity.idKind.rawValue) IDs)")
             for attribute in entity.attributes {
-                let flags = [attribute.isOptional ? "optional" : nil, attribute.isIndexed ? "indexed" : nil].compactMap { $0 }
-                print("  \(attribute.name): \(attribute.type.rawValue)" + (flags.isEmpty ? "" : "  [\(flags.joined(separator: ", "))]"))
+                let flags = [attribute.isOptional ? "optional" : nil, attribute.isIndexed ? "indexed" : nil].compactMap
+                { $0 }
+                print(
+                    "  \(attribute.name): \(attribute.type.rawValue)"
+                        + (flags.isEmpty ? "" : "  [\(flags.joined(separator: ", "))]"))
             }
             for relationship in entity.relationships {
                 let arrow = relationship.toMany ? (relationship.isOrdered ? "->> (ordered)" : "->>") : "->"
                 let rule = inspection.rulesRecorded == true ? ", delete rule \(relationship.deleteRule)" : ""
-                print("  \(relationship.name) \(arrow) \(relationship.destination)" + (relationship.inverse.map { "  inverse \($0)" } ?? "")
-                    + "  [\(relationship.storage)\(rule)]")
+                print(
+                    "  \(relationship.name) \(arrow) \(relationship.destination)"
+                        + (relationship.inverse.map { "  inverse \($0)" } ?? "")
+                        + "  [\(relationship.storage)\(rule)]")
             }
             for index in entity.indexes { print("  index (\(index.joined(separator: ", ")))") }
             for unique in entity.uniqueConstraints { print("  unique (\(unique.joined(separator: ", ")))") }
@@ -66,7 +83,9 @@ struct Inspect: AsyncParsableCommand {
         if let digest {
             print("")
             print("digest")
-            for (name, entity) in digest.entities.sorted(by: { $0.key < $1.key }) { print("  \(name)  \(entity.count)  \(entity.hash)") }
+            for (name, entity) in digest.entities.sorted(by: { $0.key < $1.key }) {
+                print("  \(name)  \(entity.count)  \(entity.hash)")
+            }
         }
     }
 }

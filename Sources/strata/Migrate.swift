@@ -7,7 +7,8 @@ import StrataTools
 /// `strata migrate`: a store to the schema of a schema file, through the engine's lightweight migration.
 struct Migrate: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Migrate a store to the schema in a schema file: the difference in words, the steps, then the migration.",
+        abstract:
+            "Migrate a store to the schema in a schema file: the difference in words, the steps, then the migration.",
         discussion: """
             The target schema comes from a schema file — JSON the app writes with \
             `try SchemaFile(schema).write(to: "app.schema.json")`, or `strata schema export URL` edited by \
@@ -31,7 +32,8 @@ struct Migrate: AsyncParsableCommand {
     @Argument(help: "The store's URL.") var url: String
     @Option(help: "The schema file to migrate to.") var to: String
     @Flag(help: "Print the differences and steps; change nothing.") var dryRun = false
-    @Flag(help: "Refuse while sync mutations wait in the outbox (default: re-express them in the new names).") var refuseOutbox = false
+    @Flag(help: "Refuse while sync mutations wait in the outbox (default: re-express them in the new names).")
+    var refuseOutbox = false
     @Flag(help: "Print the plan and the outcome as one JSON object.") var json = false
 
     func run() async throws {
@@ -43,7 +45,8 @@ struct Migrate: AsyncParsableCommand {
         let stored = try await Store.storedShape(at: url)
         let current = try await StoredSchemaOpener.open(url)
         let rules = await current.matchingDeclaration() ?? SchemaFile(current.schema)
-        let counts = Dictionary(try await current.inspect().entities.map { ($0.name, $0.count) }, uniquingKeysWith: { a, _ in a })
+        let counts = Dictionary(
+            try await current.inspect().entities.map { ($0.name, $0.count) }, uniquingKeysWith: { a, _ in a })
         try await current.close()
 
         var report = MigrationReport(store: url, file: to, from: stored.version, to: target.version, dryRun: dryRun)
@@ -63,14 +66,20 @@ struct Migrate: AsyncParsableCommand {
 
         if shapeChanges {
             let bar = ProgressBar(total: 0, label: "migrate")
-            let run = Store.migrating(url, schema: target, migrations: .lightweight(outbox: refuseOutbox ? .refuse : .migrate))
-            for await step in run.progress { bar.show("stage \(step.stage)/\(step.stages): \(step.phase)", done: step.done, total: step.total) }
+            let run = Store.migrating(
+                url, schema: target, migrations: .lightweight(outbox: refuseOutbox ? .refuse : .migrate))
+            for await step in run.progress {
+                bar.show("stage \(step.stage)/\(step.stages): \(step.phase)", done: step.done, total: step.total)
+            }
             bar.finish()
             do {
                 let store = try await run.store
                 try await store.recordDeclaration(file)
                 try await store.close()
-            } catch let error as StrataError where [.uniqueViolation, .missingValue, .migrationRequired, .validationFailed, .typeMismatch].contains(error.code) {
+            } catch let error as StrataError
+                where [.uniqueViolation, .missingValue, .migrationRequired, .validationFailed, .typeMismatch].contains(
+                    error.code)
+            {
                 report.refusal = error.description
                 if !json { print("refused, nothing changed: \(error)") }
                 return try finish(report, exit: 2)
@@ -81,7 +90,12 @@ struct Migrate: AsyncParsableCommand {
             try await store.close()
         }
         report.migrated = true
-        if !json { print(shapeChanges ? "migrated \(url) to the file's schema\(target.version.map { " (version \($0))" } ?? "")" : "the shapes are equal: recorded the file's rules, no record changed") }
+        if !json {
+            print(
+                shapeChanges
+                    ? "migrated \(url) to the file's schema\(target.version.map { " (version \($0))" } ?? "")"
+                    : "the shapes are equal: recorded the file's rules, no record changed")
+        }
         try finish(report, exit: 0)
     }
 
@@ -94,15 +108,24 @@ struct Migrate: AsyncParsableCommand {
         var renames: [String] = []
         for entity in file.entities {
             if let old = entity.renamedFrom, storedEntities[old] != nil, storedEntities[entity.name] == nil {
-                changes.removeAll { $0.property == nil && ($0.entity == old || $0.entity == entity.name) && $0.description.hasPrefix("entity `") }
+                changes.removeAll {
+                    $0.property == nil && ($0.entity == old || $0.entity == entity.name)
+                        && $0.description.hasPrefix("entity `")
+                }
                 renames.append("entity `\(old)` renamed to `\(entity.name)`")
             }
-            guard let before = storedEntities[entity.name] ?? entity.renamedFrom.flatMap({ storedEntities[$0] }) else { continue }
+            guard let before = storedEntities[entity.name] ?? entity.renamedFrom.flatMap({ storedEntities[$0] }) else {
+                continue
+            }
             let names = Set(before.attributes.map(\.name) + before.relationships.map(\.name))
-            let renamed = entity.attributes.compactMap { a in a.renamedFrom.map { ($0, a.name) } }
+            let renamed =
+                entity.attributes.compactMap { a in a.renamedFrom.map { ($0, a.name) } }
                 + entity.relationships.compactMap { r in r.renamedFrom.map { ($0, r.name) } }
             for (old, new) in renamed where names.contains(old) && !names.contains(new) {
-                changes.removeAll { $0.entity == entity.name && ($0.property == old || $0.property == new) && ($0.description.hasSuffix("removed") || $0.description.contains("` added")) }
+                changes.removeAll {
+                    $0.entity == entity.name && ($0.property == old || $0.property == new)
+                        && ($0.description.hasSuffix("removed") || $0.description.contains("` added"))
+                }
                 renames.append("\(entity.name): `\(old)` renamed to `\(new)`")
             }
         }

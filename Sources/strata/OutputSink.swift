@@ -12,7 +12,9 @@ final class OutputSink: Sendable {
             owned = false
             return
         }
-        guard FileManager.default.createFile(atPath: path, contents: nil) else { throw ValidationError("--output: cannot create \(path)") }
+        guard FileManager.default.createFile(atPath: path, contents: nil) else {
+            throw ValidationError("--output: cannot create \(path)")
+        }
         handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
         owned = true
     }

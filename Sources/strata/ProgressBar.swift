@@ -19,11 +19,24 @@ final class ProgressBar: Sendable {
             FileHandle.standardError.write(Data("\r\(label): \(done)".utf8))
         } else if terminal {
             let percent = total == 0 ? 100 : done * 100 / total
-            guard last.withLock({ shown in defer { shown = percent }; return shown != percent }) else { return }
+            guard
+                last.withLock({ shown in
+                    defer { shown = percent }
+                    return shown != percent
+                })
+            else { return }
             let filled = percent / 4
-            FileHandle.standardError.write(Data("\r\(label) [\(String(repeating: "#", count: filled))\(String(repeating: ".", count: 25 - filled))] \(percent)% \(done)/\(total)".utf8))
-        } else if last.withLock({ shown in defer { shown = done / 100_000 }; return shown != done / 100_000 }) {
-            if done > 0 { FileHandle.standardError.write(Data("\(label): \(done)\(total > 0 ? "/\(total)" : "")\n".utf8)) }
+            FileHandle.standardError.write(
+                Data(
+                    "\r\(label) [\(String(repeating: "#", count: filled))\(String(repeating: ".", count: 25 - filled))] \(percent)% \(done)/\(total)"
+                        .utf8))
+        } else if last.withLock({ shown in
+            defer { shown = done / 100_000 }
+            return shown != done / 100_000
+        }) {
+            if done > 0 {
+                FileHandle.standardError.write(Data("\(label): \(done)\(total > 0 ? "/\(total)" : "")\n".utf8))
+            }
         }
     }
 
@@ -38,8 +51,14 @@ final class ProgressBar: Sendable {
         if terminal {
             let percent = total == 0 ? 100 : done * 100 / total
             let filled = min(25, percent / 4)
-            FileHandle.standardError.write(Data("\r\u{1B}[K\(label): \(phase) [\(String(repeating: "#", count: filled))\(String(repeating: ".", count: 25 - filled))] \(done)/\(total)".utf8))
-        } else if last.withLock({ shown in defer { shown = key }; return shown != key }) {
+            FileHandle.standardError.write(
+                Data(
+                    "\r\u{1B}[K\(label): \(phase) [\(String(repeating: "#", count: filled))\(String(repeating: ".", count: 25 - filled))] \(done)/\(total)"
+                        .utf8))
+        } else if last.withLock({ shown in
+            defer { shown = key }
+            return shown != key
+        }) {
             FileHandle.standardError.write(Data("\(label): \(phase) \(done)/\(total)\n".utf8))
         }
     }

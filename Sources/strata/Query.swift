@@ -24,7 +24,8 @@ struct QueryCommand: AsyncParsableCommand {
     @Argument(help: "The store's URL.") var url: String
     @Argument(help: "The entity.") var entity: String
     @Option(name: .customLong("where"), help: "The filter.") var filter: String?
-    @Option(help: "Sort keys, comma-separated; a leading - sorts descending (write --sort=-key); ID breaks ties.") var sort: String?
+    @Option(help: "Sort keys, comma-separated; a leading - sorts descending (write --sort=-key); ID breaks ties.")
+    var sort: String?
     @Option(help: "At most this many records.") var limit: Int?
     @Flag(help: "Print NDJSON (one record per line, as `strata export` writes them).") var ndjson = false
 
@@ -34,7 +35,9 @@ struct QueryCommand: AsyncParsableCommand {
         let store = try await StoredSchemaOpener.open(url)
         guard let description = store.schema.entity(entity) else {
             try await store.close()
-            throw ValidationError("\(entity) is not an entity of the store (it has \(store.schema.entities.map(\.name).joined(separator: ", ")))")
+            throw ValidationError(
+                "\(entity) is not an entity of the store (it has \(store.schema.entities.map(\.name).joined(separator: ", ")))"
+            )
         }
         var predicate: FilterExpression?
         if let filter {
@@ -42,15 +45,19 @@ struct QueryCommand: AsyncParsableCommand {
                 predicate = try FilterText.parse(filter, entity: entity, schema: store.schema)
             } catch let error as StrataError {
                 try await store.close()
-                let column = error.message.split(separator: ":").first.flatMap { Int($0.dropFirst("column ".count)) } ?? 1
-                throw ValidationError("\(filter)\n\(String(repeating: " ", count: max(0, column - 1)))^ \(error.message)")
+                let column =
+                    error.message.split(separator: ":").first.flatMap { Int($0.dropFirst("column ".count)) } ?? 1
+                throw ValidationError(
+                    "\(filter)\n\(String(repeating: " ", count: max(0, column - 1)))^ \(error.message)")
             }
         }
         let keys = try (sort ?? "").split(separator: ",").map { part -> SortKey in
             let text = part.trimmingCharacters(in: .whitespaces)
             let descending = text.hasPrefix("-")
             let name = descending ? String(text.dropFirst()) : text
-            guard name == "id" || description.isStoredProperty(name) else { throw ValidationError("--sort: \(name) is not a property of \(entity)") }
+            guard name == "id" || description.isStoredProperty(name) else {
+                throw ValidationError("--sort: \(name) is not a property of \(entity)")
+            }
             return SortKey(name, ascending: !descending)
         }
         let plan = FetchPlan(entity: entity, predicate: predicate, sort: keys, limit: limit)
@@ -60,19 +67,27 @@ struct QueryCommand: AsyncParsableCommand {
         }
         try await store.close()
         if ndjson {
-            for (record, links) in zip(records, lists) { print(RecordJSON.line(record, links: links, entity: description)) }
+            for (record, links) in zip(records, lists) {
+                print(RecordJSON.line(record, links: links, entity: description))
+            }
             return
         }
         let columns = ["id"] + description.storedPropertyNames
         let rows = records.map { record in
-            [record.id.description] + description.storedPropertyNames.map { name -> String in
-                let value = record[name]
-                let text: String
-                if case .date(let date) = value { text = ISO8601DateFormatter().string(from: date) } else { text = RecordJSON.text(value) }
-                return text.count > 40 ? String(text.prefix(39)) + "…" : text
-            }
+            [record.id.description]
+                + description.storedPropertyNames.map { name -> String in
+                    let value = record[name]
+                    let text: String
+                    if case .date(let date) = value {
+                        text = ISO8601DateFormatter().string(from: date)
+                    } else {
+                        text = RecordJSON.text(value)
+                    }
+                    return text.count > 40 ? String(text.prefix(39)) + "…" : text
+                }
         }
-        let widths = columns.indices.map { index in ([columns[index]] + rows.map { $0[index] }).map(\.count).max() ?? 0 }
+        let widths = columns.indices.map { index in ([columns[index]] + rows.map { $0[index] }).map(\.count).max() ?? 0
+        }
         func line(_ cells: [String]) -> String {
             zip(cells, widths).map { $0.padding(toLength: $1, withPad: " ", startingAt: 0) }.joined(separator: "  ")
         }

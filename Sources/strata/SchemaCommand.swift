@@ -14,7 +14,8 @@ struct SchemaCommand: AsyncParsableCommand {
 struct ExportSchema: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "export",
-        abstract: "Write the schema a store holds as a schema file (to edit, and migrate to with `strata migrate --to`).",
+        abstract:
+            "Write the schema a store holds as a schema file (to edit, and migrate to with `strata migrate --to`).",
         discussion: """
             The file is the declaration the last app recorded when it opened the store (delete rules, \
             defaults, validation) when the store holds one of its shape; otherwise the bare stored shape \
@@ -38,7 +39,10 @@ struct ExportSchema: AsyncParsableCommand {
         let file = declared ?? SchemaFile(store.schema)
         try await store.close()
         if declared == nil {
-            FileHandle.standardError.write(Data("note: \(url) holds no declaration of its app: this is the bare stored shape (nullify delete rules, no validation)\n".utf8))
+            FileHandle.standardError.write(
+                Data(
+                    "note: \(url) holds no declaration of its app: this is the bare stored shape (nullify delete rules, no validation)\n"
+                        .utf8))
         }
         if let output {
             try file.write(to: output)

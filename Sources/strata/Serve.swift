@@ -2,9 +2,9 @@ import ArgumentParser
 import Dispatch
 import Foundation
 import Strata
-import StrataSyncServer
 import StrataPostgres
 import StrataSyncHTTPServer
+import StrataSyncServer
 
 /// `strata serve`: a ready sync server over any store, until SIGINT or SIGTERM.
 struct Serve: AsyncParsableCommand {
@@ -22,13 +22,18 @@ struct Serve: AsyncParsableCommand {
               strata serve sqlite:./app.sqlite --port 8080 --tokens tokens.txt --owner Note.owner
             """)
 
-    @Argument(help: "The store's URL (sqlite:PATH, lmdb:PATH, json:PATH, postgres://…): an existing store.") var url: String
+    @Argument(help: "The store's URL (sqlite:PATH, lmdb:PATH, json:PATH, postgres://…): an existing store.") var url:
+        String
     @Option(help: "The port to listen on (0: any free port, printed at start).") var port = 8080
     @Option(help: "The address to listen on.") var host = "127.0.0.1"
     @Option(help: "The tokens file: `TOKEN IDENTITY` per line.") var tokens: String
-    @Option(help: "Scope an entity to its owner: ENTITY.PROPERTY holds the identity that may read and write a record (repeatable).")
+    @Option(
+        help:
+            "Scope an entity to its owner: ENTITY.PROPERTY holds the identity that may read and write a record (repeatable)."
+    )
     var owner: [String] = []
-    @Option(help: "Write the port listened on to this file once listening (for scripts and tests).") var portFile: String?
+    @Option(help: "Write the port listened on to this file once listening (for scripts and tests).") var portFile:
+        String?
     @Option(help: "Requests per second per identity (after a burst of twice as many).") var rate: Double = 50
 
     func run() async throws {
@@ -40,7 +45,9 @@ struct Serve: AsyncParsableCommand {
         var access = SyncAccess()
         for rule in owner {
             let parts = rule.split(separator: ".", maxSplits: 1).map(String.init)
-            guard parts.count == 2, let entity = store.schema.entity(parts[0]), entity.attribute(parts[1])?.type == .string else {
+            guard parts.count == 2, let entity = store.schema.entity(parts[0]),
+                entity.attribute(parts[1])?.type == .string
+            else {
                 throw ValidationError("--owner \(rule): expected ENTITY.PROPERTY naming a text attribute of the store")
             }
             let property = parts[1]
@@ -52,7 +59,8 @@ struct Serve: AsyncParsableCommand {
         let server = SyncHTTPServer(endpoint: endpoint)
         let bound = try await server.start(host: host, port: port)
         if let portFile { try String(bound).write(toFile: portFile, atomically: true, encoding: .utf8) }
-        print("strata: serving \(url) at http://\(host):\(bound) (\(store.schema.entities.count) entities); Ctrl-C stops")
+        print(
+            "strata: serving \(url) at http://\(host):\(bound) (\(store.schema.entities.count) entities); Ctrl-C stops")
         await Self.waitForTermination()
         print("strata: stopping")
         await server.stop()

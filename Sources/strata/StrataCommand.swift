@@ -12,7 +12,10 @@ struct StrataCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "strata",
         abstract: "Strata: Core Data–grade persistence for Swift service layers, over pluggable backends.",
-        subcommands: [Demo.self, Inspect.self, QueryCommand.self, Export.self, Import.self, Copy.self, Verify.self, Migrate.self, SchemaCommand.self, Serve.self, Checks.self],
+        subcommands: [
+            Demo.self, Inspect.self, QueryCommand.self, Export.self, Import.self, Copy.self, Verify.self, Migrate.self,
+            SchemaCommand.self, Serve.self, Checks.self,
+        ],
         defaultSubcommand: Demo.self)
 
     /// The URL a store opens at when none is given: the embedded default backend.

@@ -10,7 +10,8 @@ import StrataTools
 /// `strata verify`: a store's files, then its graph.
 struct Verify: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Check a store: its files (the backend's verify routine), then every reference, link target and one-to-one pair.",
+        abstract:
+            "Check a store: its files (the backend's verify routine), then every reference, link target and one-to-one pair.",
         discussion: """
             First the backend's own routine, which reads the files without changing them (SQLite: \
             integrity, index and record checks; LMDB: a walk of every page in a child process — a store \
@@ -32,7 +33,8 @@ struct Verify: AsyncParsableCommand {
     @Argument(help: "The store's URL.") var url: String
     @Flag(help: "Report references that point at nothing as notes, not damage (the store's noAction relationships).")
     var allowDangling = false
-    @Flag(help: "Print the report as one JSON object (every finding with its code, entity, record and property).") var json = false
+    @Flag(help: "Print the report as one JSON object (every finding with its code, entity, record and property).")
+    var json = false
 
     func run() async throws {
         StrataCommand.registerBackends()
@@ -58,12 +60,20 @@ struct Verify: AsyncParsableCommand {
             let records = try await store.inspect().entities.map(\.count).reduce(0, +)
             let rules = await store.matchingDeclaration() != nil
             try await store.close()
-            let dangling = allowDangling ? graph.filter { $0.code == .invalidReference && $0.message.hasSuffix("does not exist") } : []
+            let dangling =
+                allowDangling
+                ? graph.filter { $0.code == .invalidReference && $0.message.hasSuffix("does not exist") } : []
             let damage = graph.filter { finding in !dangling.contains { $0.description == finding.description } }
-            output.graph = VerifyOutput.Graph(records: records, rulesRecorded: rules, findings: damage.map(VerifyOutput.Finding.init), allowed: dangling.map(VerifyOutput.Finding.init))
+            output.graph = VerifyOutput.Graph(
+                records: records, rulesRecorded: rules, findings: damage.map(VerifyOutput.Finding.init),
+                allowed: dangling.map(VerifyOutput.Finding.init))
             if !json {
-                print("\(url): graph \(damage.isEmpty ? "sound" : "DAMAGED (\(damage.count) findings)"): \(records) records, every reference and link target checked"
-                    + (rules ? " (dangling judged by the app's recorded delete rules)" : " (no recorded rules: every dangling reference is damage; --allow-dangling for noAction stores)"))
+                print(
+                    "\(url): graph \(damage.isEmpty ? "sound" : "DAMAGED (\(damage.count) findings)"): \(records) records, every reference and link target checked"
+                        + (rules
+                            ? " (dangling judged by the app's recorded delete rules)"
+                            : " (no recorded rules: every dangling reference is damage; --allow-dangling for noAction stores)")
+                )
                 for finding in dangling { print("  note: dangles (allowed): \(finding)") }
                 for finding in damage { print("  damage: \(finding)") }
             }

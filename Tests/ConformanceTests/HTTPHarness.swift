@@ -1,10 +1,10 @@
 import HTTPTypes
 import Hummingbird
 import Strata
-import StrataSyncServer
 import StrataConformance
 import StrataSyncHTTPClient
 import StrataSyncHTTPServer
+import StrataSyncServer
 
 /// The Transport checks over real HTTP: each check's endpoint served by Hummingbird on
 /// 127.0.0.1 with an ephemeral port, clients on AsyncHTTPClient, a middleware that loses
@@ -43,10 +43,14 @@ struct HTTPHarness: SyncTransportHarness {
 struct LoseAcknowledgements<Context: RequestContext>: RouterMiddleware {
     let loss: AcknowledgementLoss
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
+        -> Response
+    {
         let response = try await next(request, context)
         guard request.uri.path == SyncWire.pushPath, loss.take() else { return response }
         let lost = AcknowledgementLoss.lostAnswer
-        return Response(status: HTTPResponse.Status(code: lost.status), body: ResponseBody(byteBuffer: ByteBuffer(bytes: lost.body)))
+        return Response(
+            status: HTTPResponse.Status(code: lost.status), body: ResponseBody(byteBuffer: ByteBuffer(bytes: lost.body))
+        )
     }
 }

@@ -9,7 +9,9 @@ private let sqliteOverHTTP = ConformanceSuite(backend: sqliteFiles.backend, tran
 
 @Suite("Conformance: sync over HTTP (SQLite)")
 struct HTTPTransportConformanceTests {
-    @Test("OfflineFirst and Transport over loopback HTTP", arguments: ConformanceSuite.checks(in: [.offlineFirst, .transport]))
+    @Test(
+        "OfflineFirst and Transport over loopback HTTP",
+        arguments: ConformanceSuite.checks(in: [.offlineFirst, .transport]))
     func overHTTP(_ check: ConformanceCheck) async throws {
         try await run(check, on: sqliteOverHTTP)
     }

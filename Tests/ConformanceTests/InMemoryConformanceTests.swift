@@ -6,24 +6,33 @@ import Testing
 
 /// A private in-memory store per check; "reopen" hands back the same storage through a new handle.
 private func inMemory(name: String, capabilities: FetchCapabilities) -> ConformanceSuite {
-    ConformanceSuite(backend: BackendUnderTest(name: name) { schema in
-        Store(backend: InMemoryBackend(schema: schema, capabilities: capabilities))
-    } reopen: { store in
-        try await store.close()
-        guard let backend = store.backend as? InMemoryBackend else { throw StrataError(.unsupportedStore, "not in-memory") }
-        return Store(backend: backend.reopened())
-    } openSecondHandle: { store in
-        // A private in-memory store lives in this process only (`otherProcesses` is not declared).
-        guard let backend = store.backend as? InMemoryBackend else { throw StrataError(.unsupportedStore, "not in-memory") }
-        return Store(backend: backend.reopened())
-    } reopenWithSchema: { store, schema in
-        try await store.close()
-        guard let backend = store.backend as? InMemoryBackend else { throw StrataError(.unsupportedStore, "not in-memory") }
-        return Store(backend: try backend.reopened(schema: schema))
-    } opener: { store in
-        guard let backend = store.backend as? InMemoryBackend else { throw StrataError(.unsupportedStore, "not in-memory") }
-        return { schema in try backend.reopened(schema: schema) }
-    })
+    ConformanceSuite(
+        backend: BackendUnderTest(name: name) { schema in
+            Store(backend: InMemoryBackend(schema: schema, capabilities: capabilities))
+        } reopen: { store in
+            try await store.close()
+            guard let backend = store.backend as? InMemoryBackend else {
+                throw StrataError(.unsupportedStore, "not in-memory")
+            }
+            return Store(backend: backend.reopened())
+        } openSecondHandle: { store in
+            // A private in-memory store lives in this process only (`otherProcesses` is not declared).
+            guard let backend = store.backend as? InMemoryBackend else {
+                throw StrataError(.unsupportedStore, "not in-memory")
+            }
+            return Store(backend: backend.reopened())
+        } reopenWithSchema: { store, schema in
+            try await store.close()
+            guard let backend = store.backend as? InMemoryBackend else {
+                throw StrataError(.unsupportedStore, "not in-memory")
+            }
+            return Store(backend: try backend.reopened(schema: schema))
+        } opener: { store in
+            guard let backend = store.backend as? InMemoryBackend else {
+                throw StrataError(.unsupportedStore, "not in-memory")
+            }
+            return { schema in try backend.reopened(schema: schema) }
+        })
 }
 
 @Suite("Conformance: in-memory")

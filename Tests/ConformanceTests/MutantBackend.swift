@@ -46,7 +46,9 @@ final class MutantBackend: StorageBackend {
         let mutation = mutation
         if mutation == .writesNotAtomic {
             // Commits whatever was written before the failure, then reports it.
-            let result: Result<T, any Error> = try await inner.write { tx in Result { try body(MutantTransaction(tx, tx, mutation)) } }
+            let result: Result<T, any Error> = try await inner.write { tx in
+                Result { try body(MutantTransaction(tx, tx, mutation)) }
+            }
             return try result.get()
         }
         return try await inner.write { tx in try body(MutantTransaction(tx, tx, mutation)) }
@@ -69,7 +71,9 @@ final class MutantTransaction: ForwardingReadTransaction, StorageWriteTransactio
     var readsGoTo: any StorageReadTransaction { base }
 
     func record(_ entity: String, id: RecordID) throws -> Record? {
-        if mutation == .unicodeIDsNotFound, case .string(let text) = id, !text.utf8.allSatisfy({ $0 < 0x80 }) { return nil }
+        if mutation == .unicodeIDsNotFound, case .string(let text) = id, !text.utf8.allSatisfy({ $0 < 0x80 }) {
+            return nil
+        }
         return try base.record(entity, id: id)
     }
 
@@ -132,7 +136,9 @@ final class MutantTransaction: ForwardingReadTransaction, StorageWriteTransactio
 
     func referrers(_ entity: String, property: String, toEach targets: [RecordID]) throws -> [RecordID: [RecordID]] {
         var found = try base.referrers(entity, property: property, toEach: targets)
-        if mutation == .referrersOfManyDropOneTarget, found.count > 1, let first = found.keys.min() { found[first] = nil }
+        if mutation == .referrersOfManyDropOneTarget, found.count > 1, let first = found.keys.min() {
+            found[first] = nil
+        }
         return found
     }
 
@@ -169,7 +175,10 @@ final class MutantTransaction: ForwardingReadTransaction, StorageWriteTransactio
             switch (mutation, value) {
             case (.doublesAsFloat, .double(let number)): record.values[name] = .double(Double(Float(number)))
             case (.datesToMilliseconds, .date(let date)):
-                record.values[name] = .date(Date(timeIntervalSinceReferenceDate: (date.timeIntervalSinceReferenceDate * 1000).rounded(.down) / 1000))
+                record.values[name] = .date(
+                    Date(
+                        timeIntervalSinceReferenceDate: (date.timeIntervalSinceReferenceDate * 1000).rounded(.down)
+                            / 1000))
             case (.emptyStringAsNull, .string("")), (.emptyDataAsNull, .data(Data())): record.values[name] = .null
             case (.intMinShifted, .int(.min)): record.values[name] = .int(.min + 1)
             default: break
@@ -180,11 +189,15 @@ final class MutantTransaction: ForwardingReadTransaction, StorageWriteTransactio
     }
 
     func put(contentsOf records: [Record]) throws {
-        for record in mutation == .putManyDropsLast && records.count > 1 ? Array(records.dropLast()) : records { try put(record) }
+        for record in mutation == .putManyDropsLast && records.count > 1 ? Array(records.dropLast()) : records {
+            try put(record)
+        }
     }
 
     func delete(_ entity: String, ids: [RecordID]) throws {
-        for id in mutation == .deleteSetSkipsLast && ids.count > 1 ? Array(ids.dropLast()) : ids { try delete(entity, id: id) }
+        for id in mutation == .deleteSetSkipsLast && ids.count > 1 ? Array(ids.dropLast()) : ids {
+            try delete(entity, id: id)
+        }
     }
 
     func delete(_ entity: String, id: RecordID) throws {

@@ -8,22 +8,36 @@ import Testing
 /// (`STRATA_POSTGRES_URL`); disposing of a store drops its schema.
 let postgresUnderTest = BackendUnderTest(name: "PostgreSQL") { schema in
     let url = try PostgresTestServer.url(schema: "check_\(UUID().uuidString.prefix(8).lowercased())")
-    return Store(backend: try await PostgresBackend.open(url: url, schema: schema, options: PostgresTestServer.options), location: try StoreLocation(url))
+    return Store(
+        backend: try await PostgresBackend.open(url: url, schema: schema, options: PostgresTestServer.options),
+        location: try StoreLocation(url))
 } reopen: { store in
     try await store.close()
-    return Store(backend: try await PostgresBackend.open(url: try PostgresTestServer.url(of: store), schema: store.schema, options: PostgresTestServer.options), location: store.location)
+    return Store(
+        backend: try await PostgresBackend.open(
+            url: try PostgresTestServer.url(of: store), schema: store.schema, options: PostgresTestServer.options),
+        location: store.location)
 } reopenAfterAbruptStop: { store in
     // A stopped client leaves what the server committed: another handle sees exactly that.
-    Store(backend: try await PostgresBackend.open(url: try PostgresTestServer.url(of: store), schema: store.schema, options: PostgresTestServer.options), location: store.location)
+    Store(
+        backend: try await PostgresBackend.open(
+            url: try PostgresTestServer.url(of: store), schema: store.schema, options: PostgresTestServer.options),
+        location: store.location)
 } dispose: { store in
     try await PostgresBackend.destroy(url: try PostgresTestServer.url(of: store))
 } openSecondHandle: { store in
-    Store(backend: try await PostgresBackend.open(url: try PostgresTestServer.url(of: store), schema: store.schema, options: PostgresTestServer.options), location: store.location)
+    Store(
+        backend: try await PostgresBackend.open(
+            url: try PostgresTestServer.url(of: store), schema: store.schema, options: PostgresTestServer.options),
+        location: store.location)
 } runInOtherProcess: { store, command in
     try await runInChildProcess(store, command)
 } reopenWithSchema: { store, schema in
     try await store.close()
-    return Store(backend: try await PostgresBackend.open(url: try PostgresTestServer.url(of: store), schema: schema, options: PostgresTestServer.options), location: store.location)
+    return Store(
+        backend: try await PostgresBackend.open(
+            url: try PostgresTestServer.url(of: store), schema: schema, options: PostgresTestServer.options),
+        location: store.location)
 } opener: { store in
     let url = try PostgresTestServer.url(of: store)
     return { schema in try await PostgresBackend.open(url: url, schema: schema, options: PostgresTestServer.options) }

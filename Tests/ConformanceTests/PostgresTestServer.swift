@@ -13,7 +13,8 @@ enum PostgresTestServer {
     /// never a silent pass.
     static func requireServer() throws {
         guard ProcessInfo.processInfo.environment["STRATA_POSTGRES_URL"]?.isEmpty == false else {
-            let reason = "no PostgreSQL server: run the tests with `make test`, which starts one (or set STRATA_POSTGRES_URL)"
+            let reason =
+                "no PostgreSQL server: run the tests with `make test`, which starts one (or set STRATA_POSTGRES_URL)"
             if ProcessInfo.processInfo.environment["CI"] == "true" {
                 Issue.record(Comment(rawValue: reason))
                 throw StrataError(.serverUnavailable, reason)

@@ -13,13 +13,15 @@ func run(_ check: ConformanceCheck, on suite: ConformanceSuite) async throws {
     } catch let failure as ConformanceFailure {
         Issue.record(
             Comment(rawValue: "\(suite.backend.name): \(failure.message)"),
-            sourceLocation: SourceLocation(fileID: failure.fileID, filePath: failure.filePath, line: failure.line, column: 1))
+            sourceLocation: SourceLocation(
+                fileID: failure.fileID, filePath: failure.filePath, line: failure.line, column: 1))
     }
 }
 
 /// A new path in the temporary directory for one check's store.
 func temporaryPath(_ suffix: String) -> String {
-    FileManager.default.temporaryDirectory.appendingPathComponent("strata-conformance-\(UUID().uuidString).\(suffix)").path
+    FileManager.default.temporaryDirectory.appendingPathComponent("strata-conformance-\(UUID().uuidString).\(suffix)")
+        .path
 }
 
 /// Copies a store's files as they are on disk (`path` + each suffix that exists).
@@ -34,7 +36,9 @@ func runInChildProcess(_ store: Store, _ command: [String]) async throws {
     let directory = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
     let executable = directory.appendingPathComponent("ConformanceChild")
     guard FileManager.default.isExecutableFile(atPath: executable.path) else {
-        throw StrataError(.storageFailure, "ConformanceChild is not built at \(executable.path): build with `swift build --build-tests`")
+        throw StrataError(
+            .storageFailure,
+            "ConformanceChild is not built at \(executable.path): build with `swift build --build-tests`")
     }
     try await ConformanceChildProcess.run(executable: executable, store: store, command: command)
 }

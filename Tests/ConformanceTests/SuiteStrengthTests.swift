@@ -10,13 +10,16 @@ import Testing
 @Suite("Conformance: the suite catches broken backends")
 struct SuiteStrengthTests {
     static func suite(_ mutation: Mutation) -> ConformanceSuite {
-        ConformanceSuite(backend: BackendUnderTest(name: "mutant \(mutation.rawValue)") { schema in
-            Store(backend: MutantBackend(InMemoryBackend(schema: schema), mutation))
-        } reopen: { store in
-            try await store.close()
-            guard let backend = store.backend as? MutantBackend else { throw StrataError(.unsupportedStore, "not a mutant") }
-            return Store(backend: MutantBackend(backend.inner.reopened(), mutation))
-        })
+        ConformanceSuite(
+            backend: BackendUnderTest(name: "mutant \(mutation.rawValue)") { schema in
+                Store(backend: MutantBackend(InMemoryBackend(schema: schema), mutation))
+            } reopen: { store in
+                try await store.close()
+                guard let backend = store.backend as? MutantBackend else {
+                    throw StrataError(.unsupportedStore, "not a mutant")
+                }
+                return Store(backend: MutantBackend(backend.inner.reopened(), mutation))
+            })
     }
 
     @Test("each mutant fails a check", arguments: Mutation.allCases)

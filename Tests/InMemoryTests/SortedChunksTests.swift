@@ -1,5 +1,6 @@
 import StrataConformance
 import Testing
+
 @testable import StrataInMemory
 
 /// The ordered index's set against a plain sorted array, under seeded random inserts, removals and
@@ -30,15 +31,30 @@ struct SortedChunksTests {
             for _ in 0..<20 {
                 let lower = Bool.random(using: &random) ? Int.random(in: -5..<span + 5, using: &random) : nil
                 let upper = Bool.random(using: &random) ? Int.random(in: -5..<span + 5, using: &random) : nil
-                let expected = model.filter { value in (lower.map { value >= $0 } ?? true) && (upper.map { value <= $0 } ?? true) }
+                let expected = model.filter { value in
+                    (lower.map { value >= $0 } ?? true) && (upper.map { value <= $0 } ?? true)
+                }
                 var ascending: [Int] = []
-                set.walk(from: lower, through: upper) { ascending.append($0); return true }
-                #expect(ascending == expected, "seed \(seed) step \(step) [\(String(describing: lower)), \(String(describing: upper))]")
+                set.walk(from: lower, through: upper) {
+                    ascending.append($0)
+                    return true
+                }
+                #expect(
+                    ascending == expected,
+                    "seed \(seed) step \(step) [\(String(describing: lower)), \(String(describing: upper))]")
                 var descending: [Int] = []
-                set.walk(from: lower, through: upper, ascending: false) { descending.append($0); return true }
-                #expect(descending == expected.reversed(), "seed \(seed) step \(step) [\(String(describing: lower)), \(String(describing: upper))] descending")
+                set.walk(from: lower, through: upper, ascending: false) {
+                    descending.append($0)
+                    return true
+                }
+                #expect(
+                    descending == expected.reversed(),
+                    "seed \(seed) step \(step) [\(String(describing: lower)), \(String(describing: upper))] descending")
                 var firstThree: [Int] = []
-                set.walk(from: lower, through: upper) { firstThree.append($0); return firstThree.count < 3 }
+                set.walk(from: lower, through: upper) {
+                    firstThree.append($0)
+                    return firstThree.count < 3
+                }
                 #expect(firstThree == Array(expected.prefix(3)), "seed \(seed) step \(step) stops when asked")
             }
             let probe = Int.random(in: 0..<span, using: &random)

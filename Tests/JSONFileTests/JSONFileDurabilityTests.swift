@@ -35,7 +35,9 @@ struct JSONFileDurabilityTests {
     func aKilledMigrationLeavesTheOldStoreOrTheNewWholeAndARetrySucceeds() async throws {
         let tally = try await DurabilityRun.migrationKills(jsonDurable, filter: "JSONFileDurabilityTests")
         #expect(tally.failures.isEmpty, "\(tally.failures.joined(separator: "\n"))")
-        #expect((tally.counts["migration"]?.values.reduce(0, +) ?? 0) >= 50 || ProcessInfo.processInfo.environment["STRATA_MIGRATION_KILL_TRIALS"] != nil)
+        #expect(
+            (tally.counts["migration"]?.values.reduce(0, +) ?? 0) >= 50
+                || ProcessInfo.processInfo.environment["STRATA_MIGRATION_KILL_TRIALS"] != nil)
     }
 
     @Test(.enabled(if: KillHarness.childWindow == nil))
@@ -46,8 +48,11 @@ struct JSONFileDurabilityTests {
 
     @Test(.enabled(if: KillHarness.childWindow == nil))
     func aKilledShadowCopyMigrationLeavesTheOldStoreOrTheNewWithItsBackup() async throws {
-        let tally = try await DurabilityRun.migrationKills(jsonDurable, filter: "JSONFileDurabilityTests", throughShadowCopy: true)
+        let tally = try await DurabilityRun.migrationKills(
+            jsonDurable, filter: "JSONFileDurabilityTests", throughShadowCopy: true)
         #expect(tally.failures.isEmpty, "\(tally.failures.joined(separator: "\n"))")
-        #expect((tally.counts["shadowMigration"]?.values.reduce(0, +) ?? 0) >= 25 || ProcessInfo.processInfo.environment["STRATA_SHADOW_KILL_TRIALS"] != nil)
+        #expect(
+            (tally.counts["shadowMigration"]?.values.reduce(0, +) ?? 0) >= 25
+                || ProcessInfo.processInfo.environment["STRATA_SHADOW_KILL_TRIALS"] != nil)
     }
 }

@@ -19,19 +19,23 @@ struct JSONFileLockTests {
     }
 
     @Test(.enabled(if: lockChildPath == nil)) func anotherProcessHoldingTheStoreRefusesThisOne() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("strata-json-lock-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "strata-json-lock-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let path = directory.appendingPathComponent("store.json").path
         let child = Process()
         child.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
         child.arguments = ["--testing-library", "swift-testing", "--filter", "JSONFileLockTests"]
-        child.environment = ProcessInfo.processInfo.environment.merging(["STRATA_JSON_LOCK_CHILD_PATH": path], uniquingKeysWith: { $1 })
+        child.environment = ProcessInfo.processInfo.environment.merging(
+            ["STRATA_JSON_LOCK_CHILD_PATH": path], uniquingKeysWith: { $1 })
         child.standardOutput = FileHandle.nullDevice
         child.standardError = FileHandle.nullDevice
         try child.run()
         let deadline = Date().addingTimeInterval(60)
-        while !FileManager.default.fileExists(atPath: path + ".held"), Date() < deadline, child.isRunning { try await Task.sleep(for: .milliseconds(10)) }
+        while !FileManager.default.fileExists(atPath: path + ".held"), Date() < deadline, child.isRunning {
+            try await Task.sleep(for: .milliseconds(10))
+        }
         #expect(FileManager.default.fileExists(atPath: path + ".held"), "the child opened the store")
         do {
             _ = try await JSONFileBackend.open(path: path, schema: try TravelDomain.schema())

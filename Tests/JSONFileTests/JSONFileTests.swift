@@ -1,8 +1,9 @@
 import Foundation
 import Strata
 import StrataConformance
-@testable import StrataJSONFile
 import Testing
+
+@testable import StrataJSONFile
 
 private typealias Tag = StrataConformance.Tag
 
@@ -35,7 +36,9 @@ private func twoSavesThenCrashCopy(_ path: String) async throws -> (Store, Strin
     return (store, copy)
 }
 
-private func expectOpenFails(_ code: StrataError.Code, at path: String, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+private func expectOpenFails(
+    _ code: StrataError.Code, at path: String, sourceLocation: SourceLocation = #_sourceLocation
+) async throws {
     let before = FileManager.default.contents(atPath: path)
     do {
         _ = try await open(path)
@@ -43,7 +46,9 @@ private func expectOpenFails(_ code: StrataError.Code, at path: String, sourceLo
     } catch let error as StrataError {
         #expect(error.code == code, "\(error)", sourceLocation: sourceLocation)
     }
-    #expect(FileManager.default.contents(atPath: path) == before, "the document must not change", sourceLocation: sourceLocation)
+    #expect(
+        FileManager.default.contents(atPath: path) == before, "the document must not change",
+        sourceLocation: sourceLocation)
 }
 
 @Suite("JSON file")
@@ -105,13 +110,13 @@ struct JSONFileTests {
         try await withTemporaryPath { path in
             let (store, copy) = try await twoSavesThenCrashCopy(path)
             var journal = try #require(FileManager.default.contents(atPath: copy + ".journal"))
-            journal[2] = UInt8(ascii: "x")   // {"crc" → {"xrc"
+            journal[2] = UInt8(ascii: "x")  // {"crc" → {"xrc"
             try journal.write(to: URL(fileURLWithPath: copy + ".journal"))
             try await expectOpenFails(.corruptStore, at: copy)
             try await store.close()
             var document = try #require(FileManager.default.contents(atPath: path))
             let at = try #require(document.firstRange(of: Data("\"digest\"".utf8))).lowerBound
-            document[at + 1] = UInt8(ascii: "x")   // "digest" → "xigest"
+            document[at + 1] = UInt8(ascii: "x")  // "digest" → "xigest"
             try document.write(to: URL(fileURLWithPath: path))
             try await expectOpenFails(.corruptStore, at: path)
         }
@@ -158,7 +163,8 @@ struct JSONFileTests {
                 try await reopened.repository(Tag.self).insert(Tag(id: "after", label: "After"))
                 try await reopened.close()
             }
-            #expect(!FileManager.default.fileExists(atPath: beforeCompaction + ".tmp"), "the stale temp file is removed")
+            #expect(
+                !FileManager.default.fileExists(atPath: beforeCompaction + ".tmp"), "the stale temp file is removed")
             try await store.close()
         }
     }
@@ -169,11 +175,15 @@ struct JSONFileTests {
         try await withTemporaryPath { path in
             let first = Store(backend: try await open(path))
             let second = Store(backend: try await open(path))
-            let third = Store(backend: try await open(URL(fileURLWithPath: path).deletingLastPathComponent().appendingPathComponent("./store.json").path))
+            let third = Store(
+                backend: try await open(
+                    URL(fileURLWithPath: path).deletingLastPathComponent().appendingPathComponent("./store.json").path))
             try await first.repository(Tag.self).insert(Tag(id: "one", label: "One"))
             try await second.repository(Tag.self).insert(Tag(id: "two", label: "Two"))
             #expect(try await first.repository(Tag.self).count() == 2, "each handle sees the other's writes")
-            #expect(try await third.repository(Tag.self).fetch("one")?.label == "One", "another spelling of the path meets the same store")
+            #expect(
+                try await third.repository(Tag.self).fetch("one")?.label == "One",
+                "another spelling of the path meets the same store")
             try await first.close()
             await #expect(throws: StrataError.self) { try await first.repository(Tag.self).count() }
             try await second.repository(Tag.self).insert(Tag(id: "three", label: "Three"))
@@ -208,7 +218,8 @@ struct JSONFileTests {
             try Data(edited.utf8).write(to: URL(fileURLWithPath: path))
             try await expectOpenFails(.corruptStore, at: path)
             // …which is to delete the digest line.
-            let accepted = edited.replacingOccurrences(of: #",\n  "digest": "[0-9a-f]{8}""#, with: "", options: .regularExpression)
+            let accepted = edited.replacingOccurrences(
+                of: #",\n  "digest": "[0-9a-f]{8}""#, with: "", options: .regularExpression)
             #expect(accepted != edited, "the document has a digest line")
             try Data(accepted.utf8).write(to: URL(fileURLWithPath: path))
             let reopened = Store(backend: try await open(path))
@@ -237,10 +248,14 @@ struct JSONFileTests {
             try Data(#"{"invoices": [1, 2, 3]}"#.utf8).write(to: URL(fileURLWithPath: path))
             try await expectOpenFails(.notAStore, at: path)
             let schema = try TravelDomain.schema().fingerprint
-            let newer = try JSONSerialization.data(withJSONObject: ["format": 99, "schema": schema, "entities": [:] as [String: Any]])
+            let newer = try JSONSerialization.data(withJSONObject: [
+                "format": 99, "schema": schema, "entities": [:] as [String: Any],
+            ])
             try newer.write(to: URL(fileURLWithPath: path))
             try await expectOpenFails(.incompatibleStore, at: path)
-            let other = try JSONSerialization.data(withJSONObject: ["format": 1, "schema": "another", "entities": [:] as [String: Any]])
+            let other = try JSONSerialization.data(withJSONObject: [
+                "format": 1, "schema": "another", "entities": [:] as [String: Any],
+            ])
             try other.write(to: URL(fileURLWithPath: path))
             try await expectOpenFails(.incompatibleStore, at: path)
             try FileManager.default.removeItem(atPath: path)

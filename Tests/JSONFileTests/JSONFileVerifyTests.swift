@@ -10,10 +10,14 @@ private func storeWithAJournal(_ directory: String) async throws -> String {
     let path = directory + "/store.json"
     let schema = try LedgerEntry.schema()
     let first = Store(backend: try await JSONFileBackend.open(path: path, schema: schema))
-    for batch in 0..<3 { try await first.repository(LedgerEntry.self).insert(contentsOf: LedgerEntry.batch(batch, size: 10)) }
+    for batch in 0..<3 {
+        try await first.repository(LedgerEntry.self).insert(contentsOf: LedgerEntry.batch(batch, size: 10))
+    }
     try await first.close()
     let store = Store(backend: try await JSONFileBackend.open(path: path, schema: schema))
-    for batch in 3..<6 { try await store.repository(LedgerEntry.self).insert(contentsOf: LedgerEntry.batch(batch, size: 10)) }
+    for batch in 3..<6 {
+        try await store.repository(LedgerEntry.self).insert(contentsOf: LedgerEntry.batch(batch, size: 10))
+    }
     let copy = directory + "/copy.json"
     for suffix in ["", ".journal"] { try FileManager.default.copyItem(atPath: path + suffix, toPath: copy + suffix) }
     try await store.close()
@@ -21,7 +25,9 @@ private func storeWithAJournal(_ directory: String) async throws -> String {
 }
 
 private func inDirectory(_ body: (String) async throws -> Void) async throws {
-    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("strata-json-verify-\(UUID().uuidString)").path
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+        "strata-json-verify-\(UUID().uuidString)"
+    ).path
     try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(atPath: directory) }
     try await body(directory)
@@ -43,7 +49,8 @@ struct JSONFileVerifyTests {
             let copy = try await storeWithAJournal(directory)
             let journal = try #require(FileManager.default.contents(atPath: copy + ".journal"))
             let text = String(decoding: journal, as: UTF8.self)
-            try Data(text.replacingOccurrences(of: "batch 3 entry 1\"", with: "batch 3 entry 7\"").utf8).write(to: URL(fileURLWithPath: copy + ".journal"))
+            try Data(text.replacingOccurrences(of: "batch 3 entry 1\"", with: "batch 3 entry 7\"").utf8).write(
+                to: URL(fileURLWithPath: copy + ".journal"))
             var report = try await JSONFileBackend.verify(path: copy, schema: try LedgerEntry.schema())
             #expect(!report.isSound, "a changed value in an entry that still parses: \(report)")
             try journal.write(to: URL(fileURLWithPath: copy + ".journal"))

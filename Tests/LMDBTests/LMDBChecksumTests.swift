@@ -1,8 +1,9 @@
 import Foundation
 import Strata
 import StrataConformance
-@testable import StrataLMDB
 import Testing
+
+@testable import StrataLMDB
 
 /// A byte flipped inside a stored record — LMDB keeps no checksums of its own — is found by the
 /// record's checksum when it is read: `corruptStore` naming the entity and ID, not a wrong value.
@@ -34,7 +35,9 @@ struct LMDBChecksumTests {
             }
             // The undamaged records still read by ID; a scan that meets the damaged one reports it.
             #expect(try await damaged.repository(Person.self).fetch(others[3].id)?.name == "P3")
-            await #expect(throws: StrataError.self) { try await damaged.repository(Person.self).fetch(where: \.name == "P3") }
+            await #expect(throws: StrataError.self) {
+                try await damaged.repository(Person.self).fetch(where: \.name == "P3")
+            }
             try await damaged.close()
         }
     }

@@ -1,9 +1,10 @@
 import Foundation
 import Strata
-import StrataSyncServer
 import StrataConformance
-@testable import StrataLMDB
+import StrataSyncServer
 import Testing
+
+@testable import StrataLMDB
 
 private typealias Tag = StrataConformance.Tag
 
@@ -22,7 +23,9 @@ private func startChild(_ mode: String, _ path: String) throws -> Process {
     process.standardError = FileHandle.nullDevice
     try process.run()
     let deadline = Date().addingTimeInterval(60)
-    while !FileManager.default.fileExists(atPath: path + "/busy"), Date() < deadline, process.isRunning { usleep(10_000) }
+    while !FileManager.default.fileExists(atPath: path + "/busy"), Date() < deadline, process.isRunning {
+        usleep(10_000)
+    }
     return process
 }
 
@@ -41,7 +44,9 @@ struct LMDBCrashTests {
             // Sync on: the outbox must be exactly as whole as the data after the kill.
             let store = Store(backend: backend, sync: SyncConfiguration(clientID: "child"))
             for batch in 0... {
-                try await store.transaction { tx in for index in 0..<50 { try tx.insert(Tag(id: "b\(batch)-\(index)", label: "B\(batch)-\(index)")) } }
+                try await store.transaction { tx in
+                    for index in 0..<50 { try tx.insert(Tag(id: "b\(batch)-\(index)", label: "B\(batch)-\(index)")) }
+                }
                 if batch == 4 { _ = FileManager.default.createFile(atPath: childPath + "/busy", contents: nil) }
             }
         }
@@ -71,13 +76,16 @@ struct LMDBCrashTests {
             kill(child.processIdentifier, SIGKILL)
             child.waitUntilExit()
             let store = Store(
-                backend: try await LMDBBackend.open(path: path, schema: try TravelDomain.schema()), sync: SyncConfiguration(clientID: "child"))
+                backend: try await LMDBBackend.open(path: path, schema: try TravelDomain.schema()),
+                sync: SyncConfiguration(clientID: "child"))
             let count = try await store.repository(Tag.self).count()
             #expect(count >= 250 && count % 50 == 0, "every committed save is whole: \(count) tags")
             #expect(try await store.history().count == count / 50)
             // Every committed write is in the outbox, and reaches a server.
             try await withTemporaryDirectory { serverPath in
-                let server = SyncServer(store: Store(backend: try await LMDBBackend.open(path: serverPath, schema: try TravelDomain.schema())))
+                let server = SyncServer(
+                    store: Store(
+                        backend: try await LMDBBackend.open(path: serverPath, schema: try TravelDomain.schema())))
                 let engine = try SyncEngine(store: store, remote: InProcessTransport(server: server))
                 #expect(try await engine.pendingMutations().count == count)
                 try await engine.syncNow()

@@ -1,8 +1,9 @@
 import Foundation
-@testable import Strata
 import StrataConformance
-@testable import StrataLMDB
 import Testing
+
+@testable import Strata
+@testable import StrataLMDB
 
 /// What LMDB hands back is bytes; damaged bytes must become a typed error naming the entity and
 /// record — never a trap in Strata's own decoding, and never a record with wrong values. Seeded mutations of real encodings
@@ -14,14 +15,18 @@ struct LMDBDecodingFuzzTests {
         var bytes = input
         switch random.below(5) {
         case 0:
-            for _ in 0...random.below(4) where !bytes.isEmpty { bytes[random.below(bytes.count)] ^= UInt8(1 << random.below(8)) }
+            for _ in 0...random.below(4) where !bytes.isEmpty {
+                bytes[random.below(bytes.count)] ^= UInt8(1 << random.below(8))
+            }
         case 1: bytes = Array(bytes.prefix(random.below(bytes.count)))
         case 2: bytes += (0..<random.below(40)).map { _ in UInt8(truncatingIfNeeded: random.next()) }
         case 3:
             let start = random.below(bytes.count)
             for index in start..<min(bytes.count, start + 1 + random.below(16)) { bytes[index] = 0 }
         default:
-            for _ in 0...random.below(3) where !bytes.isEmpty { bytes[random.below(bytes.count)] = UInt8(truncatingIfNeeded: random.next()) }
+            for _ in 0...random.below(3) where !bytes.isEmpty {
+                bytes[random.below(bytes.count)] = UInt8(truncatingIfNeeded: random.next())
+            }
         }
         return bytes
     }
@@ -45,10 +50,18 @@ struct LMDBDecodingFuzzTests {
             stored.version = Int64(random.below(1_000)) + 1
             encoded.append((entity, record.id, RecordCodec.encode(stored, entity)))
         }
-        let history = HistoryCodec.encode(HistoryTransaction(
-            token: HistoryToken(7), timestamp: Date(), author: "fuzz", contextName: nil,
-            changes: data.people.map { HistoryChange(kind: .update, entity: "Person", id: $0.id.recordID, changedProperties: ["name", "age"], version: 3) }))
-        let keys: [(RecordID.Kind, [UInt8])] = [(.uuid, try LMDBKeys.id(.uuid(UUID()))), (.int, try LMDBKeys.id(.int(-42))), (.string, try LMDBKeys.id(.string("beach")))]
+        let history = HistoryCodec.encode(
+            HistoryTransaction(
+                token: HistoryToken(7), timestamp: Date(), author: "fuzz", contextName: nil,
+                changes: data.people.map {
+                    HistoryChange(
+                        kind: .update, entity: "Person", id: $0.id.recordID, changedProperties: ["name", "age"],
+                        version: 3)
+                }))
+        let keys: [(RecordID.Kind, [UInt8])] = [
+            (.uuid, try LMDBKeys.id(.uuid(UUID()))), (.int, try LMDBKeys.id(.int(-42))),
+            (.string, try LMDBKeys.id(.string("beach"))),
+        ]
 
         for trial in 0..<trials {
             let label = "seed \(seed) trial \(trial)"
@@ -60,7 +73,8 @@ struct LMDBDecodingFuzzTests {
             // The checksum turns damage into an error: a changed record never decodes.
             if damaged != original.bytes {
                 do {
-                    let decoded = try RecordCodec.decode(damaged, id: original.id, original.entity, requireChecksum: true)
+                    let decoded = try RecordCodec.decode(
+                        damaged, id: original.id, original.entity, requireChecksum: true)
                     Issue.record("\(label): a damaged record decoded as \(decoded)")
                 } catch let error as StrataError {
                     #expect([.corruptStore, .incompatibleStore].contains(error.code), "\(label): \(error)")
@@ -85,10 +99,17 @@ struct LMDBDecodingFuzzTests {
         let legacy = writer.bytes
         let record = try RecordCodec.decode(legacy, id: .string("beach"), entity)
         #expect(record.version == 3 && record["label"] == .string("Beach"))
-        #expect(throws: StrataError.self) { try RecordCodec.decode(legacy, id: .string("beach"), entity, requireChecksum: true) }
+        #expect(throws: StrataError.self) {
+            try RecordCodec.decode(legacy, id: .string("beach"), entity, requireChecksum: true)
+        }
         // A checksummed record read under another ID is damage too.
-        let current = RecordCodec.encode(Record(entity: "Tag", id: .string("beach"), version: 3, values: ["label": .string("Beach")]), entity)
-        #expect(throws: StrataError.self) { try RecordCodec.decode(current, id: .string("city"), entity, requireChecksum: true) }
-        #expect(try RecordCodec.decode(current, id: .string("beach"), entity, requireChecksum: true)["label"] == .string("Beach"))
+        let current = RecordCodec.encode(
+            Record(entity: "Tag", id: .string("beach"), version: 3, values: ["label": .string("Beach")]), entity)
+        #expect(throws: StrataError.self) {
+            try RecordCodec.decode(current, id: .string("city"), entity, requireChecksum: true)
+        }
+        #expect(
+            try RecordCodec.decode(current, id: .string("beach"), entity, requireChecksum: true)["label"]
+                == .string("Beach"))
     }
 }

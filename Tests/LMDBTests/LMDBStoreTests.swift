@@ -1,10 +1,11 @@
 import CLMDB
 import Foundation
-import Synchronization
 import Strata
 import StrataConformance
-@testable import StrataLMDB
+import Synchronization
 import Testing
+
+@testable import StrataLMDB
 
 private typealias Tag = StrataConformance.Tag
 
@@ -14,8 +15,10 @@ func withTemporaryDirectory(_ body: (String) async throws -> Void) async throws 
     try await body(path)
 }
 
-func expectOpenFails(_ code: StrataError.Code, at path: String, schema: Schema? = nil, watching file: String? = nil,
-                     sourceLocation: SourceLocation = #_sourceLocation) async throws {
+func expectOpenFails(
+    _ code: StrataError.Code, at path: String, schema: Schema? = nil, watching file: String? = nil,
+    sourceLocation: SourceLocation = #_sourceLocation
+) async throws {
     let before = file.flatMap { FileManager.default.contents(atPath: $0) }
     do {
         _ = try await LMDBBackend.open(path: path, schema: try schema ?? TravelDomain.schema())
@@ -23,23 +26,31 @@ func expectOpenFails(_ code: StrataError.Code, at path: String, schema: Schema? 
     } catch let error as StrataError {
         #expect(error.code == code, "\(error)", sourceLocation: sourceLocation)
     }
-    if let file { #expect(FileManager.default.contents(atPath: file) == before, "the data file must not change", sourceLocation: sourceLocation) }
+    if let file {
+        #expect(
+            FileManager.default.contents(atPath: file) == before, "the data file must not change",
+            sourceLocation: sourceLocation)
+    }
 }
 
 @Suite("LMDB: files and growth")
 struct LMDBStoreTests {
     @Test func theMapGrowsFromATinyInitialSize() async throws {
         try await withTemporaryDirectory { path in
-            let backend = try await LMDBBackend.open(path: path, schema: try TravelDomain.schema(), options: .init(initialMapSize: 64 << 10))
+            let backend = try await LMDBBackend.open(
+                path: path, schema: try TravelDomain.schema(), options: .init(initialMapSize: 64 << 10))
             let initial = backend.mapSize
             let store = Store(backend: backend)
             for batch in 0..<5 {
-                try await store.repository(Person.self).insert(contentsOf: (0..<1_000).map { Person(name: "P\(batch)-\($0)", age: $0 % 100) })
+                try await store.repository(Person.self).insert(
+                    contentsOf: (0..<1_000).map { Person(name: "P\(batch)-\($0)", age: $0 % 100) })
             }
             #expect(try await store.repository(Person.self).count() == 5_000)
             #expect(backend.mapSize > initial, "map grew from \(initial) to \(backend.mapSize)")
             try await store.close()
-            let reopened = Store(backend: try await LMDBBackend.open(path: path, schema: try TravelDomain.schema(), options: .init(initialMapSize: 64 << 10)))
+            let reopened = Store(
+                backend: try await LMDBBackend.open(
+                    path: path, schema: try TravelDomain.schema(), options: .init(initialMapSize: 64 << 10)))
             #expect(try await reopened.repository(Person.self).count(where: \.age == 7) == 50)
         }
     }
@@ -87,7 +98,10 @@ struct LMDBStoreTests {
             let store = Store(backend: try await LMDBBackend.open(path: path, schema: try TravelDomain.schema()))
             try await store.repository(Tag.self).insert(Tag(id: "kept", label: "Kept"))
             try await store.close()
-            let other = try Schema(entities: [EntityDescription(name: "Tag", idKind: .string, attributes: [AttributeDescription(name: "title", type: .string)])])
+            let other = try Schema(entities: [
+                EntityDescription(
+                    name: "Tag", idKind: .string, attributes: [AttributeDescription(name: "title", type: .string)])
+            ])
             try await expectOpenFails(.incompatibleStore, at: path, schema: other, watching: path + "/data.mdb")
         }
     }
@@ -99,7 +113,8 @@ struct LMDBStoreTests {
             let backend = try await LMDBBackend.open(path: path, schema: try TravelDomain.schema())
             let store = Store(backend: backend)
             let data = try await TravelData.seed(store)
-            try backend.writeRaw { try $0.setMetadata(SchemaDescription.metadataKey, nil) }  // as an older release left it
+            // As an older release left it.
+            try backend.writeRaw { try $0.setMetadata(SchemaDescription.metadataKey, nil) }
             try await store.close()
             var entities = try TravelDomain.schema().entities
             let stop = try #require(entities.firstIndex { $0.name == "Stop" })
@@ -115,7 +130,9 @@ struct LMDBStoreTests {
             }
             // With its own schema it opens, answers, and now keeps its description.
             let reopened = try await LMDBBackend.open(path: path, schema: try TravelDomain.schema())
-            #expect(try await Store(backend: reopened).repository(Stop.self).fetch(where: \.name == data.alfama.name).map(\.id) == [data.alfama.id])
+            #expect(
+                try await Store(backend: reopened).repository(Stop.self).fetch(where: \.name == data.alfama.name).map(
+                    \.id) == [data.alfama.id])
             #expect(try reopened.readRaw { try $0.metadata(SchemaDescription.metadataKey) } != nil)
             try await reopened.close()
         }
@@ -150,7 +167,9 @@ struct LMDBStoreTests {
                     finished.signal()
                 }.start()
             }
-            for index in 0..<200 { try await store.repository(Tag.self).insert(Tag(id: "t\(index)", label: "T\(index)")) }
+            for index in 0..<200 {
+                try await store.repository(Tag.self).insert(Tag(id: "t\(index)", label: "T\(index)"))
+            }
             writesDone.signal()
             await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
                 DispatchQueue.global().async {

@@ -1,8 +1,9 @@
 import Foundation
 import Strata
 import StrataConformance
-@testable import StrataLMDB
 import Testing
+
+@testable import StrataLMDB
 
 /// A data file cut short — a disk that filled, a copy that stopped — would be a SIGBUS the moment
 /// LMDB touched a page past its end. It must be a typed error at open, with the file untouched.
@@ -16,7 +17,8 @@ struct LMDBTruncationTests {
         var random = SeededRandom(seed: seed)
         try await withTemporaryDirectory { path in
             let store = Store(backend: try await LMDBBackend.open(path: path, schema: try TravelDomain.schema()))
-            try await store.repository(Person.self).insert(contentsOf: (0..<2_000).map { Person(name: "Person \($0)", age: $0 % 90) })
+            try await store.repository(Person.self).insert(
+                contentsOf: (0..<2_000).map { Person(name: "Person \($0)", age: $0 % 90) })
             try await store.close()
             let data = path + "/data.mdb"
             let whole = try #require(FileManager.default.contents(atPath: data))
@@ -33,9 +35,12 @@ struct LMDBTruncationTests {
                     try await backend.close()
                     Issue.record("seed \(seed), length \(length) of \(whole.count): a truncated store opened")
                 } catch let error as StrataError {
-                    #expect([.corruptStore, .notAStore].contains(error.code), "seed \(seed), length \(length): \(error)")
+                    #expect(
+                        [.corruptStore, .notAStore].contains(error.code), "seed \(seed), length \(length): \(error)")
                 }
-                #expect(FileManager.default.contents(atPath: data) == before, "seed \(seed), length \(length): the file must not change")
+                #expect(
+                    FileManager.default.contents(atPath: data) == before,
+                    "seed \(seed), length \(length): the file must not change")
                 try? FileManager.default.removeItem(atPath: path + "/lock.mdb")
             }
             // The whole file still opens, with every record.

@@ -1,13 +1,16 @@
 import Foundation
 import Strata
 import StrataConformance
-@testable import StrataLMDB
 import Testing
+
+@testable import StrataLMDB
 
 /// A closed store of 8 ledger batches in `path`; returns its data file's bytes.
 private func ledgerStore(_ path: String) async throws -> [UInt8] {
     let store = Store(backend: try await LMDBBackend.open(path: path, schema: try LedgerEntry.schema()))
-    for batch in 0..<8 { try await store.repository(LedgerEntry.self).insert(contentsOf: LedgerEntry.batch(batch, size: 25)) }
+    for batch in 0..<8 {
+        try await store.repository(LedgerEntry.self).insert(contentsOf: LedgerEntry.batch(batch, size: 25))
+    }
     try await store.close()
     return [UInt8](try #require(FileManager.default.contents(atPath: path + "/data.mdb")))
 }
@@ -27,7 +30,9 @@ struct LMDBVerifyTests {
             #expect(report.isSafeToOpen)
             #expect(report.recordsChecked["LedgerEntry"] == 200)
             #expect(report.notes.contains { $0.contains("child process") }, "\(report)")
-            #expect(FileManager.default.contents(atPath: path + "/data.mdb").map { [UInt8]($0) } == bytes, "verify changes nothing")
+            #expect(
+                FileManager.default.contents(atPath: path + "/data.mdb").map { [UInt8]($0) } == bytes,
+                "verify changes nothing")
         }
     }
 
@@ -50,7 +55,8 @@ struct LMDBVerifyTests {
             // The same walk guards an open that asks for it: a typed error instead of a crash.
             let before = FileManager.default.contents(atPath: path + "/data.mdb")
             await #expect(throws: StrataError.self) {
-                _ = try await LMDBBackend.open(path: path, schema: try LedgerEntry.schema(), options: .init(verifyStructureAtOpen: true))
+                _ = try await LMDBBackend.open(
+                    path: path, schema: try LedgerEntry.schema(), options: .init(verifyStructureAtOpen: true))
             }
             #expect(FileManager.default.contents(atPath: path + "/data.mdb") == before)
         }
@@ -72,7 +78,9 @@ struct LMDBVerifyTests {
                 let report = try await LMDBBackend.verify(path: path, schema: try LedgerEntry.schema())
                 for finding in report.findings {
                     #expect(finding.entity == "LedgerEntry", "\(finding)")
-                    named.append(finding.property.map { "index \($0)" } ?? finding.recordID.map { "record \($0)" } ?? "\(finding)")
+                    named.append(
+                        finding.property.map { "index \($0)" } ?? finding.recordID.map { "record \($0)" }
+                            ?? "\(finding)")
                 }
             }
             #expect(named.contains("record e3-4"), "\(named)")

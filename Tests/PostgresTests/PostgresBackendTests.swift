@@ -1,9 +1,10 @@
 import Foundation
 import Strata
 import StrataConformance
-@testable import StrataPostgres
 import Synchronization
 import Testing
+
+@testable import StrataPostgres
 
 /// The conformance fixture's tag (Swift Testing has a `Tag` too).
 private typealias TravelTag = StrataConformance.Tag
@@ -14,7 +15,8 @@ private typealias TravelTag = StrataConformance.Tag
 struct PostgresBackendTests {
     static func serverURL() throws -> String {
         guard let url = ProcessInfo.processInfo.environment["STRATA_POSTGRES_URL"], !url.isEmpty else {
-            let reason = "no PostgreSQL server: run the tests with `make test`, which starts one (or set STRATA_POSTGRES_URL)"
+            let reason =
+                "no PostgreSQL server: run the tests with `make test`, which starts one (or set STRATA_POSTGRES_URL)"
             if ProcessInfo.processInfo.environment["CI"] == "true" { throw StrataError(.serverUnavailable, reason) }
             try Test.cancel(Comment(rawValue: reason))
         }
@@ -30,7 +32,8 @@ struct PostgresBackendTests {
         let url = try Self.storeURL("writers")
         let store = Store(backend: try await PostgresBackend.open(url: url, schema: try TravelDomain.schema()))
         defer { Task { try? await PostgresBackend.destroy(url: url) } }
-        let directory = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
+        let directory = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+            .deletingLastPathComponent()
         let executable = directory.appendingPathComponent("PostgresWriterChild")
         #expect(FileManager.default.isExecutableFile(atPath: executable.path), "build with swift build --build-tests")
         let children = try ["a", "b"].map { name in
@@ -62,7 +65,10 @@ struct PostgresBackendTests {
         let schema = try TravelDomain.schema()
         // A port nothing listens on.
         let closedPort = try PostgresLocation(url: "postgres://\(base.user)@127.0.0.1:1/\(base.database)")
-        await #expect { try await PostgresBackend.open(location: closedPort, schema: schema, options: .init(connectTimeout: .seconds(2))) } throws: {
+        await #expect {
+            try await PostgresBackend.open(
+                location: closedPort, schema: schema, options: .init(connectTimeout: .seconds(2)))
+        } throws: {
             ($0 as? StrataError)?.code == .serverUnavailable
         }
         var stranger = base
@@ -128,7 +134,8 @@ struct PostgresBackendTests {
     @Test("a connection killed mid-save: a typed error, nothing partial, and the store reconnects")
     func terminatedMidSave() async throws {
         let url = try Self.storeURL("killed")
-        let backend = try await PostgresBackend.open(url: url, schema: try TravelDomain.schema(), options: .init(maximumConnections: 2))
+        let backend = try await PostgresBackend.open(
+            url: url, schema: try TravelDomain.schema(), options: .init(maximumConnections: 2))
         let store = Store(backend: backend)
         let admin = try await PostgresBackend.open(url: url, schema: try TravelDomain.schema())
         let flushed = DispatchSemaphore(value: 0)
@@ -143,7 +150,8 @@ struct PostgresBackendTests {
                 _ = try tx.fetch(FetchPlan(entity: "Tag"))
                 flushed.signal()
                 resume.wait()
-                try tx.put(Record(entity: "Tag", id: .string("second"), version: 1, values: ["label": .string("second")]))
+                try tx.put(
+                    Record(entity: "Tag", id: .string("second"), version: 1, values: ["label": .string("second")]))
             }
         }
         while flushed.wait(timeout: .now()) == .timedOut { try await Task.sleep(for: .milliseconds(10)) }
@@ -155,7 +163,9 @@ struct PostgresBackendTests {
             Issue.record("the save succeeded on a terminated connection")
         } catch let error as StrataError {
             #expect(error.code == .serverUnavailable)
-            #expect(!error.description.contains("INSERT") && !error.description.contains("first"), "no SQL or values in \(error)")
+            #expect(
+                !error.description.contains("INSERT") && !error.description.contains("first"),
+                "no SQL or values in \(error)")
         }
         #expect(try await store.repository(TravelTag.self).count() == 0, "nothing partial")
         try await store.repository(TravelTag.self).insert(TravelTag(id: "after", label: "after"))
@@ -224,7 +234,8 @@ private struct PrivateCluster {
         chmod(directory, 0o755)  // the server's user must enter it
         try Self.run("start", directory)
         // The script writes the URL there too (no pipe: the server it starts would inherit one).
-        url = try String(contentsOfFile: directory + "/url", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        url = try String(contentsOfFile: directory + "/url", encoding: .utf8).trimmingCharacters(
+            in: .whitespacesAndNewlines)
     }
 
     func restart() throws { try Self.run("restart", directory) }

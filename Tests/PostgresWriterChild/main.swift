@@ -14,7 +14,9 @@ guard arguments.count == 4, let count = Int(arguments[3]) else {
 do {
     let store = Store(backend: try await PostgresBackend.open(url: arguments[1], schema: try TravelDomain.schema()))
     let tags = store.repository(Tag.self)
-    for index in 0..<count { try await tags.insert(Tag(id: "\(arguments[2])-\(index)", label: "\(arguments[2])-\(index)")) }
+    for index in 0..<count {
+        try await tags.insert(Tag(id: "\(arguments[2])-\(index)", label: "\(arguments[2])-\(index)"))
+    }
     for index in 0..<50 {
         do {
             try await tags.insert(Tag(id: "\(arguments[2])-shared-\(index)", label: "shared-\(index)"))

@@ -7,7 +7,9 @@ import Testing
 /// the transaction, the unit of work, the repository protocol and the aggregates.
 @Suite struct GettingStartedRunsTests {
     @Test func theServiceAndTransactionSamplesDoWhatTheREADMESays() async throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("strata-readme-\(UUID().uuidString).sqlite").path
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "strata-readme-\(UUID().uuidString).sqlite"
+        ).path
         defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
         let store = try await openStore(at: path)
         let ana = Person(name: "Ana", email: "ana@example.com")
@@ -16,7 +18,9 @@ import Testing
         let service = TripService(store: store)
         #expect(try await service.upcoming(for: ana.id).map(\.id) == [lisbon.id])
         #expect(try await service.travellersNamed("ANA").map(\.id) == [lisbon.id], "case- and diacritic-insensitive")
-        #expect(try await store.read { try $0.related(Trip.stops, of: lisbon.id) }.map(\.name) == ["Belém", "Alfama"], "ordered as set")
+        #expect(
+            try await store.read { try $0.related(Trip.stops, of: lisbon.id) }.map(\.name) == ["Belém", "Alfama"],
+            "ordered as set")
 
         try await Bookings(trips: store.repository(Trip.self)).rename(lisbon.id, to: "Lisboa")
         #expect(try await store.repository(Trip.self).fetch(lisbon.id)?.name == "Lisboa")
@@ -37,7 +41,9 @@ import Testing
 
     /// The loop of the README's `watchUpcoming(in:)`, as written there, ended after one change.
     @Test func theLiveQueryLoopSeesAnInsert() async throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("strata-readme-\(UUID().uuidString).sqlite").path
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "strata-readme-\(UUID().uuidString).sqlite"
+        ).path
         defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
         let store = try await openStore(at: path)
         let saver = Task {
@@ -46,7 +52,8 @@ import Testing
         }
         var seen: [Int] = []
         for try await results in store.observe(Query<Trip>.where(\.start > .now).sorted(by: \.start)) {
-            print(results.models.count, "trips;", results.diff.inserted.count, "new,", results.diff.removed.count, "gone")
+            print(
+                results.models.count, "trips;", results.diff.inserted.count, "new,", results.diff.removed.count, "gone")
             seen.append(results.models.count)
             if seen.count == 2 { break }
         }
@@ -56,7 +63,9 @@ import Testing
     }
 
     @Test func theMigrationSampleRenamesFillsAndCounts() async throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("strata-readme-\(UUID().uuidString).sqlite").path
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "strata-readme-\(UUID().uuidString).sqlite"
+        ).path
         defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
         SQLiteBackend.register()  // the sample's `openNotes` opens by URL; nothing else here may have registered yet
         let old = try await Store.open("sqlite:\(path)", schema: try Schema(V1.Note.self))

@@ -7,9 +7,10 @@ import Testing
 /// article promises a backend author.
 @Suite struct MinimalBackendTests {
     @Test func theArticlesMinimalBackendPassesTheSuite() async throws {
-        let suite = ConformanceSuite(backend: BackendUnderTest(name: "DictionaryBackend") { schema in
-            Store(backend: DictionaryBackend(schema: schema))
-        })
+        let suite = ConformanceSuite(
+            backend: BackendUnderTest(name: "DictionaryBackend") { schema in
+                Store(backend: DictionaryBackend(schema: schema))
+            })
         var (passed, skipped, failures) = (0, 0, [String]())
         for check in ConformanceSuite.checks {
             do {

@@ -6,7 +6,8 @@ import Testing
 /// verbatim, by a file of this target (which the build compiles), and the Package.swift sample is a manifest
 /// `swift package dump-package` accepts.
 @Suite struct ReadmeSampleTests {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
 
     /// The text of every ```swift block of `file` (README.md by default), in order.
     static func blocks(of file: String = "README.md") throws -> [String] {
@@ -47,9 +48,12 @@ import Testing
     }
 
     @Test func everyModuleThatUsersImportHasACatalog() throws {
-        let catalogs = Set(try Self.catalogArticles().map { $0.split(separator: "/").dropLast().joined(separator: "/") })
-        for module in ["StrataStorage", "Strata", "StrataSyncServer", "StrataTools", "StrataConformance", "StrataSQLite",
-                       "StrataLMDB", "StrataJSONFile", "StrataPostgres", "StrataInMemory"] {
+        let catalogs = Set(
+            try Self.catalogArticles().map { $0.split(separator: "/").dropLast().joined(separator: "/") })
+        for module in [
+            "StrataStorage", "Strata", "StrataSyncServer", "StrataTools", "StrataConformance", "StrataSQLite",
+            "StrataLMDB", "StrataJSONFile", "StrataPostgres", "StrataInMemory",
+        ] {
             #expect(catalogs.contains { $0.hasSuffix("/\(module).docc") }, "no DocC catalog for \(module)")
         }
     }
@@ -63,7 +67,9 @@ import Testing
             let blocks = try Self.blocks(of: article)
             blockCount += blocks.count
             for (index, block) in blocks.enumerated() where !block.hasPrefix("// swift-tools-version") {
-                #expect(compiled.contains { $0.contains(block) }, "\(article)'s swift block \(index + 1) is not in Samples:\n\(block)")
+                #expect(
+                    compiled.contains { $0.contains(block) },
+                    "\(article)'s swift block \(index + 1) is not in Samples:\n\(block)")
                 #expect(!block.contains("…"), "\(article)'s block \(index + 1) has a placeholder")
             }
         }
@@ -75,7 +81,9 @@ import Testing
         let blocks = try Self.blocks()
         #expect(blocks.count >= 3, "README.md has \(blocks.count) swift blocks")
         for (index, block) in blocks.enumerated() where !block.hasPrefix("// swift-tools-version") {
-            #expect(compiled.contains { $0.contains(block) }, "README.md's swift block \(index + 1) is not in Tests/ReadmeTests/Samples:\n\(block)")
+            #expect(
+                compiled.contains { $0.contains(block) },
+                "README.md's swift block \(index + 1) is not in Tests/ReadmeTests/Samples:\n\(block)")
             #expect(!block.contains("…"), "block \(index + 1) has a placeholder")
         }
     }
@@ -84,11 +92,14 @@ import Testing
         let manifests = try Self.blocks().filter { $0.hasPrefix("// swift-tools-version") }
         #expect(manifests.count == 1)
         for manifest in manifests {
-            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("strata-readme-\(UUID().uuidString)/app")
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "strata-readme-\(UUID().uuidString)/app")
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             defer { try? FileManager.default.removeItem(at: directory.deletingLastPathComponent()) }
             // `../strata` beside the app, as the sample assumes.
-            try FileManager.default.createSymbolicLink(at: directory.deletingLastPathComponent().appendingPathComponent("strata"), withDestinationURL: Self.root)
+            try FileManager.default.createSymbolicLink(
+                at: directory.deletingLastPathComponent().appendingPathComponent("strata"),
+                withDestinationURL: Self.root)
             try manifest.write(to: directory.appendingPathComponent("Package.swift"), atomically: true, encoding: .utf8)
             let process = Process()
             process.executableURL = URL(fileURLWithPath: "/usr/bin/env")

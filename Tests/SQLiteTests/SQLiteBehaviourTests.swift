@@ -2,15 +2,19 @@ import Foundation
 import GRDB
 import Strata
 import StrataConformance
-@testable import StrataSQLite
 import Synchronization
 import Testing
+
+@testable import StrataSQLite
 
 private typealias Tag = StrataConformance.Tag
 
 @Suite("SQLite: behaviour")
 struct SQLiteBehaviourTests {
-    static let hostile = ["'); DROP TABLE \"Person\"; --", "\" OR 1=1 --", "Robert'); DELETE FROM strata_meta; --", "%_\\", "tab\tand\nnewline"]
+    static let hostile = [
+        "'); DROP TABLE \"Person\"; --", "\" OR 1=1 --", "Robert'); DELETE FROM strata_meta; --", "%_\\",
+        "tab\tand\nnewline",
+    ]
 
     @Test func hostileValuesAreOnlyEverBound() async throws {
         let store = Store(backend: try await SQLiteBackend.open(path: ":memory:", schema: try TravelDomain.schema()))
@@ -22,12 +26,15 @@ struct SQLiteBehaviourTests {
             #expect(try await people.count(where: \.name == name) == 1, "== \(name)")
             #expect(try await people.count(where: .contains(\.name, name)) == 1, "contains \(name)")
             #expect(try await people.count(where: .in(\.name, [name, "x"])) == 1, "in \(name)")
-            #expect(try await people.count(where: .equals(\.name, name.uppercased(), options: .caseInsensitive)) >= 1, "folded \(name)")
+            #expect(
+                try await people.count(where: .equals(\.name, name.uppercased(), options: .caseInsensitive)) >= 1,
+                "folded \(name)")
         }
         #expect(try await people.count() == Self.hostile.count, "every table is intact")
         #expect(try await store.history().count == Self.hostile.count)
         var query = SQLiteQuery(layout: SQLiteLayout(schema: try TravelDomain.schema()))
-        let sql = try query.select(FetchPlan(entity: "Person", predicate: .compare("name", .equal, .string(Self.hostile[0]), [])))
+        let sql = try query.select(
+            FetchPlan(entity: "Person", predicate: .compare("name", .equal, .string(Self.hostile[0]), [])))
         #expect(!sql.contains("DROP"), "the value is not in the SQL text: \(sql)")
         #expect(query.arguments.contains(Self.hostile[0].databaseValue))
     }
@@ -35,7 +42,10 @@ struct SQLiteBehaviourTests {
     @Test func hostileIdentifiersAreQuoted() async throws {
         let entity = EntityDescription(
             name: "We\"ird; DROP TABLE x; --", idKind: .string,
-            attributes: [AttributeDescription(name: "na\"me", type: .string, isIndexed: true), AttributeDescription(name: "select", type: .int, isOptional: true)],
+            attributes: [
+                AttributeDescription(name: "na\"me", type: .string, isIndexed: true),
+                AttributeDescription(name: "select", type: .int, isOptional: true),
+            ],
             uniqueConstraints: [["na\"me"]])
         let schema = try Schema(entities: [entity])
         let store = Store(backend: try await SQLiteBackend.open(path: ":memory:", schema: schema))
@@ -43,7 +53,11 @@ struct SQLiteBehaviourTests {
             try tx.insert(Record(entity: entity.name, id: .string("a"), values: ["na\"me": "x", "select": 1]))
             try tx.insert(Record(entity: entity.name, id: .string("b"), values: ["na\"me": "y"]))
         }
-        let found = try await store.read { try $0.fetch(FetchPlan(entity: entity.name, predicate: .compare("na\"me", .equal, "y", []), sort: [SortKey("select")])) }
+        let found = try await store.read {
+            try $0.fetch(
+                FetchPlan(
+                    entity: entity.name, predicate: .compare("na\"me", .equal, "y", []), sort: [SortKey("select")]))
+        }
         #expect(found.map(\.id) == [.string("b")])
     }
 
@@ -66,7 +80,8 @@ struct SQLiteBehaviourTests {
             seenDuringWrite.store(try await store.repository(Tag.self).count(), ordering: .releasing)
             readerDone.store(true, ordering: .releasing)
             try await write
-            #expect(seenDuringWrite.load(ordering: .acquiring) == 0, "the reader saw the committed state, not half a save")
+            #expect(
+                seenDuringWrite.load(ordering: .acquiring) == 0, "the reader saw the committed state, not half a save")
             #expect(try await store.repository(Tag.self).count() == 101)
             try await store.close()
         }
@@ -86,7 +101,8 @@ struct SQLiteBehaviourTests {
             #expect(try await secondBackend.detectExternalCommits() == false, "its own commits are not external")
             #expect(try await first.repository(Tag.self).count() == 2)
             let history = try await first.history()
-            #expect(history.map(\.token) == [HistoryToken(1), HistoryToken(2)], "tokens stay monotonic across both stores")
+            #expect(
+                history.map(\.token) == [HistoryToken(1), HistoryToken(2)], "tokens stay monotonic across both stores")
             await #expect(throws: StrataError.self) {
                 try await second.repository(Tag.self).insert(Tag(id: "c", label: "A"))
             }
@@ -125,7 +141,10 @@ struct SQLiteBehaviourTests {
         let sql = try query.select(FetchPlan(entity: "Trip", predicate: .compare("start", .equal, .date(Date()), [])))
         let arguments = query.arguments
         let plan = try await backend.read { tx in
-            try Row.fetchAll((tx as! SQLiteReadTransaction).db, sql: "EXPLAIN QUERY PLAN " + sql, arguments: StatementArguments(arguments)).map { $0["detail"] as String? ?? "" }
+            try Row.fetchAll(
+                (tx as! SQLiteReadTransaction).db, sql: "EXPLAIN QUERY PLAN " + sql,
+                arguments: StatementArguments(arguments)
+            ).map { $0["detail"] as String? ?? "" }
         }
         #expect(plan.contains { $0.contains("USING INDEX") }, "\(plan)")
     }

@@ -2,8 +2,9 @@ import Foundation
 import GRDB
 import Strata
 import StrataConformance
-@testable import StrataSQLite
 import Testing
+
+@testable import StrataSQLite
 
 /// SQLite keeps no checksums of its own: a byte flipped inside a row reads back as a wrong value.
 /// Every row carries a CRC-32 of its ID, version and values, checked on every read.
@@ -46,7 +47,9 @@ struct SQLiteChecksumTests {
             // The layout of a store from before: no checksum column, no checksum flag.
             let queue = try DatabaseQueue(path: path)
             try await queue.write { db in
-                for entity in schema.entities { try db.execute(sql: "ALTER TABLE \(quoted(entity.name)) DROP COLUMN strata_checksum") }
+                for entity in schema.entities {
+                    try db.execute(sql: "ALTER TABLE \(quoted(entity.name)) DROP COLUMN strata_checksum")
+                }
                 try db.execute(sql: "DELETE FROM strata_meta WHERE key = 'strata.sqlite.checksums'")
             }
             try queue.close()
@@ -59,7 +62,9 @@ struct SQLiteChecksumTests {
             try await reopened.close()
             let check = try DatabaseQueue(path: path)
             let sums = try await check.read { db in
-                try Row.fetchAll(db, sql: "SELECT name, strata_checksum FROM Person ORDER BY name").map { ($0["name"] as String, $0["strata_checksum"] as Int64?) }
+                try Row.fetchAll(db, sql: "SELECT name, strata_checksum FROM Person ORDER BY name").map {
+                    ($0["name"] as String, $0["strata_checksum"] as Int64?)
+                }
             }
             #expect(sums.first { $0.0 == old.name }?.1 == nil, "the old row keeps no checksum")
             #expect(sums.first { $0.0 == new.name }?.1 != nil, "a new row has one")

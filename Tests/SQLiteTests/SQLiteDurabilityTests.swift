@@ -34,7 +34,9 @@ struct SQLiteDurabilityTests {
     func aKilledMigrationLeavesTheOldStoreOrTheNewWholeAndARetrySucceeds() async throws {
         let tally = try await DurabilityRun.migrationKills(sqliteDurable, filter: "SQLiteDurabilityTests")
         #expect(tally.failures.isEmpty, "\(tally.failures.joined(separator: "\n"))")
-        #expect((tally.counts["migration"]?.values.reduce(0, +) ?? 0) >= 50 || ProcessInfo.processInfo.environment["STRATA_MIGRATION_KILL_TRIALS"] != nil)
+        #expect(
+            (tally.counts["migration"]?.values.reduce(0, +) ?? 0) >= 50
+                || ProcessInfo.processInfo.environment["STRATA_MIGRATION_KILL_TRIALS"] != nil)
     }
 
     @Test(.enabled(if: KillHarness.childWindow == nil))
@@ -45,8 +47,11 @@ struct SQLiteDurabilityTests {
 
     @Test(.enabled(if: KillHarness.childWindow == nil))
     func aKilledShadowCopyMigrationLeavesTheOldStoreOrTheNewWithItsBackup() async throws {
-        let tally = try await DurabilityRun.migrationKills(sqliteDurable, filter: "SQLiteDurabilityTests", throughShadowCopy: true)
+        let tally = try await DurabilityRun.migrationKills(
+            sqliteDurable, filter: "SQLiteDurabilityTests", throughShadowCopy: true)
         #expect(tally.failures.isEmpty, "\(tally.failures.joined(separator: "\n"))")
-        #expect((tally.counts["shadowMigration"]?.values.reduce(0, +) ?? 0) >= 25 || ProcessInfo.processInfo.environment["STRATA_SHADOW_KILL_TRIALS"] != nil)
+        #expect(
+            (tally.counts["shadowMigration"]?.values.reduce(0, +) ?? 0) >= 25
+                || ProcessInfo.processInfo.environment["STRATA_SHADOW_KILL_TRIALS"] != nil)
     }
 }

@@ -2,8 +2,9 @@ import Foundation
 import GRDB
 import Strata
 import StrataConformance
-@testable import StrataSQLite
 import Testing
+
+@testable import StrataSQLite
 
 private typealias Tag = StrataConformance.Tag
 
@@ -15,7 +16,9 @@ func withTemporaryPath(_ body: (String) async throws -> Void) async throws {
     try await body(directory.appendingPathComponent("store.sqlite").path)
 }
 
-func expectOpenFails(_ code: StrataError.Code, at path: String, schema: Schema? = nil, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+func expectOpenFails(
+    _ code: StrataError.Code, at path: String, schema: Schema? = nil, sourceLocation: SourceLocation = #_sourceLocation
+) async throws {
     let before = FileManager.default.contents(atPath: path)
     do {
         let backend = try await SQLiteBackend.open(path: path, schema: try schema ?? TravelDomain.schema())
@@ -24,7 +27,9 @@ func expectOpenFails(_ code: StrataError.Code, at path: String, schema: Schema? 
     } catch let error as StrataError {
         #expect(error.code == code, "\(error)", sourceLocation: sourceLocation)
     }
-    #expect(FileManager.default.contents(atPath: path) == before, "the file must not change", sourceLocation: sourceLocation)
+    #expect(
+        FileManager.default.contents(atPath: path) == before, "the file must not change", sourceLocation: sourceLocation
+    )
 }
 
 @Suite("SQLite: files")
@@ -48,7 +53,9 @@ struct SQLiteFileTests {
     @Test func anotherApplicationsDatabase() async throws {
         try await withTemporaryPath { path in
             let queue = try DatabaseQueue(path: path)
-            try await queue.write { db in try db.execute(sql: "CREATE TABLE invoices (id INTEGER PRIMARY KEY, total REAL)") }
+            try await queue.write { db in
+                try db.execute(sql: "CREATE TABLE invoices (id INTEGER PRIMARY KEY, total REAL)")
+            }
             try queue.close()
             try await expectOpenFails(.notAStore, at: path)
         }
@@ -57,7 +64,8 @@ struct SQLiteFileTests {
     @Test func aTruncatedStore() async throws {
         try await withTemporaryPath { path in
             let store = Store(backend: try await SQLiteBackend.open(path: path, schema: try TravelDomain.schema()))
-            try await store.repository(Person.self).insert(contentsOf: (0..<300).map { Person(name: "P\($0)", age: $0 % 100) })
+            try await store.repository(Person.self).insert(
+                contentsOf: (0..<300).map { Person(name: "P\($0)", age: $0 % 100) })
             try await store.close()
             let full = try #require(FileManager.default.contents(atPath: path))
             let walSize = (try? FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? Int) ?? 0
@@ -96,7 +104,10 @@ struct SQLiteFileTests {
             let store = Store(backend: try await SQLiteBackend.open(path: path, schema: try TravelDomain.schema()))
             try await store.repository(Tag.self).insert(Tag(id: "kept", label: "Kept"))
             try await store.close()
-            let other = try Schema(entities: [EntityDescription(name: "Tag", idKind: .string, attributes: [AttributeDescription(name: "title", type: .string)])])
+            let other = try Schema(entities: [
+                EntityDescription(
+                    name: "Tag", idKind: .string, attributes: [AttributeDescription(name: "title", type: .string)])
+            ])
             try await expectOpenFails(.incompatibleStore, at: path, schema: other)
             let reopened = Store(backend: try await SQLiteBackend.open(path: path, schema: try TravelDomain.schema()))
             #expect(try await reopened.repository(Tag.self).fetch("kept")?.label == "Kept")
@@ -107,7 +118,8 @@ struct SQLiteFileTests {
     @Test func aLocationThatCannotBeWritten() async throws {
         // /proc refuses new files even to root, unlike a chmod'ed directory.
         do {
-            _ = try await SQLiteBackend.open(path: "/proc/strata-\(UUID().uuidString).sqlite", schema: try TravelDomain.schema())
+            _ = try await SQLiteBackend.open(
+                path: "/proc/strata-\(UUID().uuidString).sqlite", schema: try TravelDomain.schema())
             Issue.record("expected the open to fail")
         } catch let error as StrataError {
             #expect(error.code == .storageFailure)
@@ -139,14 +151,21 @@ struct SQLiteFileTests {
 
     @Test func synchronousFullIsApplied() async throws {
         try await withTemporaryPath { path in
-            let full = try await SQLiteBackend.open(path: path, schema: try TravelDomain.schema(), options: .init(synchronous: .full))
-            let level = try await full.read { tx in try Int.fetchOne((tx as! SQLiteReadTransaction).db, sql: "PRAGMA synchronous") }
+            let full = try await SQLiteBackend.open(
+                path: path, schema: try TravelDomain.schema(), options: .init(synchronous: .full))
+            let level = try await full.read { tx in
+                try Int.fetchOne((tx as! SQLiteReadTransaction).db, sql: "PRAGMA synchronous")
+            }
             #expect(level == 2)
             try await full.close()
             let normal = try await SQLiteBackend.open(path: path, schema: try TravelDomain.schema())
-            let defaultLevel = try await normal.read { tx in try Int.fetchOne((tx as! SQLiteReadTransaction).db, sql: "PRAGMA synchronous") }
+            let defaultLevel = try await normal.read { tx in
+                try Int.fetchOne((tx as! SQLiteReadTransaction).db, sql: "PRAGMA synchronous")
+            }
             #expect(defaultLevel == 1)
-            let journal = try await normal.read { tx in try String.fetchOne((tx as! SQLiteReadTransaction).db, sql: "PRAGMA journal_mode") }
+            let journal = try await normal.read { tx in
+                try String.fetchOne((tx as! SQLiteReadTransaction).db, sql: "PRAGMA journal_mode")
+            }
             #expect(journal == "wal")
             try await normal.close()
         }

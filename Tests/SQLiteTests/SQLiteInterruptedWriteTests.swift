@@ -2,8 +2,9 @@ import Foundation
 import GRDB
 import Strata
 import StrataConformance
-@testable import StrataSQLite
 import Testing
+
+@testable import StrataSQLite
 
 /// A process killed in the middle of a rollback-journal write — most often during the first open
 /// of a new file, while it is switched to WAL — leaves a hot journal. The read-only inspection
@@ -43,7 +44,9 @@ struct SQLiteInterruptedWriteTests {
             let crashed = path + ".crashed"
             try Self.crashCopy(of: path, to: crashed)
             #expect(Self.hasJournal(crashed), "the copy holds a hot journal")
-            #expect(FileManager.default.contents(atPath: crashed) != FileManager.default.contents(atPath: path), "the copy holds pages of the unfinished write")
+            #expect(
+                FileManager.default.contents(atPath: crashed) != FileManager.default.contents(atPath: path),
+                "the copy holds pages of the unfinished write")
 
             let recovered = Store(backend: try await SQLiteBackend.open(path: crashed, schema: schema))
             #expect(try await recovered.repository(Person.self).count() == 50)
@@ -59,14 +62,17 @@ struct SQLiteInterruptedWriteTests {
     @Test func aForeignDatabaseWithAnInterruptedWriteIsLeftAlone() async throws {
         try await withTemporaryPath { path in
             let queue = try DatabaseQueue(path: path)
-            try await queue.write { db in try db.execute(sql: "CREATE TABLE invoices (id INTEGER PRIMARY KEY, total REAL)") }
+            try await queue.write { db in
+                try db.execute(sql: "CREATE TABLE invoices (id INTEGER PRIMARY KEY, total REAL)")
+            }
             try queue.close()
             let crashed = path + ".crashed"
             try Self.crashCopy(of: path, to: crashed)
             let journal = FileManager.default.contents(atPath: crashed + "-journal")
             #expect(journal?.isEmpty == false)
             try await expectOpenFails(.notAStore, at: crashed)
-            #expect(FileManager.default.contents(atPath: crashed + "-journal") == journal, "the journal must not change")
+            #expect(
+                FileManager.default.contents(atPath: crashed + "-journal") == journal, "the journal must not change")
         }
     }
 
@@ -77,9 +83,13 @@ struct SQLiteInterruptedWriteTests {
             let crashed = path + ".crashed"
             try Self.crashCopy(of: path, to: crashed)
             let journal = FileManager.default.contents(atPath: crashed + "-journal")
-            let other = try Schema(entities: [EntityDescription(name: "Tag", idKind: .string, attributes: [AttributeDescription(name: "title", type: .string)])])
+            let other = try Schema(entities: [
+                EntityDescription(
+                    name: "Tag", idKind: .string, attributes: [AttributeDescription(name: "title", type: .string)])
+            ])
             try await expectOpenFails(.incompatibleStore, at: crashed, schema: other)
-            #expect(FileManager.default.contents(atPath: crashed + "-journal") == journal, "the journal must not change")
+            #expect(
+                FileManager.default.contents(atPath: crashed + "-journal") == journal, "the journal must not change")
         }
     }
 }

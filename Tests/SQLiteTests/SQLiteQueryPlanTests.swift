@@ -2,8 +2,9 @@ import Foundation
 import GRDB
 import Strata
 import StrataConformance
-@testable import StrataSQLite
 import Testing
+
+@testable import StrataSQLite
 
 /// Every indexable operator is answered from an index, proved by SQLite's own query plan (not by
 /// timing): no plan may `SCAN` the queried table.
@@ -33,7 +34,9 @@ struct SQLiteQueryPlanTests {
             for statement in layout.creationStatements() { try db.execute(sql: statement) }
         }
         return try database.read { db in
-            try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql, arguments: StatementArguments(arguments)).map { $0["detail"] as String }
+            try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql, arguments: StatementArguments(arguments)).map {
+                $0["detail"] as String
+            }
         }
     }
 
@@ -41,10 +44,14 @@ struct SQLiteQueryPlanTests {
     /// scanned, and grouping by an indexed property walks that index instead of sorting.
     @Test func aggregatesUseIndexesForTheirFilterAndTheirGroups() throws {
         let layout = SQLiteLayout(schema: try TravelDomain.schema())
-        let filtered = AggregatePlan(entity: "Trip", predicate: .compare("start", .greaterOrEqual, .date(Date()), []),
-                                     functions: [.count, .sum("budget"), .min("start")])
-        let grouped = AggregatePlan(entity: "Stop", groupBy: "city", functions: [.count, .sum("nights"), .average("nights")])
-        let both = AggregatePlan(entity: "Trip", predicate: .compare("traveller", .equal, Self.person, []), groupBy: "traveller", functions: [.count])
+        let filtered = AggregatePlan(
+            entity: "Trip", predicate: .compare("start", .greaterOrEqual, .date(Date()), []),
+            functions: [.count, .sum("budget"), .min("start")])
+        let grouped = AggregatePlan(
+            entity: "Stop", groupBy: "city", functions: [.count, .sum("nights"), .average("nights")])
+        let both = AggregatePlan(
+            entity: "Trip", predicate: .compare("traveller", .equal, Self.person, []), groupBy: "traveller",
+            functions: [.count])
         for (name, plan) in [("filtered", filtered), ("grouped by an index", grouped), ("filtered and grouped", both)] {
             for exact in [false, true] {
                 var query = SQLiteQuery(layout: layout)
@@ -61,16 +68,50 @@ struct SQLiteQueryPlanTests {
         ("== on a unique attribute", FetchPlan(entity: "Person", predicate: .compare("email", .equal, "a@x.io", []))),
         ("in on an indexed attribute", FetchPlan(entity: "Stop", predicate: .inList("city", ["Lisbon", "Porto"], []))),
         ("< on an indexed attribute", FetchPlan(entity: "Trip", predicate: .compare("budget", .less, 100.0, []))),
-        (">= on an indexed date", FetchPlan(entity: "Trip", predicate: .compare("start", .greaterOrEqual, .date(Date()), []))),
+        (
+            ">= on an indexed date",
+            FetchPlan(entity: "Trip", predicate: .compare("start", .greaterOrEqual, .date(Date()), []))
+        ),
         ("between on an indexed attribute", FetchPlan(entity: "Trip", predicate: .between("budget", 10.0, 100.0))),
-        ("to-one equality (referrers)", FetchPlan(entity: "Trip", predicate: .compare("traveller", .equal, person, []))),
-        ("to-one in (batched referrers)", FetchPlan(entity: "Stop", predicate: .inList("trip", [trip, .uuid(UUID())], []))),
+        (
+            "to-one equality (referrers)",
+            FetchPlan(entity: "Trip", predicate: .compare("traveller", .equal, person, []))
+        ),
+        (
+            "to-one in (batched referrers)",
+            FetchPlan(entity: "Stop", predicate: .inList("trip", [trip, .uuid(UUID())], []))
+        ),
         ("ID lookup", FetchPlan(entity: "Trip", predicate: .compare("id", .equal, trip, []))),
-        ("ID in (batched lookups, duplicate-ID check)", FetchPlan(entity: "Trip", predicate: .inList("id", [trip, .uuid(UUID())], []))),
-        ("unique check over two properties", FetchPlan(entity: "Trip", predicate: .and([.compare("name", .equal, "x", []), .compare("start", .equal, .date(Date()), [])]))),
-        ("an indexed conjunct beside a non-indexed one", FetchPlan(entity: "Trip", predicate: .and([.compare("budget", .greater, 5.0, []), .text("name", .contains, "a", [])]))),
-        ("an indexed equality with sort and limit", FetchPlan(entity: "Stop", predicate: .compare("city", .equal, "Porto", []), sort: [SortKey("nights")], limit: 100)),
-        ("a to-one condition", FetchPlan(entity: "Trip", predicate: .and([.compare("traveller", .equal, person, []), .relatedOne(relationship: "traveller", .compare("name", .equal, "Ana", []))]))),
+        (
+            "ID in (batched lookups, duplicate-ID check)",
+            FetchPlan(entity: "Trip", predicate: .inList("id", [trip, .uuid(UUID())], []))
+        ),
+        (
+            "unique check over two properties",
+            FetchPlan(
+                entity: "Trip",
+                predicate: .and([.compare("name", .equal, "x", []), .compare("start", .equal, .date(Date()), [])]))
+        ),
+        (
+            "an indexed conjunct beside a non-indexed one",
+            FetchPlan(
+                entity: "Trip",
+                predicate: .and([.compare("budget", .greater, 5.0, []), .text("name", .contains, "a", [])]))
+        ),
+        (
+            "an indexed equality with sort and limit",
+            FetchPlan(
+                entity: "Stop", predicate: .compare("city", .equal, "Porto", []), sort: [SortKey("nights")], limit: 100)
+        ),
+        (
+            "a to-one condition",
+            FetchPlan(
+                entity: "Trip",
+                predicate: .and([
+                    .compare("traveller", .equal, person, []),
+                    .relatedOne(relationship: "traveller", .compare("name", .equal, "Ana", [])),
+                ]))
+        ),
     ]
 
     @Test("indexable operators use an index", arguments: indexable.indices)
@@ -90,8 +131,10 @@ struct SQLiteQueryPlanTests {
         let database = try DatabaseQueue()
         let steps = try database.write { db in
             for statement in layout.creationStatements() { try db.execute(sql: statement) }
-            return try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql, arguments: [Data(count: 16), Data(count: 16), Data(count: 16)])
-                .map { $0["detail"] as String }
+            return try Row.fetchAll(
+                db, sql: "EXPLAIN QUERY PLAN " + sql, arguments: [Data(count: 16), Data(count: 16), Data(count: 16)]
+            )
+            .map { $0["detail"] as String }
         }
         #expect(!steps.contains { $0.hasPrefix("SCAN") }, "\(steps)")
         #expect(steps.contains { $0.hasPrefix("SEARCH") }, "\(steps)")
@@ -100,12 +143,16 @@ struct SQLiteQueryPlanTests {
     @Test func relatedSubqueriesSearchTheirIndexes() throws {
         // any/none over a derived to-many, a link list and its other side: the subquery searches.
         for plan in [
-            FetchPlan(entity: "Person", predicate: .anyRelated(relationship: "trips", .compare("budget", .greater, 1.0, []))),
-            FetchPlan(entity: "Trip", predicate: .noneRelated(relationship: "tags", .compare("label", .equal, "Beach", []))),
+            FetchPlan(
+                entity: "Person", predicate: .anyRelated(relationship: "trips", .compare("budget", .greater, 1.0, []))),
+            FetchPlan(
+                entity: "Trip", predicate: .noneRelated(relationship: "tags", .compare("label", .equal, "Beach", []))),
             FetchPlan(entity: "Tag", predicate: .anyRelated(relationship: "trips", .constant(true))),
         ] {
             let steps = try Self.queryPlan(plan)
-            let inner = steps.filter { !$0.hasPrefix("SCAN t0") && !$0.contains("SUBQUERY") && !$0.contains("TEMP B-TREE") }
+            let inner = steps.filter {
+                !$0.hasPrefix("SCAN t0") && !$0.contains("SUBQUERY") && !$0.contains("TEMP B-TREE")
+            }
             #expect(inner.allSatisfy { $0.hasPrefix("SEARCH") }, "\(plan.predicate.map { "\($0)" } ?? ""): \(steps)")
         }
     }
@@ -126,10 +173,25 @@ struct SQLiteQueryPlanTests {
     }
 
     static let ordered: [(String, FetchPlan)] = [
-        ("== with limit, ID order", FetchPlan(entity: "Trip", predicate: .compare("budget", .equal, 100.0, []), limit: 100)),
-        ("to-one == (referrers in ID order)", FetchPlan(entity: "Trip", predicate: .compare("traveller", .equal, person, []))),
-        ("range sorted by its column, with limit", FetchPlan(entity: "Trip", predicate: .and([.compare("budget", .greaterOrEqual, 5.0, []), .compare("budget", .less, 9.0, [])]), sort: [SortKey("budget")], limit: 100)),
-        ("between sorted by its column", FetchPlan(entity: "Trip", predicate: .between("budget", 10.0, 100.0), sort: [SortKey("budget")], limit: 10)),
+        (
+            "== with limit, ID order",
+            FetchPlan(entity: "Trip", predicate: .compare("budget", .equal, 100.0, []), limit: 100)
+        ),
+        (
+            "to-one == (referrers in ID order)",
+            FetchPlan(entity: "Trip", predicate: .compare("traveller", .equal, person, []))
+        ),
+        (
+            "range sorted by its column, with limit",
+            FetchPlan(
+                entity: "Trip",
+                predicate: .and([.compare("budget", .greaterOrEqual, 5.0, []), .compare("budget", .less, 9.0, [])]),
+                sort: [SortKey("budget")], limit: 100)
+        ),
+        (
+            "between sorted by its column",
+            FetchPlan(entity: "Trip", predicate: .between("budget", 10.0, 100.0), sort: [SortKey("budget")], limit: 10)
+        ),
     ]
 
     /// The index yields the rows in the requested order, so a limit stops the walk early: no sort
@@ -150,7 +212,8 @@ struct SQLiteQueryPlanTests {
         _ = data
         let query = Query<Trip>.all.sorted(by: \.budget).limit(2)
         let cursor = try #require(try await store.repository(Trip.self).fetch(query, after: nil).next)
-        let steps = try Self.queryPlan(FetchPlan(entity: "Trip", predicate: cursor.predicate, sort: [SortKey("budget")], limit: 2))
+        let steps = try Self.queryPlan(
+            FetchPlan(entity: "Trip", predicate: cursor.predicate, sort: [SortKey("budget")], limit: 2))
         #expect(steps.contains { $0.hasPrefix("SEARCH t0") }, "\(steps)")
         #expect(!steps.contains { $0.hasPrefix("SCAN t0") }, "\(steps)")
         #expect(!steps.contains { $0.contains("TEMP B-TREE") }, "\(steps)")
@@ -158,7 +221,9 @@ struct SQLiteQueryPlanTests {
 
     @Test func storesWithEarlierIndexesAreUpgradedAtOpen() async throws {
         // A store written before indexes ended in `id`: opening it rebuilds them, data intact.
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("strata-upgrade-\(UUID().uuidString).sqlite").path
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "strata-upgrade-\(UUID().uuidString).sqlite"
+        ).path
         defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
         let schema = try TravelDomain.schema()
         let first = Store(backend: try await SQLiteBackend.open(path: path, schema: schema))
@@ -169,12 +234,16 @@ struct SQLiteQueryPlanTests {
         let names = try TravelDomain.schema().entities.flatMap { layout.indexStatements($0).map(\.name) }
         try await database.write { db in
             for name in names {
-                let sql = try String.fetchOne(db, sql: "SELECT sql FROM sqlite_master WHERE name = ?", arguments: [name]) ?? ""
+                let sql =
+                    try String.fetchOne(db, sql: "SELECT sql FROM sqlite_master WHERE name = ?", arguments: [name])
+                    ?? ""
                 try db.execute(sql: "DROP INDEX \(quoted(name))")
                 try db.execute(sql: sql.replacingOccurrences(of: ", \"id\")", with: ")"))
             }
         }
-        let old = try await database.read { db in try String.fetchOne(db, sql: "SELECT sql FROM sqlite_master WHERE name = 'Trip.index0'") }
+        let old = try await database.read { db in
+            try String.fetchOne(db, sql: "SELECT sql FROM sqlite_master WHERE name = 'Trip.index0'")
+        }
         #expect(old?.hasSuffix("\"id\")") == false)
         try database.close()
 
@@ -183,7 +252,11 @@ struct SQLiteQueryPlanTests {
         try await second.close()
         let reopened = try DatabaseQueue(path: path)
         let upgraded = try await reopened.read { db in
-            try String.fetchAll(db, sql: "SELECT sql FROM sqlite_master WHERE type = 'index' AND name IN (\(names.map { _ in "?" }.joined(separator: ", ")))", arguments: StatementArguments(names))
+            try String.fetchAll(
+                db,
+                sql:
+                    "SELECT sql FROM sqlite_master WHERE type = 'index' AND name IN (\(names.map { _ in "?" }.joined(separator: ", ")))",
+                arguments: StatementArguments(names))
         }
         #expect(upgraded.count == names.count)
         #expect(upgraded.allSatisfy { $0.hasSuffix("\"id\")") }, "\(upgraded)")

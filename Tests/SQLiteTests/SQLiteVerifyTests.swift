@@ -2,20 +2,27 @@ import Foundation
 import GRDB
 import Strata
 import StrataConformance
-@testable import StrataSQLite
 import Testing
+
+@testable import StrataSQLite
 
 /// An open store with 4 ledger batches checkpointed into the database file and 4 more in its
 /// write-ahead log, and a copy of its files as a stopped process leaves them.
 private func storeWithALog(_ path: String) async throws -> (Store, String) {
     let schema = try LedgerEntry.schema()
     let first = Store(backend: try await SQLiteBackend.open(path: path, schema: schema))
-    for batch in 0..<4 { try await first.repository(LedgerEntry.self).insert(contentsOf: LedgerEntry.batch(batch, size: 25)) }
+    for batch in 0..<4 {
+        try await first.repository(LedgerEntry.self).insert(contentsOf: LedgerEntry.batch(batch, size: 25))
+    }
     try await first.close()
     let store = Store(backend: try await SQLiteBackend.open(path: path, schema: schema))
-    for batch in 4..<8 { try await store.repository(LedgerEntry.self).insert(contentsOf: LedgerEntry.batch(batch, size: 25)) }
+    for batch in 4..<8 {
+        try await store.repository(LedgerEntry.self).insert(contentsOf: LedgerEntry.batch(batch, size: 25))
+    }
     let copy = path + ".copy"
-    for suffix in ["", "-wal", "-shm"] { try FileManager.default.copyItem(atPath: path + suffix, toPath: copy + suffix) }
+    for suffix in ["", "-wal", "-shm"] {
+        try FileManager.default.copyItem(atPath: path + suffix, toPath: copy + suffix)
+    }
     return (store, copy)
 }
 
@@ -29,7 +36,9 @@ struct SQLiteVerifyTests {
             #expect(report.isSound, "\(report)")
             #expect(report.recordsChecked["LedgerEntry"] == 200)
             #expect(report.notes.contains { $0.contains("commits in") }, "the log's commits are counted: \(report)")
-            #expect(["", "-wal", "-shm"].map { FileManager.default.contents(atPath: copy + $0) } == before, "verify changes nothing")
+            #expect(
+                ["", "-wal", "-shm"].map { FileManager.default.contents(atPath: copy + $0) } == before,
+                "verify changes nothing")
             try await store.close()
         }
     }
@@ -43,9 +52,13 @@ struct SQLiteVerifyTests {
             log[32 + 24 + 100] ^= 0xFF  // inside the first frame's page
             try Data(log).write(to: URL(fileURLWithPath: copy + "-wal"))
             let report = try await SQLiteBackend.verify(path: copy, schema: try LedgerEntry.schema())
-            #expect(report.findings.contains { $0.message.contains("acknowledged commit") && $0.message.contains("lost") }, "\(report.findings)")
+            #expect(
+                report.findings.contains { $0.message.contains("acknowledged commit") && $0.message.contains("lost") },
+                "\(report.findings)")
             let reopened = Store(backend: try await SQLiteBackend.open(path: copy, schema: try LedgerEntry.schema()))
-            #expect(try await reopened.repository(LedgerEntry.self).count() == 100, "SQLite's own behaviour: the older state")
+            #expect(
+                try await reopened.repository(LedgerEntry.self).count() == 100,
+                "SQLite's own behaviour: the older state")
             try await reopened.close()
             try await store.close()
         }
@@ -88,7 +101,9 @@ struct SQLiteVerifyTests {
             let (store, copy) = try await storeWithALog(path)
             try await store.close()
             let queue = try DatabaseQueue(path: copy)
-            try await queue.write { db in try db.execute(sql: #"UPDATE "LedgerEntry" SET "amount" = 1.5 WHERE id = 'e6-3'"#) }
+            try await queue.write { db in
+                try db.execute(sql: #"UPDATE "LedgerEntry" SET "amount" = 1.5 WHERE id = 'e6-3'"#)
+            }
             try queue.close()
             let report = try await SQLiteBackend.verify(path: copy, schema: try LedgerEntry.schema())
             #expect(report.findings.count == 1, "\(report)")

@@ -1,8 +1,9 @@
 import Foundation
-@testable import Strata
-@testable import StrataStorage
 import StrataConformance
 import Testing
+
+@testable import Strata
+@testable import StrataStorage
 
 /// The record checksum is CRC-32 (IEEE, reflected): stored checksums depend on it staying exactly
 /// that, whatever the implementation does to go faster.

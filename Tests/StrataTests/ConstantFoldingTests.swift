@@ -32,7 +32,8 @@ struct ConstantFoldingTests {
         .and([.compare("label", .equal, "a", []), .constant(false)]), .not(.and([])),
     ]
     static let always: [FilterExpression] = [
-        .constant(true), .and([]), .not(.or([])), .or([.compare("label", .equal, "a", []), .not(.inList("label", [], []))]),
+        .constant(true), .and([]), .not(.or([])),
+        .or([.compare("label", .equal, "a", []), .not(.inList("label", [], []))]),
     ]
 
     @Test(arguments: [FetchCapabilities.none, .all])
@@ -47,13 +48,22 @@ struct ConstantFoldingTests {
             for (predicates, expected) in [(Self.never, 0), (Self.always, 2)] {
                 for predicate in predicates {
                     let plan = FetchPlan(entity: "Tag", predicate: predicate)
-                    answers.append((predicate, try executor.fetch(plan, in: reads).count, try executor.count(plan, in: reads), expected))
+                    answers.append(
+                        (
+                            predicate, try executor.fetch(plan, in: reads).count, try executor.count(plan, in: reads),
+                            expected
+                        ))
                 }
             }
-            return (answers.map { "\($0.0): fetched \($0.fetched), counted \($0.counted), expected \($0.expected)" }, reads.plans)
+            return (
+                answers.map { "\($0.0): fetched \($0.fetched), counted \($0.counted), expected \($0.expected)" },
+                reads.plans
+            )
         }
         for answer in answers {
-            #expect(answer.hasSuffix("fetched 0, counted 0, expected 0") || answer.hasSuffix("fetched 2, counted 2, expected 2"), "\(answer)")
+            #expect(
+                answer.hasSuffix("fetched 0, counted 0, expected 0")
+                    || answer.hasSuffix("fetched 2, counted 2, expected 2"), "\(answer)")
         }
         for plan in sent {
             if case .constant = plan.predicate { Issue.record("a constant predicate reached the backend: \(plan)") }

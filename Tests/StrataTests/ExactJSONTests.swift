@@ -23,7 +23,9 @@ import Testing
         for number in [Int64.max, Int64.min, 9_007_199_254_740_993, -1, 0] {
             #expect((try ExactJSON.parse(String(number)) as? NSNumber)?.int64Value == number)
         }
-        #expect((try ExactJSON.parse("18446744073709551616") as? NSNumber)?.doubleValue == 18_446_744_073_709_551_616.0, "beyond Int64: a double")
+        #expect(
+            (try ExactJSON.parse("18446744073709551616") as? NSNumber)?.doubleValue == 18_446_744_073_709_551_616.0,
+            "beyond Int64: a double")
     }
 
     @Test func stringsObjectsAndLiteralsHaveJSONSerializationsShapes() throws {
@@ -39,7 +41,8 @@ import Testing
     }
 
     @Test(arguments: [
-        ("[1, 2", 5), ("{\"a\" 1}", 5), ("[01x]", 3), ("\"abc", 4), ("[\"\\ud800\"]", 8), ("[1] 2", 4), ("[tru]", 1), ("[\"a\u{01}\"]", 3), ("-", 1),
+        ("[1, 2", 5), ("{\"a\" 1}", 5), ("[01x]", 3), ("\"abc", 4), ("[\"\\ud800\"]", 8), ("[1] 2", 4), ("[tru]", 1),
+        ("[\"a\u{01}\"]", 3), ("-", 1),
     ])
     func malformedTextIsRefusedWithWhere(_ text: String, _ offset: Int) throws {
         let error = try #require(throws: ExactJSON.SyntaxError.self) { try ExactJSON.parse(text) }

@@ -15,15 +15,28 @@ import Testing
 
     @Test func textParsesToTheSameFiltersAsTheDSL() throws {
         #expect(try parse(#"name == "Ana""#) == (\Person.name == "Ana").expression)
-        #expect(try parse("age >= 30 && age < 40") == .and([(\Person.age >= 30).expression, (\Person.age < 40).expression]))
-        #expect(try parse("email == nil || !(isVerified == true)") == .or([.isNil("email"), .not(.compare("isVerified", .equal, .bool(true), []))]))
-        #expect(try parse(#"address.city in ["Lisbon", "Porto"]"#) == .inList("address.city", [.string("Lisbon"), .string("Porto")], []))
-        #expect(try parse(#"name hasPrefix "an" [cd]"#) == .text("name", .hasPrefix, "an", [.caseInsensitive, .diacriticInsensitive]))
-        #expect(try parse(#"traveller.name == "Ana""#, "Trip") == .relatedOne(relationship: "traveller", .compare("name", .equal, .string("Ana"), [])))
-        #expect(try parse(#"budget > 500"#, "Trip") == .compare("budget", .greater, .double(500), []), "a number is read as the attribute's type")
+        #expect(
+            try parse("age >= 30 && age < 40") == .and([(\Person.age >= 30).expression, (\Person.age < 40).expression]))
+        #expect(
+            try parse("email == nil || !(isVerified == true)")
+                == .or([.isNil("email"), .not(.compare("isVerified", .equal, .bool(true), []))]))
+        #expect(
+            try parse(#"address.city in ["Lisbon", "Porto"]"#)
+                == .inList("address.city", [.string("Lisbon"), .string("Porto")], []))
+        #expect(
+            try parse(#"name hasPrefix "an" [cd]"#)
+                == .text("name", .hasPrefix, "an", [.caseInsensitive, .diacriticInsensitive]))
+        #expect(
+            try parse(#"traveller.name == "Ana""#, "Trip")
+                == .relatedOne(relationship: "traveller", .compare("name", .equal, .string("Ana"), [])))
+        #expect(
+            try parse(#"budget > 500"#, "Trip") == .compare("budget", .greater, .double(500), []),
+            "a number is read as the attribute's type")
         let id = UUID()
         #expect(try parse("id == \"\(id.uuidString)\"") == .compare("id", .equal, .uuid(id), []))
-        #expect(try parse(#"start >= "2025-03-01""#, "Trip") == .compare("start", .greaterOrEqual, .date(Date(timeIntervalSince1970: 1_740_787_200)), []))
+        #expect(
+            try parse(#"start >= "2025-03-01""#, "Trip")
+                == .compare("start", .greaterOrEqual, .date(Date(timeIntervalSince1970: 1_740_787_200)), []))
     }
 
     @Test(arguments: [

@@ -1,13 +1,16 @@
 import Foundation
-@testable import Strata
 import Testing
+
+@testable import Strata
 
 @Suite struct HistoryCodecTests {
     let entry = HistoryTransaction(
-        token: HistoryToken(Int64.max - 1), timestamp: Date(timeIntervalSince1970: 1_767_225_600.25), author: "ä author",
+        token: HistoryToken(Int64.max - 1), timestamp: Date(timeIntervalSince1970: 1_767_225_600.25),
+        author: "ä author",
         contextName: nil,
         changes: [
-            HistoryChange(kind: .insert, entity: "Trip", id: .uuid(UUID()), changedProperties: ["name", "start"], version: 1),
+            HistoryChange(
+                kind: .insert, entity: "Trip", id: .uuid(UUID()), changedProperties: ["name", "start"], version: 1),
             HistoryChange(kind: .update, entity: "Tag", id: .string("🏖"), changedProperties: ["trips"], version: 7),
             HistoryChange(kind: .delete, entity: "Agency", id: .int(-3), changedProperties: [], version: Int64.max),
         ])
@@ -56,7 +59,9 @@ import Testing
         let names = (0..<10).map { "property\($0)" }
         let many = HistoryTransaction(
             token: HistoryToken(1), timestamp: Date(timeIntervalSince1970: 0), author: nil, contextName: nil,
-            changes: (0..<10_000).map { HistoryChange(kind: .insert, entity: "Item", id: .int(Int64($0)), changedProperties: names, version: 1) })
+            changes: (0..<10_000).map {
+                HistoryChange(kind: .insert, entity: "Item", id: .int(Int64($0)), changedProperties: names, version: 1)
+            })
         let bytes = HistoryCodec.encode(many)
         #expect(bytes.count < 10_000 * 8)
         #expect(try HistoryCodec.decode(bytes) == many)

@@ -31,7 +31,8 @@ import Testing
         }
         func log(event: LogEvent) {
             let entry = Captured.Entry(
-                level: event.level, message: "\(event.message)", metadata: (event.metadata ?? [:]).mapValues { "\($0)" })
+                level: event.level, message: "\(event.message)", metadata: (event.metadata ?? [:]).mapValues { "\($0)" }
+            )
             captured.entries.withLock { $0.append(entry) }
         }
     }
@@ -46,18 +47,27 @@ import Testing
     @Test func opensAndSavesAreLoggedAndCountedWithoutValues() async throws {
         InMemoryBackend.register()
         let (instrumentation, captured, metrics) = instrumented(slowSave: .zero)
-        let store = try await Store.open("memory:instrumented-\(UUID().uuidString.prefix(6))", schema: try TravelDomain.schema(), instrumentation: instrumentation)
+        let store = try await Store.open(
+            "memory:instrumented-\(UUID().uuidString.prefix(6))", schema: try TravelDomain.schema(),
+            instrumentation: instrumentation)
         #expect(captured.all.contains { $0.level == .info && $0.message == "opened store" })
         let secret = "Ana-\(UUID().uuidString)"
         try await store.repository(Person.self).insert(Person(name: secret))
-        #expect(try metrics.expectCounter("strata_saves_total", [("store", "memory"), ("outcome", "committed")]).totalValue >= 1)
+        #expect(
+            try metrics.expectCounter("strata_saves_total", [("store", "memory"), ("outcome", "committed")]).totalValue
+                >= 1)
         #expect(try metrics.expectTimer("strata_save_duration", [("store", "memory")]).values.count >= 1)
-        let slow = try #require(captured.all.first { $0.message == "slow save" }, "every save is slow at a threshold of zero")
+        let slow = try #require(
+            captured.all.first { $0.message == "slow save" }, "every save is slow at a threshold of zero")
         #expect(slow.level == .warning && slow.metadata["changes"] == "1")
         await #expect(throws: StrataError.self) { try await store.repository(Person.self).insert(Person(name: "")) }
-        #expect(try metrics.expectCounter("strata_saves_total", [("store", "memory"), ("outcome", "failed")]).totalValue == 1)
+        #expect(
+            try metrics.expectCounter("strata_saves_total", [("store", "memory"), ("outcome", "failed")]).totalValue
+                == 1)
         for entry in captured.all {
-            #expect(!entry.message.contains(secret) && !entry.metadata.values.contains { $0.contains(secret) }, "no values in logs: \(entry)")
+            #expect(
+                !entry.message.contains(secret) && !entry.metadata.values.contains { $0.contains(secret) },
+                "no values in logs: \(entry)")
         }
         try await store.close()
     }
@@ -77,7 +87,10 @@ import Testing
         try await context.update(mine)
         let result = try await context.save()
         #expect(result.conflicts.count == 1)
-        #expect(try metrics.expectCounter("strata_merge_conflicts_total", [("store", "backend"), ("policy", "objectTrumpByProperty")]).totalValue == 1)
+        #expect(
+            try metrics.expectCounter(
+                "strata_merge_conflicts_total", [("store", "backend"), ("policy", "objectTrumpByProperty")]
+            ).totalValue == 1)
         let logged = try #require(captured.all.first { $0.message == "merge conflicts resolved" })
         #expect(logged.metadata["entities"] == "Person" && logged.metadata["count"] == "1")
         #expect(!logged.metadata.values.contains { $0.contains("Ana") })
@@ -89,10 +102,16 @@ import Testing
         var snapshots = store.observe(Query<StrataConformance.Tag>.all).makeAsyncIterator()
         var changes = store.changes().makeAsyncIterator()
         #expect(try await snapshots.next()?.models.isEmpty == true, "the first value")
-        try await store.repository(StrataConformance.Tag.self).insert(StrataConformance.Tag(id: "beach", label: "Beach"))
+        try await store.repository(StrataConformance.Tag.self).insert(
+            StrataConformance.Tag(id: "beach", label: "Beach"))
         #expect(try await snapshots.next()?.models.map(\.id) == ["beach"])
         #expect(try await changes.next()?.changes.count == 1)
-        #expect(try metrics.expectCounter("strata_observation_deliveries_total", [("store", "backend"), ("kind", "query")]).totalValue == 2)
-        #expect(try metrics.expectCounter("strata_observation_deliveries_total", [("store", "backend"), ("kind", "changes")]).totalValue == 1)
+        #expect(
+            try metrics.expectCounter("strata_observation_deliveries_total", [("store", "backend"), ("kind", "query")])
+                .totalValue == 2)
+        #expect(
+            try metrics.expectCounter(
+                "strata_observation_deliveries_total", [("store", "backend"), ("kind", "changes")]
+            ).totalValue == 1)
     }
 }

@@ -1,8 +1,9 @@
 import Foundation
-@testable import Strata
 import StrataConformance
 import StrataInMemory
 import Testing
+
+@testable import Strata
 
 /// A model that stores a property its entity does not declare: a contract violation the save
 /// must keep reporting, even though encoding no longer goes through `Codable`.

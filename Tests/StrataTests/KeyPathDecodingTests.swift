@@ -1,8 +1,9 @@
 import Foundation
-@testable import Strata
 import StrataConformance
 import StrataInMemory
 import Testing
+
+@testable import Strata
 
 private enum Mood: String, Codable, Sendable, AttributeConvertible { case calm, busy }
 
@@ -33,9 +34,12 @@ private struct Flat: PersistentModel, Equatable {
 
     static func make(_ n: Int, owner: UUID) -> Flat {
         Flat(
-            id: UUID(), title: "title \(n)", count: n * 7 - 300, small: Int16(n % 300), ratio: Double(n) / 3, scale: n.isMultiple(of: 2) ? Float(n) : nil,
-            flag: n.isMultiple(of: 3), when: Date(timeIntervalSince1970: Double(n) * 1_000.25), blob: n.isMultiple(of: 5) ? Data([UInt8(n % 256)]) : nil,
-            mood: n.isMultiple(of: 2) ? .calm : .busy, maybeMood: n.isMultiple(of: 4) ? nil : .busy, note: n.isMultiple(of: 7) ? nil : "note \(n)",
+            id: UUID(), title: "title \(n)", count: n * 7 - 300, small: Int16(n % 300), ratio: Double(n) / 3,
+            scale: n.isMultiple(of: 2) ? Float(n) : nil,
+            flag: n.isMultiple(of: 3), when: Date(timeIntervalSince1970: Double(n) * 1_000.25),
+            blob: n.isMultiple(of: 5) ? Data([UInt8(n % 256)]) : nil,
+            mood: n.isMultiple(of: 2) ? .calm : .busy, maybeMood: n.isMultiple(of: 4) ? nil : .busy,
+            note: n.isMultiple(of: 7) ? nil : "note \(n)",
             parent: nil, owner: owner)
     }
 }

@@ -51,7 +51,9 @@ struct LightweightMigrationTests {
                 person.attributes[age].isOptional = false
                 person.attributes[age].defaultValue = .int(0)
             }
-            if let name = person.attributes.firstIndex(where: { $0.name == "name" }) { person.attributes[name].isIndexed = true }
+            if let name = person.attributes.firstIndex(where: { $0.name == "name" }) {
+                person.attributes[name].isIndexed = true
+            }
             person.uniqueConstraints.append(["name"])
         }
         let steps = try LightweightMigration.steps(from: try stored, to: changed)
@@ -62,7 +64,8 @@ struct LightweightMigrationTests {
 
     @Test func entitiesAddedRemovedAndRenamed() throws {
         var entities = try TravelDomain.schema().entities
-        entities.append(EntityDescription(name: "Review", attributes: [AttributeDescription(name: "text", type: .string)]))
+        entities.append(
+            EntityDescription(name: "Review", attributes: [AttributeDescription(name: "text", type: .string)]))
         let sample = try #require(entities.firstIndex { $0.name == "Sample" })
         entities[sample].renamedFrom = "Sample"
         entities[sample].name = "Specimen"
@@ -72,12 +75,17 @@ struct LightweightMigrationTests {
         #expect(!steps.contains(.removeEntity("Sample")))
         var fewer = try TravelDomain.schema().entities
         fewer.removeAll { $0.name == "Sample" }
-        #expect(try LightweightMigration.steps(from: try stored, to: try Schema(entities: fewer)) == [.removeEntity("Sample")])
+        #expect(
+            try LightweightMigration.steps(from: try stored, to: try Schema(entities: fewer)) == [
+                .removeEntity("Sample")
+            ])
     }
 
     @Test func whatNoStepCoversAsksForACustomStageNamingEachChange() throws {
         let changed = try schema(changing: "Stop") { stop in
-            if let nights = stop.attributes.firstIndex(where: { $0.name == "nights" }) { stop.attributes[nights].type = .double }
+            if let nights = stop.attributes.firstIndex(where: { $0.name == "nights" }) {
+                stop.attributes[nights].type = .double
+            }
             stop.idKind = .string
         }
         do {
@@ -100,26 +108,33 @@ struct LightweightMigrationTests {
         let person = try #require(older.entities.firstIndex { $0.name == "Person" })
         let interests = try #require(older.entities[person].relationships.firstIndex { $0.name == "interests" })
         older.entities[person].relationships[interests].isOrdered = false
-        #expect(try LightweightMigration.steps(from: older, to: schema).contains(.changeOrdering(entity: "Person", relationship: "interests", ordered: true)))
+        #expect(
+            try LightweightMigration.steps(from: older, to: schema).contains(
+                .changeOrdering(entity: "Person", relationship: "interests", ordered: true)))
         // The members are read from whichever side kept them, so a cardinality change is a step
         // (a to-one made from a to-many fails at run time only for a record with several).
         older.entities[person].relationships[interests].cardinality = .toOne
         older.entities[person].relationships[interests].storage = .reference
-        #expect(try LightweightMigration.steps(from: older, to: schema).contains(.changeCardinality(entity: "Person", relationship: "interests", cardinality: .toMany)))
+        #expect(
+            try LightweightMigration.steps(from: older, to: schema).contains(
+                .changeCardinality(entity: "Person", relationship: "interests", cardinality: .toMany)))
     }
 
     @Test func aRequiredAttributeWithoutDefaultIsAStepCheckedAgainstTheRecords() throws {
         let changed = try schema(changing: "Stop") { stop in
             stop.attributes.append(AttributeDescription(name: "rank", type: .int))  // required, no default
         }
-        #expect(try LightweightMigration.steps(from: try stored, to: changed).contains(.addAttribute(entity: "Stop", attribute: "rank", default: nil)))
+        #expect(
+            try LightweightMigration.steps(from: try stored, to: changed).contains(
+                .addAttribute(entity: "Stop", attribute: "rank", default: nil)))
     }
 
     @Test func theDeclarationCarriesRenames() throws {
         struct Renamed: PersistentModel {
             var id: UUID
             var title: String
-            static let entity = Entity<Renamed>("Note", renamedFrom: "Memo", [.attribute(\.title, renamedFrom: "heading")])
+            static let entity = Entity<Renamed>(
+                "Note", renamedFrom: "Memo", [.attribute(\.title, renamedFrom: "heading")])
         }
         let entity = try Renamed.entityDescription()
         #expect(entity.renamedFrom == "Memo")

@@ -5,7 +5,10 @@ import Testing
 
 /// Every attribute kind a model may use.
 struct Everything: PersistentModel, Equatable {
-    enum Level: Int, Codable, CaseIterable, AttributeConvertible { case low = 1, high = 2 }
+    enum Level: Int, Codable, CaseIterable, AttributeConvertible {
+        case low = 1
+        case high = 2
+    }
 
     var id: Int64
     var flag: Bool
@@ -35,9 +38,11 @@ struct Everything: PersistentModel, Equatable {
     ])
 
     static let sample = Everything(
-        id: 42, flag: true, int: -7, int32: Int32.min, int16: 300, int8: -8, uint8: 255, uint32: UInt32.max, double: 2.5,
+        id: 42, flag: true, int: -7, int32: Int32.min, int16: 300, int8: -8, uint8: 255, uint32: UInt32.max,
+        double: 2.5,
         float: 1.25, text: "héllo", date: Date(timeIntervalSince1970: 12.5), uuid: UUID(), bytes: Data([0, 1, 2]),
-        level: .high, maybeInt: nil, maybeText: "x", maybeLevel: .low, address: Address(city: "Faro", street: nil, postcode: "8000"))
+        level: .high, maybeInt: nil, maybeText: "x", maybeLevel: .low,
+        address: Address(city: "Faro", street: nil, postcode: "8000"))
 }
 
 @Suite struct ModelMappingTests {
@@ -111,7 +116,8 @@ struct Everything: PersistentModel, Equatable {
     }
 
     @Test func queriesCarryTheirSortAndPage() throws {
-        let plan = try Query<Trip>.where(\.isFavorite == true).sorted(by: \.start, .descending).sorted(by: \.name).offset(5).limit(10).plan()
+        let plan = try Query<Trip>.where(\.isFavorite == true).sorted(by: \.start, .descending).sorted(by: \.name)
+            .offset(5).limit(10).plan()
         #expect(plan.entity == "Trip")
         #expect(plan.sort == [SortKey("start", ascending: false), SortKey("name")])
         #expect(plan.limit == 10 && plan.offset == 5)

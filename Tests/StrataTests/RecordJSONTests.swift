@@ -1,7 +1,7 @@
 import Foundation
 import Strata
-import Testing
 import StrataTools
+import Testing
 
 /// The NDJSON form of records that `strata export` writes and `strata import` reads: every value
 /// kind reads back bit-exact, and a value of the wrong kind is a typed error naming the property.
@@ -10,19 +10,30 @@ import StrataTools
 
     init() throws {
         schema = try Schema(entities: [
-            EntityDescription(name: "Thing", idKind: .string, attributes: [
-                AttributeDescription(name: "flag", type: .bool), AttributeDescription(name: "count", type: .int),
-                AttributeDescription(name: "ratio", type: .double, isOptional: true), AttributeDescription(name: "text", type: .string, isOptional: true),
-                AttributeDescription(name: "when", type: .date, isOptional: true), AttributeDescription(name: "key", type: .uuid, isOptional: true),
-                AttributeDescription(name: "blob", type: .data, isOptional: true),
-            ], relationships: [
-                RelationshipDescription(name: "parent", destination: "Thing", inverse: "children", cardinality: .toOne),
-                RelationshipDescription(name: "children", destination: "Thing", inverse: "parent", cardinality: .toMany),
-                RelationshipDescription(name: "friends", destination: "Other", inverse: "things", cardinality: .toMany, isOrdered: true),
-            ]),
-            EntityDescription(name: "Other", idKind: .int, relationships: [
-                RelationshipDescription(name: "things", destination: "Thing", inverse: "friends", cardinality: .toMany),
-            ]),
+            EntityDescription(
+                name: "Thing", idKind: .string,
+                attributes: [
+                    AttributeDescription(name: "flag", type: .bool), AttributeDescription(name: "count", type: .int),
+                    AttributeDescription(name: "ratio", type: .double, isOptional: true),
+                    AttributeDescription(name: "text", type: .string, isOptional: true),
+                    AttributeDescription(name: "when", type: .date, isOptional: true),
+                    AttributeDescription(name: "key", type: .uuid, isOptional: true),
+                    AttributeDescription(name: "blob", type: .data, isOptional: true),
+                ],
+                relationships: [
+                    RelationshipDescription(
+                        name: "parent", destination: "Thing", inverse: "children", cardinality: .toOne),
+                    RelationshipDescription(
+                        name: "children", destination: "Thing", inverse: "parent", cardinality: .toMany),
+                    RelationshipDescription(
+                        name: "friends", destination: "Other", inverse: "things", cardinality: .toMany, isOrdered: true),
+                ]),
+            EntityDescription(
+                name: "Other", idKind: .int,
+                relationships: [
+                    RelationshipDescription(
+                        name: "things", destination: "Thing", inverse: "friends", cardinality: .toMany)
+                ]),
         ])
     }
 
@@ -32,18 +43,26 @@ import StrataTools
     ])
     func everyValueReadsBackExactly(_ ratio: Double) throws {
         let entity = try #require(schema.entity("Thing"))
-        let record = Record(entity: "Thing", id: .string("a \"quoted\"\n\u{1}id"), version: 7, values: [
-            "flag": .bool(true), "count": .int(Int64.min), "ratio": .double(ratio), "text": .string("é\t\\ 🙂"),
-            "when": .date(Date(timeIntervalSinceReferenceDate: 123_456.789_012_345_6)), "key": .uuid(UUID()), "blob": .data(Data([0, 255, 1])),
-            "parent": .string("p"),
-        ])
+        let record = Record(
+            entity: "Thing", id: .string("a \"quoted\"\n\u{1}id"), version: 7,
+            values: [
+                "flag": .bool(true), "count": .int(Int64.min), "ratio": .double(ratio), "text": .string("é\t\\ 🙂"),
+                "when": .date(Date(timeIntervalSinceReferenceDate: 123_456.789_012_345_6)), "key": .uuid(UUID()),
+                "blob": .data(Data([0, 255, 1])),
+                "parent": .string("p"),
+            ])
         let line = RecordJSON.line(record, links: ["friends": [.int(3), .int(1)]], entity: entity)
         #expect(!line.contains("\n"))
         let (back, links) = try RecordJSON.parse(line, schema: schema)
         #expect(back.version == 7)
         #expect(back.id == record.id)
-        for name in ["flag", "count", "text", "when", "key", "blob", "parent"] { #expect(back[name] == record[name], "\(name)") }
-        guard case .double(let read) = back["ratio"] else { Issue.record("ratio is not a double"); return }
+        for name in ["flag", "count", "text", "when", "key", "blob", "parent"] {
+            #expect(back[name] == record[name], "\(name)")
+        }
+        guard case .double(let read) = back["ratio"] else {
+            Issue.record("ratio is not a double")
+            return
+        }
         #expect(read.bitPattern == ratio.bitPattern || (read.isNaN && ratio.isNaN))
         #expect(links == ["friends": [.int(3), .int(1)]], "link order kept")
     }

@@ -1,7 +1,8 @@
 import Foundation
-@testable import Strata
 import StrataConformance
 import Testing
+
+@testable import Strata
 
 /// Records in a schema's slots and records of named values are the same records: equality,
 /// differences and name access do not depend on the layout, and the ID-order sort's integer fast
@@ -9,7 +10,8 @@ import Testing
 @Suite("Record layout")
 struct RecordLayoutTests {
     static let entity = EntityDescription(
-        name: "Item", attributes: [
+        name: "Item",
+        attributes: [
             AttributeDescription(name: "title", type: .string),
             AttributeDescription(name: "count", type: .int, isOptional: true),
         ])
@@ -57,10 +59,15 @@ struct RecordLayoutTests {
         let ids: [RecordID] = (0..<2_000).map { _ in
             switch kind {
             case .int: .int(Int64(bitPattern: random.next()) >> Int64(random.next() % 60))
-            default: .uuid(UUID(uuid: withUnsafeBytes(of: (random.next(), random.next())) { bytes in
-                    (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
-                     bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15])
-                }))
+            default:
+                .uuid(
+                    UUID(
+                        uuid: withUnsafeBytes(of: (random.next(), random.next())) { bytes in
+                            (
+                                bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
+                                bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]
+                            )
+                        }))
             }
         }
         var records = ids.map { Record(entity: "Item", id: $0) }

@@ -11,24 +11,40 @@ import Testing
             EntityDescription(
                 name: "Item", idKind: .string,
                 attributes: [
-                    AttributeDescription(name: "title", type: .string, rules: [.length(1...80), .pattern("[A-Z].*"), .custom("noSwearing") { _ in true }], renamedFrom: "name"),
-                    AttributeDescription(name: "price", type: .double, defaultValue: .double(-.infinity), rules: [.range(0.0...)]),
-                    AttributeDescription(name: "stock", type: .int, defaultValue: .int(3), isIndexed: true, rules: [.range(0...1_000)]),
+                    AttributeDescription(
+                        name: "title", type: .string,
+                        rules: [.length(1...80), .pattern("[A-Z].*"), .custom("noSwearing") { _ in true }],
+                        renamedFrom: "name"),
+                    AttributeDescription(
+                        name: "price", type: .double, defaultValue: .double(-.infinity), rules: [.range(0.0...)]),
+                    AttributeDescription(
+                        name: "stock", type: .int, defaultValue: .int(3), isIndexed: true, rules: [.range(0...1_000)]),
                     AttributeDescription(name: "kind", type: .string, allowedValues: [.string("a"), .string("b")]),
-                    AttributeDescription(name: "since", type: .date, isOptional: true, defaultValue: .date(Date(timeIntervalSinceReferenceDate: 12.5))),
+                    AttributeDescription(
+                        name: "since", type: .date, isOptional: true,
+                        defaultValue: .date(Date(timeIntervalSinceReferenceDate: 12.5))),
                     AttributeDescription(name: "tag", type: .uuid, isOptional: true),
                     AttributeDescription(name: "blob", type: .data, defaultValue: .data(Data([0, 1, 255]))),
                     AttributeDescription(name: "on", type: .bool, defaultValue: .bool(false)),
                 ],
                 relationships: [
-                    RelationshipDescription(name: "shelf", destination: "Shelf", inverse: "items", cardinality: .toOne, deleteRule: .deny, isRequired: true),
-                    RelationshipDescription(name: "related", destination: "Item", inverse: "relatedOf", cardinality: .toMany, isOrdered: true, deleteRule: .noAction, minCount: 0, maxCount: 5),
-                    RelationshipDescription(name: "relatedOf", destination: "Item", inverse: "related", cardinality: .toMany),
+                    RelationshipDescription(
+                        name: "shelf", destination: "Shelf", inverse: "items", cardinality: .toOne, deleteRule: .deny,
+                        isRequired: true),
+                    RelationshipDescription(
+                        name: "related", destination: "Item", inverse: "relatedOf", cardinality: .toMany,
+                        isOrdered: true, deleteRule: .noAction, minCount: 0, maxCount: 5),
+                    RelationshipDescription(
+                        name: "relatedOf", destination: "Item", inverse: "related", cardinality: .toMany),
                 ],
                 indexes: [["kind", "stock"]], uniqueConstraints: [["title", "shelf"]], renamedFrom: "Thing"),
             EntityDescription(
                 name: "Shelf", idKind: .int, attributes: [AttributeDescription(name: "label", type: .string)],
-                relationships: [RelationshipDescription(name: "items", destination: "Item", inverse: "shelf", cardinality: .toMany, deleteRule: .cascade)]),
+                relationships: [
+                    RelationshipDescription(
+                        name: "items", destination: "Item", inverse: "shelf", cardinality: .toMany, deleteRule: .cascade
+                    )
+                ]),
         ]).versioned("7")
     }
 
@@ -61,16 +77,28 @@ import Testing
         #expect(item.attribute("title")?.rules.count == 2, "the custom rule is not enforced from a file")
     }
 
-    @Test(arguments: [
-        (#"{"strata":"schema","format":1,"entities":[{"name":"A","attributes":[{"name":"x","type":"text"}]}]}"#, "A", "x", "has type \"text\""),
-        (#"{"strata":"schema","format":1,"entities":[{"name":"A","relationships":[{"name":"r","destination":"A","cardinality":"toOne","deleteRule":"wipe"}]}]}"#, "A", "r", "deleteRule \"wipe\""),
-        (#"{"strata":"schema","format":1,"entities":[{"name":"A","attributes":[{"name":"n","type":"int","defaultValue":"three"}]}]}"#, "A", "n", "defaultValue is not a int value"),
-        (#"{"strata":"schema","format":1,"entities":[{"name":"A","idKind":"guid"}]}"#, "A", nil, "idKind \"guid\""),
-        (#"{"strata":"schema","format":2,"entities":[]}"#, nil, nil, "has format 2"),
-        (#"{"strata":"export","format":1}"#, nil, nil, "is not a Strata schema file"),
-        (#"[1, 2"#, nil, nil, "is not a JSON object"),
-    ] as [(String, String?, String?, String)])
-    func aMalformedFileIsRefusedNamingWhere(_ text: String, _ entity: String?, _ property: String?, _ says: String) throws {
+    @Test(
+        arguments: [
+            (
+                #"{"strata":"schema","format":1,"entities":[{"name":"A","attributes":[{"name":"x","type":"text"}]}]}"#,
+                "A", "x", "has type \"text\""
+            ),
+            (
+                #"{"strata":"schema","format":1,"entities":[{"name":"A","relationships":[{"name":"r","destination":"A","cardinality":"toOne","deleteRule":"wipe"}]}]}"#,
+                "A", "r", "deleteRule \"wipe\""
+            ),
+            (
+                #"{"strata":"schema","format":1,"entities":[{"name":"A","attributes":[{"name":"n","type":"int","defaultValue":"three"}]}]}"#,
+                "A", "n", "defaultValue is not a int value"
+            ),
+            (#"{"strata":"schema","format":1,"entities":[{"name":"A","idKind":"guid"}]}"#, "A", nil, "idKind \"guid\""),
+            (#"{"strata":"schema","format":2,"entities":[]}"#, nil, nil, "has format 2"),
+            (#"{"strata":"export","format":1}"#, nil, nil, "is not a Strata schema file"),
+            (#"[1, 2"#, nil, nil, "is not a JSON object"),
+        ] as [(String, String?, String?, String)])
+    func aMalformedFileIsRefusedNamingWhere(_ text: String, _ entity: String?, _ property: String?, _ says: String)
+        throws
+    {
         let error = try #require(throws: StrataError.self) { try SchemaFile.decode(Array(text.utf8), path: "s.json") }
         #expect(error.code == .invalidSchema)
         #expect(error.entity == entity)
@@ -80,7 +108,8 @@ import Testing
     }
 
     @Test func aFileOfAnInvalidSchemaFailsAsTheSchemaWould() throws {
-        let text = #"{"strata":"schema","format":1,"entities":[{"name":"A","relationships":[{"name":"b","destination":"B","cardinality":"toOne"}]}]}"#
+        let text =
+            #"{"strata":"schema","format":1,"entities":[{"name":"A","relationships":[{"name":"b","destination":"B","cardinality":"toOne"}]}]}"#
         let file = try SchemaFile.decode(Array(text.utf8), path: "s.json")
         let error = try #require(throws: StrataError.self) { try file.schema() }
         #expect(error.code == .invalidSchema)

@@ -14,10 +14,13 @@ import Testing
         return StrataError(.invalidSchema, "not thrown")
     }
 
-    func entity(_ name: String, attributes: [String] = ["name"], relationships: [RelationshipDescription] = [],
-                unique: [[String]] = [], indexes: [[String]] = []) -> EntityDescription {
-        EntityDescription(name: name, attributes: attributes.map { AttributeDescription(name: $0, type: .string) },
-                          relationships: relationships, indexes: indexes, uniqueConstraints: unique)
+    func entity(
+        _ name: String, attributes: [String] = ["name"], relationships: [RelationshipDescription] = [],
+        unique: [[String]] = [], indexes: [[String]] = []
+    ) -> EntityDescription {
+        EntityDescription(
+            name: name, attributes: attributes.map { AttributeDescription(name: $0, type: .string) },
+            relationships: relationships, indexes: indexes, uniqueConstraints: unique)
     }
 
     @Test func theTravelDomainIsValid() throws {
@@ -65,27 +68,43 @@ import Testing
     }
 
     @Test func inverseThatDoesNotExist() throws {
-        let a = entity("A", relationships: [RelationshipDescription(name: "b", destination: "B", inverse: "missing", cardinality: .toOne)])
+        let a = entity(
+            "A",
+            relationships: [
+                RelationshipDescription(name: "b", destination: "B", inverse: "missing", cardinality: .toOne)
+            ])
         let error = try invalid([a, entity("B")])
         #expect(error.entity == "A" && error.property == "b")
         #expect(error.message.contains("does not exist"))
     }
 
     @Test func inverseThatDoesNotPointBack() throws {
-        let a = entity("A", relationships: [RelationshipDescription(name: "b", destination: "B", inverse: "as", cardinality: .toOne)])
-        let c = entity("C", relationships: [RelationshipDescription(name: "b", destination: "B", inverse: "as", cardinality: .toOne)])
-        let b = entity("B", relationships: [RelationshipDescription(name: "as", destination: "C", inverse: "b", cardinality: .toMany)])
+        let a = entity(
+            "A",
+            relationships: [RelationshipDescription(name: "b", destination: "B", inverse: "as", cardinality: .toOne)])
+        let c = entity(
+            "C",
+            relationships: [RelationshipDescription(name: "b", destination: "B", inverse: "as", cardinality: .toOne)])
+        let b = entity(
+            "B",
+            relationships: [RelationshipDescription(name: "as", destination: "C", inverse: "b", cardinality: .toMany)])
         let error = try invalid([a, b, c])
         #expect(error.entity == "A" && error.message.contains("does not point back"))
     }
 
     @Test func unknownDestination() throws {
-        let a = entity("A", relationships: [RelationshipDescription(name: "b", destination: "Nowhere", inverse: nil, cardinality: .toOne)])
+        let a = entity(
+            "A",
+            relationships: [
+                RelationshipDescription(name: "b", destination: "Nowhere", inverse: nil, cardinality: .toOne)
+            ])
         #expect(try invalid([a]).property == "b")
     }
 
     @Test func toManyWithoutInverse() throws {
-        let a = entity("A", relationships: [RelationshipDescription(name: "bs", destination: "B", inverse: nil, cardinality: .toMany)])
+        let a = entity(
+            "A",
+            relationships: [RelationshipDescription(name: "bs", destination: "B", inverse: nil, cardinality: .toMany)])
         #expect(try invalid([a, entity("B")]).message.contains("needs an inverse"))
     }
 
@@ -99,23 +118,46 @@ import Testing
     }
 
     @Test func badPatternAndBadDefault() throws {
-        let pattern = EntityDescription(name: "A", attributes: [AttributeDescription(name: "code", type: .string, rules: [.pattern("([")])])
+        let pattern = EntityDescription(
+            name: "A", attributes: [AttributeDescription(name: "code", type: .string, rules: [.pattern("([")])])
         #expect(try invalid([pattern]).property == "code")
-        let badDefault = EntityDescription(name: "A", attributes: [AttributeDescription(name: "n", type: .int, defaultValue: .string("x"))])
+        let badDefault = EntityDescription(
+            name: "A", attributes: [AttributeDescription(name: "n", type: .int, defaultValue: .string("x"))])
         #expect(try invalid([badDefault]).property == "n")
     }
 
     @Test func minAboveMax() throws {
-        let a = entity("A", relationships: [RelationshipDescription(name: "bs", destination: "B", inverse: "a", cardinality: .toMany, minCount: 3, maxCount: 1)])
-        let b = entity("B", relationships: [RelationshipDescription(name: "a", destination: "A", inverse: "bs", cardinality: .toOne)])
+        let a = entity(
+            "A",
+            relationships: [
+                RelationshipDescription(
+                    name: "bs", destination: "B", inverse: "a", cardinality: .toMany, minCount: 3, maxCount: 1)
+            ])
+        let b = entity(
+            "B",
+            relationships: [RelationshipDescription(name: "a", destination: "A", inverse: "bs", cardinality: .toOne)])
         #expect(try invalid([a, b]).property == "bs")
     }
 
     @Test func orderedToOneAndDoublyOrderedManyToMany() throws {
-        let a = entity("A", relationships: [RelationshipDescription(name: "b", destination: "B", inverse: nil, cardinality: .toOne, isOrdered: true)])
+        let a = entity(
+            "A",
+            relationships: [
+                RelationshipDescription(name: "b", destination: "B", inverse: nil, cardinality: .toOne, isOrdered: true)
+            ])
         #expect(try invalid([a, entity("B")]).message.contains("ordered"))
-        let x = entity("X", relationships: [RelationshipDescription(name: "ys", destination: "Y", inverse: "xs", cardinality: .toMany, isOrdered: true)])
-        let y = entity("Y", relationships: [RelationshipDescription(name: "xs", destination: "X", inverse: "ys", cardinality: .toMany, isOrdered: true)])
+        let x = entity(
+            "X",
+            relationships: [
+                RelationshipDescription(
+                    name: "ys", destination: "Y", inverse: "xs", cardinality: .toMany, isOrdered: true)
+            ])
+        let y = entity(
+            "Y",
+            relationships: [
+                RelationshipDescription(
+                    name: "xs", destination: "X", inverse: "ys", cardinality: .toMany, isOrdered: true)
+            ])
         #expect(try invalid([x, y]).message.contains("one side only"))
     }
 

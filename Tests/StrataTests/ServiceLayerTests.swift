@@ -2,8 +2,8 @@ import Foundation
 import Strata
 import StrataConformance
 import StrataInMemory
-import Testing
 import StrataTools
+import Testing
 
 /// Service code written once against the repository protocols: run with each call its own save,
 /// inside a unit of work, and against a test double; versions for optimistic updates; errors a
@@ -18,7 +18,9 @@ import StrataTools
             return trip
         }
         func favourite(_ id: Trip.ID) async throws {
-            guard var trip = try await trips.fetch(id) else { throw StrataError(.notFound, entity: "Trip", "no such trip") }
+            guard var trip = try await trips.fetch(id) else {
+                throw StrataError(.notFound, entity: "Trip", "no such trip")
+            }
             trip.isFavorite = true
             try await trips.update(trip)
         }
@@ -31,18 +33,30 @@ import StrataTools
         var byID: [Trip.ID: Trip] = [:]
         func fetch(_ id: Trip.ID) async throws -> Trip? { byID[id] }
         /// A fake need not evaluate queries: the test chooses what it holds.
-        func fetch(_ query: Query<Trip>) async throws -> [Trip] { byID.values.sorted { $0.id.uuidString < $1.id.uuidString } }
-        func fetch(_ query: Query<Trip>, after cursor: PageCursor?) async throws -> Page<Trip> { Page(models: try await fetch(query), next: nil) }
+        func fetch(_ query: Query<Trip>) async throws -> [Trip] {
+            byID.values.sorted { $0.id.uuidString < $1.id.uuidString }
+        }
+        func fetch(_ query: Query<Trip>, after cursor: PageCursor?) async throws -> Page<Trip> {
+            Page(models: try await fetch(query), next: nil)
+        }
         func count(_ query: Query<Trip>) async throws -> Int { try await fetch(query).count }
         func related<D: PersistentModel>(_ relationship: ToMany<Trip, D>, of id: Trip.ID) async throws -> [D] { [] }
         func insert(_ model: Trip) async throws { byID[model.id] = model }
         func update(_ model: Trip) async throws { byID[model.id] = model }
-        func fetchVersioned(_ id: Trip.ID) async throws -> Versioned<Trip>? { byID[id].map { Versioned(model: $0, version: 1) } }
+        func fetchVersioned(_ id: Trip.ID) async throws -> Versioned<Trip>? {
+            byID[id].map { Versioned(model: $0, version: 1) }
+        }
         func update(_ model: Trip, expectedVersion: Int64) async throws { byID[model.id] = model }
         func delete(_ id: Trip.ID) async throws { byID[id] = nil }
-        func link<D: PersistentModel>(_ relationship: ToMany<Trip, D>, from source: Trip.ID, to destination: D.ID) async throws {}
-        func unlink<D: PersistentModel>(_ relationship: ToMany<Trip, D>, from source: Trip.ID, to destination: D.ID) async throws {}
-        func setRelated<D: PersistentModel>(_ relationship: ToMany<Trip, D>, of source: Trip.ID, to destinations: [D.ID]) async throws {}
+        func link<D: PersistentModel>(_ relationship: ToMany<Trip, D>, from source: Trip.ID, to destination: D.ID)
+            async throws
+        {}
+        func unlink<D: PersistentModel>(_ relationship: ToMany<Trip, D>, from source: Trip.ID, to destination: D.ID)
+            async throws
+        {}
+        func setRelated<D: PersistentModel>(
+            _ relationship: ToMany<Trip, D>, of source: Trip.ID, to destinations: [D.ID]
+        ) async throws {}
     }
 
     @Test func oneServiceRunsWithAutoCommitInAUnitOfWorkAndOnAFake() async throws {
@@ -58,7 +72,9 @@ import StrataTools
         let unit = Planner(trips: context.repository(Trip.self))
         let staged = try await unit.plan("Faro", on: day)
         try await unit.favourite(staged.id)
-        #expect(try await unit.favourites().map(\.name).sorted() == ["Faro", "Porto"], "the unit of work sees its own changes")
+        #expect(
+            try await unit.favourites().map(\.name).sorted() == ["Faro", "Porto"],
+            "the unit of work sees its own changes")
         #expect(try await store.repository(Trip.self).fetch(staged.id) == nil, "nothing saved yet")
         try await context.save()
         #expect(try await store.repository(Trip.self).fetch(staged.id)?.isFavorite == true)
@@ -71,7 +87,9 @@ import StrataTools
 
     @Test func aContextsKeysetPagesIncludeItsPendingChanges() async throws {
         let store = Store(backend: InMemoryBackend(schema: try TravelDomain.schema()))
-        let trips = (0..<5).map { Trip(name: "T\($0)", start: Date(timeIntervalSinceReferenceDate: Double($0) * 86_400)) }
+        let trips = (0..<5).map {
+            Trip(name: "T\($0)", start: Date(timeIntervalSinceReferenceDate: Double($0) * 86_400))
+        }
         try await store.repository(Trip.self).insert(contentsOf: Array(trips.prefix(3)))
         let context = store.makeContext()
         for trip in trips.suffix(2) { try await context.insert(trip) }
@@ -97,16 +115,23 @@ import StrataTools
         renamed.name = "Lisboa"
         try await trips.update(renamed, expectedVersion: read.version)
         renamed.name = "Lisbon again"
-        let stale = try await #require(throws: StrataError.self) { try await trips.update(renamed, expectedVersion: read.version) }
+        let stale = try await #require(throws: StrataError.self) {
+            try await trips.update(renamed, expectedVersion: read.version)
+        }
         #expect(stale.code == .mergeConflict && stale.httpStatus == 409)
         #expect(try await trips.fetch(trip.id)?.name == "Lisboa", "nothing written")
         #expect(stale.clientMessage == "changed by someone else since it was read (Trip)")
         #expect(!stale.clientMessage.contains(trip.id.uuidString), "no record IDs for clients")
-        let missing = try await #require(throws: StrataError.self) { try await trips.update(Trip(name: "X", start: Date()), expectedVersion: 1) }
+        let missing = try await #require(throws: StrataError.self) {
+            try await trips.update(Trip(name: "X", start: Date()), expectedVersion: 1)
+        }
         #expect(missing.code == .notFound && missing.httpStatus == 404)
-        let unique = StrataError(.uniqueViolation, entity: "Trip", recordID: .uuid(UUID()), property: "name,start", "Trip(…) already has it")
+        let unique = StrataError(
+            .uniqueViolation, entity: "Trip", recordID: .uuid(UUID()), property: "name,start", "Trip(…) already has it")
         #expect(unique.clientMessage == "a value that must be unique is already taken (Trip.name,start)")
-        #expect(StrataError(.corruptStore, "/var/lib/app.sqlite: page 7").clientMessage == "the service could not complete the request")
+        #expect(
+            StrataError(.corruptStore, "/var/lib/app.sqlite: page 7").clientMessage
+                == "the service could not complete the request")
     }
 
     @Test func aUnitOfWorkChecksTheVersionItRead() async throws {
@@ -137,7 +162,8 @@ import StrataTools
     @Test func reopeningKeepsTheSyncConfiguration() async throws {
         InMemoryBackend.register()
         let name = "reopen-\(UUID().uuidString.prefix(8))"
-        let store = try await Store.open("memory:\(name)", schema: try TravelDomain.schema(), sync: SyncConfiguration(clientID: "phone"))
+        let store = try await Store.open(
+            "memory:\(name)", schema: try TravelDomain.schema(), sync: SyncConfiguration(clientID: "phone"))
         let reopened = try await store.reopen()
         #expect(reopened.sync?.clientID == "phone")
         try await reopened.repository(Tag.self).insert(Tag(id: "beach", label: "Beach"))
@@ -158,7 +184,8 @@ import StrataTools
         ])
         let with = try await store.repository(Trip.self).fetch(where: .related(\.traveller, to: Person.self))
         #expect(with.map(\.name) == ["With"])
-        let named = try await store.repository(Trip.self).count(where: .related(\.traveller, to: Person.self, where: \.name == "Ana"))
+        let named = try await store.repository(Trip.self).count(
+            where: .related(\.traveller, to: Person.self, where: \.name == "Ana"))
         #expect(named == 1)
     }
 }

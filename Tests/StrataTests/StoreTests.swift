@@ -10,7 +10,9 @@ private typealias Tag = StrataConformance.Tag
 @Suite struct StoreTests {
     @Test func openingAnUnregisteredSchemeIsATypedError() async throws {
         let registry = BackendRegistry()
-        await #expect(throws: StrataError.self) { try await Store.open("nosuch:x", schema: try TravelDomain.schema(), registry: registry) }
+        await #expect(throws: StrataError.self) {
+            try await Store.open("nosuch:x", schema: try TravelDomain.schema(), registry: registry)
+        }
         do {
             _ = try await Store.open("nosuch:x", schema: try TravelDomain.schema(), registry: registry)
         } catch let error as StrataError {
@@ -36,7 +38,10 @@ private typealias Tag = StrataConformance.Tag
         let name = "memory:shape-\(UUID())"
         let store = try await Store.open(name, schema: try TravelDomain.schema(), registry: registry)
         try await store.repository(Tag.self).insert(Tag(id: "kept", label: "Kept"))
-        let other = try Schema(entities: [EntityDescription(name: "Tag", idKind: .string, attributes: [AttributeDescription(name: "title", type: .string)])])
+        let other = try Schema(entities: [
+            EntityDescription(
+                name: "Tag", idKind: .string, attributes: [AttributeDescription(name: "title", type: .string)])
+        ])
         do {
             _ = try await Store.open(name, schema: other, registry: registry)
             Issue.record("expected incompatibleStore")
@@ -51,12 +56,15 @@ private typealias Tag = StrataConformance.Tag
         #expect(base.fingerprint == (try TravelDomain.schema()).fingerprint)
         #expect(base.fingerprint.contains("Person#uuid"))
         #expect(base.fingerprint.contains("address.city:string"))
-        let renamed = try Schema(entities: base.entities.map { entity in
-            var copy = entity
-            if copy.name == "Stop" { copy.attributes[0].name = "title" }
-            return EntityDescription(name: copy.name, idKind: copy.idKind, attributes: copy.attributes, relationships: copy.relationships,
-                                     indexes: copy.indexes, uniqueConstraints: copy.uniqueConstraints)
-        })
+        let renamed = try Schema(
+            entities: base.entities.map { entity in
+                var copy = entity
+                if copy.name == "Stop" { copy.attributes[0].name = "title" }
+                return EntityDescription(
+                    name: copy.name, idKind: copy.idKind, attributes: copy.attributes,
+                    relationships: copy.relationships,
+                    indexes: copy.indexes, uniqueConstraints: copy.uniqueConstraints)
+            })
         #expect(renamed.fingerprint != base.fingerprint)
     }
 
@@ -64,7 +72,9 @@ private typealias Tag = StrataConformance.Tag
         // Straight through the SPI, without the engine: the backend's own rollback.
         let backend = InMemoryBackend(schema: try TravelDomain.schema())
         struct Boom: Error {}
-        try await backend.write { tx in try tx.put(Record(entity: "Tag", id: .string("keep"), version: 1, values: ["label": "Keep"])) }
+        try await backend.write { tx in
+            try tx.put(Record(entity: "Tag", id: .string("keep"), version: 1, values: ["label": "Keep"]))
+        }
         await #expect(throws: Boom.self) {
             try await backend.write { tx in
                 try tx.put(Record(entity: "Tag", id: .string("new"), version: 1, values: ["label": "New"]))
@@ -76,9 +86,11 @@ private typealias Tag = StrataConformance.Tag
             }
         }
         let state = try await backend.read { tx in
-            (try tx.record("Tag", id: .string("keep")), try tx.record("Tag", id: .string("new")),
-             try tx.links("Tag", relationship: "trips", from: .string("keep")), try tx.metadata("k"),
-             try tx.referrers("Tag", property: "label", to: .string("Changed")))
+            (
+                try tx.record("Tag", id: .string("keep")), try tx.record("Tag", id: .string("new")),
+                try tx.links("Tag", relationship: "trips", from: .string("keep")), try tx.metadata("k"),
+                try tx.referrers("Tag", property: "label", to: .string("Changed"))
+            )
         }
         #expect(state.0?["label"] == .string("Keep"))
         #expect(state.1 == nil)

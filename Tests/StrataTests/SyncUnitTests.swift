@@ -1,6 +1,7 @@
 import Foundation
-@testable import Strata
 import Testing
+
+@testable import Strata
 
 @Suite("Sync building blocks")
 struct SyncUnitTests {
@@ -35,12 +36,17 @@ struct SyncUnitTests {
     @Test func outboxEntriesRoundTrip() throws {
         let mutations = [
             SyncMutation(
-                id: MutationID(clientID: "c", sequence: 7), kind: .put, entity: "Trip", recordID: .uuid(UUID()), isInsert: true,
+                id: MutationID(clientID: "c", sequence: 7), kind: .put, entity: "Trip", recordID: .uuid(UUID()),
+                isInsert: true,
                 values: ["name": "Lisbon", "budget": .double(12.5), "end": .null],
-                links: ["tags": LinkDelta(added: [.string("a")], removed: [.string("b")], order: [.string("a"), .string("c")])],
+                links: [
+                    "tags": LinkDelta(
+                        added: [.string("a")], removed: [.string("b")], order: [.string("a"), .string("c")])
+                ],
                 baseServerVersion: nil, timestamp: HybridTimestamp(millis: 42, counter: 3, node: "c")),
             SyncMutation(
-                id: MutationID(clientID: "c", sequence: 8), kind: .delete, entity: "Tag", recordID: .string("b"), baseServerVersion: 4,
+                id: MutationID(clientID: "c", sequence: 8), kind: .delete, entity: "Tag", recordID: .string("b"),
+                baseServerVersion: 4,
                 timestamp: HybridTimestamp(millis: 43, node: "c")),
         ]
         #expect(try Outbox.decode(Outbox.encode(mutations)) == mutations)

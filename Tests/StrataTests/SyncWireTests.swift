@@ -1,8 +1,9 @@
 import Foundation
-@testable import Strata
-@testable import StrataSyncServer
 import Synchronization
 import Testing
+
+@testable import Strata
+@testable import StrataSyncServer
 
 /// The wire format's parts that are not behaviour of a store: token files, query encoding,
 /// status classification, the rate limiter.
@@ -10,7 +11,8 @@ import Testing
     @Test func aTokensFileIsReadAndAMalformedLineIsNamedWithoutItsToken() async throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("tokens-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: path) }
-        try "# staff\nalpha-secret alice  # trailing comment\n\n  beta-secret bob\n".write(toFile: path, atomically: true, encoding: .utf8)
+        try "# staff\nalpha-secret alice  # trailing comment\n\n  beta-secret bob\n".write(
+            toFile: path, atomically: true, encoding: .utf8)
         let authenticator = try StaticTokenAuthenticator(file: path)
         #expect(try await authenticator.identity(forBearer: "alpha-secret")?.id == "alice")
         #expect(try await authenticator.identity(forBearer: "beta-secret")?.id == "bob")
@@ -23,12 +25,16 @@ import Testing
 
     @Test func pullRequestsSurviveTheirQueryEncoding() throws {
         let request = PullRequest(
-            clientID: "phone 1+2&x", cursor: SyncCursor(42, epoch: "v2 + beta/é"), limit: 250, schemaVersion: "2026.1+x", waitMillis: 1500)
+            clientID: "phone 1+2&x", cursor: SyncCursor(42, epoch: "v2 + beta/é"), limit: 250,
+            schemaVersion: "2026.1+x", waitMillis: 1500)
         let target = SyncWire.Request(method: "GET", path: SyncWire.pullPath, query: SyncWire.query(request)).target
         let decoded = try SyncWire.pullRequest(SyncWire.parseQuery(target))
         #expect(decoded == request)
-        let snapshot = SnapshotRequest(clientID: "c", position: SnapshotPosition(entity: "Tag", after: .string("a b&c")), limit: 9)
-        let back = try SyncWire.snapshotRequest(SyncWire.parseQuery(SyncWire.Request(method: "GET", path: SyncWire.snapshotPath, query: SyncWire.query(snapshot)).target))
+        let snapshot = SnapshotRequest(
+            clientID: "c", position: SnapshotPosition(entity: "Tag", after: .string("a b&c")), limit: 9)
+        let back = try SyncWire.snapshotRequest(
+            SyncWire.parseQuery(
+                SyncWire.Request(method: "GET", path: SyncWire.snapshotPath, query: SyncWire.query(snapshot)).target))
         #expect(back == snapshot)
         #expect(throws: StrataError.self) { try SyncWire.pullRequest(["v": "1", "client": "c", "limit": "many"]) }
     }

@@ -4,9 +4,16 @@ import Testing
 
 @Suite struct ValueTests {
     @Test func nullsSortFirstAndKindsOrderStably() {
-        let values: [Value] = [.string("b"), .int(3), .null, .double(2.5), .bool(true), .string("B"), .date(Date(timeIntervalSince1970: 0))]
+        let values: [Value] = [
+            .string("b"), .int(3), .null, .double(2.5), .bool(true), .string("B"),
+            .date(Date(timeIntervalSince1970: 0)),
+        ]
         let sorted = values.sorted { Value.sortOrder($0, $1) == .ascending }
-        #expect(sorted == [.null, .bool(true), .double(2.5), .int(3), .string("B"), .string("b"), .date(Date(timeIntervalSince1970: 0))])
+        #expect(
+            sorted == [
+                .null, .bool(true), .double(2.5), .int(3), .string("B"), .string("b"),
+                .date(Date(timeIntervalSince1970: 0)),
+            ])
     }
 
     @Test func numbersCompareAcrossIntAndDouble() {
@@ -20,7 +27,9 @@ import Testing
         #expect(PredicateEvaluator.compare(.null, .notEqual, .int(1)))
         #expect(!PredicateEvaluator.compare(.null, .less, .int(1)))
         #expect(PredicateEvaluator.compare(.null, .equal, .null))
-        #expect(PredicateEvaluator.compare(.string("ÉCOLE"), .equal, .string("ecole"), [.caseInsensitive, .diacriticInsensitive]))
+        #expect(
+            PredicateEvaluator.compare(
+                .string("ÉCOLE"), .equal, .string("ecole"), [.caseInsensitive, .diacriticInsensitive]))
         #expect(!PredicateEvaluator.compare(.string("ÉCOLE"), .equal, .string("ecole"), [.caseInsensitive]))
     }
 
@@ -53,11 +62,15 @@ import Testing
         #expect(decoded == values)
         let text = String(decoding: try JSONEncoder().encode([Value.double(.infinity), .double(2)]), as: UTF8.self)
         #expect(text == #"[{"double":{"_0":"+Infinity"}},{"double":{"_0":2}}]"#)
-        #expect(throws: DecodingError.self) { try JSONDecoder().decode(Value.self, from: Data(#"{"double":{"_0":"NaN"}}"#.utf8)) }
+        #expect(throws: DecodingError.self) {
+            try JSONDecoder().decode(Value.self, from: Data(#"{"double":{"_0":"NaN"}}"#.utf8))
+        }
     }
 
     @Test func textIsNormalisedToNFCOnTheWayIn() {
-        #expect(ValueRules.nfc("E\u{0301}cole").unicodeScalars.map(\.value) == ValueRules.nfc("\u{00C9}cole").unicodeScalars.map(\.value))
+        #expect(
+            ValueRules.nfc("E\u{0301}cole").unicodeScalars.map(\.value)
+                == ValueRules.nfc("\u{00C9}cole").unicodeScalars.map(\.value))
         #expect(Value("E\u{0301}") == .string("\u{00C9}"))
         #expect("abc".attributeValue == .string("abc"))
         #expect(Value.sortOrder(.string("Z"), .string("É")) == .ascending, "scalar order: U+005A before U+00C9")

@@ -17,12 +17,15 @@ final class ServeProcess: Sendable {
     var baseURL: String { "http://127.0.0.1:\(port)" }
 
     static var executable: String {
-        URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent().appendingPathComponent("strata").path
+        URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
+            .appendingPathComponent("strata").path
     }
 
-    static func start(url: String, tokens: String, directory: String, extra: [String] = []) async throws -> ServeProcess {
+    static func start(url: String, tokens: String, directory: String, extra: [String] = []) async throws -> ServeProcess
+    {
         guard FileManager.default.isExecutableFile(atPath: executable) else {
-            throw StrataError(.storageFailure, "strata is not built at \(executable): build with `swift build --build-tests`")
+            throw StrataError(
+                .storageFailure, "strata is not built at \(executable): build with `swift build --build-tests`")
         }
         let name = UUID().uuidString.prefix(8)
         let portFile = "\(directory)/port-\(name)"

@@ -1,11 +1,11 @@
 import Foundation
 import Strata
-import StrataSyncServer
 import StrataConformance
 import StrataInMemory
 import StrataPostgres
 import StrataSQLite
 import StrataSyncHTTPClient
+import StrataSyncServer
 import Testing
 
 /// `strata serve` as a process: a client syncs through it, and two server processes over one
@@ -16,7 +16,9 @@ struct ServeTests {
     let directory: String
 
     init() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("strata-serve-\(UUID().uuidString.prefix(8))").path
+        directory =
+            FileManager.default.temporaryDirectory.appendingPathComponent("strata-serve-\(UUID().uuidString.prefix(8))")
+            .path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         try "token-a alice\ntoken-b bob\n".write(toFile: "\(directory)/tokens", atomically: true, encoding: .utf8)
     }
@@ -30,7 +32,9 @@ struct ServeTests {
             SQLiteBackend.register()
         default:
             guard let base = ProcessInfo.processInfo.environment["STRATA_POSTGRES_URL"] else {
-                if ProcessInfo.processInfo.environment["CI"] == "true" { throw StrataError(.storageFailure, "CI needs STRATA_POSTGRES_URL") }
+                if ProcessInfo.processInfo.environment["CI"] == "true" {
+                    throw StrataError(.storageFailure, "CI needs STRATA_POSTGRES_URL")
+                }
                 return nil
             }
             url = base + "?schema=serve_\(UUID().uuidString.prefix(8).lowercased())"
@@ -42,7 +46,8 @@ struct ServeTests {
     }
 
     func client(_ id: String, remote: any SyncRemote, batchSize: Int = 500) async throws -> (Store, SyncEngine) {
-        let store = Store(backend: InMemoryBackend(schema: try TravelDomain.schema()), sync: SyncConfiguration(clientID: id))
+        let store = Store(
+            backend: InMemoryBackend(schema: try TravelDomain.schema()), sync: SyncConfiguration(clientID: id))
         return (store, try SyncEngine(store: store, remote: remote, options: .init(batchSize: batchSize)))
     }
 
@@ -50,14 +55,17 @@ struct ServeTests {
         let url = try #require(try await makeStore("sqlite"))
         let server = try await ServeProcess.start(url: url, tokens: "\(directory)/tokens", directory: directory)
         defer { server.stop() }
-        let (a, engineA) = try await client("a", remote: HTTPSyncRemote(baseURL: server.baseURL, tokens: FixedToken("token-a")))
+        let (a, engineA) = try await client(
+            "a", remote: HTTPSyncRemote(baseURL: server.baseURL, tokens: FixedToken("token-a")))
         let data = try await TravelData.seed(a)
         try await engineA.syncNow()
-        let (b, engineB) = try await client("b", remote: HTTPSyncRemote(baseURL: server.baseURL, tokens: FixedToken("token-b")))
+        let (b, engineB) = try await client(
+            "b", remote: HTTPSyncRemote(baseURL: server.baseURL, tokens: FixedToken("token-b")))
         try await engineB.syncNow()
         #expect(try await b.repository(Stop.self).count() == data.stops.count)
         #expect(try await b.repository(Trip.self).count() == data.trips.count)
-        let wrong = try await client("c", remote: HTTPSyncRemote(baseURL: server.baseURL, tokens: FixedToken("not-a-token")))
+        let wrong = try await client(
+            "c", remote: HTTPSyncRemote(baseURL: server.baseURL, tokens: FixedToken("not-a-token")))
         await #expect(throws: SyncTransportError.self) { try await wrong.1.syncNow() }
         #expect(await wrong.1.status.authentication == .unauthorized)
         #expect(server.stop() == 0, "SIGINT stops the server cleanly")
@@ -66,11 +74,15 @@ struct ServeTests {
     @Test func ownerScopesAnEntityToTheIdentityNamedInIt() async throws {
         let url = try #require(try await makeStore("sqlite"))
         let seeded = try await Store.open(url, schema: try TravelDomain.schema())
-        try await seeded.repository(Person.self).insert(contentsOf: [Person(name: "alice"), Person(name: "bob"), Person(name: "alice")])
+        try await seeded.repository(Person.self).insert(contentsOf: [
+            Person(name: "alice"), Person(name: "bob"), Person(name: "alice"),
+        ])
         try await seeded.close()
-        let server = try await ServeProcess.start(url: url, tokens: "\(directory)/tokens", directory: directory, extra: ["--owner", "Person.name"])
+        let server = try await ServeProcess.start(
+            url: url, tokens: "\(directory)/tokens", directory: directory, extra: ["--owner", "Person.name"])
         defer { server.stop() }
-        let (a, engineA) = try await client("a", remote: HTTPSyncRemote(baseURL: server.baseURL, tokens: FixedToken("token-a")))
+        let (a, engineA) = try await client(
+            "a", remote: HTTPSyncRemote(baseURL: server.baseURL, tokens: FixedToken("token-a")))
         try await engineA.syncNow()
         #expect(try await a.repository(Person.self).fetch().map(\.name) == ["alice", "alice"])
         // Alice cannot create a record owned by Bob.
@@ -87,20 +99,26 @@ struct ServeTests {
         defer { first.stop() }
         let second = try await ServeProcess.start(url: url, tokens: "\(directory)/tokens", directory: directory)
         defer { second.stop() }
-        let clients = 3, saves = 4, perSave = 10
+        let clients = 3
+        let saves = 4
+        let perSave = 10
         try await withThrowingTaskGroup(of: Void.self) { group in
             for index in 0..<clients {
                 group.addTask {
                     let token = FixedToken(index % 2 == 0 ? "token-a" : "token-b")
                     // Each push goes to the other server; three acknowledgements are lost.
                     let alternating = AlternatingRemote([
-                        HTTPSyncRemote(baseURL: first.baseURL, tokens: token), HTTPSyncRemote(baseURL: second.baseURL, tokens: token),
+                        HTTPSyncRemote(baseURL: first.baseURL, tokens: token),
+                        HTTPSyncRemote(baseURL: second.baseURL, tokens: token),
                     ])
-                    let faulty = FaultInjectingRemote(alternating, faults: [.failAfterApplying, .failAfterApplying, .failAfterApplying])
+                    let faulty = FaultInjectingRemote(
+                        alternating, faults: [.failAfterApplying, .failAfterApplying, .failAfterApplying])
                     let (store, engine) = try await client("c\(index)", remote: faulty, batchSize: 7)
                     for save in 0..<saves {
                         try await store.transaction { tx in
-                            for n in 0..<perSave { try tx.insert(Tag(id: "c\(index)-\(save)-\(n)", label: "c\(index) \(save) \(n)")) }
+                            for n in 0..<perSave {
+                                try tx.insert(Tag(id: "c\(index)-\(save)-\(n)", label: "c\(index) \(save) \(n)"))
+                            }
                         }
                         var attempts = 0
                         while true {
@@ -126,8 +144,11 @@ struct ServeTests {
         for index in 0..<clients {
             #expect(try await server.lastAppliedSequence(of: "c\(index)") == UInt64(saves * perSave))
         }
-        let inserts = try await store.history().flatMap(\.changes).filter { $0.kind == .insert && $0.entity == "Tag" }.count
-        #expect(inserts == clients * saves * perSave, "each mutation applied once, though three acknowledgements per client were lost")
+        let inserts = try await store.history().flatMap(\.changes).filter { $0.kind == .insert && $0.entity == "Tag" }
+            .count
+        #expect(
+            inserts == clients * saves * perSave,
+            "each mutation applied once, though three acknowledgements per client were lost")
         try await store.close()
     }
 }

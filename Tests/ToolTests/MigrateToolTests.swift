@@ -1,8 +1,8 @@
 import Foundation
 import Strata
 import StrataConformance
-import Testing
 import StrataTools
+import Testing
 
 /// `strata schema export` and `strata migrate` on every persistent backend: the file a store
 /// records, a dry run that changes nothing, a migration with a rename, an addition and a rule
@@ -17,17 +17,25 @@ struct MigrateToolTests {
         for index in file.entities.indices {
             switch file.entities[index].name {
             case "Stop":
-                for a in file.entities[index].attributes.indices where file.entities[index].attributes[a].name == "name" {
+                for a in file.entities[index].attributes.indices where file.entities[index].attributes[a].name == "name"
+                {
                     file.entities[index].attributes[a].name = "title"
                     file.entities[index].attributes[a].renamedFrom = "name"
                 }
-                file.entities[index].indexes = file.entities[index].indexes.map { $0.map { $0 == "name" ? "title" : $0 } }
-                file.entities[index].uniqueConstraints = file.entities[index].uniqueConstraints.map { $0.map { $0 == "name" ? "title" : $0 } }
+                file.entities[index].indexes = file.entities[index].indexes.map {
+                    $0.map { $0 == "name" ? "title" : $0 }
+                }
+                file.entities[index].uniqueConstraints = file.entities[index].uniqueConstraints.map {
+                    $0.map { $0 == "name" ? "title" : $0 }
+                }
             case "Trip":
-                file.entities[index].attributes.append(SchemaFile.Attribute(
-                    name: "rating", type: .int, isOptional: false, isIndexed: false, defaultValue: .int(3), allowedValues: nil,
-                    rules: [], customRules: [], renamedFrom: nil))
-                for r in file.entities[index].relationships.indices where file.entities[index].relationships[r].name == "stops" {
+                file.entities[index].attributes.append(
+                    SchemaFile.Attribute(
+                        name: "rating", type: .int, isOptional: false, isIndexed: false, defaultValue: .int(3),
+                        allowedValues: nil,
+                        rules: [], customRules: [], renamedFrom: nil))
+                for r in file.entities[index].relationships.indices
+                where file.entities[index].relationships[r].name == "stops" {
                     file.entities[index].relationships[r].deleteRule = .deny
                 }
             default: break
@@ -51,7 +59,9 @@ struct MigrateToolTests {
         let exported = try Tool.run(["schema", "export", url, "--output", path], in: tests.directory)
         #expect(exported.status == 0, "\(exported.errors)")
         let recorded = try SchemaFile.read(from: path)
-        #expect(recorded == SchemaFile(try TravelDomain.schema()), "the file of the app that opened the store, rules and all")
+        #expect(
+            recorded == SchemaFile(try TravelDomain.schema()),
+            "the file of the app that opened the store, rules and all")
 
         let target = "\(tests.directory)/travel-2.schema.json"
         try Self.edited(recorded).write(to: target)
@@ -75,11 +85,15 @@ struct MigrateToolTests {
         #expect(alfama["title"] == .string(data.alfama.name), "the rename kept the values")
         let trip = try #require(try await store.read { try $0.record("Trip", id: .uuid(data.lisbonSpring.id)) })
         #expect(trip["rating"] == .int(3))
-        #expect(try await store.declaredSchema() == SchemaFile.read(from: target), "the file is the store's declaration now")
+        #expect(
+            try await store.declaredSchema() == SchemaFile.read(from: target), "the file is the store's declaration now"
+        )
         // The recorded rule holds for a tool: deny refuses deleting a trip with stops.
         try await store.close()
         let tool = try await Store.openWithStoredSchema(url)
-        await #expect(throws: StrataError.self) { try await tool.transaction { try $0.delete("Trip", id: .uuid(data.lisbonSpring.id)) } }
+        await #expect(throws: StrataError.self) {
+            try await tool.transaction { try $0.delete("Trip", id: .uuid(data.lisbonSpring.id)) }
+        }
         try await tool.close()
 
         let again = try Tool.run(["migrate", url, "--to", target], in: tests.directory)
@@ -106,8 +120,10 @@ struct MigrateToolTests {
         #expect(refused.output.contains("Trip.budget: the type changes from double to string"), "\(refused.output)")
         #expect(try await digest(url) == before)
         // A file that is not a schema file: a usage error naming it, the store untouched.
-        try "{\"strata\":\"schema\",\"format\":1,\"entities\":[{\"name\":\"A\",\"attributes\":[{\"name\":\"x\",\"type\":\"text\"}]}]}".write(
-            toFile: path, atomically: true, encoding: .utf8)
+        try
+            "{\"strata\":\"schema\",\"format\":1,\"entities\":[{\"name\":\"A\",\"attributes\":[{\"name\":\"x\",\"type\":\"text\"}]}]}"
+            .write(
+                toFile: path, atomically: true, encoding: .utf8)
         let malformed = try Tool.run(["migrate", url, "--to", path], in: tests.directory)
         #expect(malformed.status == 1 && malformed.errors.contains("A.x has type \"text\""), "\(malformed.errors)")
         #expect(try await digest(url) == before)

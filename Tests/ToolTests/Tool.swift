@@ -4,12 +4,16 @@ import Strata
 /// Runs the built `strata` with its output and errors in files.
 enum Tool {
     static var executable: String {
-        URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent().appendingPathComponent("strata").path
+        URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
+            .appendingPathComponent("strata").path
     }
 
-    static func run(_ arguments: [String], in directory: String, executable: String = Tool.executable) throws -> (status: Int32, output: String, errors: String) {
+    static func run(_ arguments: [String], in directory: String, executable: String = Tool.executable) throws -> (
+        status: Int32, output: String, errors: String
+    ) {
         guard FileManager.default.isExecutableFile(atPath: executable) else {
-            throw StrataError(.storageFailure, "strata is not built at \(executable): build with `swift build --build-tests`")
+            throw StrataError(
+                .storageFailure, "strata is not built at \(executable): build with `swift build --build-tests`")
         }
         let name = UUID().uuidString.prefix(8)
         let (out, err) = ("\(directory)/out-\(name)", "\(directory)/err-\(name)")

@@ -5,8 +5,8 @@ import StrataJSONFile
 import StrataLMDB
 import StrataPostgres
 import StrataSQLite
-import Testing
 import StrataTools
+import Testing
 
 /// The built `strata` tool run as a user runs it, on every backend that persists — `inspect`
 /// (text and JSON), `export`, `import` (batched, resumed, atomic) and `copy` — on stores it was
@@ -43,7 +43,9 @@ struct ToolTests {
         case "json": url = "json:\(directory)/travel.json"
         default:
             guard let base = ProcessInfo.processInfo.environment["STRATA_POSTGRES_URL"] else {
-                if ProcessInfo.processInfo.environment["CI"] == "true" { throw StrataError(.storageFailure, "CI needs STRATA_POSTGRES_URL") }
+                if ProcessInfo.processInfo.environment["CI"] == "true" {
+                    throw StrataError(.storageFailure, "CI needs STRATA_POSTGRES_URL")
+                }
                 return nil
             }
             url = base + "?schema=tool_\(UUID().uuidString.prefix(8).lowercased())"
@@ -65,12 +67,16 @@ struct ToolTests {
         #expect(counts["Trip"] == data.trips.count)
         #expect(counts["Stop"] == data.stops.count)
         #expect(inspection.history.first == 1 && inspection.history.last == 1, "one seeding save")
-        #expect(inspection.entities.first { $0.name == "Trip" }?.relationships.contains { $0.name == "stops" && $0.isOrdered } == true)
+        #expect(
+            inspection.entities.first { $0.name == "Trip" }?.relationships.contains {
+                $0.name == "stops" && $0.isOrdered
+            } == true)
         let text = try Tool.run(["inspect", url], in: directory)
         #expect(text.status == 0)
         #expect(text.output.contains("Person  (\(data.people.count) records"))
         // A store that is not there is an error and an exit code, not a new store.
-        let absent = url.replacingOccurrences(of: "travel", with: "absent").replacingOccurrences(of: "schema=tool_", with: "schema=absent_")
+        let absent = url.replacingOccurrences(of: "travel", with: "absent").replacingOccurrences(
+            of: "schema=tool_", with: "schema=absent_")
         #expect(absent != url)
         let missing = try Tool.run(["inspect", absent], in: directory)
         #expect(missing.status != 0)
@@ -95,7 +101,8 @@ struct ToolTests {
             #expect(stored?.values == record.values, "\(record.key)")
             #expect(stored?.version == record.version)
             if record.entity == "Trip", record.id == .uuid(data.lisbonSpring.id) {
-                #expect(links["stops"] == [data.alfama.id, data.belem.id, data.sintra.id].map(RecordID.uuid), "link order")
+                #expect(
+                    links["stops"] == [data.alfama.id, data.belem.id, data.sintra.id].map(RecordID.uuid), "link order")
             }
         }
         try await store.close()
@@ -203,7 +210,8 @@ struct ToolTests {
         #expect(try Tool.run(["export", url, "--output", file], in: directory).status == 0)
         let lines = try String(contentsOfFile: file, encoding: .utf8).split(separator: "\n")
         // Cut short after 12 records: the batches before the cut stay, the import reports it.
-        try (lines.prefix(13).joined(separator: "\n") + "\n").write(toFile: "\(directory)/cut.ndjson", atomically: true, encoding: .utf8)
+        try (lines.prefix(13).joined(separator: "\n") + "\n").write(
+            toFile: "\(directory)/cut.ndjson", atomically: true, encoding: .utf8)
         let target = "lmdb:\(directory)/resumed.lmdb"
         let cut = try Tool.run(["import", target, "--input", "\(directory)/cut.ndjson", "--batch", "5"], in: directory)
         #expect(cut.status != 0 && cut.errors.contains("cut short"), "\(cut.errors)")
@@ -223,9 +231,11 @@ struct ToolTests {
         // A record of the wrong type in an atomic import: an error naming it, nothing written.
         var bad = lines.map(String.init)
         bad[6] = bad[6].replacingOccurrences(of: "\"values\":{", with: "\"values\":{\"nope\":1,")
-        try (bad.joined(separator: "\n") + "\n").write(toFile: "\(directory)/bad.ndjson", atomically: true, encoding: .utf8)
+        try (bad.joined(separator: "\n") + "\n").write(
+            toFile: "\(directory)/bad.ndjson", atomically: true, encoding: .utf8)
         let atomicTarget = "json:\(directory)/atomic.json"
-        let failed = try Tool.run(["import", atomicTarget, "--input", "\(directory)/bad.ndjson", "--atomic"], in: directory)
+        let failed = try Tool.run(
+            ["import", atomicTarget, "--input", "\(directory)/bad.ndjson", "--atomic"], in: directory)
         #expect(failed.status == 1, "\(failed.errors)")
         #expect(failed.errors.contains("line 7"), "the error names the line: \(failed.errors)")
         let store = try await Store.open(atomicTarget, schema: try TravelDomain.schema())

@@ -38,12 +38,15 @@ struct VerifyToolTests {
         } else {
             let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
             let name = URL(fileURLWithPath: path).lastPathComponent
-            files = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasPrefix(name) }.map { "\(directory)/\($0)" }
+            files = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasPrefix(name) }.map {
+                "\(directory)/\($0)"
+            }
         }
         var changed = 0
         let needle = Array("Lisbon Spring".utf8)
         for file in files {
-            guard var bytes = FileManager.default.contents(atPath: file).map(Array.init), bytes.count >= needle.count else { continue }
+            guard var bytes = FileManager.default.contents(atPath: file).map(Array.init), bytes.count >= needle.count
+            else { continue }
             var at = 0
             while at + needle.count <= bytes.count {
                 if bytes[at] == needle[0], Array(bytes[at..<(at + needle.count)]) == needle {
@@ -72,12 +75,20 @@ struct VerifyToolTests {
         let path = "\(tests.directory)/garbage.\(kind)"
         try Data((0..<9_000).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ 3) }).write(to: URL(fileURLWithPath: path))
         let url = "\(kind):\(path)"
-        for command in [["inspect", url], ["verify", url], ["export", url], ["query", url, "Trip"], ["schema", "export", url]] {
+        for command in [
+            ["inspect", url], ["verify", url], ["export", url], ["query", url, "Trip"], ["schema", "export", url],
+        ] {
             let result = try Tool.run(command, in: tests.directory)
             #expect(result.status != 0, "\(command): \(result.output)")
-            #expect(result.errors.contains("Error:") || result.output.contains("DAMAGED"), "\(command): \(result.errors)\(result.output)")
-            #expect(!result.errors.contains("Fatal error") && !result.errors.contains("Stack dump"), "\(command) must not crash: \(result.errors)")
-            #expect(!result.errors.contains("strata-copy"), "errors name the user's path, not a private copy: \(result.errors)")
+            #expect(
+                result.errors.contains("Error:") || result.output.contains("DAMAGED"),
+                "\(command): \(result.errors)\(result.output)")
+            #expect(
+                !result.errors.contains("Fatal error") && !result.errors.contains("Stack dump"),
+                "\(command) must not crash: \(result.errors)")
+            #expect(
+                !result.errors.contains("strata-copy"),
+                "errors name the user's path, not a private copy: \(result.errors)")
         }
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)).count == 9_000, "left as it was")
     }

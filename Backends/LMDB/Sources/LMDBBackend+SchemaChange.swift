@@ -15,11 +15,14 @@ import Synchronization
 /// On a shadow copy (``LMDBBackend/makeShadowCopy()``) the same steps commit at every
 /// checkpoint, so the pages a transaction keeps in memory stay bounded by the batch.
 extension LMDBBackend: SchemaChangingBackend {
-    public func changeSchema<T: Sendable>(_ body: @escaping @Sendable (any SchemaChangeTransaction) throws -> T) async throws -> T {
+    public func changeSchema<T: Sendable>(_ body: @escaping @Sendable (any SchemaChangeTransaction) throws -> T)
+        async throws -> T
+    {
         try checkOpen()
         let schema = schema
         if isShadowCopy {
-            return try await onWriter { environment in try self.changeSchemaInBatches(environment, schema: schema, body) }
+            return try await onWriter { environment in try self.changeSchemaInBatches(environment, schema: schema, body)
+            }
         }
         return try await onWriter { environment in
             let (result, handles) = try self.writeRaw { transaction -> (T, [String: MDB_dbi]) in
@@ -61,7 +64,8 @@ extension LMDBBackend: SchemaChangingBackend {
         do {
             guard let first = open else { throw LMDBStatus(code: ENOMEM) }
             let change = LMDBSchemaChange(
-                transaction: LMDBWriteTransaction(txn: first, environment: environment, schema: schema, requireChecksums: checksums),
+                transaction: LMDBWriteTransaction(
+                    txn: first, environment: environment, schema: schema, requireChecksums: checksums),
                 schema: schema,
                 checkpoints: { txn in
                     open = nil
@@ -131,7 +135,8 @@ final class LMDBSchemaChange: SchemaChangeTransaction {
     }
 
     func change(
-        to target: Schema, rebuilding retired: Set<String>, creating created: Set<String>, reindexing reindexed: Set<String>,
+        to target: Schema, rebuilding retired: Set<String>, creating created: Set<String>,
+        reindexing reindexed: Set<String>,
         _ body: (any StorageReadTransaction, any StorageWriteTransaction) throws -> Void
     ) throws {
         let present = LMDBLayout(schema: schema)
@@ -154,18 +159,26 @@ final class LMDBSchemaChange: SchemaChangeTransaction {
             // The records stay: index databases the target drops are emptied, new ones built below.
             let before = Set(present.databases(of: entity).map(\.name))
             let after = layout.databases(of: entity)
-            for name in before.subtracting(after.map(\.name)) { try check(mdb_drop(txn, try open(name, duplicates: true), 0)) }
+            for name in before.subtracting(after.map(\.name)) {
+                try check(mdb_drop(txn, try open(name, duplicates: true), 0))
+            }
             var added: [String] = []
             for spec in after where !before.contains(spec.name) {
                 _ = try open(spec.name, duplicates: spec.duplicates)
-                if let property = spec.name.split(separator: "/").last, spec.name.hasPrefix("i/") { added.append(String(property)) }
+                if let property = spec.name.split(separator: "/").last, spec.name.hasPrefix("i/") {
+                    added.append(String(property))
+                }
             }
             if let description = target.entity(entity), !added.isEmpty { indexing.append((description, added)) }
         }
-        let old = LMDBReadTransaction(txn: txn, environment: transaction.environment, schema: schema, requireChecksums: transaction.requireChecksums)
+        let old = LMDBReadTransaction(
+            txn: txn, environment: transaction.environment, schema: schema,
+            requireChecksums: transaction.requireChecksums)
         old.migrationHandles = handles
         old.setAside = retired
-        let new = LMDBWriteTransaction(txn: txn, environment: transaction.environment, schema: target, requireChecksums: transaction.requireChecksums)
+        let new = LMDBWriteTransaction(
+            txn: txn, environment: transaction.environment, schema: target,
+            requireChecksums: transaction.requireChecksums)
         new.migrationHandles = handles
         attached += [old, new]
         for (entity, properties) in indexing { try new.buildIndexes(entity, properties, checkpoint: checkpoint) }
@@ -216,13 +229,15 @@ final class LMDBSchemaChange: SchemaChangeTransaction {
 
     /// Places `cursor` on the entry after `last` (its key, and for duplicates its value).
     private static func position(
-        _ cursor: OpaquePointer?, after last: (key: [UInt8], value: [UInt8]), duplicates: Bool, _ key: inout MDB_val, _ value: inout MDB_val
+        _ cursor: OpaquePointer?, after last: (key: [UInt8], value: [UInt8]), duplicates: Bool, _ key: inout MDB_val,
+        _ value: inout MDB_val
     ) throws -> Int32 {
         var found: Int32 = last.key.withUnsafeBytes { rawKey in
             key = MDB_val(mv_size: rawKey.count, mv_data: UnsafeMutableRawPointer(mutating: rawKey.baseAddress))
             guard duplicates else { return mdb_cursor_get(cursor, &key, &value, MDB_SET_KEY) }
             return last.value.withUnsafeBytes { rawValue in
-                value = MDB_val(mv_size: rawValue.count, mv_data: UnsafeMutableRawPointer(mutating: rawValue.baseAddress))
+                value = MDB_val(
+                    mv_size: rawValue.count, mv_data: UnsafeMutableRawPointer(mutating: rawValue.baseAddress))
                 return mdb_cursor_get(cursor, &key, &value, MDB_GET_BOTH)
             }
         }
@@ -230,4 +245,3 @@ final class LMDBSchemaChange: SchemaChangeTransaction {
         return found
     }
 }
-

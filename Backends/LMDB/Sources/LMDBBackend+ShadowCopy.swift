@@ -36,20 +36,23 @@ extension LMDBBackend: ShadowMigratingBackend {
         options.initialMapSize = max(map, used * 4, 1 << 30)
         options.noSync = true
         options.verifyStructureAtOpen = false
-        return try await ShadowCopy.make(at: shadow, files: [shadow], write: {
-            do {
-                try FileManager.default.createDirectory(atPath: shadow, withIntermediateDirectories: true)
-                try await onWriter { _ in
-                    environment.resizeLock.readLock()
-                    defer { environment.resizeLock.unlock() }
-                    try check(mdb_env_copy2(environment.handle, shadow, UInt32(MDB_CP_COMPACT)))
+        return try await ShadowCopy.make(
+            at: shadow, files: [shadow],
+            write: {
+                do {
+                    try FileManager.default.createDirectory(atPath: shadow, withIntermediateDirectories: true)
+                    try await onWriter { _ in
+                        environment.resizeLock.readLock()
+                        defer { environment.resizeLock.unlock() }
+                        try check(mdb_env_copy2(environment.handle, shadow, UInt32(MDB_CP_COMPACT)))
+                    }
+                } catch {
+                    throw Self.map(error, path: shadow)
                 }
-            } catch {
-                throw Self.map(error, path: shadow)
-            }
-        }, open: {
-            try await LMDBBackend.open(path: shadow, schema: schema, options: options, isShadowCopy: true)
-        }, install: { backup in try Self.install(shadow, at: path, backup: backup) })
+            },
+            open: {
+                try await LMDBBackend.open(path: shadow, schema: schema, options: options, isShadowCopy: true)
+            }, install: { backup in try Self.install(shadow, at: path, backup: backup) })
     }
 
     /// Puts the closed copy's data file in the store's directory, the old one in `backup` first
@@ -57,7 +60,8 @@ extension LMDBBackend: ShadowMigratingBackend {
     private static func install(_ shadow: String, at path: String, backup: String?) throws {
         guard !LMDBEnvironment.isOpen(path) else {
             throw StrataError(
-                .storeInUse, "\(path) is still open in this process; close every other handle onto it and migrate "
+                .storeInUse,
+                "\(path) is still open in this process; close every other handle onto it and migrate "
                     + "again")
         }
         if let holder = processHolding(path) {
@@ -68,7 +72,8 @@ extension LMDBBackend: ShadowMigratingBackend {
             do {
                 try FileManager.default.createDirectory(atPath: backup, withIntermediateDirectories: true)
             } catch {
-                throw StrataError(.storageFailure, underlying: error, "the backup directory \(backup) cannot be created")
+                throw StrataError(
+                    .storageFailure, underlying: error, "the backup directory \(backup) cannot be created")
             }
             StoreFiles.remove([lockFile(backup)])
             try StoreFiles.keepBackup(of: dataFile(path), at: dataFile(backup))

@@ -22,14 +22,19 @@ extension LMDBBackend {
     /// Run it on a store no process is writing (it reads without the lock file).
     /// - Throws: `StrataError` `notAStore` or `incompatibleStore` when `path` is not a Strata
     ///   LMDB store of `schema`; everything else is a finding in the report.
-    public static func verify(path: String, schema: Schema, timeout: Duration = .seconds(120)) async throws -> VerifyReport {
+    public static func verify(path: String, schema: Schema, timeout: Duration = .seconds(120)) async throws
+        -> VerifyReport
+    {
         var report = VerifyReport(location: "lmdb:\(path)")
         var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path + "/data.mdb", isDirectory: &isDirectory), !isDirectory.boolValue else {
+        guard FileManager.default.fileExists(atPath: path + "/data.mdb", isDirectory: &isDirectory),
+            !isDirectory.boolValue
+        else {
             throw StrataError(.notAStore, "\(path) holds no LMDB data file")
         }
         if ((try? FileManager.default.attributesOfItem(atPath: path + "/data.mdb")[.size] as? Int) ?? 0) == 0 {
-            report.notes.append("an empty data file (a creation interrupted before LMDB's first write): an open initialises it")
+            report.notes.append(
+                "an empty data file (a creation interrupted before LMDB's first write): an open initialises it")
             return report
         }
         do {
@@ -49,7 +54,9 @@ extension LMDBBackend {
     /// cleanly. The child takes a reader slot in the lock file, so a writer in another process
     /// cannot reuse the pages it is reading.
     static func checkStructure(path: String) async throws {
-        guard ((try? FileManager.default.attributesOfItem(atPath: path + "/data.mdb")[.size] as? Int) ?? 0) > 0 else { return }
+        guard ((try? FileManager.default.attributesOfItem(atPath: path + "/data.mdb")[.size] as? Int) ?? 0) > 0 else {
+            return
+        }
         let start = VerifyReport(location: "lmdb:\(path)")
         let report = try await walkReport(path: path, timeout: .seconds(600), usingLock: true, into: start)
         if let finding = report.findings.first { throw finding }
@@ -65,7 +72,11 @@ extension LMDBBackend {
         if let signal = walk.signal {
             report.isSafeToOpen = false
             let said = walk.lines.filter { $0.contains("Assertion") }.joined(separator: "; ")
-            report.add(StrataError(.corruptStore, "\(path): the data file is structurally damaged: liblmdb stopped a walk of it with signal \(signal)\(said.isEmpty ? "" : " [\(said)]")\(signal == SIGABRT ? " (an assertion failed)" : signal == SIGALRM ? " (the walk did not end: a page loop)" : ""). Opening this store would crash the process that opens it; restore it from a backup or a replica"))
+            report.add(
+                StrataError(
+                    .corruptStore,
+                    "\(path): the data file is structurally damaged: liblmdb stopped a walk of it with signal \(signal)\(said.isEmpty ? "" : " [\(said)]")\(signal == SIGABRT ? " (an assertion failed)" : signal == SIGALRM ? " (the walk did not end: a page loop)" : ""). Opening this store would crash the process that opens it; restore it from a backup or a replica"
+                ))
             return report
         }
         for line in walk.lines {
@@ -75,11 +86,13 @@ extension LMDBBackend {
             if line.hasPrefix("error ") || line.hasPrefix("count ") {
                 report.add(StrataError(.corruptStore, "\(path): \(line)"))
             } else if line.hasPrefix("walked ") {
-                report.notes.append("every page \(line.replacingOccurrences(of: "walked", with: "of")) read in a child process")
+                report.notes.append(
+                    "every page \(line.replacingOccurrences(of: "walked", with: "of")) read in a child process")
             }
         }
         if walk.exitCode != 0, report.isSound {
-            report.add(StrataError(.corruptStore, "\(path): the walk of the data file ended with status \(walk.exitCode)"))
+            report.add(
+                StrataError(.corruptStore, "\(path): the walk of the data file ended with status \(walk.exitCode)"))
         }
         return report
     }
@@ -89,7 +102,8 @@ extension LMDBBackend {
         let layout = LMDBLayout(schema: schema)
         let environment: LMDBEnvironment
         do {
-            environment = try LMDBEnvironment(path: path, mapSize: 1 << 20, maxDatabases: layout.databases.count + 8, noSync: true, readOnly: true)
+            environment = try LMDBEnvironment(
+                path: path, mapSize: 1 << 20, maxDatabases: layout.databases.count + 8, noSync: true, readOnly: true)
         } catch {
             throw StrataError(.notAStore, underlying: error, "\(path) cannot be opened as an LMDB environment")
         }
@@ -97,9 +111,11 @@ extension LMDBBackend {
             try environment.openDatabases([(LMDBLayout.meta, false)], create: false)
         } catch let status as LMDBStatus where status.code == MDB_NOTFOUND {
             guard (try? environment.mainDatabaseIsEmpty()) == true else {
-                throw StrataError(.notAStore, underlying: status, "\(path) is an LMDB environment but not a Strata store")
+                throw StrataError(
+                    .notAStore, underlying: status, "\(path) is an LMDB environment but not a Strata store")
             }
-            report.notes.append("an empty environment (a store whose creation was interrupted): an open creates the store in it")
+            report.notes.append(
+                "an empty environment (a store whose creation was interrupted): an open creates the store in it")
             return
         }
         let backend = LMDBBackend(schema: schema, path: path, environment: environment)
@@ -110,20 +126,27 @@ extension LMDBBackend {
             )
         }
         if format == nil, fingerprint == nil {
-            report.notes.append("a store whose creation was interrupted before its format was written: an open completes it")
+            report.notes.append(
+                "a store whose creation was interrupted before its format was written: an open completes it")
             return
         }
         guard format == Array(formatVersion.utf8) else {
-            throw StrataError(.incompatibleStore, "\(path) was written in LMDB store format \(format.map { String(decoding: $0, as: UTF8.self) } ?? "(none)")")
+            throw StrataError(
+                .incompatibleStore,
+                "\(path) was written in LMDB store format \(format.map { String(decoding: $0, as: UTF8.self) } ?? "(none)")"
+            )
         }
         let description = try backend.readRaw { try $0.metadata(SchemaDescription.metadataKey) }
         _ = try StoredSchema.check(
-            description: description, fingerprint: fingerprint.map { String(decoding: $0, as: UTF8.self) }, schema: schema, path: path)
+            description: description, fingerprint: fingerprint.map { String(decoding: $0, as: UTF8.self) },
+            schema: schema, path: path)
         backend.requiresChecksums.store(checksums == Array("1".utf8), ordering: .releasing)
         do {
             try environment.openDatabases(layout.databases, create: false)
         } catch {
-            report.add(StrataError(.corruptStore, underlying: error, "\(path): a database of the schema is missing (\(error))"))
+            report.add(
+                StrataError(.corruptStore, underlying: error, "\(path): a database of the schema is missing (\(error))")
+            )
             return
         }
         let start = report
@@ -142,7 +165,9 @@ extension LMDBBackend {
 
     /// Every record of `entity` decoded with its checksum, then each of its indexes compared with
     /// the entries its records call for: a damaged index makes queries miss records.
-    private static func checkEntity(_ entity: EntityDescription, in tx: LMDBReadTransaction, path: String, into report: inout VerifyReport) {
+    private static func checkEntity(
+        _ entity: EntityDescription, in tx: LMDBReadTransaction, path: String, into report: inout VerifyReport
+    ) {
         var checked = 0
         let indexed = entity.indexedProperties.sorted()
         var expected: [String: Set<IndexEntry>] = [:]
@@ -152,7 +177,10 @@ extension LMDBBackend {
                 do {
                     let id = try LMDBKeys.decodeID(key, kind: entity.idKind)
                     let record = try tx.decodeRecord(bytes, id: id, entity)
-                    for property in indexed { expected[property, default: []].insert(IndexEntry(key: LMDBKeys.indexKey(entity, property, record[property]), id: key)) }
+                    for property in indexed {
+                        expected[property, default: []].insert(
+                            IndexEntry(key: LMDBKeys.indexKey(entity, property, record[property]), id: key))
+                    }
                 } catch var error as StrataError {
                     error.code = .corruptStore
                     error.entity = error.entity ?? entity.name
@@ -161,7 +189,10 @@ extension LMDBBackend {
                 return true
             }
         } catch {
-            report.add(StrataError(.corruptStore, entity: entity.name, underlying: error, "\(path): the records of \(entity.name) cannot be read to their end (\(error))"))
+            report.add(
+                StrataError(
+                    .corruptStore, entity: entity.name, underlying: error,
+                    "\(path): the records of \(entity.name) cannot be read to their end (\(error))"))
             report.recordsChecked[entity.name] = checked
             return
         }
@@ -175,14 +206,21 @@ extension LMDBBackend {
                     return true
                 }
             } catch {
-                report.add(StrataError(.corruptStore, entity: entity.name, property: property, underlying: error, "\(path): the index cannot be read to its end"))
+                report.add(
+                    StrataError(
+                        .corruptStore, entity: entity.name, property: property, underlying: error,
+                        "\(path): the index cannot be read to its end"))
                 continue
             }
             let wanted = expected[property] ?? []
             let missing = wanted.subtracting(found).count
             let stray = found.subtracting(wanted).count
             if missing > 0 || stray > 0 {
-                report.add(StrataError(.corruptStore, entity: entity.name, property: property, "\(path): the index is damaged (\(missing) entries missing, \(stray) that no record calls for): queries on \(property) can miss records"))
+                report.add(
+                    StrataError(
+                        .corruptStore, entity: entity.name, property: property,
+                        "\(path): the index is damaged (\(missing) entries missing, \(stray) that no record calls for): queries on \(property) can miss records"
+                    ))
             }
         }
     }
@@ -204,7 +242,9 @@ extension LMDBBackend {
                 var status: Int32 = 0
                 let started = strata_lmdb_walk_in_child(path, usingLock ? 1 : 0, seconds, &buffer, capacity, &status)
                 guard started == 0 else {
-                    continuation.resume(throwing: StrataError(.storageFailure, "\(path): the verify child could not be started (errno \(started))"))
+                    continuation.resume(
+                        throwing: StrataError(
+                            .storageFailure, "\(path): the verify child could not be started (errno \(started))"))
                     return
                 }
                 let text = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)

@@ -62,7 +62,8 @@ public final class LMDBBackend: StorageBackend {
     /// The environment directory.
     public let path: String
     public let capabilities = FetchCapabilities(
-        predicateFeatures: [.equality, .ordering, .inList, .between, .isNil, .logic], sorting: true, paging: true, counting: true)
+        predicateFeatures: [.equality, .ordering, .inList, .between, .isNil, .logic], sorting: true, paging: true,
+        counting: true)
 
     let environment: LMDBEnvironment
     private var writer: DispatchQueue { environment.writer }
@@ -81,7 +82,9 @@ public final class LMDBBackend: StorageBackend {
         ExternalCommitPolling(interval: pollInterval) { [weak self] in
             guard let self else { throw StrataError(.storeClosed, "the store has been closed") }
             try self.checkOpen()
-            guard let last = self.environment.lastTransactionID else { throw StrataError(.storeClosed, "the store has been closed") }
+            guard let last = self.environment.lastTransactionID else {
+                throw StrataError(.storeClosed, "the store has been closed")
+            }
             let previous = self.seenTransactionID.exchange(last, ordering: .acquiringAndReleasing)
             return previous >= 0 && previous != last
         }
@@ -96,7 +99,10 @@ public final class LMDBBackend: StorageBackend {
     /// A migration's shadow copy: its schema change commits at every checkpoint.
     let isShadowCopy: Bool
 
-    init(schema: Schema, path: String, environment: LMDBEnvironment, options: Options = Options(), isShadowCopy: Bool = false) {
+    init(
+        schema: Schema, path: String, environment: LMDBEnvironment, options: Options = Options(),
+        isShadowCopy: Bool = false
+    ) {
         self.options = options
         self.isShadowCopy = isShadowCopy
         let pollInterval = options.externalCommitPollInterval
@@ -122,7 +128,9 @@ public final class LMDBBackend: StorageBackend {
         guard !path.isEmpty else { throw StrataError(.unsupportedStore, "lmdb: needs a directory path") }
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
-            guard isDirectory.boolValue else { throw StrataError(.notAStore, "\(path) is a file; an LMDB store is a directory") }
+            guard isDirectory.boolValue else {
+                throw StrataError(.notAStore, "\(path) is a file; an LMDB store is a directory")
+            }
         } else {
             do {
                 try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
@@ -136,11 +144,13 @@ public final class LMDBBackend: StorageBackend {
         let environment: LMDBEnvironment
         do {
             environment = try LMDBEnvironment.shared(
-                path: path, mapSize: max(options.initialMapSize, 1 << 16), maxDatabases: max(128, layout.databases.count * 3 + 16), noSync: options.noSync)
+                path: path, mapSize: max(options.initialMapSize, 1 << 16),
+                maxDatabases: max(128, layout.databases.count * 3 + 16), noSync: options.noSync)
         } catch {
             throw map(error, path: path)
         }
-        let backend = LMDBBackend(schema: schema, path: path, environment: environment, options: options, isShadowCopy: isShadowCopy)
+        let backend = LMDBBackend(
+            schema: schema, path: path, environment: environment, options: options, isShadowCopy: isShadowCopy)
         try await backend.prepare(layout)
         return backend
     }
@@ -164,25 +174,34 @@ public final class LMDBBackend: StorageBackend {
             let existing = try self.readRaw { try $0.metadata(MetadataKeys.lmdbFormat) }
             if let existing {
                 guard existing == format else {
-                    throw StrataError(.incompatibleStore, "\(path) was written in LMDB store format \(String(decoding: existing, as: UTF8.self))")
+                    throw StrataError(
+                        .incompatibleStore,
+                        "\(path) was written in LMDB store format \(String(decoding: existing, as: UTF8.self))")
                 }
                 let (description, storedFingerprint) = try self.readRaw {
                     (try $0.metadata(SchemaDescription.metadataKey), try $0.metadata(MetadataKeys.schemaFingerprint))
                 }
                 let outcome = try StoredSchema.check(
-                    description: description, fingerprint: storedFingerprint.map { String(decoding: $0, as: UTF8.self) }, schema: self.schema, path: path)
+                    description: description,
+                    fingerprint: storedFingerprint.map { String(decoding: $0, as: UTF8.self) }, schema: self.schema,
+                    path: path)
                 if outcome == .legacyMatches {
                     // The fingerprint of those stores did not cover attribute indexes, and an
                     // index database created now would be empty: refuse rather than answer from it.
                     let missing = try environment.missingDatabases(layout.databases.map(\.name))
                     if !missing.isEmpty {
-                        throw StrataError(.incompatibleStore, "\(path) was written without the index databases \(missing.sorted().joined(separator: ", ")) the app's schema declares (an index was added; migrations are not supported yet)")
+                        throw StrataError(
+                            .incompatibleStore,
+                            "\(path) was written without the index databases \(missing.sorted().joined(separator: ", ")) the app's schema declares (an index was added; migrations are not supported yet)"
+                        )
                     }
                 }
             }
             try environment.openDatabases(layout.databases, create: true)
             if try self.readRaw({ try $0.metadata(SchemaDescription.metadataKey) }) == nil {
-                try self.writeRaw { try $0.setMetadata(SchemaDescription.metadataKey, SchemaDescription(self.schema).encoded()) }
+                try self.writeRaw {
+                    try $0.setMetadata(SchemaDescription.metadataKey, SchemaDescription(self.schema).encoded())
+                }
             }
             if existing == nil {
                 try self.writeRaw { tx in
@@ -198,7 +217,9 @@ public final class LMDBBackend: StorageBackend {
 
     // MARK: StorageBackend
 
-    public func read<T: Sendable>(_ body: @escaping @Sendable (any StorageReadTransaction) throws -> T) async throws -> T {
+    public func read<T: Sendable>(_ body: @escaping @Sendable (any StorageReadTransaction) throws -> T) async throws
+        -> T
+    {
         try checkOpen()
         do {
             return try readRaw(body)
@@ -207,7 +228,9 @@ public final class LMDBBackend: StorageBackend {
         }
     }
 
-    public func write<T: Sendable>(_ body: @escaping @Sendable (any StorageWriteTransaction) throws -> T) async throws -> T {
+    public func write<T: Sendable>(_ body: @escaping @Sendable (any StorageWriteTransaction) throws -> T) async throws
+        -> T
+    {
         try checkOpen()
         return try await onWriter { _ in try self.writeRaw(body) }
     }
@@ -267,7 +290,10 @@ public final class LMDBBackend: StorageBackend {
             }
             try check(code)
             guard let txn else { throw LMDBStatus(code: ENOMEM) }
-            return try body(LMDBReadTransaction(txn: txn, environment: environment, schema: schema, requireChecksums: requiresChecksums.load(ordering: .acquiring)))
+            return try body(
+                LMDBReadTransaction(
+                    txn: txn, environment: environment, schema: schema,
+                    requireChecksums: requiresChecksums.load(ordering: .acquiring)))
         }
     }
 
@@ -284,13 +310,19 @@ public final class LMDBBackend: StorageBackend {
             let begin = mdb_txn_begin(environment.handle, nil, 0, &txn)
             guard begin == 0, let txn else {
                 environment.resizeLock.unlock()
-                if begin == MDB_MAP_RESIZED { try environment.setMapSize(0); continue }
+                if begin == MDB_MAP_RESIZED {
+                    try environment.setMapSize(0)
+                    continue
+                }
                 try check(begin)
                 throw LMDBStatus(code: ENOMEM)
             }
             let result: T
             do {
-                result = try body(LMDBWriteTransaction(txn: txn, environment: environment, schema: schema, requireChecksums: requiresChecksums.load(ordering: .acquiring)))
+                result = try body(
+                    LMDBWriteTransaction(
+                        txn: txn, environment: environment, schema: schema,
+                        requireChecksums: requiresChecksums.load(ordering: .acquiring)))
             } catch let status as LMDBStatus where status.isMapFull {
                 mdb_txn_abort(txn)
                 environment.resizeLock.unlock()
@@ -324,4 +356,3 @@ public final class LMDBBackend: StorageBackend {
         }
     }
 }
-

@@ -1,7 +1,7 @@
 import CLMDB
 import Foundation
-import Synchronization
 import StrataStorage
+import Synchronization
 
 /// An LMDB status code that is not success. Turned into a `StrataError` at the backend's boundary,
 /// except `MDB_MAP_FULL`, which the backend handles by growing the map and retrying.
@@ -54,7 +54,8 @@ final class LMDBEnvironment: @unchecked Sendable {
                 existing.handles += 1
                 return existing
             }
-            let environment = try LMDBEnvironment(path: path, mapSize: mapSize, maxDatabases: maxDatabases, noSync: noSync)
+            let environment = try LMDBEnvironment(
+                path: path, mapSize: mapSize, maxDatabases: maxDatabases, noSync: noSync)
             environment.key = key
             environment.handles = 1
             table[key] = environment

@@ -25,7 +25,8 @@ enum LMDBFileCheck {
             for index in (0..<MemoryLayout<T>.size).reversed() { value = value << 8 | T(bytes[start + index]) }
             return value  // little-endian, as LMDB writes it on this platform
         }
-        guard read(16, UInt32.self) == magic, let pageSize = read(40, UInt32.self), let lastPage = read(136, UInt64.self),
+        guard read(16, UInt32.self) == magic, let pageSize = read(40, UInt32.self),
+            let lastPage = read(136, UInt64.self),
             let transaction = read(144, UInt64.self), pageSize >= 512, pageSize <= 65_536, pageSize.nonzeroBitCount == 1
         else { return nil }
         return Meta(pageSize: Int(pageSize), lastPage: lastPage, transaction: transaction)
@@ -45,11 +46,16 @@ enum LMDBFileCheck {
         var newest = first
         try handle.seek(toOffset: UInt64(first.pageSize))
         let second = Array((try? handle.read(upToCount: 160)) ?? Data())
-        if let other = meta(second, at: 0), other.pageSize == first.pageSize, other.transaction > first.transaction { newest = other }
+        if let other = meta(second, at: 0), other.pageSize == first.pageSize, other.transaction > first.transaction {
+            newest = other
+        }
         let (pages, overflow) = newest.lastPage.addingReportingOverflow(1)
         let (required, tooLarge) = pages.multipliedReportingOverflow(by: UInt64(newest.pageSize))
         if overflow || tooLarge || required > UInt64(size) {
-            throw StrataError(.corruptStore, "\(path) is truncated: its meta page declares \(overflow || tooLarge ? "an impossible size" : "\(required) bytes"), the file has \(size)")
+            throw StrataError(
+                .corruptStore,
+                "\(path) is truncated: its meta page declares \(overflow || tooLarge ? "an impossible size" : "\(required) bytes"), the file has \(size)"
+            )
         }
     }
 }

@@ -18,7 +18,9 @@ enum LMDBKeys {
                 throw StrataError(.validationFailed, recordID: id, property: "id", "a string ID may not be empty")
             }
             guard bytes.count <= maximumTextKey else {
-                throw StrataError(.validationFailed, recordID: id, property: "id", "an ID longer than \(maximumTextKey) UTF-8 bytes cannot be an LMDB key")
+                throw StrataError(
+                    .validationFailed, recordID: id, property: "id",
+                    "an ID longer than \(maximumTextKey) UTF-8 bytes cannot be an LMDB key")
             }
             return bytes
         }
@@ -34,12 +36,16 @@ enum LMDBKeys {
     static func decodeID(_ bytes: [UInt8], kind: RecordID.Kind) throws -> RecordID {
         switch kind {
         case .uuid:
-            guard bytes.count == 16 else { throw StrataError(.corruptStore, "a stored UUID key has \(bytes.count) bytes") }
+            guard bytes.count == 16 else {
+                throw StrataError(.corruptStore, "a stored UUID key has \(bytes.count) bytes")
+            }
             var raw: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
             withUnsafeMutableBytes(of: &raw) { $0.copyBytes(from: bytes) }
             return .uuid(UUID(uuid: raw))
         case .int:
-            guard bytes.count == 8 else { throw StrataError(.corruptStore, "a stored integer key has \(bytes.count) bytes") }
+            guard bytes.count == 8 else {
+                throw StrataError(.corruptStore, "a stored integer key has \(bytes.count) bytes")
+            }
             return .int(Int64(bitPattern: bytes.reduce(0) { $0 << 8 | UInt64($1) } ^ (1 << 63)))
         case .string:
             return .string(String(decoding: bytes, as: UTF8.self))
@@ -54,7 +60,9 @@ enum LMDBKeys {
     /// key encoding, attributes under their value's (a double attribute holding an integer as
     /// that double). Every record has one entry per indexed property, nil included.
     static func indexKey(_ entity: EntityDescription, _ property: String, _ value: Value) -> [UInt8] {
-        if entity.attribute(property)?.type == .double, case .int(let number) = value { return indexKey(.double(Double(number))) }
+        if entity.attribute(property)?.type == .double, case .int(let number) = value {
+            return indexKey(.double(Double(number)))
+        }
         return indexKey(value)
     }
 

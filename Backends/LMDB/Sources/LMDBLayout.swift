@@ -30,7 +30,9 @@ struct LMDBLayout: Sendable {
         var specs: [(String, Bool)] = [(Self.meta, false)]
         for entity in schema.entities {
             specs.append((Self.records(entity.name), false))
-            for property in entity.indexedProperties.sorted() { specs.append((Self.index(entity.name, property), true)) }
+            for property in entity.indexedProperties.sorted() {
+                specs.append((Self.index(entity.name, property), true))
+            }
             for relationship in entity.relationships where relationship.keepsLinkList {
                 specs.append((Self.links(entity.name, relationship.name), false))
                 specs.append((Self.linkOwners(entity.name, relationship.name), true))

@@ -64,7 +64,9 @@ extension LMDBReadTransaction {
                 // last key at or before it.
                 if code == MDB_NOTFOUND {
                     code = mdb_cursor_get(cursor, &keyVal, &dataVal, MDB_LAST)
-                } else if code == 0, Self.bytes(keyVal).lexicographicallyPrecedes(start) == false, Self.bytes(keyVal) != start {
+                } else if code == 0, Self.bytes(keyVal).lexicographicallyPrecedes(start) == false,
+                    Self.bytes(keyVal) != start
+                {
                     code = mdb_cursor_get(cursor, &keyVal, &dataVal, MDB_PREV_NODUP)
                 }
             }
@@ -74,7 +76,8 @@ extension LMDBReadTransaction {
         while code == 0 {
             if let stop {
                 let current = Self.bytes(keyVal)
-                let beyond = key.ascending ? stop.lexicographicallyPrecedes(current) : current.lexicographicallyPrecedes(stop)
+                let beyond =
+                    key.ascending ? stop.lexicographicallyPrecedes(current) : current.lexicographicallyPrecedes(stop)
                 if beyond { break }
             }
             guard try visitKey() else { break }
@@ -135,7 +138,8 @@ extension LMDBReadTransaction {
         var pinned: (property: String, value: Value)?
         for conjunct in conjuncts {
             if case .compare(let property, .equal, let value, []) = conjunct, property != "id", !value.isNull,
-                entity.indexedProperties.contains(property) {
+                entity.indexedProperties.contains(property)
+            {
                 pinned = (property, value)
                 break
             }
@@ -143,7 +147,11 @@ extension LMDBReadTransaction {
         guard let (property, value) = pinned, let predicate = plan.predicate else { return nil }
         if limit == 0 { return [] }
         let normalized: Value
-        if entity.attribute(property)?.type == .double, case .int(let number) = value { normalized = .double(Double(number)) } else { normalized = value }
+        if entity.attribute(property)?.type == .double, case .int(let number) = value {
+            normalized = .double(Double(number))
+        } else {
+            normalized = value
+        }
         let index = try database(LMDBLayout.index(entity.name, property))
         let recordsDB = try database(LMDBLayout.records(entity.name))
         let evaluator = PredicateEvaluator(self)
@@ -165,7 +173,9 @@ extension LMDBReadTransaction {
 
     /// The index keys the predicate bounds `property` to (``FilterExpression/bounds(of:type:)``;
     /// nulls never match a range, so a lower bound also skips them).
-    static func bounds(of property: String, in predicate: FilterExpression?, _ entity: EntityDescription) -> (lower: [UInt8]?, upper: [UInt8]?) {
+    static func bounds(of property: String, in predicate: FilterExpression?, _ entity: EntityDescription) -> (
+        lower: [UInt8]?, upper: [UInt8]?
+    ) {
         guard let predicate, let type = entity.attribute(property)?.type else { return (nil, nil) }
         let (lower, upper) = predicate.bounds(of: property, type: type)
         func key(_ value: Value?) -> [UInt8]? {
@@ -233,16 +243,21 @@ extension LMDBReadTransaction {
         }
     }
 
-    fileprivate func indexedCandidates(_ predicate: FilterExpression, _ entity: EntityDescription) throws -> [RecordID]? {
+    fileprivate func indexedCandidates(_ predicate: FilterExpression, _ entity: EntityDescription) throws -> [RecordID]?
+    {
         func index(_ property: String) throws -> MDB_dbi? {
             entity.indexedProperties.contains(property) ? try database(LMDBLayout.index(entity.name, property)) : nil
         }
         func normalized(_ property: String, _ value: Value) -> Value {
-            if entity.attribute(property)?.type == .double, case .int(let number) = value { return .double(Double(number)) }
+            if entity.attribute(property)?.type == .double, case .int(let number) = value {
+                return .double(Double(number))
+            }
             return value
         }
         func ids(_ dbi: MDB_dbi, _ value: Value, _ property: String) throws -> [RecordID] {
-            try duplicates(dbi, LMDBKeys.indexKey(normalized(property, value))).map { try LMDBKeys.decodeID($0, kind: entity.idKind) }
+            try duplicates(dbi, LMDBKeys.indexKey(normalized(property, value))).map {
+                try LMDBKeys.decodeID($0, kind: entity.idKind)
+            }
         }
         func rangeAllowed(_ property: String) -> Bool {
             if let attribute = entity.attribute(property) { return LMDBKeys.supportsRanges(attribute.type) }
@@ -270,7 +285,8 @@ extension LMDBReadTransaction {
         case .between(let property, let lower, let upper) where rangeAllowed(property):
             guard let dbi = try index(property) else { return nil }
             return try range(dbi, property, lower: lower, upper: upper)
-        case .compare(let property, let op, let value, []) where op != .equal && op != .notEqual && !value.isNull && rangeAllowed(property):
+        case .compare(let property, let op, let value, [])
+        where op != .equal && op != .notEqual && !value.isNull && rangeAllowed(property):
             guard let dbi = try index(property) else { return nil }
             switch op {
             case .greater, .greaterOrEqual: return try range(dbi, property, lower: value, upper: nil)

@@ -31,8 +31,12 @@ class LMDBReadTransaction: StorageReadTransaction {
 
     func database(_ name: String) throws -> MDB_dbi {
         var name = name
-        if !setAside.isEmpty, let entity = LMDBLayout.entity(of: name), setAside.contains(entity) { name = LMDBLayout.setAsidePrefix + name }
-        guard let dbi = migrationHandles[name] ?? environment.databases[name] else { throw StrataError(.unknownEntity, "no database \(name) in this store") }
+        if !setAside.isEmpty, let entity = LMDBLayout.entity(of: name), setAside.contains(entity) {
+            name = LMDBLayout.setAsidePrefix + name
+        }
+        guard let dbi = migrationHandles[name] ?? environment.databases[name] else {
+            throw StrataError(.unknownEntity, "no database \(name) in this store")
+        }
         return dbi
     }
 
@@ -80,7 +84,10 @@ class LMDBReadTransaction: StorageReadTransaction {
     /// Every duplicate stored under `key` in a DUPSORT database.
     func duplicates(_ dbi: MDB_dbi, _ key: [UInt8]) throws -> [[UInt8]] {
         var found: [[UInt8]] = []
-        try walkDuplicates(dbi, key) { found.append($0); return true }
+        try walkDuplicates(dbi, key) {
+            found.append($0)
+            return true
+        }
         return found
     }
 
@@ -97,7 +104,9 @@ class LMDBReadTransaction: StorageReadTransaction {
             return mdb_cursor_get(cursor, &keyVal, &dataVal, MDB_SET)
         }
         while code == 0 {
-            guard try visit(Array(UnsafeRawBufferPointer(start: dataVal.mv_data, count: dataVal.mv_size))) else { return }
+            guard try visit(Array(UnsafeRawBufferPointer(start: dataVal.mv_data, count: dataVal.mv_size))) else {
+                return
+            }
             code = mdb_cursor_get(cursor, &keyVal, &dataVal, MDB_NEXT_DUP)
         }
         if code != MDB_NOTFOUND { try check(code) }
@@ -107,14 +116,17 @@ class LMDBReadTransaction: StorageReadTransaction {
 
     func record(_ entityName: String, id: RecordID) throws -> Record? {
         let entity = try entity(entityName)
-        guard let key = LMDBKeys.lookupID(id), let bytes = try get(try database(LMDBLayout.records(entityName)), key) else { return nil }
+        guard let key = LMDBKeys.lookupID(id), let bytes = try get(try database(LMDBLayout.records(entityName)), key)
+        else { return nil }
         return try decodeRecord(bytes, id: id, entity)
     }
 
     /// The distinct IDs with their keys, in key order, so consecutive lookups descend through
     /// pages the previous one just read.
     static func inKeyOrder(_ ids: [RecordID]) -> [(key: [UInt8], id: RecordID)] {
-        Set(ids).compactMap { id in LMDBKeys.lookupID(id).map { (key: $0, id: id) } }.sorted { $0.key.lexicographicallyPrecedes($1.key) }
+        Set(ids).compactMap { id in LMDBKeys.lookupID(id).map { (key: $0, id: id) } }.sorted {
+            $0.key.lexicographicallyPrecedes($1.key)
+        }
     }
 
     /// Keys only: a record's bytes are neither decoded nor checked to know that it exists.
@@ -151,7 +163,9 @@ class LMDBReadTransaction: StorageReadTransaction {
     }
 
     func links(_ entity: String, relationship: String, from owner: RecordID) throws -> [RecordID] {
-        guard let key = LMDBKeys.lookupID(owner), let bytes = try get(try database(LMDBLayout.links(entity, relationship)), key) else { return [] }
+        guard let key = LMDBKeys.lookupID(owner),
+            let bytes = try get(try database(LMDBLayout.links(entity, relationship)), key)
+        else { return [] }
         return try LMDBKeys.decodeIDs(bytes)
     }
 

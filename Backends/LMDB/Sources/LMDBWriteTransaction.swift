@@ -10,7 +10,8 @@ final class LMDBWriteTransaction: LMDBReadTransaction, StorageWriteTransaction {
         let code: Int32 = key.withUnsafeBytes { rawKey in
             value.withUnsafeBytes { rawValue in
                 keyVal = MDB_val(mv_size: rawKey.count, mv_data: UnsafeMutableRawPointer(mutating: rawKey.baseAddress))
-                dataVal = MDB_val(mv_size: rawValue.count, mv_data: UnsafeMutableRawPointer(mutating: rawValue.baseAddress))
+                dataVal = MDB_val(
+                    mv_size: rawValue.count, mv_data: UnsafeMutableRawPointer(mutating: rawValue.baseAddress))
                 return mdb_put(txn, dbi, &keyVal, &dataVal, 0)
             }
         }
@@ -25,14 +26,17 @@ final class LMDBWriteTransaction: LMDBReadTransaction, StorageWriteTransaction {
             keyVal = MDB_val(mv_size: rawKey.count, mv_data: UnsafeMutableRawPointer(mutating: rawKey.baseAddress))
             guard let value else { return mdb_del(txn, dbi, &keyVal, nil) }
             return value.withUnsafeBytes { rawValue in
-                dataVal = MDB_val(mv_size: rawValue.count, mv_data: UnsafeMutableRawPointer(mutating: rawValue.baseAddress))
+                dataVal = MDB_val(
+                    mv_size: rawValue.count, mv_data: UnsafeMutableRawPointer(mutating: rawValue.baseAddress))
                 return mdb_del(txn, dbi, &keyVal, &dataVal)
             }
         }
         if code != MDB_NOTFOUND { try check(code) }
     }
 
-    private func updateIndexes(_ entity: EntityDescription, id: [UInt8], old: Record?, new: Record?, indexed: [String]? = nil) throws {
+    private func updateIndexes(
+        _ entity: EntityDescription, id: [UInt8], old: Record?, new: Record?, indexed: [String]? = nil
+    ) throws {
         for property in indexed ?? Array(entity.indexedProperties) {
             let oldKey = old.map { LMDBKeys.indexKey(entity, property, $0[property]) }
             let newKey = new.map { LMDBKeys.indexKey(entity, property, $0[property]) }
@@ -58,7 +62,9 @@ final class LMDBWriteTransaction: LMDBReadTransaction, StorageWriteTransaction {
             try scan(try database(LMDBLayout.records(entity.name)), from: last) { key, bytes in
                 if key == last { return true }
                 let record = try decodeRecord(bytes, id: try LMDBKeys.decodeID(key, kind: entity.idKind), entity)
-                for property in properties { entries.append((LMDBKeys.indexKey(entity, property, record[property]), key)) }
+                for property in properties {
+                    entries.append((LMDBKeys.indexKey(entity, property, record[property]), key))
+                }
                 last = key
                 records += 1
                 if records >= 4_096 { more = true }
@@ -66,7 +72,9 @@ final class LMDBWriteTransaction: LMDBReadTransaction, StorageWriteTransaction {
             }
             for (position, property) in properties.enumerated() {
                 let dbi = try database(LMDBLayout.index(entity.name, property))
-                for (offset, entry) in entries.enumerated() where offset % properties.count == position { try put(dbi, entry.key, entry.id) }
+                for (offset, entry) in entries.enumerated() where offset % properties.count == position {
+                    try put(dbi, entry.key, entry.id)
+                }
             }
             try checkpoint()
         }
@@ -74,10 +82,14 @@ final class LMDBWriteTransaction: LMDBReadTransaction, StorageWriteTransaction {
 
     func put(_ record: Record) throws {
         let entity = try entity(record.entity)
-        try put(record, key: try LMDBKeys.id(record.id), entity, try database(LMDBLayout.records(entity.name)), indexed: Array(entity.indexedProperties))
+        try put(
+            record, key: try LMDBKeys.id(record.id), entity, try database(LMDBLayout.records(entity.name)),
+            indexed: Array(entity.indexedProperties))
     }
 
-    private func put(_ record: Record, key: [UInt8], _ entity: EntityDescription, _ recordsDB: MDB_dbi, indexed: [String]) throws {
+    private func put(
+        _ record: Record, key: [UInt8], _ entity: EntityDescription, _ recordsDB: MDB_dbi, indexed: [String]
+    ) throws {
         let old = try get(recordsDB, key).map { try decodeRecord($0, id: record.id, entity) }
         try put(recordsDB, key, RecordCodec.encode(record, entity))
         try updateIndexes(entity, id: key, old: old, new: record, indexed: indexed)
@@ -87,7 +99,10 @@ final class LMDBWriteTransaction: LMDBReadTransaction, StorageWriteTransaction {
     /// copied for this transaction, instead of dirtying a fresh page per record.
     func put(contentsOf records: [Record]) throws {
         let keyed = try records.map { (key: try LMDBKeys.id($0.id), record: $0) }
-            .sorted { $0.record.entity != $1.record.entity ? $0.record.entity < $1.record.entity : $0.key.lexicographicallyPrecedes($1.key) }
+            .sorted {
+                $0.record.entity != $1.record.entity
+                    ? $0.record.entity < $1.record.entity : $0.key.lexicographicallyPrecedes($1.key)
+            }
         // The entity, its records database and its indexed properties, once per entity.
         var current: (entity: EntityDescription, db: MDB_dbi, indexed: [String])?
         for (key, record) in keyed {
@@ -102,7 +117,9 @@ final class LMDBWriteTransaction: LMDBReadTransaction, StorageWriteTransaction {
 
     /// In key order, for the same locality as ``put(contentsOf:)``.
     func delete(_ entityName: String, ids: [RecordID]) throws {
-        let keyed = ids.compactMap { id in LMDBKeys.lookupID(id).map { (key: $0, id: id) } }.sorted { $0.key.lexicographicallyPrecedes($1.key) }
+        let keyed = ids.compactMap { id in LMDBKeys.lookupID(id).map { (key: $0, id: id) } }.sorted {
+            $0.key.lexicographicallyPrecedes($1.key)
+        }
         for (_, id) in keyed { try delete(entityName, id: id) }
     }
 
@@ -122,7 +139,9 @@ final class LMDBWriteTransaction: LMDBReadTransaction, StorageWriteTransaction {
         let listDB = try database(LMDBLayout.links(entity, relationship))
         let ownersDB = try database(LMDBLayout.linkOwners(entity, relationship))
         let ownerKey = try LMDBKeys.id(owner)
-        for old in try links(entity, relationship: relationship, from: owner) { try remove(ownersDB, try LMDBKeys.id(old), ownerKey) }
+        for old in try links(entity, relationship: relationship, from: owner) {
+            try remove(ownersDB, try LMDBKeys.id(old), ownerKey)
+        }
         if targets.isEmpty {
             try remove(listDB, ownerKey)
         } else {

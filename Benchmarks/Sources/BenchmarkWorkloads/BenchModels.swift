@@ -15,11 +15,13 @@ public struct BenchItem: PersistentModel, Equatable {
     public var code: String
     public var region: String
 
-    public static let entity = Entity<BenchItem>("BenchItem", [
-        .attribute(\.name), .attribute(\.category, indexed: true), .attribute(\.score), .attribute(\.createdAt),
-        .attribute(\.isActive), .attribute(\.note), .attribute(\.quantity), .attribute(\.ratio), .attribute(\.code),
-        .attribute(\.region),
-    ])
+    public static let entity = Entity<BenchItem>(
+        "BenchItem",
+        [
+            .attribute(\.name), .attribute(\.category, indexed: true), .attribute(\.score), .attribute(\.createdAt),
+            .attribute(\.isActive), .attribute(\.note), .attribute(\.quantity), .attribute(\.ratio), .attribute(\.code),
+            .attribute(\.region),
+        ])
 
     /// Deterministic data: item `n` of a run.
     public static func make(_ n: Int) -> BenchItem {
@@ -39,9 +41,11 @@ public struct BenchParent: PersistentModel {
         self.name = name
     }
     public static let children = ToMany<BenchParent, BenchChild>("children")
-    public static let entity = Entity<BenchParent>("BenchParent", [
-        .attribute(\.name), .toMany(children, inverse: \BenchChild.parent, deleteRule: .cascade),
-    ])
+    public static let entity = Entity<BenchParent>(
+        "BenchParent",
+        [
+            .attribute(\.name), .toMany(children, inverse: \BenchChild.parent, deleteRule: .cascade),
+        ])
 }
 
 public struct BenchChild: PersistentModel {
@@ -53,9 +57,11 @@ public struct BenchChild: PersistentModel {
         self.name = name
         self.parent = parent
     }
-    public static let entity = Entity<BenchChild>("BenchChild", [
-        .attribute(\.name), .toOne(\.parent, BenchParent.self, inverse: BenchParent.children),
-    ])
+    public static let entity = Entity<BenchChild>(
+        "BenchChild",
+        [
+            .attribute(\.name), .toOne(\.parent, BenchParent.self, inverse: BenchParent.children),
+        ])
 }
 
 public enum BenchSchema {

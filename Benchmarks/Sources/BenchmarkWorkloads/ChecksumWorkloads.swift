@@ -10,7 +10,9 @@ import StrataSQLite
 /// format 1, which has no checksum. Fetch-all and point fetches do this decode once per record, so
 /// the difference per record is the checksum's share of those reads.
 public enum ChecksumWorkloads {
-    static func encoded() throws -> (entity: EntityDescription, checked: [(RecordID, [UInt8])], unchecked: [(RecordID, [UInt8])]) {
+    static func encoded() throws -> (
+        entity: EntityDescription, checked: [(RecordID, [UInt8])], unchecked: [(RecordID, [UInt8])]
+    ) {
         let entity = try BenchSchema.make().requireEntity("BenchItem")
         var checked: [(RecordID, [UInt8])] = []
         var unchecked: [(RecordID, [UInt8])] = []
@@ -43,8 +45,12 @@ public enum ChecksumWorkloads {
         if !checksums {
             let queue = try DatabaseQueue(path: path)
             try await queue.write { db in
-                for entity in schema.entities { try db.execute(sql: "UPDATE \"\(entity.name)\" SET strata_checksum = NULL") }
-                try db.execute(sql: "UPDATE strata_meta SET value = ? WHERE key = 'strata.sqlite.checksums'", arguments: [Data("0".utf8)])
+                for entity in schema.entities {
+                    try db.execute(sql: "UPDATE \"\(entity.name)\" SET strata_checksum = NULL")
+                }
+                try db.execute(
+                    sql: "UPDATE strata_meta SET value = ? WHERE key = 'strata.sqlite.checksums'",
+                    arguments: [Data("0".utf8)])
             }
             try queue.close()
         }
@@ -52,22 +58,31 @@ public enum ChecksumWorkloads {
     }
 
     public static let groups: [WorkloadGroup] = [
-        WorkloadGroup(backend: "record checksums", peer: "no checksum", workloads: [
-            Workload(name: "decode 100k records (LMDB's read path)", ours: {
-                let (entity, checked, _) = try encoded()
-                return { try decodeAll(checked, entity) }
-            }, peer: {
-                let (entity, _, unchecked) = try encoded()
-                return { try decodeAll(unchecked, entity) }
-            }),
-        ]),
-        WorkloadGroup(backend: "SQLite rows with checksums", peer: "the same rows unchecked", workloads: [
-            Workload(name: "SQLite checksums: fetch all 100k",
-                     ours: StrataSide.fetchAll(filledBy: { try await sqliteStore($0, checksums: true) }),
-                     peer: StrataSide.fetchAll(filledBy: { try await sqliteStore($0, checksums: false) })),
-            Workload(name: "SQLite checksums: 100k point fetches, one read",
-                     ours: StrataSide.pointFetches(filledBy: { try await sqliteStore($0, checksums: true) }),
-                     peer: StrataSide.pointFetches(filledBy: { try await sqliteStore($0, checksums: false) })),
-        ]),
+        WorkloadGroup(
+            backend: "record checksums", peer: "no checksum",
+            workloads: [
+                Workload(
+                    name: "decode 100k records (LMDB's read path)",
+                    ours: {
+                        let (entity, checked, _) = try encoded()
+                        return { try decodeAll(checked, entity) }
+                    },
+                    peer: {
+                        let (entity, _, unchecked) = try encoded()
+                        return { try decodeAll(unchecked, entity) }
+                    })
+            ]),
+        WorkloadGroup(
+            backend: "SQLite rows with checksums", peer: "the same rows unchecked",
+            workloads: [
+                Workload(
+                    name: "SQLite checksums: fetch all 100k",
+                    ours: StrataSide.fetchAll(filledBy: { try await sqliteStore($0, checksums: true) }),
+                    peer: StrataSide.fetchAll(filledBy: { try await sqliteStore($0, checksums: false) })),
+                Workload(
+                    name: "SQLite checksums: 100k point fetches, one read",
+                    ours: StrataSide.pointFetches(filledBy: { try await sqliteStore($0, checksums: true) }),
+                    peer: StrataSide.pointFetches(filledBy: { try await sqliteStore($0, checksums: false) })),
+            ]),
     ]
 }

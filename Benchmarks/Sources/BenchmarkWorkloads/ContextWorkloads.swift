@@ -25,7 +25,9 @@ public enum ContextWorkloads {
 
     /// Context side: the records were fetched through the context (untimed); the timed part is
     /// staging each update and the save.
-    static func contextSave(_ makeStore: @escaping @Sendable () async throws -> Store) -> @Sendable () async throws -> @Sendable () async throws -> Int {
+    static func contextSave(_ makeStore: @escaping @Sendable () async throws -> Store)
+        -> @Sendable () async throws -> @Sendable () async throws -> Int
+    {
         {
             let store = try await seeded(makeStore)
             let context = store.makeContext()
@@ -39,10 +41,13 @@ public enum ContextWorkloads {
     }
 
     /// Repository side: the same updates in one transaction, last-writer-wins.
-    static func repositorySave(_ makeStore: @escaping @Sendable () async throws -> Store) -> @Sendable () async throws -> @Sendable () async throws -> Int {
+    static func repositorySave(_ makeStore: @escaping @Sendable () async throws -> Store)
+        -> @Sendable () async throws -> @Sendable () async throws -> Int
+    {
         {
             let store = try await seeded(makeStore)
-            let models = try await store.repository(BenchItem.self).fetch(Query<BenchItem>.all.sorted(by: \.name).limit(updatedCount))
+            let models = try await store.repository(BenchItem.self).fetch(
+                Query<BenchItem>.all.sorted(by: \.name).limit(updatedCount))
             return {
                 try await store.transaction { tx in for model in models { try tx.update(changed(model)) } }
                 return models.count
@@ -52,14 +57,19 @@ public enum ContextWorkloads {
 
     /// A context under `objectTrumpByProperty` saves `conflictCount` updates; when `conflicting`,
     /// another writer changed another property of each of them after the context read them.
-    static func conflictSave(_ makeStore: @escaping @Sendable () async throws -> Store, conflicting: Bool) -> @Sendable () async throws -> @Sendable () async throws -> Int {
+    static func conflictSave(_ makeStore: @escaping @Sendable () async throws -> Store, conflicting: Bool)
+        -> @Sendable () async throws -> @Sendable () async throws -> Int
+    {
         {
             let store = try await seeded(makeStore)
             let context = store.makeContext(mergePolicy: .objectTrumpByProperty)
             let models = try await context.fetch(Query<BenchItem>.all.sorted(by: \.name).limit(conflictCount))
             if conflicting {
                 try await store.transaction { tx in
-                    for model in models { try tx.update("BenchItem", id: .uuid(model.id), set: ["quantity": .int(Int64(model.quantity + 1))]) }
+                    for model in models {
+                        try tx.update(
+                            "BenchItem", id: .uuid(model.id), set: ["quantity": .int(Int64(model.quantity + 1))])
+                    }
                 }
             }
             for model in models { try await context.update(changed(model)) }
@@ -71,19 +81,35 @@ public enum ContextWorkloads {
     }
 
     public static let groups: [WorkloadGroup] = [
-        WorkloadGroup(backend: "context save (SQLite)", peer: "repository", workloads: [
-            Workload(name: "save 1,000 updated records", ours: contextSave(SQLiteWorkloads.ourStore), peer: repositorySave(SQLiteWorkloads.ourStore)),
-        ]),
-        WorkloadGroup(backend: "context save (in-memory)", peer: "repository", workloads: [
-            Workload(name: "save 1,000 updated records", ours: contextSave(InMemoryWorkloads.makeStore), peer: repositorySave(InMemoryWorkloads.makeStore)),
-        ]),
-        WorkloadGroup(backend: "objectTrumpByProperty save (SQLite)", peer: "no conflict", workloads: [
-            Workload(name: "save 100 updates, all conflicting", ours: conflictSave(SQLiteWorkloads.ourStore, conflicting: true),
-                     peer: conflictSave(SQLiteWorkloads.ourStore, conflicting: false)),
-        ]),
-        WorkloadGroup(backend: "objectTrumpByProperty save (in-memory)", peer: "no conflict", workloads: [
-            Workload(name: "save 100 updates, all conflicting", ours: conflictSave(InMemoryWorkloads.makeStore, conflicting: true),
-                     peer: conflictSave(InMemoryWorkloads.makeStore, conflicting: false)),
-        ]),
+        WorkloadGroup(
+            backend: "context save (SQLite)", peer: "repository",
+            workloads: [
+                Workload(
+                    name: "save 1,000 updated records", ours: contextSave(SQLiteWorkloads.ourStore),
+                    peer: repositorySave(SQLiteWorkloads.ourStore))
+            ]),
+        WorkloadGroup(
+            backend: "context save (in-memory)", peer: "repository",
+            workloads: [
+                Workload(
+                    name: "save 1,000 updated records", ours: contextSave(InMemoryWorkloads.makeStore),
+                    peer: repositorySave(InMemoryWorkloads.makeStore))
+            ]),
+        WorkloadGroup(
+            backend: "objectTrumpByProperty save (SQLite)", peer: "no conflict",
+            workloads: [
+                Workload(
+                    name: "save 100 updates, all conflicting",
+                    ours: conflictSave(SQLiteWorkloads.ourStore, conflicting: true),
+                    peer: conflictSave(SQLiteWorkloads.ourStore, conflicting: false))
+            ]),
+        WorkloadGroup(
+            backend: "objectTrumpByProperty save (in-memory)", peer: "no conflict",
+            workloads: [
+                Workload(
+                    name: "save 100 updates, all conflicting",
+                    ours: conflictSave(InMemoryWorkloads.makeStore, conflicting: true),
+                    peer: conflictSave(InMemoryWorkloads.makeStore, conflicting: false))
+            ]),
     ]
 }

@@ -17,12 +17,13 @@ public struct WorkloadGroup: Sendable {
     public var peer: String
     public var workloads: [Workload]
 
-    public static let all = [
-        WorkloadGroup(backend: "in-memory", peer: "Dictionary", workloads: InMemoryWorkloads.all),
-        WorkloadGroup(backend: "SQLite", peer: "raw GRDB", workloads: SQLiteWorkloads.all),
-        WorkloadGroup(backend: "LMDB", peer: "raw mdb_*", workloads: LMDBWorkloads.all),
-        WorkloadGroup(backend: "JSON file", peer: "peer", workloads: JSONFileWorkloads.all),
-    ] + ContextWorkloads.groups + SyncWorkloads.groups + ChecksumWorkloads.groups + ObservationWorkloads.groups
+    public static let all =
+        [
+            WorkloadGroup(backend: "in-memory", peer: "Dictionary", workloads: InMemoryWorkloads.all),
+            WorkloadGroup(backend: "SQLite", peer: "raw GRDB", workloads: SQLiteWorkloads.all),
+            WorkloadGroup(backend: "LMDB", peer: "raw mdb_*", workloads: LMDBWorkloads.all),
+            WorkloadGroup(backend: "JSON file", peer: "peer", workloads: JSONFileWorkloads.all),
+        ] + ContextWorkloads.groups + SyncWorkloads.groups + ChecksumWorkloads.groups + ObservationWorkloads.groups
 }
 
 public enum InMemoryWorkloads {
@@ -60,41 +61,53 @@ public enum InMemoryWorkloads {
     }
 
     public static let all: [Workload] = [
-        Workload(name: "insert 100k (one save)", ours: StrataSide.insert(makeStore), peer: {
-            let items = makeItems()
-            return { filledDictionary(items).count }
-        }),
-        Workload(name: "fetch all 100k as models", ours: StrataSide.fetchAll(makeStore), peer: {
-            let dictionary = filledDictionary(makeItems())
-            return { Array(dictionary.values).count }
-        }),
-        Workload(name: "100k point fetches, one read each", ours: StrataSide.pointFetchesEach(makeStore), peer: pointFetchPeer),
+        Workload(
+            name: "insert 100k (one save)", ours: StrataSide.insert(makeStore),
+            peer: {
+                let items = makeItems()
+                return { filledDictionary(items).count }
+            }),
+        Workload(
+            name: "fetch all 100k as models", ours: StrataSide.fetchAll(makeStore),
+            peer: {
+                let dictionary = filledDictionary(makeItems())
+                return { Array(dictionary.values).count }
+            }),
+        Workload(
+            name: "100k point fetches, one read each", ours: StrataSide.pointFetchesEach(makeStore),
+            peer: pointFetchPeer),
         Workload(name: "100k point fetches, one read", ours: StrataSide.pointFetches(makeStore), peer: pointFetchPeer),
-        Workload(name: "indexed query + sort + limit 100", ours: StrataSide.indexedQuery(makeStore), peer: {
-            let dictionary = filledDictionary(makeItems())
-            return { dictionary.values.filter { $0.category == 7 }.sorted { $0.score > $1.score }.prefix(100).count }
-        }),
-        Workload(name: "cascade delete: 1 parent, 10k children", ours: StrataSide.cascade(makeStore), peer: {
-            // The same graph as dictionaries with a parent → children index, removed together.
-            let parent = BenchParent(id: UUID(), name: "parent")
-            var children: [UUID: BenchChild] = [:]
-            var byParent: [UUID: [UUID]] = [:]
-            for index in 0..<childCount {
-                let child = BenchChild(id: UUID(), name: "child \(index)", parent: parent.id)
-                children[child.id] = child
-                byParent[parent.id, default: []].append(child.id)
-            }
-            let parents = [parent.id: parent]
-            let allChildren = children
-            let index = byParent
-            return {
-                var remainingParents = parents
-                var remainingChildren = allChildren
-                remainingParents[parent.id] = nil
-                for id in index[parent.id] ?? [] { remainingChildren[id] = nil }
-                return remainingChildren.count + remainingParents.count
-            }
-        }),
+        Workload(
+            name: "indexed query + sort + limit 100", ours: StrataSide.indexedQuery(makeStore),
+            peer: {
+                let dictionary = filledDictionary(makeItems())
+                return {
+                    dictionary.values.filter { $0.category == 7 }.sorted { $0.score > $1.score }.prefix(100).count
+                }
+            }),
+        Workload(
+            name: "cascade delete: 1 parent, 10k children", ours: StrataSide.cascade(makeStore),
+            peer: {
+                // The same graph as dictionaries with a parent → children index, removed together.
+                let parent = BenchParent(id: UUID(), name: "parent")
+                var children: [UUID: BenchChild] = [:]
+                var byParent: [UUID: [UUID]] = [:]
+                for index in 0..<childCount {
+                    let child = BenchChild(id: UUID(), name: "child \(index)", parent: parent.id)
+                    children[child.id] = child
+                    byParent[parent.id, default: []].append(child.id)
+                }
+                let parents = [parent.id: parent]
+                let allChildren = children
+                let index = byParent
+                return {
+                    var remainingParents = parents
+                    var remainingChildren = allChildren
+                    remainingParents[parent.id] = nil
+                    for id in index[parent.id] ?? [] { remainingChildren[id] = nil }
+                    return remainingChildren.count + remainingParents.count
+                }
+            }),
     ]
 }
 

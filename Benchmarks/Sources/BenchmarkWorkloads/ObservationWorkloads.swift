@@ -58,11 +58,15 @@ public enum ObservationWorkloads {
 
     /// `saves` one-record saves (each an update of one item in a store of 10,000), with 100 live
     /// queries of another entity, of the saved one, or none.
-    public static func oneRecordSaves(_ makeStore: @escaping @Sendable () async throws -> Store, observed: Observed) -> @Sendable () async throws -> @Sendable () async throws -> Int {
+    public static func oneRecordSaves(_ makeStore: @escaping @Sendable () async throws -> Store, observed: Observed)
+        -> @Sendable () async throws -> @Sendable () async throws -> Int
+    {
         {
             let store = try await ContextWorkloads.seeded(makeStore)
-            try await store.repository(BenchParent.self).insert(contentsOf: (0..<10).map { BenchParent(id: UUID(), name: "p\($0)") })
-            let items = try await store.repository(BenchItem.self).fetch(Query<BenchItem>.all.sorted(by: \.name).limit(saves))
+            try await store.repository(BenchParent.self).insert(
+                contentsOf: (0..<10).map { BenchParent(id: UUID(), name: "p\($0)") })
+            let items = try await store.repository(BenchItem.self).fetch(
+                Query<BenchItem>.all.sorted(by: \.name).limit(saves))
             let live = Observers()
             switch observed {
             case .none: break
@@ -92,7 +96,9 @@ public enum ObservationWorkloads {
     /// `changes` times: update one item's sort key, then — per `delivery` — nothing more, wait
     /// for the live query's next value (its diff computed), or refetch the whole result and
     /// compute `difference(from:)` against the previous one.
-    public static func delivery(_ makeStore: @escaping @Sendable () async throws -> Store, _ delivery: Delivery) -> @Sendable () async throws -> @Sendable () async throws -> Int {
+    public static func delivery(_ makeStore: @escaping @Sendable () async throws -> Store, _ delivery: Delivery)
+        -> @Sendable () async throws -> @Sendable () async throws -> Int
+    {
         {
             let store = try await ContextWorkloads.seeded(makeStore)
             let query = Query<BenchItem>.all.sorted(by: \.score)
@@ -129,25 +135,43 @@ public enum ObservationWorkloads {
     }
 
     @Sendable static func lmdbStore() async throws -> Store {
-        Store(backend: try await LMDBBackend.open(path: SQLiteWorkloads.temporaryPath() + ".lmdb", schema: try BenchSchema.make()))
+        Store(
+            backend: try await LMDBBackend.open(
+                path: SQLiteWorkloads.temporaryPath() + ".lmdb", schema: try BenchSchema.make()))
     }
 
     public static let groups: [WorkloadGroup] = [
-        WorkloadGroup(backend: "one-record saves with 100 observers (in-memory)", peer: "0 observers", workloads: [
-            Workload(name: "200 saves, observers of another entity", ours: oneRecordSaves(InMemoryWorkloads.makeStore, observed: .otherEntity),
-                     peer: oneRecordSaves(InMemoryWorkloads.makeStore, observed: .none)),
-            Workload(name: "200 saves, observers of the saved entity", ours: oneRecordSaves(InMemoryWorkloads.makeStore, observed: .savedEntity),
-                     peer: oneRecordSaves(InMemoryWorkloads.makeStore, observed: .none)),
-        ]),
-        WorkloadGroup(backend: "one-record saves with 100 observers (SQLite)", peer: "0 observers", workloads: [
-            Workload(name: "200 saves, observers of another entity", ours: oneRecordSaves(SQLiteWorkloads.ourStore, observed: .otherEntity),
-                     peer: oneRecordSaves(SQLiteWorkloads.ourStore, observed: .none)),
-            Workload(name: "200 saves, observers of the saved entity", ours: oneRecordSaves(SQLiteWorkloads.ourStore, observed: .savedEntity),
-                     peer: oneRecordSaves(SQLiteWorkloads.ourStore, observed: .none)),
-        ]),
-        WorkloadGroup(backend: "one-record saves with 100 observers (LMDB)", peer: "0 observers", workloads: [
-            Workload(name: "200 saves, observers of another entity", ours: oneRecordSaves(lmdbStore, observed: .otherEntity),
-                     peer: oneRecordSaves(lmdbStore, observed: .none)),
-        ]),
+        WorkloadGroup(
+            backend: "one-record saves with 100 observers (in-memory)", peer: "0 observers",
+            workloads: [
+                Workload(
+                    name: "200 saves, observers of another entity",
+                    ours: oneRecordSaves(InMemoryWorkloads.makeStore, observed: .otherEntity),
+                    peer: oneRecordSaves(InMemoryWorkloads.makeStore, observed: .none)),
+                Workload(
+                    name: "200 saves, observers of the saved entity",
+                    ours: oneRecordSaves(InMemoryWorkloads.makeStore, observed: .savedEntity),
+                    peer: oneRecordSaves(InMemoryWorkloads.makeStore, observed: .none)),
+            ]),
+        WorkloadGroup(
+            backend: "one-record saves with 100 observers (SQLite)", peer: "0 observers",
+            workloads: [
+                Workload(
+                    name: "200 saves, observers of another entity",
+                    ours: oneRecordSaves(SQLiteWorkloads.ourStore, observed: .otherEntity),
+                    peer: oneRecordSaves(SQLiteWorkloads.ourStore, observed: .none)),
+                Workload(
+                    name: "200 saves, observers of the saved entity",
+                    ours: oneRecordSaves(SQLiteWorkloads.ourStore, observed: .savedEntity),
+                    peer: oneRecordSaves(SQLiteWorkloads.ourStore, observed: .none)),
+            ]),
+        WorkloadGroup(
+            backend: "one-record saves with 100 observers (LMDB)", peer: "0 observers",
+            workloads: [
+                Workload(
+                    name: "200 saves, observers of another entity",
+                    ours: oneRecordSaves(lmdbStore, observed: .otherEntity),
+                    peer: oneRecordSaves(lmdbStore, observed: .none))
+            ]),
     ]
 }

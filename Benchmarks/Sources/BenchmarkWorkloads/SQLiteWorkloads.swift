@@ -11,7 +11,8 @@ public enum SQLiteWorkloads {
 
     /// Every database a run creates lives here; ``removeTemporaryFiles()`` deletes it.
     static let directory: URL = {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("strata-bench-\(ProcessInfo.processInfo.processIdentifier)")
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "strata-bench-\(ProcessInfo.processInfo.processIdentifier)")
         try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
         return url
     }()
@@ -35,14 +36,15 @@ public enum SQLiteWorkloads {
         configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = NORMAL") }
         let pool = try DatabasePool(path: temporaryPath(), configuration: configuration)
         try pool.write { db in
-            try db.execute(sql: """
-                CREATE TABLE items (id BLOB PRIMARY KEY NOT NULL, name TEXT, category INTEGER, score REAL, createdAt REAL,
-                  isActive INTEGER, note TEXT, quantity INTEGER, ratio REAL, code TEXT, region TEXT);
-                CREATE INDEX items_category ON items (category);
-                CREATE TABLE parents (id BLOB PRIMARY KEY NOT NULL, name TEXT);
-                CREATE TABLE children (id BLOB PRIMARY KEY NOT NULL, name TEXT, parent BLOB);
-                CREATE INDEX children_parent ON children (parent);
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE items (id BLOB PRIMARY KEY NOT NULL, name TEXT, category INTEGER, score REAL, createdAt REAL,
+                      isActive INTEGER, note TEXT, quantity INTEGER, ratio REAL, code TEXT, region TEXT);
+                    CREATE INDEX items_category ON items (category);
+                    CREATE TABLE parents (id BLOB PRIMARY KEY NOT NULL, name TEXT);
+                    CREATE TABLE children (id BLOB PRIMARY KEY NOT NULL, name TEXT, parent BLOB);
+                    CREATE INDEX children_parent ON children (parent);
+                    """)
         }
         return pool
     }
@@ -64,7 +66,8 @@ public enum SQLiteWorkloads {
     static func rawItem(_ row: Row) -> BenchItem {
         let idBytes: Data = row[0]
         return BenchItem(
-            id: withUnsafeBytes(of: idBytes) { _ in SQLiteWorkloads.uuid(idBytes) }, name: row[1], category: row[2], score: row[3],
+            id: withUnsafeBytes(of: idBytes) { _ in SQLiteWorkloads.uuid(idBytes) }, name: row[1], category: row[2],
+            score: row[3],
             createdAt: Date(timeIntervalSinceReferenceDate: row[4]), isActive: row[5], note: row[6], quantity: row[7],
             ratio: row[8], code: row[9], region: row[10])
     }
@@ -76,80 +79,99 @@ public enum SQLiteWorkloads {
     }
 
     public static let all: [Workload] = [
-        Workload(name: "SQLite insert 100k (one save)", ours: StrataSide.insert(ourStore), peer: {
-            let items = InMemoryWorkloads.makeItems()
-            return {
+        Workload(
+            name: "SQLite insert 100k (one save)", ours: StrataSide.insert(ourStore),
+            peer: {
+                let items = InMemoryWorkloads.makeItems()
+                return {
+                    let pool = try rawPool()
+                    try rawInsert(items, into: pool)
+                    try pool.close()
+                    return items.count
+                }
+            }),
+        Workload(
+            name: "SQLite fetch all 100k as models", ours: StrataSide.fetchAll(ourStore),
+            peer: {
+                let pool = try rawPool()
+                try rawInsert(InMemoryWorkloads.makeItems(), into: pool)
+                return {
+                    try await pool.read { db in
+                        try Row.fetchAll(db, sql: "SELECT * FROM items ORDER BY id").map(rawItem).count
+                    }
+                }
+            }),
+        Workload(
+            name: "SQLite 100k point fetches, one read", ours: StrataSide.pointFetches(ourStore),
+            peer: {
+                let items = InMemoryWorkloads.makeItems()
                 let pool = try rawPool()
                 try rawInsert(items, into: pool)
-                try pool.close()
-                return items.count
-            }
-        }),
-        Workload(name: "SQLite fetch all 100k as models", ours: StrataSide.fetchAll(ourStore), peer: {
-            let pool = try rawPool()
-            try rawInsert(InMemoryWorkloads.makeItems(), into: pool)
-            return {
-                try await pool.read { db in
-                    try Row.fetchAll(db, sql: "SELECT * FROM items ORDER BY id").map(rawItem).count
+                let ids = InMemoryWorkloads.probes(items)
+                return {
+                    try await pool.read { db in
+                        let statement = try db.makeStatement(sql: "SELECT * FROM items WHERE id = ?")
+                        var found = 0
+                        for id in ids {
+                            if try Row.fetchOne(statement, arguments: [blob(id)]).map(rawItem) != nil { found += 1 }
+                        }
+                        return found
+                    }
                 }
-            }
-        }),
-        Workload(name: "SQLite 100k point fetches, one read", ours: StrataSide.pointFetches(ourStore), peer: {
-            let items = InMemoryWorkloads.makeItems()
-            let pool = try rawPool()
-            try rawInsert(items, into: pool)
-            let ids = InMemoryWorkloads.probes(items)
-            return {
-                try await pool.read { db in
-                    let statement = try db.makeStatement(sql: "SELECT * FROM items WHERE id = ?")
+            }),
+        Workload(
+            name: "SQLite 100k point fetches, one read each", ours: StrataSide.pointFetchesEach(ourStore),
+            peer: {
+                let items = InMemoryWorkloads.makeItems()
+                let pool = try rawPool()
+                try rawInsert(items, into: pool)
+                let ids = InMemoryWorkloads.probes(items)
+                return {
                     var found = 0
                     for id in ids {
-                        if try Row.fetchOne(statement, arguments: [blob(id)]).map(rawItem) != nil { found += 1 }
+                        let item = try await pool.read { db in
+                            try Row.fetchOne(
+                                db.cachedStatement(sql: "SELECT * FROM items WHERE id = ?"), arguments: [blob(id)]
+                            ).map(rawItem)
+                        }
+                        if item != nil { found += 1 }
                     }
                     return found
                 }
-            }
-        }),
-        Workload(name: "SQLite 100k point fetches, one read each", ours: StrataSide.pointFetchesEach(ourStore), peer: {
-            let items = InMemoryWorkloads.makeItems()
-            let pool = try rawPool()
-            try rawInsert(items, into: pool)
-            let ids = InMemoryWorkloads.probes(items)
-            return {
-                var found = 0
-                for id in ids {
-                    let item = try await pool.read { db in
-                        try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM items WHERE id = ?"), arguments: [blob(id)]).map(rawItem)
+            }),
+        Workload(
+            name: "SQLite indexed query + sort + limit 100", ours: StrataSide.indexedQuery(ourStore),
+            peer: {
+                let pool = try rawPool()
+                try rawInsert(InMemoryWorkloads.makeItems(), into: pool)
+                return {
+                    try await pool.read { db in
+                        try Row.fetchAll(
+                            db, sql: "SELECT * FROM items WHERE category = ? ORDER BY score DESC, id LIMIT 100",
+                            arguments: [7]
+                        ).map(rawItem).count
                     }
-                    if item != nil { found += 1 }
                 }
-                return found
-            }
-        }),
-        Workload(name: "SQLite indexed query + sort + limit 100", ours: StrataSide.indexedQuery(ourStore), peer: {
-            let pool = try rawPool()
-            try rawInsert(InMemoryWorkloads.makeItems(), into: pool)
-            return {
-                try await pool.read { db in
-                    try Row.fetchAll(db, sql: "SELECT * FROM items WHERE category = ? ORDER BY score DESC, id LIMIT 100", arguments: [7]).map(rawItem).count
-                }
-            }
-        }),
-        Workload(name: "SQLite cascade delete: 1 parent, 10k children", ours: StrataSide.cascade(ourStore), peer: {
-            let pool = try rawPool()
-            let parent = UUID()
-            try await pool.write { db in
-                try db.execute(sql: "INSERT INTO parents VALUES (?, ?)", arguments: [blob(parent), "parent"])
-                let statement = try db.makeStatement(sql: "INSERT INTO children VALUES (?, ?, ?)")
-                for index in 0..<childCount { try statement.execute(arguments: [blob(UUID()), "child \(index)", blob(parent)]) }
-            }
-            return {
+            }),
+        Workload(
+            name: "SQLite cascade delete: 1 parent, 10k children", ours: StrataSide.cascade(ourStore),
+            peer: {
+                let pool = try rawPool()
+                let parent = UUID()
                 try await pool.write { db in
-                    try db.execute(sql: "DELETE FROM children WHERE parent = ?", arguments: [blob(parent)])
-                    try db.execute(sql: "DELETE FROM parents WHERE id = ?", arguments: [blob(parent)])
-                    return try Int.fetchOne(db, sql: "SELECT count(*) FROM children") ?? -1
+                    try db.execute(sql: "INSERT INTO parents VALUES (?, ?)", arguments: [blob(parent), "parent"])
+                    let statement = try db.makeStatement(sql: "INSERT INTO children VALUES (?, ?, ?)")
+                    for index in 0..<childCount {
+                        try statement.execute(arguments: [blob(UUID()), "child \(index)", blob(parent)])
+                    }
                 }
-            }
-        }),
+                return {
+                    try await pool.write { db in
+                        try db.execute(sql: "DELETE FROM children WHERE parent = ?", arguments: [blob(parent)])
+                        try db.execute(sql: "DELETE FROM parents WHERE id = ?", arguments: [blob(parent)])
+                        return try Int.fetchOne(db, sql: "SELECT count(*) FROM children") ?? -1
+                    }
+                }
+            }),
     ]
 }

@@ -40,7 +40,9 @@ enum StrataSide {
     }
 
     /// 100k random point fetches inside one read.
-    static func pointFetches(_ make: @escaping MakeStore) -> Prepare { pointFetches(filledBy: { try await filled(make, $0) }) }
+    static func pointFetches(_ make: @escaping MakeStore) -> Prepare {
+        pointFetches(filledBy: { try await filled(make, $0) })
+    }
 
     static func pointFetches(filledBy fill: @escaping Fill) -> Prepare {
         {
@@ -87,7 +89,9 @@ enum StrataSide {
             let parent = BenchParent(id: UUID(), name: "parent")
             try await store.transaction { tx in
                 try tx.insert(parent)
-                for index in 0..<InMemoryWorkloads.childCount { try tx.insert(BenchChild(id: UUID(), name: "child \(index)", parent: parent.id)) }
+                for index in 0..<InMemoryWorkloads.childCount {
+                    try tx.insert(BenchChild(id: UUID(), name: "child \(index)", parent: parent.id))
+                }
             }
             return {
                 try await store.repository(BenchParent.self).delete(parent.id)

@@ -20,7 +20,9 @@ func peakRSSMiB() -> Double {
     return kib / 1024
 }
 
-func seconds(_ duration: Duration) -> Double { Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18 }
+func seconds(_ duration: Duration) -> Double {
+    Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+}
 
 let schema = try BenchSchema.make()
 let arguments = CommandLine.arguments
@@ -29,7 +31,8 @@ if arguments.count == 4, arguments[1] == "--make" {
     let count = Int(arguments[3]) ?? 0
     let store = Store(backend: try await SQLiteBackend.open(path: arguments[2], schema: schema))
     for start in stride(from: 0, to: count, by: 10_000) {
-        try await store.repository(BenchItem.self).insert(contentsOf: (start..<min(count, start + 10_000)).map(BenchItem.make))
+        try await store.repository(BenchItem.self).insert(
+            contentsOf: (start..<min(count, start + 10_000)).map(BenchItem.make))
     }
     try await store.close()
     exit(0)
@@ -38,7 +41,9 @@ if arguments.count == 4, arguments[1] == "--make" {
 if arguments.count == 4, arguments[1] == "--ours" {
     let begin = ContinuousClock.now
     let source = Store(backend: try await SQLiteBackend.open(path: arguments[2], schema: schema))
-    let target = Store(backend: try await LMDBBackend.open(path: arguments[3], schema: schema, options: .init(initialMapSize: 4 << 30)))
+    let target = Store(
+        backend: try await LMDBBackend.open(path: arguments[3], schema: schema, options: .init(initialMapSize: 4 << 30))
+    )
     let outcome = try await StoreCopier(from: source, to: target, batch: 1_000).run()
     try await source.close()
     try await target.close()
@@ -63,7 +68,10 @@ if arguments.count == 4, arguments[1] == "--peer" {
     var copied = 0
     let queue = try DatabaseQueue(path: arguments[2])
     try queue.read { db in
-        let table = try String.fetchOne(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE '%BenchItem%'") ?? "BenchItem"
+        let table =
+            try String.fetchOne(
+                db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE '%BenchItem%'")
+            ?? "BenchItem"
         let rows = try Row.fetchCursor(db, sql: "SELECT * FROM \"\(table)\"")
         while let row = try rows.next() {
             guard let idData: Data = row["id"] else { continue }
@@ -75,12 +83,16 @@ if arguments.count == 4, arguments[1] == "--peer" {
                 case .int: values[attribute.name] = (row[attribute.name] as Int64?).map(Value.int) ?? .null
                 case .double: values[attribute.name] = (row[attribute.name] as Double?).map(Value.double) ?? .null
                 case .bool: values[attribute.name] = (row[attribute.name] as Bool?).map(Value.bool) ?? .null
-                case .date: values[attribute.name] = (row[attribute.name] as Double?).map { .date(Date(timeIntervalSinceReferenceDate: $0)) } ?? .null
+                case .date:
+                    values[attribute.name] =
+                        (row[attribute.name] as Double?).map { .date(Date(timeIntervalSinceReferenceDate: $0)) }
+                        ?? .null
                 default: values[attribute.name] = .null
                 }
             }
             let version: Int64 = row["strata_version"] ?? 1
-            let bytes = RecordCodec.encode(Record(entity: "BenchItem", id: .uuid(id), version: version, values: values), entity)
+            let bytes = RecordCodec.encode(
+                Record(entity: "BenchItem", id: .uuid(id), version: version, values: values), entity)
             withUnsafeBytes(of: id.uuid) { k in
                 bytes.withUnsafeBytes { v in
                     var key = MDB_val(mv_size: k.count, mv_data: UnsafeMutableRawPointer(mutating: k.baseAddress))
@@ -113,24 +125,36 @@ func child(_ arguments: [String]) throws -> String {
     try process.run()
     let output = pipe.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()
-    guard process.terminationStatus == 0 else { throw StrataError(.storageFailure, "child \(arguments.first ?? "") failed") }
+    guard process.terminationStatus == 0 else {
+        throw StrataError(.storageFailure, "child \(arguments.first ?? "") failed")
+    }
     return String(decoding: output, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
 }
 
 let count = Int(ProcessInfo.processInfo.environment["STRATA_COPY_RECORDS"] ?? "") ?? 1_000_000
-let directory = FileManager.default.temporaryDirectory.appendingPathComponent("strata-copy-bench-\(ProcessInfo.processInfo.processIdentifier)").path
+let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+    "strata-copy-bench-\(ProcessInfo.processInfo.processIdentifier)"
+).path
 try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
 defer { try? FileManager.default.removeItem(atPath: directory) }
 let source = "\(directory)/source.sqlite"
 let made = ContinuousClock.now
 _ = try child(["--make", source, String(count)])
-print("source: \(count) BenchItem records (10 attributes) in SQLite, made in \(String(format: "%.1f", seconds(ContinuousClock.now - made))) s")
+print(
+    "source: \(count) BenchItem records (10 attributes) in SQLite, made in \(String(format: "%.1f", seconds(ContinuousClock.now - made))) s"
+)
 let ours = try child(["--ours", source, "\(directory)/ours.lmdb"]).split(separator: " ")
 let peer = try child(["--peer", source, "\(directory)/peer.lmdb"]).split(separator: " ")
 func field(_ parts: [Substring], _ index: Int) -> Double { Double(parts[index]) ?? 0 }
 let (oursSeconds, oursRSS, peerSeconds, peerRSS) = (field(ours, 0), field(ours, 1), field(peer, 0), field(peer, 1))
 print("strata copy SQLite → LMDB beside a raw copy (GRDB rows → mdb_put), \(count) records, one run each")
 print("side                     seconds   records/s   peak RSS MiB")
-print(String(format: "StoreCopier (strata copy) %7.1f   %9.0f   %8.1f   (digests equal: %@)", oursSeconds, Double(count) / oursSeconds, oursRSS, String(ours[3])))
-print(String(format: "raw GRDB → mdb_put        %7.1f   %9.0f   %8.1f", peerSeconds, Double(count) / peerSeconds, peerRSS))
-print(String(format: "ratio                    %7.2f×              %8.2f×", oursSeconds / peerSeconds, oursRSS / peerRSS))
+print(
+    String(
+        format: "StoreCopier (strata copy) %7.1f   %9.0f   %8.1f   (digests equal: %@)", oursSeconds,
+        Double(count) / oursSeconds, oursRSS, String(ours[3])))
+print(
+    String(format: "raw GRDB → mdb_put        %7.1f   %9.0f   %8.1f", peerSeconds, Double(count) / peerSeconds, peerRSS)
+)
+print(
+    String(format: "ratio                    %7.2f×              %8.2f×", oursSeconds / peerSeconds, oursRSS / peerRSS))

@@ -28,7 +28,8 @@ let arguments = CommandLine.arguments
 /// In place (one write transaction) or through a shadow copy committing each batch: set by the
 /// parent for each run (STRATA_MIGRATION_STRATEGIES, default inPlace,shadowCopy).
 let strategyName = environment["STRATA_MIGRATION_STRATEGY"] ?? "inPlace"
-let strategy: MigrationStrategy = strategyName == "shadowCopy" ? .shadowCopy() : strategyName == "automatic" ? .automatic : .inPlace
+let strategy: MigrationStrategy =
+    strategyName == "shadowCopy" ? .shadowCopy() : strategyName == "automatic" ? .automatic : .inPlace
 
 func seconds(_ body: () async throws -> Void) async rethrows -> Double {
     let start = ContinuousClock.now
@@ -58,9 +59,14 @@ func versions() throws -> [SchemaVersion] {
         entity.attributes[code].renamedFrom = "code"
     }
     let v3 = try Schema(entities: [entity])
-    if let region = entity.attributes.firstIndex(where: { $0.name == "region" }) { entity.attributes[region].isIndexed = true }
+    if let region = entity.attributes.firstIndex(where: { $0.name == "region" }) {
+        entity.attributes[region].isIndexed = true
+    }
     let v4 = try Schema(entities: [entity])
-    return [SchemaVersion("1", v1), SchemaVersion("2", v2), SchemaVersion("3", v3), SchemaVersion("4", v4), SchemaVersion("5", v4)]
+    return [
+        SchemaVersion("1", v1), SchemaVersion("2", v2), SchemaVersion("3", v3), SchemaVersion("4", v4),
+        SchemaVersion("5", v4),
+    ]
 }
 
 let custom = MigrationStage.custom(from: "4", to: "5") { migration in
@@ -73,7 +79,9 @@ let custom = MigrationStage.custom(from: "4", to: "5") { migration in
 
 func openBackend(_ backend: String, _ path: String, _ schema: Schema) async throws -> any StorageBackend {
     backend == "sqlite"
-        ? try await SQLiteBackend.open(path: path, schema: schema, options: .init(cacheSizeMiB: Int(environment["STRATA_MIGRATION_SQLITE_CACHE_MIB"] ?? "") ?? 64))
+        ? try await SQLiteBackend.open(
+            path: path, schema: schema,
+            options: .init(cacheSizeMiB: Int(environment["STRATA_MIGRATION_SQLITE_CACHE_MIB"] ?? "") ?? 64))
         : try await LMDBBackend.open(path: path, schema: schema, options: .init(initialMapSize: 1 << 30))
 }
 
@@ -105,12 +113,15 @@ func ours(_ backend: String, _ count: Int, _ path: String) async throws -> [(Dou
 /// One migration, in this (child) process: prints seconds, peak RSS and peak anonymous RSS.
 func migrate(_ backend: String, _ path: String, _ step: Int) async throws {
     let all = try versions()
-    let plan = MigrationPlan(versions: Array(all.prefix(step + 1)), stages: step == 4 ? [custom] : [], strategy: strategy)
+    let plan = MigrationPlan(
+        versions: Array(all.prefix(step + 1)), stages: step == 4 ? [custom] : [], strategy: strategy)
     resetPeak()
     var anonymous = rss("RssAnon")
     var migrated: Store?
     let took = try await seconds {
-        let run = Store.migrating(schema: all[step].schema, migrations: plan) { schema in try await openBackend(backend, path, schema) }
+        let run = Store.migrating(schema: all[step].schema, migrations: plan) { schema in
+            try await openBackend(backend, path, schema)
+        }
         // Heap (anonymous) memory, sampled after each batch: LMDB's mapped file pages and
         // SQLite's page cache count in the peak RSS too.
         var phase = ""
@@ -145,7 +156,8 @@ func child(_ childArguments: [String]) throws -> String {
 /// The SQLite peer: the same rows in an equivalent table, changed with GRDB.
 func sqlitePeer(_ count: Int, _ path: String) throws -> [(Double, Double)] {
     let queue = try DatabaseQueue(path: path)
-    let columns = "name TEXT, category INTEGER, score REAL, createdAt REAL, isActive INTEGER, note TEXT, quantity INTEGER, ratio REAL, code TEXT, region TEXT"
+    let columns =
+        "name TEXT, category INTEGER, score REAL, createdAt REAL, isActive INTEGER, note TEXT, quantity INTEGER, ratio REAL, code TEXT, region TEXT"
     try queue.write { db in
         try db.execute(sql: "CREATE TABLE items (id BLOB PRIMARY KEY NOT NULL, version INTEGER NOT NULL, \(columns))")
         try db.execute(sql: "CREATE INDEX items_category ON items (category, id)")
@@ -153,7 +165,8 @@ func sqlitePeer(_ count: Int, _ path: String) throws -> [(Double, Double)] {
         for n in 0..<count {
             let item = BenchItem.make(n)
             try statement.execute(arguments: [
-                withUnsafeBytes(of: item.id.uuid) { Data($0) }, item.name, item.category, item.score, item.createdAt.timeIntervalSince1970,
+                withUnsafeBytes(of: item.id.uuid) { Data($0) }, item.name, item.category, item.score,
+                item.createdAt.timeIntervalSince1970,
                 item.isActive, item.note, item.quantity, item.ratio, item.code, item.region,
             ])
         }
@@ -165,12 +178,14 @@ func sqlitePeer(_ count: Int, _ path: String) throws -> [(Double, Double)] {
         return (Date().timeIntervalSince(start), rss("VmHWM"))
     }
     let newColumns = columns + ", flag INTEGER NOT NULL DEFAULT 0"
-    let add = try timed("""
+    let add = try timed(
+        """
         CREATE TABLE new_items (id BLOB PRIMARY KEY NOT NULL, version INTEGER NOT NULL, \(newColumns));
         INSERT INTO new_items SELECT *, 0 FROM items; DROP TABLE items; ALTER TABLE new_items RENAME TO items;
         CREATE INDEX items_category ON items (category, id);
         """)
-    let rename = try timed("""
+    let rename = try timed(
+        """
         CREATE TABLE new_items (id BLOB PRIMARY KEY NOT NULL, version INTEGER NOT NULL, \(newColumns.replacingOccurrences(of: "code TEXT", with: "sku TEXT")));
         INSERT INTO new_items SELECT * FROM items; DROP TABLE items; ALTER TABLE new_items RENAME TO items;
         CREATE INDEX items_category ON items (category, id);
@@ -179,7 +194,9 @@ func sqlitePeer(_ count: Int, _ path: String) throws -> [(Double, Double)] {
     let update = try timed("UPDATE items SET flag = isActive, version = version + 1")
     // For reference: SQLite's own ALTER TABLE, which changes only the schema text.
     let alter = try timed("ALTER TABLE items ADD COLUMN extra INTEGER NOT NULL DEFAULT 0")
-    print("NOTE\tsqlite ALTER TABLE ADD COLUMN alone: \(String(format: "%.3f", alter.0)) s (metadata only; a store that checksums each row cannot skip the rewrite)")
+    print(
+        "NOTE\tsqlite ALTER TABLE ADD COLUMN alone: \(String(format: "%.3f", alter.0)) s (metadata only; a store that checksums each row cannot skip the rewrite)"
+    )
     return [add, rename, index, update]
 }
 
@@ -192,7 +209,9 @@ func lmdbPeer(_ count: Int, _ path: String) throws -> [(Double, Double)] {
     defer { mdb_env_close(env) }
     mdb_env_set_maxdbs(env, 8)
     mdb_env_set_mapsize(env, 1 << 34)
-    guard mdb_env_open(env, path, UInt32(MDB_NOTLS), 0o644) == 0 else { throw StrataError(.storageFailure, "mdb_env_open") }
+    guard mdb_env_open(env, path, UInt32(MDB_NOTLS), 0o644) == 0 else {
+        throw StrataError(.storageFailure, "mdb_env_open")
+    }
     let all = try versions()
     func write(_ body: (OpaquePointer) throws -> Void) throws {
         var txn: OpaquePointer?
@@ -218,11 +237,15 @@ func lmdbPeer(_ count: Int, _ path: String) throws -> [(Double, Double)] {
             let item = BenchItem.make(n)
             var record = try item.record()
             record.version = 1
-            put(txn, records, withUnsafeBytes(of: item.id.uuid) { Array($0) }, RecordCodec.encode(record.inLayout(v1.layout), v1))
+            put(
+                txn, records, withUnsafeBytes(of: item.id.uuid) { Array($0) },
+                RecordCodec.encode(record.inLayout(v1.layout), v1))
         }
     }
     /// Decodes each record with `from`, changes it, encodes it with `to` into a fresh database.
-    func rewrite(from: EntityDescription, to: EntityDescription, _ change: (inout Strata.Record) -> Void) throws -> (Double, Double) {
+    func rewrite(from: EntityDescription, to: EntityDescription, _ change: (inout Strata.Record) -> Void) throws -> (
+        Double, Double
+    ) {
         resetPeak()
         let start = Date()
         try write { txn in
@@ -230,12 +253,14 @@ func lmdbPeer(_ count: Int, _ path: String) throws -> [(Double, Double)] {
             mdb_dbi_open(txn, "fresh", UInt32(MDB_CREATE), &fresh)
             var cursor: OpaquePointer?
             mdb_cursor_open(txn, records, &cursor)
-            var key = MDB_val(), value = MDB_val()
+            var key = MDB_val()
+            var value = MDB_val()
             var code = mdb_cursor_get(cursor, &key, &value, MDB_FIRST)
             while code == 0 {
                 let keyBytes = Array(UnsafeRawBufferPointer(start: key.mv_data, count: key.mv_size))
                 let id = keyBytes.withUnsafeBytes { RecordID.uuid(UUID(uuid: $0.loadUnaligned(as: uuid_t.self))) }
-                var record = try RecordCodec.decode(Array(UnsafeRawBufferPointer(start: value.mv_data, count: value.mv_size)), id: id, from)
+                var record = try RecordCodec.decode(
+                    Array(UnsafeRawBufferPointer(start: value.mv_data, count: value.mv_size)), id: id, from)
                 record = record.inLayout(to.layout)
                 change(&record)
                 put(txn, fresh, keyBytes, RecordCodec.encode(record, to), MDB_APPEND)
@@ -268,12 +293,14 @@ func lmdbPeer(_ count: Int, _ path: String) throws -> [(Double, Double)] {
         mdb_dbi_open(txn, "region", UInt32(MDB_CREATE | MDB_DUPSORT), &index)
         var cursor: OpaquePointer?
         mdb_cursor_open(txn, records, &cursor)
-        var key = MDB_val(), value = MDB_val()
+        var key = MDB_val()
+        var value = MDB_val()
         var code = mdb_cursor_get(cursor, &key, &value, MDB_FIRST)
         while code == 0 {
             let keyBytes = Array(UnsafeRawBufferPointer(start: key.mv_data, count: key.mv_size))
             let id = keyBytes.withUnsafeBytes { RecordID.uuid(UUID(uuid: $0.loadUnaligned(as: uuid_t.self))) }
-            let record = try RecordCodec.decode(Array(UnsafeRawBufferPointer(start: value.mv_data, count: value.mv_size)), id: id, entities[2])
+            let record = try RecordCodec.decode(
+                Array(UnsafeRawBufferPointer(start: value.mv_data, count: value.mv_size)), id: id, entities[2])
             if case .string(let region) = record["region"] { put(txn, index, Array(region.utf8), keyBytes) }
             code = mdb_cursor_get(cursor, &key, &value, MDB_NEXT)
         }
@@ -306,41 +333,59 @@ if arguments.count == 5, arguments[1] == "peer", let count = Int(arguments[3]) {
 
 if arguments.count == 4, arguments[1] == "one", let count = Int(arguments[3]) {
     let backend = arguments[2]
-    let base = FileManager.default.temporaryDirectory.appendingPathComponent("strata-migration-\(UUID().uuidString)").path
+    let base = FileManager.default.temporaryDirectory.appendingPathComponent("strata-migration-\(UUID().uuidString)")
+        .path
     defer {
-        for suffix in ["", "-wal", "-shm", ".peer", ".peer-wal", ".peer-shm"] { try? FileManager.default.removeItem(atPath: base + suffix) }
+        for suffix in ["", "-wal", "-shm", ".peer", ".peer-wal", ".peer-shm"] {
+            try? FileManager.default.removeItem(atPath: base + suffix)
+        }
     }
     let mine = try await ours(backend, count, base)
     // The peer in a process of its own too: this one holds the heap of our fill.
-    let peerCells = try child(["peer", backend, String(count), base + ".peer"]).split(separator: "\t").compactMap { Double($0) }
+    let peerCells = try child(["peer", backend, String(count), base + ".peer"]).split(separator: "\t").compactMap {
+        Double($0)
+    }
     let peer = stride(from: 0, to: peerCells.count - 1, by: 2).map { (peerCells[$0], peerCells[$0 + 1]) }
     for (name, (ourStep, peerStep)) in zip(["add", "rename", "index", "custom"], zip(mine, peer)) {
-        print("RESULT\t\(backend)\t\(count)\t\(strategyName)\t\(name)\t" + String(format: "%.2f\t%.0f\t%.0f\t%.2f\t%.0f\t%.1f×", ourStep.0, ourStep.1, ourStep.2, peerStep.0, peerStep.1, ourStep.0 / max(peerStep.0, 1e-6)))
+        print(
+            "RESULT\t\(backend)\t\(count)\t\(strategyName)\t\(name)\t"
+                + String(
+                    format: "%.2f\t%.0f\t%.0f\t%.2f\t%.0f\t%.1f×", ourStep.0, ourStep.1, ourStep.2, peerStep.0,
+                    peerStep.1, ourStep.0 / max(peerStep.0, 1e-6)))
     }
     exit(0)
 }
 
 let sizes = (environment["STRATA_MIGRATION_SIZES"] ?? "100000,1000000").split(separator: ",").compactMap { Int($0) }
 let backends = (environment["STRATA_MIGRATION_BACKENDS"] ?? "sqlite,lmdb").split(separator: ",").map(String.init)
-let strategies = (environment["STRATA_MIGRATION_STRATEGIES"] ?? "inPlace,shadowCopy").split(separator: ",").map(String.init)
-print("| backend | N | strategy | migration | ours s | ours peak RSS MiB | ours peak heap (RssAnon) MiB | peer s | peer peak RSS MiB | ours ÷ peer |")
+let strategies = (environment["STRATA_MIGRATION_STRATEGIES"] ?? "inPlace,shadowCopy").split(separator: ",").map(
+    String.init)
+print(
+    "| backend | N | strategy | migration | ours s | ours peak RSS MiB | ours peak heap (RssAnon) MiB | peer s | peer peak RSS MiB | ours ÷ peer |"
+)
 print("|---|---|---|---|---|---|---|---|---|---|")
 for backend in backends {
     for size in sizes {
-      for strategy in strategies {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: arguments[0])
-        process.arguments = ["one", backend, String(size)]
-        process.environment = environment.merging(["STRATA_MIGRATION_STRATEGY": strategy], uniquingKeysWith: { $1 })
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        let lines = output.split(separator: "\n")
-        for line in lines where line.hasPrefix("RESULT\t") { print("| " + line.dropFirst(7).split(separator: "\t").joined(separator: " | ") + " |") }
-        for line in lines where line.hasPrefix("NOTE\t") { print("note (\(backend), \(size)): " + line.dropFirst(5)) }
-        if !lines.contains(where: { $0.hasPrefix("RESULT\t") }) { print("| \(backend) | \(size) | \(strategy) | failed (exit \(process.terminationStatus)) |") }
-      }
+        for strategy in strategies {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: arguments[0])
+            process.arguments = ["one", backend, String(size)]
+            process.environment = environment.merging(["STRATA_MIGRATION_STRATEGY": strategy], uniquingKeysWith: { $1 })
+            let pipe = Pipe()
+            process.standardOutput = pipe
+            try process.run()
+            let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            let lines = output.split(separator: "\n")
+            for line in lines where line.hasPrefix("RESULT\t") {
+                print("| " + line.dropFirst(7).split(separator: "\t").joined(separator: " | ") + " |")
+            }
+            for line in lines where line.hasPrefix("NOTE\t") {
+                print("note (\(backend), \(size)): " + line.dropFirst(5))
+            }
+            if !lines.contains(where: { $0.hasPrefix("RESULT\t") }) {
+                print("| \(backend) | \(size) | \(strategy) | failed (exit \(process.terminationStatus)) |")
+            }
+        }
     }
 }

@@ -47,7 +47,8 @@ func median(_ body: @Sendable () async throws -> @Sendable () async throws -> In
 
 func pad(_ text: String, _ width: Int) -> String { text.padding(toLength: width, withPad: " ", startingAt: 0) }
 
-let directory = FileManager.default.temporaryDirectory.appendingPathComponent("strata-observation-\(ProcessInfo.processInfo.processIdentifier)")
+let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+    "strata-observation-\(ProcessInfo.processInfo.processIdentifier)")
 try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
 defer { try? FileManager.default.removeItem(at: directory) }
 func path(_ suffix: String) -> String { directory.appendingPathComponent("\(UUID().uuidString).\(suffix)").path }
@@ -60,20 +61,27 @@ let backends: [(String, @Sendable () async throws -> Store)] = [
 
 if ProcessInfo.processInfo.environment["STRATA_BENCH_ONLY"].map({ "diff delivery".contains($0) }) ?? true {
     let changes = ObservationWorkloads.changes
-    print("\nDiff delivery: one-record change to a 10,000-record observed result, per change, net of the save — median of \(repetitions) runs of \(changes) changes, milliseconds")
+    print(
+        "\nDiff delivery: one-record change to a 10,000-record observed result, per change, net of the save — median of \(repetitions) runs of \(changes) changes, milliseconds"
+    )
     print(pad("backend", 12) + pad("save", 10) + pad("live query", 14) + pad("refetch+difference", 20) + "ratio")
     for (name, makeStore) in backends {
         let save = try await median(ObservationWorkloads.delivery(makeStore, .saveOnly)) / Double(changes)
         let live = try await median(ObservationWorkloads.delivery(makeStore, .liveQuery)) / Double(changes) - save
-        let refetch = try await median(ObservationWorkloads.delivery(makeStore, .refetchAndDifference)) / Double(changes) - save
-        print(pad(name, 12) + pad(String(format: "%.3f", save), 10) + pad(String(format: "%.3f", live), 14)
-              + pad(String(format: "%.3f", refetch), 20) + String(format: "%.1f× faster", refetch / max(live, 0.000_1)))
+        let refetch =
+            try await median(ObservationWorkloads.delivery(makeStore, .refetchAndDifference)) / Double(changes) - save
+        print(
+            pad(name, 12) + pad(String(format: "%.3f", save), 10) + pad(String(format: "%.3f", live), 14)
+                + pad(String(format: "%.3f", refetch), 20)
+                + String(format: "%.1f× faster", refetch / max(live, 0.000_1)))
     }
 }
 
 /// Latencies (ms) from each commit's timestamp to its arrival in a change stream of `store`,
 /// for `count` commits made by `commit`.
-func latencies(_ store: Store, count: Int, _ commit: @escaping @Sendable () async throws -> Void) async throws -> [Double] {
+func latencies(_ store: Store, count: Int, _ commit: @escaping @Sendable () async throws -> Void) async throws
+    -> [Double]
+{
     let stream = store.changes(entities: ["BenchItem"])
     while store.observerCount == 0 { try await Task.sleep(for: .milliseconds(1)) }
     let committing = Task { try await commit() }
@@ -86,11 +94,14 @@ func latencies(_ store: Store, count: Int, _ commit: @escaping @Sendable () asyn
     return result.sorted()
 }
 
-func percentile(_ sorted: [Double], _ p: Double) -> Double { sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))] }
+func percentile(_ sorted: [Double], _ p: Double) -> Double {
+    sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))]
+}
 
 if ProcessInfo.processInfo.environment["STRATA_BENCH_ONLY"].map({ "latency".contains($0) }) ?? true {
     let count = 200
-    print("\nAnother writer's commit reaching an observer (change stream), \(count) commits 0–20 ms apart, milliseconds")
+    print(
+        "\nAnother writer's commit reaching an observer (change stream), \(count) commits 0–20 ms apart, milliseconds")
     print(pad("backend", 10) + pad("writer", 36) + pad("p50", 9) + pad("p99", 9) + "max")
     let executable = URL(fileURLWithPath: arguments[0]).resolvingSymlinksInPath().path
     for (name, url) in [("SQLite", "sqlite:\(path("sqlite"))"), ("LMDB", "lmdb:\(path("lmdb"))")] {
@@ -102,8 +113,10 @@ if ProcessInfo.processInfo.environment["STRATA_BENCH_ONLY"].map({ "latency".cont
             try process.run()
             process.waitUntilExit()
         }
-        print(pad(name, 10) + pad("another process (50 ms poll)", 36) + pad(String(format: "%.2f", percentile(other, 0.5)), 9)
-              + pad(String(format: "%.2f", percentile(other, 0.99)), 9) + String(format: "%.2f", other.last ?? 0))
+        print(
+            pad(name, 10) + pad("another process (50 ms poll)", 36)
+                + pad(String(format: "%.2f", percentile(other, 0.5)), 9)
+                + pad(String(format: "%.2f", percentile(other, 0.99)), 9) + String(format: "%.2f", other.last ?? 0))
         let second = try await Store.open(url, schema: try BenchSchema.make())
         let handle = try await latencies(store, count: count) {
             var state: UInt64 = 0x5EED
@@ -113,8 +126,10 @@ if ProcessInfo.processInfo.environment["STRATA_BENCH_ONLY"].map({ "latency".cont
                 try await second.repository(BenchItem.self).insert(BenchItem.make(100_000 + index))
             }
         }
-        print(pad(name, 10) + pad("a second handle in this process", 36) + pad(String(format: "%.2f", percentile(handle, 0.5)), 9)
-              + pad(String(format: "%.2f", percentile(handle, 0.99)), 9) + String(format: "%.2f", handle.last ?? 0))
+        print(
+            pad(name, 10) + pad("a second handle in this process", 36)
+                + pad(String(format: "%.2f", percentile(handle, 0.5)), 9)
+                + pad(String(format: "%.2f", percentile(handle, 0.99)), 9) + String(format: "%.2f", handle.last ?? 0))
         try await second.close()
         try await store.close()
     }

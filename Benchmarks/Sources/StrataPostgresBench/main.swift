@@ -20,11 +20,15 @@ func milliseconds(_ duration: Duration) -> Double {
     Double(duration.components.seconds) * 1_000 + Double(duration.components.attoseconds) / 1e15
 }
 
-func schemaURL(_ base: String, _ schema: String) -> String { base + (base.contains("?") ? "&" : "?") + "schema=\(schema)" }
+func schemaURL(_ base: String, _ schema: String) -> String {
+    base + (base.contains("?") ? "&" : "?") + "schema=\(schema)"
+}
 
 if arguments.count == 5, arguments[1] == "writer", let count = Int(arguments[4]) {
     // One writer process: `count` one-record saves on the shared store.
-    let store = Store(backend: try await PostgresBackend.open(url: schemaURL(arguments[2], arguments[3]), schema: try BenchSchema.make()))
+    let store = Store(
+        backend: try await PostgresBackend.open(
+            url: schemaURL(arguments[2], arguments[3]), schema: try BenchSchema.make()))
     let repository = store.repository(BenchItem.self)
     for index in 0..<count { try await repository.insert(BenchItem.make(index)) }
     try await store.close()
@@ -40,17 +44,23 @@ guard let base = environment["STRATA_POSTGRES_URL"] else {
 let location = try PostgresLocation(url: base)
 var logger = Logger(label: "raw")
 logger.logLevel = .error
-let raw = PostgresClient(configuration: .init(host: location.host, port: location.port, username: location.user, password: location.password, database: location.database, tls: .disable), backgroundLogger: logger)
+let raw = PostgresClient(
+    configuration: .init(
+        host: location.host, port: location.port, username: location.user, password: location.password,
+        database: location.database, tls: .disable), backgroundLogger: logger)
 let rawRun = Task { await raw.run() }
 
-let columns = "id, strata_version, name, category, score, \"createdAt\", \"isActive\", note, quantity, ratio, code, region"
+let columns =
+    "id, strata_version, name, category, score, \"createdAt\", \"isActive\", note, quantity, ratio, code, region"
 func rawDDL(_ schema: String) -> [String] {
-    ["DROP SCHEMA IF EXISTS \(schema) CASCADE", "CREATE SCHEMA \(schema)",
-     "CREATE TABLE \(schema).item (id uuid PRIMARY KEY, strata_version bigint NOT NULL, name text COLLATE \"C\", category bigint, score double precision, \"createdAt\" double precision, \"isActive\" boolean, note text COLLATE \"C\", quantity bigint, ratio double precision, code text COLLATE \"C\", region text COLLATE \"C\")",
-     "CREATE INDEX ON \(schema).item (category, id)",
-     "CREATE TABLE \(schema).parent (id uuid PRIMARY KEY, strata_version bigint NOT NULL, name text COLLATE \"C\")",
-     "CREATE TABLE \(schema).child (id uuid PRIMARY KEY, strata_version bigint NOT NULL, name text COLLATE \"C\", parent uuid)",
-     "CREATE INDEX ON \(schema).child (parent, id)"]
+    [
+        "DROP SCHEMA IF EXISTS \(schema) CASCADE", "CREATE SCHEMA \(schema)",
+        "CREATE TABLE \(schema).item (id uuid PRIMARY KEY, strata_version bigint NOT NULL, name text COLLATE \"C\", category bigint, score double precision, \"createdAt\" double precision, \"isActive\" boolean, note text COLLATE \"C\", quantity bigint, ratio double precision, code text COLLATE \"C\", region text COLLATE \"C\")",
+        "CREATE INDEX ON \(schema).item (category, id)",
+        "CREATE TABLE \(schema).parent (id uuid PRIMARY KEY, strata_version bigint NOT NULL, name text COLLATE \"C\")",
+        "CREATE TABLE \(schema).child (id uuid PRIMARY KEY, strata_version bigint NOT NULL, name text COLLATE \"C\", parent uuid)",
+        "CREATE INDEX ON \(schema).child (parent, id)",
+    ]
 }
 
 func rawExecute(_ sql: String) async throws { try await raw.query(PostgresQuery(unsafeSQL: sql), logger: logger) }
@@ -71,9 +81,11 @@ func rawInsert(_ items: [BenchItem], schema: String) async throws {
         binds.append(items.map(\.ratio))
         binds.append(items.map(\.code))
         binds.append(items.map(\.region))
-        try await connection.query(PostgresQuery(unsafeSQL: """
-            INSERT INTO \(schema).item (\(columns)) SELECT a, b, c, d, e, f, g, NULLIF(h, ''), i, j, k, l FROM unnest($1::uuid[], $2::bigint[], $3::text[], $4::bigint[], $5::float8[], $6::float8[], $7::bool[], $8::text[], $9::bigint[], $10::float8[], $11::text[], $12::text[]) AS u(a, b, c, d, e, f, g, h, i, j, k, l)
-            """, binds: binds), logger: logger)
+        try await connection.query(
+            PostgresQuery(
+                unsafeSQL: """
+                    INSERT INTO \(schema).item (\(columns)) SELECT a, b, c, d, e, f, g, NULLIF(h, ''), i, j, k, l FROM unnest($1::uuid[], $2::bigint[], $3::text[], $4::bigint[], $5::float8[], $6::float8[], $7::bool[], $8::text[], $9::bigint[], $10::float8[], $11::text[], $12::text[]) AS u(a, b, c, d, e, f, g, h, i, j, k, l)
+                    """, binds: binds), logger: logger)
     }
 }
 
@@ -85,8 +97,14 @@ struct RawItem {
 
 func rawDecode(_ rows: PostgresRowSequence) async throws -> [RawItem] {
     var items: [RawItem] = []
-    for try await (id, _, name, category, score, created, active, note, quantity, ratio, code, region) in rows.decode((UUID, Int, String, Int, Double, Double, Bool, String?, Int, Double, String, String).self) {
-        items.append(RawItem(id: id, name: name, category: category, score: score, createdAt: Date(timeIntervalSinceReferenceDate: created), isActive: active, note: note, quantity: quantity, ratio: ratio, code: code, region: region))
+    for try await (id, _, name, category, score, created, active, note, quantity, ratio, code, region) in rows.decode(
+        (UUID, Int, String, Int, Double, Double, Bool, String?, Int, Double, String, String).self)
+    {
+        items.append(
+            RawItem(
+                id: id, name: name, category: category, score: score,
+                createdAt: Date(timeIntervalSinceReferenceDate: created), isActive: active, note: note,
+                quantity: quantity, ratio: ratio, code: code, region: region))
     }
     return items
 }
@@ -108,7 +126,9 @@ func pad(_ text: String, _ width: Int) -> String { text.padding(toLength: width,
 func report(_ name: String, _ ours: Double, _ peer: Double, target: Double? = nil) {
     let ratio = ours / max(peer, 0.0001)
     let verdict = target.map { ratio <= $0 ? "  (target ≤ \($0)×: met)" : "  (target ≤ \($0)×: MISSED)" } ?? ""
-    print(pad(name, 44) + pad(String(format: "%.2f", ours), 12) + pad(String(format: "%.2f", peer), 12) + String(format: "%.2f×", ratio) + verdict)
+    print(
+        pad(name, 44) + pad(String(format: "%.2f", ours), 12) + pad(String(format: "%.2f", peer), 12)
+            + String(format: "%.2f×", ratio) + verdict)
 }
 
 let clock = ContinuousClock()
@@ -151,7 +171,10 @@ let fetchOurs = try await median("fetch all") {
 var fetchedRaw = 0
 let fetchRaw = try await median("fetch all raw") {
     let start = clock.now
-    fetchedRaw = try await rawDecode(try await raw.query(PostgresQuery(unsafeSQL: "SELECT \(columns) FROM bench_raw.item ORDER BY id"), logger: logger)).count
+    fetchedRaw = try await rawDecode(
+        try await raw.query(
+            PostgresQuery(unsafeSQL: "SELECT \(columns) FROM bench_raw.item ORDER BY id"), logger: logger)
+    ).count
     return clock.now - start
 }
 report("fetch all 100k", fetchOurs, fetchRaw, target: 1.5)
@@ -167,7 +190,10 @@ let pointOurs = try await median("point") {
 let pointRaw = try await median("point raw") {
     let start = clock.now
     for id in probes {
-        _ = try await rawDecode(try await raw.query("SELECT id, strata_version, name, category, score, \"createdAt\", \"isActive\", note, quantity, ratio, code, region FROM bench_raw.item WHERE id = \(id)", logger: logger))
+        _ = try await rawDecode(
+            try await raw.query(
+                "SELECT id, strata_version, name, category, score, \"createdAt\", \"isActive\", note, quantity, ratio, code, region FROM bench_raw.item WHERE id = \(id)",
+                logger: logger))
     }
     return clock.now - start
 }
@@ -182,7 +208,10 @@ let indexedOurs = try await median("indexed") {
 let indexedRaw = try await median("indexed raw") {
     let start = clock.now
     for _ in 0..<100 {
-        _ = try await rawDecode(try await raw.query("SELECT id, strata_version, name, category, score, \"createdAt\", \"isActive\", note, quantity, ratio, code, region FROM bench_raw.item WHERE category = \(7) ORDER BY score DESC NULLS LAST, id LIMIT \(100)", logger: logger))
+        _ = try await rawDecode(
+            try await raw.query(
+                "SELECT id, strata_version, name, category, score, \"createdAt\", \"isActive\", note, quantity, ratio, code, region FROM bench_raw.item WHERE category = \(7) ORDER BY score DESC NULLS LAST, id LIMIT \(100)",
+                logger: logger))
     }
     return clock.now - start
 }
@@ -192,7 +221,9 @@ let cascadeOurs = try await median("cascade") {
     let parent = BenchParent(id: UUID(), name: "parent")
     try await store.transaction { tx in
         try tx.insert(parent)
-        for index in 0..<InMemoryWorkloads.childCount { try tx.insert(BenchChild(id: UUID(), name: "child \(index)", parent: parent.id)) }
+        for index in 0..<InMemoryWorkloads.childCount {
+            try tx.insert(BenchChild(id: UUID(), name: "child \(index)", parent: parent.id))
+        }
     }
     let start = clock.now
     try await store.repository(BenchParent.self).delete(parent.id)
@@ -202,11 +233,16 @@ let cascadeRaw = try await median("cascade raw") {
     let parent = UUID()
     let children = (0..<InMemoryWorkloads.childCount).map { _ in UUID() }
     try await raw.withTransaction(logger: logger) { connection in
-        try await connection.query("INSERT INTO bench_raw.parent (id, strata_version, name) VALUES (\(parent), 1, 'parent')", logger: logger)
+        try await connection.query(
+            "INSERT INTO bench_raw.parent (id, strata_version, name) VALUES (\(parent), 1, 'parent')", logger: logger)
         var binds = PostgresBindings()
         binds.append(children)
         binds.append(parent)
-        try await connection.query(PostgresQuery(unsafeSQL: "INSERT INTO bench_raw.child (id, strata_version, name, parent) SELECT c, 1, 'child', $2 FROM unnest($1::uuid[]) AS u(c)", binds: binds), logger: logger)
+        try await connection.query(
+            PostgresQuery(
+                unsafeSQL:
+                    "INSERT INTO bench_raw.child (id, strata_version, name, parent) SELECT c, 1, 'child', $2 FROM unnest($1::uuid[]) AS u(c)",
+                binds: binds), logger: logger)
     }
     let start = clock.now
     try await raw.withTransaction(logger: logger) { connection in
@@ -224,7 +260,11 @@ let saveStart = clock.now
 for index in 0..<saves { try await store.repository(BenchItem.self).insert(BenchItem.make(index)) }
 let perSave = milliseconds(clock.now - saveStart) / Double(saves)
 let statements = Double(backend.roundTripCount - before) / Double(saves)
-print(String(format: "\none-record save: %.1f statements each (%.1f waited for; the lock's release is sent without waiting), %.3f ms each", statements, statements - 1, perSave))
+print(
+    String(
+        format:
+            "\none-record save: %.1f statements each (%.1f waited for; the lock's release is sent without waiting), %.3f ms each",
+        statements, statements - 1, perSave))
 try await store.close()
 try await PostgresBackend.destroy(url: ourURL)
 
@@ -247,8 +287,11 @@ for processes in [1, 4] {
     for child in children { child.waitUntilExit() }
     let seconds = milliseconds(clock.now - start) / 1_000
     let failed = children.filter { $0.terminationStatus != 0 }.count
-    print(String(format: "%d writer process%@ × %d one-record saves: %.0f saves/s%@", processes, processes == 1 ? "" : "es", perProcess,
-                 Double(processes * perProcess) / seconds, failed > 0 ? " (\(failed) failed)" : ""))
+    print(
+        String(
+            format: "%d writer process%@ × %d one-record saves: %.0f saves/s%@", processes, processes == 1 ? "" : "es",
+            perProcess,
+            Double(processes * perProcess) / seconds, failed > 0 ? " (\(failed) failed)" : ""))
     try await PostgresBackend.destroy(url: url)
 }
 

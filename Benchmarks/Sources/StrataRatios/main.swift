@@ -26,14 +26,15 @@ func pad(_ text: String, _ width: Int) -> String { text.padding(toLength: width,
 let only = ProcessInfo.processInfo.environment["STRATA_BENCH_ONLY"]
 let onlyGroup = ProcessInfo.processInfo.environment["STRATA_BENCH_GROUP"]
 for group in WorkloadGroup.all where onlyGroup.map({ group.backend.contains($0) }) ?? true {
-print("\nStrata \(group.backend) vs \(group.peer) — median of \(repetitions) runs, milliseconds (release build)")
-print(pad("workload", 48) + pad("strata", 12) + pad(group.peer, 12) + "ratio")
-for workload in group.workloads where only.map({ workload.name.contains($0) }) ?? true {
-    let (ours, ourResult) = try await median(workload.ours)
-    let (peer, peerResult) = try await median(workload.peer)
-    let check = ourResult == peerResult ? "" : "  (results differ: \(ourResult) vs \(peerResult))"
-    print(pad(workload.name, 48) + pad(String(format: "%.2f", ours), 12) + pad(String(format: "%.2f", peer), 12)
-          + String(format: "%.1f×", ours / max(peer, 0.0001)) + check)
-}
+    print("\nStrata \(group.backend) vs \(group.peer) — median of \(repetitions) runs, milliseconds (release build)")
+    print(pad("workload", 48) + pad("strata", 12) + pad(group.peer, 12) + "ratio")
+    for workload in group.workloads where only.map({ workload.name.contains($0) }) ?? true {
+        let (ours, ourResult) = try await median(workload.ours)
+        let (peer, peerResult) = try await median(workload.peer)
+        let check = ourResult == peerResult ? "" : "  (results differ: \(ourResult) vs \(peerResult))"
+        print(
+            pad(workload.name, 48) + pad(String(format: "%.2f", ours), 12) + pad(String(format: "%.2f", peer), 12)
+                + String(format: "%.1f×", ours / max(peer, 0.0001)) + check)
+    }
 }
 SQLiteWorkloads.removeTemporaryFiles()

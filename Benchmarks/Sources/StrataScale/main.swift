@@ -65,14 +65,18 @@ func measure(_ backend: String, _ count: Int) async throws {
     let schema = try BenchSchema.make()
     let path = FileManager.default.temporaryDirectory.appendingPathComponent("strata-scale-\(UUID().uuidString)").path
     defer {
-        for suffix in ["", "-wal", "-shm", ".journal", ".lock"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+        for suffix in ["", "-wal", "-shm", ".journal", ".lock"] {
+            try? FileManager.default.removeItem(atPath: path + suffix)
+        }
     }
     let store = try await open(backend, path, schema)
     let budget = Double(environment["STRATA_SCALE_BUDGET"] ?? "") ?? 600
     let batch = 10_000
     var ids: [UUID] = []
     ids.reserveCapacity(count)
-    var firstSave = 0.0, lastSave = 0.0, inserting = 0.0
+    var firstSave = 0.0
+    var lastSave = 0.0
+    var inserting = 0.0
     var inserted = 0
     while inserted < count {
         let items = (inserted..<min(count, inserted + batch)).map(BenchItem.make)
@@ -90,15 +94,19 @@ func measure(_ backend: String, _ count: Int) async throws {
     var generator = SystemRandomNumberGenerator()
     let probes = (0..<1_000).map { _ in ids[Int.random(in: 0..<ids.count, using: &generator)] }
     let repository = store.repository(BenchItem.self)
-    let point = try await seconds { for id in probes { _ = try await repository.fetch(id) } } / Double(probes.count) * 1e6
-    let equality = try await seconds {
-        for _ in 0..<20 { _ = try await repository.fetch(Query<BenchItem>.where(\.category == 7).limit(100)) }
-    } / 20 * 1e3
-    let range = try await seconds {
-        for _ in 0..<20 {
-            _ = try await repository.fetch(Query<BenchItem>.where(\.category >= 50 && \.category < 60).sorted(by: \.category).limit(100))
-        }
-    } / 20 * 1e3
+    let point =
+        try await seconds { for id in probes { _ = try await repository.fetch(id) } } / Double(probes.count) * 1e6
+    let equality =
+        try await seconds {
+            for _ in 0..<20 { _ = try await repository.fetch(Query<BenchItem>.where(\.category == 7).limit(100)) }
+        } / 20 * 1e3
+    let range =
+        try await seconds {
+            for _ in 0..<20 {
+                _ = try await repository.fetch(
+                    Query<BenchItem>.where(\.category >= 50 && \.category < 60).sorted(by: \.category).limit(100))
+            }
+        } / 20 * 1e3
     let contains = try await seconds { _ = try await repository.count(where: .contains(\.name, "item 1234")) } * 1e3
     // A parent with N/10 children (inserted in saves of 10,000), then deleted: the cascade.
     let parent = BenchParent(id: UUID(), name: "parent")
@@ -106,15 +114,19 @@ func measure(_ backend: String, _ count: Int) async throws {
     let children = count / 10
     var made = 0
     while made < children {
-        let slice = (made..<min(children, made + batch)).map { BenchChild(id: UUID(), name: "child \($0)", parent: parent.id) }
+        let slice = (made..<min(children, made + batch)).map {
+            BenchChild(id: UUID(), name: "child \($0)", parent: parent.id)
+        }
         try await store.repository(BenchChild.self).insert(contentsOf: slice)
         made += slice.count
     }
     let cascade = try await seconds { try await store.repository(BenchParent.self).delete(parent.id) }
     try await store.close()
     let line = [
-        backend, String(count), String(format: "%.1f", firstSave), String(format: "%.1f", lastSave), String(format: "%.1f", inserting),
-        String(format: "%.1f", point), String(format: "%.2f", equality), String(format: "%.2f", range), String(format: "%.1f", contains),
+        backend, String(count), String(format: "%.1f", firstSave), String(format: "%.1f", lastSave),
+        String(format: "%.1f", inserting),
+        String(format: "%.1f", point), String(format: "%.2f", equality), String(format: "%.2f", range),
+        String(format: "%.1f", contains),
         String(format: "%.1f", cascade / Double(max(1, children)) * 1e6), String(format: "%.0f", peakRSS()),
         backend == "memory" ? "-" : String(format: "%.0f", diskSize(path)),
     ]
@@ -128,7 +140,8 @@ func measureDictionary(_ count: Int) {
         let item = BenchItem.make(n)
         dictionary[item.id] = item
     }
-    print("RESULT\tdictionary\t\(count)\t\(dictionary.count) structs, peak RSS \(String(format: "%.0f", peakRSS())) MiB")
+    print(
+        "RESULT\tdictionary\t\(count)\t\(dictionary.count) structs, peak RSS \(String(format: "%.0f", peakRSS())) MiB")
 }
 
 if arguments.count == 4, arguments[1] == "one", let count = Int(arguments[3]) {
@@ -141,7 +154,8 @@ if arguments.count == 3, arguments[1] == "dictionary", let count = Int(arguments
 }
 
 let sizes = (environment["STRATA_SCALE_SIZES"] ?? "10000,100000,1000000").split(separator: ",").compactMap { Int($0) }
-let backends = (environment["STRATA_SCALE_BACKENDS"] ?? "memory,sqlite,lmdb,json").split(separator: ",").map(String.init)
+let backends = (environment["STRATA_SCALE_BACKENDS"] ?? "memory,sqlite,lmdb,json").split(separator: ",").map(
+    String.init)
 let jsonMaximum = Int(environment["STRATA_SCALE_JSON_MAX"] ?? "") ?? 100_000
 
 func child(_ childArguments: [String]) throws -> String {
@@ -157,7 +171,9 @@ func child(_ childArguments: [String]) throws -> String {
     return result.map { String($0.dropFirst("RESULT\t".count)) } ?? "failed (exit \(process.terminationStatus))"
 }
 
-print("| backend | N | µs/record first save | µs/record last save | insert total s | point fetch µs | indexed == limit 100 ms | indexed range+sort+limit 100 ms | non-indexed contains ms | cascade µs/child | peak RSS MiB | disk MiB |")
+print(
+    "| backend | N | µs/record first save | µs/record last save | insert total s | point fetch µs | indexed == limit 100 ms | indexed range+sort+limit 100 ms | non-indexed contains ms | cascade µs/child | peak RSS MiB | disk MiB |"
+)
 print("|---|---|---|---|---|---|---|---|---|---|---|---|")
 for backend in backends {
     for size in sizes where backend != "json" || size <= jsonMaximum {

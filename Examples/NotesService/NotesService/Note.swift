@@ -17,7 +17,9 @@ public struct Note: PersistentModel, Equatable {
     public var updated: Date
 
     /// A note.
-    public init(id: UUID = UUID(), owner: String, title: String, body: String = "", pinned: Bool = false, updated: Date = Date()) {
+    public init(
+        id: UUID = UUID(), owner: String, title: String, body: String = "", pinned: Bool = false, updated: Date = Date()
+    ) {
         self.id = id
         self.owner = owner
         self.title = title
@@ -27,12 +29,14 @@ public struct Note: PersistentModel, Equatable {
     }
 
     /// The stored shape: owners and times indexed, so a user's newest notes are an index walk.
-    public static let entity = Entity<Note>("Note", [
-        .attribute(\.owner, indexed: true),
-        .attribute(\.title, rules: [.length(1...200)]),
-        .attribute(\.body, rules: [.length(0...100_000)]),
-        .attribute(\.pinned, default: false),
-        .attribute(\.updated, indexed: true),
-        .index(\.owner, \.updated),
-    ])
+    public static let entity = Entity<Note>(
+        "Note",
+        [
+            .attribute(\.owner, indexed: true),
+            .attribute(\.title, rules: [.length(1...200)]),
+            .attribute(\.body, rules: [.length(0...100_000)]),
+            .attribute(\.pinned, default: false),
+            .attribute(\.updated, indexed: true),
+            .index(\.owner, \.updated),
+        ])
 }

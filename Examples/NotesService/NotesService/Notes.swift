@@ -12,7 +12,8 @@ public struct Notes<Repository: ModelRepository<Note>>: Sendable {
 
     /// One page of the owner's notes, newest first, and the cursor of the next page.
     public func page(of owner: String, after cursor: String?, limit: Int) async throws -> Page<Note> {
-        let query = Query<Note>.where(\.owner == owner).sorted(by: \.updated, .descending).limit(min(max(limit, 1), 100))
+        let query = Query<Note>.where(\.owner == owner).sorted(by: \.updated, .descending).limit(
+            min(max(limit, 1), 100))
         return try await notes.fetch(query, after: try cursor.map(PageCursor.init(token:)))
     }
 
@@ -32,7 +33,9 @@ public struct Notes<Repository: ModelRepository<Note>>: Sendable {
     }
 
     /// Changes a note if it is still at `expectedVersion` (the client's `If-Match`).
-    public func edit(_ id: Note.ID, of owner: String, expectedVersion: Int64, title: String?, body: String?, pinned: Bool?) async throws {
+    public func edit(
+        _ id: Note.ID, of owner: String, expectedVersion: Int64, title: String?, body: String?, pinned: Bool?
+    ) async throws {
         var note = try await self.note(id, of: owner).model
         note.title = title ?? note.title
         note.body = body ?? note.body

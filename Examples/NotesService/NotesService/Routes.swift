@@ -11,8 +11,9 @@ public func notesRouter<Repository: ModelRepository<Note>>(_ notes: Notes<Reposi
     let router = Router()
     router.add(middleware: StrataErrors())
     router.get("/notes") { request, context in
-        let page = try await notes.page(of: try user(request), after: request.uri.queryParameters["after"].map(String.init),
-                                        limit: request.uri.queryParameters["limit"].flatMap { Int(String($0)) } ?? 20)
+        let page = try await notes.page(
+            of: try user(request), after: request.uri.queryParameters["after"].map(String.init),
+            limit: request.uri.queryParameters["limit"].flatMap { Int(String($0)) } ?? 20)
         return NotePage(notes: page.models.map(NoteBody.init), next: page.next?.description)
     }
     router.get("/notes/stats") { request, _ in try await notes.stats(of: try user(request)) }
@@ -23,14 +24,19 @@ public func notesRouter<Repository: ModelRepository<Note>>(_ notes: Notes<Reposi
     router.post("/notes") { request, context in
         let new = try await request.decode(as: NewNote.self, context: context)
         let created = try await notes.create(for: try user(request), title: new.title, body: new.body ?? "")
-        return EditedResponse(status: .created, headers: [.eTag: "\"\(created.version)\""], response: NoteBody(created.model))
+        return EditedResponse(
+            status: .created, headers: [.eTag: "\"\(created.version)\""], response: NoteBody(created.model))
     }
     router.patch("/notes/:id") { request, context in
-        guard let match = request.headers[.ifMatch], let version = Int64(match.trimmingCharacters(in: CharacterSet(charactersIn: "\""))) else {
+        guard let match = request.headers[.ifMatch],
+            let version = Int64(match.trimmingCharacters(in: CharacterSet(charactersIn: "\"")))
+        else {
             throw HTTPError(.preconditionRequired, message: "send If-Match with the note's ETag")
         }
         let change = try await request.decode(as: NoteChange.self, context: context)
-        try await notes.edit(try id(context), of: try user(request), expectedVersion: version, title: change.title, body: change.body, pinned: change.pinned)
+        try await notes.edit(
+            try id(context), of: try user(request), expectedVersion: version, title: change.title, body: change.body,
+            pinned: change.pinned)
         return HTTPResponse.Status.noContent
     }
     router.delete("/notes/:id") { request, context in
@@ -52,7 +58,9 @@ private func id(_ context: BasicRequestContext) throws -> UUID {
 
 /// Strata's errors as statuses: the client gets ``StrataError/clientMessage``, the log the rest.
 struct StrataErrors<Context: RequestContext>: RouterMiddleware {
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
+        -> Response
+    {
         do {
             return try await next(request, context)
         } catch let error as StrataError {

@@ -52,7 +52,8 @@ struct ContextMerge {
         self.changes = changes
         self.policy = policy
         self.session = session
-        self.membershipIndexes = Dictionary(grouping: changes.memberships.indices, by: { changes.memberships[$0].owner })
+        self.membershipIndexes = Dictionary(
+            grouping: changes.memberships.indices, by: { changes.memberships[$0].owner })
     }
 
     /// Stages the resolved changes; returns the conflicts found (all resolved). Throws
@@ -94,7 +95,9 @@ struct ContextMerge {
             let list = try workingSet.relatedIDs(of: owner, relationship)
             storedMemberships[index] = list
             // An unordered membership moved only if its members did.
-            if relationship.isOrdered ? list != membership.base : Set(list) != Set(membership.base) { movedMemberships.insert(index) }
+            if relationship.isOrdered ? list != membership.base : Set(list) != Set(membership.base) {
+                movedMemberships.insert(index)
+            }
         }
     }
 
@@ -106,7 +109,8 @@ struct ContextMerge {
             var moved: [String] = []
             for index in membershipIndexes[change.key] ?? [] {
                 let membership = changes.memberships[index]
-                memberships[membership.relationship] = .init(base: membership.base, stored: storedMemberships[index] ?? [], context: membership.desired)
+                memberships[membership.relationship] = .init(
+                    base: membership.base, stored: storedMemberships[index] ?? [], context: membership.desired)
                 if movedMemberships.contains(index) { moved.append(membership.relationship) }
             }
             let kind: MergeConflict.Kind
@@ -124,7 +128,8 @@ struct ContextMerge {
             }
             let storeChanges = now.map { $0.changedPropertySet(comparedTo: base).union(moved) } ?? []
             conflicts[change.key] = MergeConflict(
-                kind: kind, entity: change.key.entity, id: change.key.id, baseVersion: base.version, storedVersion: now?.version,
+                kind: kind, entity: change.key.entity, id: change.key.id, baseVersion: base.version,
+                storedVersion: now?.version,
                 base: base, stored: now, context: change.current, contextChanges: change.changed.sorted(),
                 storeChanges: storeChanges.sorted(), memberships: memberships, constraint: [])
         }
@@ -139,13 +144,16 @@ struct ContextMerge {
             constraints: for constraint in entity.uniqueConstraints {
                 let tuple = constraint.map { record[$0] }
                 if tuple.contains(where: \.isNull) { continue }
-                for match in try session.committedRecords(entity.name, holding: tuple, in: constraint) where match.id != record.id {
+                for match in try session.committedRecords(entity.name, holding: tuple, in: constraint)
+                where match.id != record.id {
                     if let other = byKey[match.key], other.base != nil {
                         guard let wanted = other.current, constraint.map({ wanted[$0] }) == tuple else { continue }
                     }
                     conflicts[change.key] = MergeConflict(
-                        kind: .uniqueness, entity: entity.name, id: record.id, baseVersion: nil, storedVersion: match.version,
-                        base: nil, stored: match, context: record, contextChanges: change.changed.sorted(), storeChanges: [],
+                        kind: .uniqueness, entity: entity.name, id: record.id, baseVersion: nil,
+                        storedVersion: match.version,
+                        base: nil, stored: match, context: record, contextChanges: change.changed.sorted(),
+                        storeChanges: [],
                         memberships: [:], constraint: constraint)
                     break constraints
                 }
@@ -160,14 +168,15 @@ struct ContextMerge {
         for conflict in found {
             let key = RecordKey(entity: conflict.entity, id: conflict.id)
             // A fixed policy resolves every conflict as the matching custom decision would.
-            let decision: MergeResolution = switch policy {
-            case .error: .fail
-            case .objectTrumpByProperty: .objectTrumpByProperty
-            case .storeTrumpByProperty: .storeTrumpByProperty
-            case .overwrite: .overwrite
-            case .rollback: .rollback
-            case .custom(let resolve): try resolve(conflict)
-            }
+            let decision: MergeResolution =
+                switch policy {
+                case .error: .fail
+                case .objectTrumpByProperty: .objectTrumpByProperty
+                case .storeTrumpByProperty: .storeTrumpByProperty
+                case .overwrite: .overwrite
+                case .rollback: .rollback
+                case .custom(let resolve): try resolve(conflict)
+                }
             if decision == .fail {
                 failed.append(conflict)
                 continue
@@ -179,7 +188,8 @@ struct ContextMerge {
             let summary = failed.prefix(3).map(\.description).joined(separator: "; ")
             var error = StrataError(
                 .mergeConflict, entity: failed[0].entity, recordID: failed[0].id, count: failed.count,
-                "\(failed.count) conflict(s) under the \(policy.name) merge policy: \(summary)\(failed.count > 3 ? "; …" : "")")
+                "\(failed.count) conflict(s) under the \(policy.name) merge policy: \(summary)\(failed.count > 3 ? "; …" : "")"
+            )
             error.conflicts = failed
             throw error
         }
@@ -218,7 +228,8 @@ struct ContextMerge {
             switch (change.base, change.current) {
             case (nil, let inserted?):
                 let record = redirected(inserted)
-                guard let conflict = conflicts[key], let existing = conflict.stored, let decision = decisions[key] else {
+                guard let conflict = conflicts[key], let existing = conflict.stored, let decision = decisions[key]
+                else {
                     try session.insert(record)
                     continue
                 }
@@ -286,7 +297,8 @@ struct ContextMerge {
 
     private func applyMemberships() throws {
         for (index, membership) in changes.memberships.enumerated() {
-            let ownerKey = RecordKey(entity: membership.owner.entity, id: redirected(membership.owner.id, in: membership.owner.entity))
+            let ownerKey = RecordKey(
+                entity: membership.owner.entity, id: redirected(membership.owner.id, in: membership.owner.entity))
             guard let relationship = schema.entity(ownerKey.entity)?.relationship(membership.relationship),
                 let owner = try workingSet.record(ownerKey.entity, id: ownerKey.id)
             else { continue }
@@ -299,7 +311,8 @@ struct ContextMerge {
                 switch decision {
                 case .rollback, .fail: continue
                 case .overwrite: resolved = desired
-                case .objectTrumpByProperty, .storeTrumpByProperty, .use: resolved = MembershipDelta(from: [], to: desired).applied(to: current)
+                case .objectTrumpByProperty, .storeTrumpByProperty, .use:
+                    resolved = MembershipDelta(from: [], to: desired).applied(to: current)
                 }
             } else if let decision = decisions[ownerKey] {
                 switch decision {

@@ -23,9 +23,12 @@ struct ContextOverlay: Sendable {
         for (key, record) in records { try workingSet.stage(key, record) }
         for membership in memberships {
             guard try workingSet.record(membership.owner.entity, id: membership.owner.id) != nil,
-                let relationship = workingSet.schema.entity(membership.owner.entity)?.relationship(membership.relationship)
+                let relationship = workingSet.schema.entity(membership.owner.entity)?.relationship(
+                    membership.relationship)
             else { continue }
-            try session.setRelated(membership.owner, membership.relationship, try workingSet.existing(membership.desired, of: relationship.destination))
+            try session.setRelated(
+                membership.owner, membership.relationship,
+                try workingSet.existing(membership.desired, of: relationship.destination))
         }
         // The working set evaluates whole plans itself, over committed and staged records alike.
         return try body(workingSet, QueryExecutor(capabilities: .all))

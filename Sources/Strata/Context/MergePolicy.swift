@@ -56,4 +56,3 @@ public enum MergeResolution: Sendable, Hashable {
     /// Fail the save with `StrataError.Code.mergeConflict`.
     case fail
 }
-

@@ -10,7 +10,9 @@ extension ModelContext {
         let record = try model.record()
         _ = try store.schema.requireEntity(record.entity)
         if let entry = tracked[record.key], entry.current != nil || entry.base == nil {
-            throw StrataError(.duplicateID, entity: record.entity, recordID: record.id, "this context already holds a record with this ID")
+            throw StrataError(
+                .duplicateID, entity: record.entity, recordID: record.id,
+                "this context already holds a record with this ID")
         }
         // Deleted here and inserted again, it replaces the stored record.
         setTracked(record.key, base: tracked[record.key]?.base, current: record)
@@ -23,7 +25,8 @@ extension ModelContext {
         let record = try model.record()
         let entry = try await trackedEntry(record.key)
         guard let current = entry.current else {
-            throw StrataError(.notFound, entity: record.entity, recordID: record.id, "cannot update a record that was deleted")
+            throw StrataError(
+                .notFound, entity: record.entity, recordID: record.id, "cannot update a record that was deleted")
         }
         var updated = record
         updated.version = current.version
@@ -52,7 +55,9 @@ extension ModelContext {
     }
 
     /// Stages adding `destination` to a to-many of `source`.
-    public func link<M: PersistentModel, D: PersistentModel>(_ relationship: ToMany<M, D>, from source: M.ID, to destination: D.ID) async throws {
+    public func link<M: PersistentModel, D: PersistentModel>(
+        _ relationship: ToMany<M, D>, from source: M.ID, to destination: D.ID
+    ) async throws {
         defer { signalChange() }
         try await changeMembership(M.entityName, source.recordID, relationship.name) { list in
             if !list.contains(destination.recordID) { list.append(destination.recordID) }
@@ -60,7 +65,9 @@ extension ModelContext {
     }
 
     /// Stages removing `destination` from a to-many of `source`.
-    public func unlink<M: PersistentModel, D: PersistentModel>(_ relationship: ToMany<M, D>, from source: M.ID, to destination: D.ID) async throws {
+    public func unlink<M: PersistentModel, D: PersistentModel>(
+        _ relationship: ToMany<M, D>, from source: M.ID, to destination: D.ID
+    ) async throws {
         defer { signalChange() }
         try await changeMembership(M.entityName, source.recordID, relationship.name) { list in
             list.removeAll { $0 == destination.recordID }
@@ -68,21 +75,28 @@ extension ModelContext {
     }
 
     /// Stages making a to-many of `source` hold exactly `destinations` (in order, when ordered).
-    public func setRelated<M: PersistentModel, D: PersistentModel>(_ relationship: ToMany<M, D>, of source: M.ID, to destinations: [D.ID]) async throws {
+    public func setRelated<M: PersistentModel, D: PersistentModel>(
+        _ relationship: ToMany<M, D>, of source: M.ID, to destinations: [D.ID]
+    ) async throws {
         defer { signalChange() }
         var seen: Set<RecordID> = []
         let wanted = destinations.map(\.recordID).filter { seen.insert($0).inserted }
         try await changeMembership(M.entityName, source.recordID, relationship.name) { $0 = wanted }
     }
 
-    private func changeMembership(_ entity: String, _ owner: RecordID, _ name: String, _ change: (inout [RecordID]) -> Void) async throws {
+    private func changeMembership(
+        _ entity: String, _ owner: RecordID, _ name: String, _ change: (inout [RecordID]) -> Void
+    ) async throws {
         let ownerKey = RecordKey(entity: entity, id: owner)
         guard let relationship = try store.schema.requireEntity(entity).relationship(name), !relationship.isToOne else {
-            throw StrataError(.unknownProperty, entity: entity, recordID: owner, property: name, "\(name) is not a to-many relationship of \(entity)")
+            throw StrataError(
+                .unknownProperty, entity: entity, recordID: owner, property: name,
+                "\(name) is not a to-many relationship of \(entity)")
         }
         let entry = try await trackedEntry(ownerKey)
         guard entry.current != nil else {
-            throw StrataError(.notFound, entity: entity, recordID: owner, "cannot change a relationship of a deleted record")
+            throw StrataError(
+                .notFound, entity: entity, recordID: owner, "cannot change a relationship of a deleted record")
         }
         let key = LinkKey(ownerKey, name)
         if memberships[key] == nil, entry.base != nil, let read = readMemberships[key] {
@@ -92,10 +106,13 @@ extension ModelContext {
         }
         if memberships[key] == nil {
             // A record inserted here has no stored membership to start from.
-            let list: [RecordID] = entry.base == nil ? [] : try await readOverlaid { view, _ in
-                guard let record = try view.record(entity, id: owner) else { return [] }
-                return try view.relatedIDs(of: record, relationship)
-            }
+            let list: [RecordID] =
+                entry.base == nil
+                ? []
+                : try await readOverlaid { view, _ in
+                    guard let record = try view.record(entity, id: owner) else { return [] }
+                    return try view.relatedIDs(of: record, relationship)
+                }
             if memberships[key] == nil {
                 memberships[key] = Membership(base: list, desired: list, revision: nextRevision())
                 membershipOrder.append(key)

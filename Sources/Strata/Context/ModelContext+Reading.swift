@@ -44,13 +44,19 @@ extension ModelContext {
     ///
     /// The stored membership read here is remembered: if the store changes it before this context
     /// changes it and saves, that is a conflict for the merge policy, as for a changed attribute.
-    public func related<M: PersistentModel, D: PersistentModel>(_ relationship: ToMany<M, D>, of id: M.ID) async throws -> [D] {
+    public func related<M: PersistentModel, D: PersistentModel>(_ relationship: ToMany<M, D>, of id: M.ID) async throws
+        -> [D]
+    {
         let owner = RecordKey(entity: M.entityName, id: id.recordID)
         let key = LinkKey(owner, relationship.name)
         let overlay = pendingOverlay()
         let (stored, records) = try await readStore { reader, executor in
-            guard let description = reader.schema.entity(owner.entity)?.relationship(relationship.name) else { return ([RecordID]?.none, [Record]()) }
-            let stored = try reader.transaction.record(owner.entity, id: owner.id).map { try reader.transaction.relatedIDs(of: $0, description) }
+            guard let description = reader.schema.entity(owner.entity)?.relationship(relationship.name) else {
+                return ([RecordID]?.none, [Record]())
+            }
+            let stored = try reader.transaction.record(owner.entity, id: owner.id).map {
+                try reader.transaction.relatedIDs(of: $0, description)
+            }
             let records = try overlay.view(over: reader, executor: executor) { view, _ in
                 guard let record = try view.record(owner.entity, id: owner.id) else { return [Record]() }
                 return try view.relatedRecords(of: record, description)
@@ -69,7 +75,8 @@ extension ModelContext {
 
     /// Runs `body` in one read transaction, after catching up with others' commits in the same
     /// snapshot (when `automaticallyMergesChanges` is on).
-    func readStore<T: Sendable>(_ body: @escaping @Sendable (StoreReader, QueryExecutor) throws -> T) async throws -> T {
+    func readStore<T: Sendable>(_ body: @escaping @Sendable (StoreReader, QueryExecutor) throws -> T) async throws -> T
+    {
         let request = refreshRequest(force: false)
         let executor = store.executor
         let (found, value) = try await store.backend.read { transaction in
@@ -81,7 +88,9 @@ extension ModelContext {
     }
 
     /// Runs `body` over the committed state with this context's pending changes laid on top.
-    func readOverlaid<T: Sendable>(_ body: @escaping @Sendable (any StorageReadTransaction, QueryExecutor) throws -> T) async throws -> T {
+    func readOverlaid<T: Sendable>(_ body: @escaping @Sendable (any StorageReadTransaction, QueryExecutor) throws -> T)
+        async throws -> T
+    {
         let overlay = pendingOverlay()
         return try await readStore { reader, executor in try overlay.view(over: reader, executor: executor, body) }
     }
@@ -90,7 +99,10 @@ extension ModelContext {
         ContextOverlay(
             records: changeOrder.compactMap { key in tracked[key].flatMap { $0.isPending ? (key, $0.current) : nil } },
             memberships: membershipOrder.compactMap { key in
-                memberships[key].map { ContextOverlay.MembershipState(owner: key.ownerKey, relationship: key.relationship, desired: $0.desired) }
+                memberships[key].map {
+                    ContextOverlay.MembershipState(
+                        owner: key.ownerKey, relationship: key.relationship, desired: $0.desired)
+                }
             })
     }
 }

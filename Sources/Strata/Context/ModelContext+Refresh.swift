@@ -36,14 +36,19 @@ struct RefreshRequest: Sendable {
 
     /// - Parameter ownSave: The token of the save this context just made inside the same
     ///   transaction: its changes are the context's own, re-based by the caller.
-    func run(in transaction: any StorageReadTransaction, executor: QueryExecutor, ownSave: HistoryToken? = nil) throws -> Found {
+    func run(in transaction: any StorageReadTransaction, executor: QueryExecutor, ownSave: HistoryToken? = nil) throws
+        -> Found
+    {
         let token = try HistoryLog.lastToken(in: transaction)
         guard hasSeenStore, token != after, !bases.isEmpty else { return Found(token: token, records: [:]) }
         // Nothing but this context's own save happened since it last looked.
-        if let ownSave, token == ownSave, (after?.value ?? 0) + 1 == ownSave.value { return Found(token: token, records: [:]) }
+        if let ownSave, token == ownSave, (after?.value ?? 0) + 1 == ownSave.value {
+            return Found(token: token, records: [:])
+        }
         let history = try HistoryLog.read(after: after, limit: Self.historyWindow + 1, in: transaction)
         let expectedFirst = (after?.value ?? 0) + 1
-        let complete = history.count <= Self.historyWindow && (history.first.map { $0.token.value == expectedFirst } ?? true)
+        let complete =
+            history.count <= Self.historyWindow && (history.first.map { $0.token.value == expectedFirst } ?? true)
         var candidates: Set<RecordKey> = []
         if complete {
             for entry in history where entry.token != ownSave {
@@ -102,7 +107,9 @@ extension ModelContext {
             return
         }
         var merged = stored
-        for name in entry.changed where store.schema.entity(key.entity)?.isStoredProperty(name) == true { merged[name] = current[name] }
+        for name in entry.changed where store.schema.entity(key.entity)?.isStoredProperty(name) == true {
+            merged[name] = current[name]
+        }
         setTracked(key, base: stored, current: merged)
     }
 
@@ -132,7 +139,9 @@ extension ModelContext {
                 refresh.deleted.append(key)
             }
         }
-        if !hasSeenStore || (found.token ?? HistoryToken(0)) > (lastSeenToken ?? HistoryToken(0)) { lastSeenToken = found.token }
+        if !hasSeenStore || (found.token ?? HistoryToken(0)) > (lastSeenToken ?? HistoryToken(0)) {
+            lastSeenToken = found.token
+        }
         hasSeenStore = true
         if !refresh.isEmpty {
             lastRefresh = refresh

@@ -33,7 +33,10 @@ extension ModelContext {
         var membershipChanges: [ContextChangeSet.MembershipChange] = []
         for key in membershipOrder {
             guard let membership = memberships[key], membership.base != membership.desired else { continue }
-            membershipChanges.append(.init(owner: key.ownerKey, relationship: key.relationship, base: membership.base, desired: membership.desired))
+            membershipChanges.append(
+                .init(
+                    owner: key.ownerKey, relationship: key.relationship, base: membership.base,
+                    desired: membership.desired))
             membershipRevisions[key] = membership.revision
         }
         let changes = ContextChangeSet(records: records, memberships: membershipChanges)
@@ -68,11 +71,13 @@ extension ModelContext {
             let entry = tracked[key]
             if let entry, let revision = revisions[key], entry.revision != revision {
                 // Changed again while the save ran: those changes stay pending over the new state.
-                setTracked(key, base: record, current: entry.current.map { current in
-                    var updated = current
-                    updated.version = record?.version ?? current.version
-                    return updated
-                })
+                setTracked(
+                    key, base: record,
+                    current: entry.current.map { current in
+                        var updated = current
+                        updated.version = record?.version ?? current.version
+                        return updated
+                    })
                 continue
             }
             if let record {
@@ -104,12 +109,16 @@ extension ModelContext {
     /// and a count — never values or record IDs.
     func reportConflicts(_ conflicts: [MergeConflict]) {
         let instrumentation = store.instrumentation
-        instrumentation.counter("strata_merge_conflicts_total", store: store.metricsName, [("policy", "\(mergePolicy.name)")])
-            .increment(by: conflicts.count)
-        instrumentation.logger.info("merge conflicts resolved", metadata: [
-            "context": "\(name ?? "-")", "policy": "\(mergePolicy.name)", "count": "\(conflicts.count)",
-            "entities": "\(Set(conflicts.map(\.entity)).sorted().joined(separator: ","))",
-            "kinds": "\(Set(conflicts.map(\.kind.rawValue)).sorted().joined(separator: ","))",
-        ])
+        instrumentation.counter(
+            "strata_merge_conflicts_total", store: store.metricsName, [("policy", "\(mergePolicy.name)")]
+        )
+        .increment(by: conflicts.count)
+        instrumentation.logger.info(
+            "merge conflicts resolved",
+            metadata: [
+                "context": "\(name ?? "-")", "policy": "\(mergePolicy.name)", "count": "\(conflicts.count)",
+                "entities": "\(Set(conflicts.map(\.entity)).sorted().joined(separator: ","))",
+                "kinds": "\(Set(conflicts.map(\.kind.rawValue)).sorted().joined(separator: ","))",
+            ])
     }
 }

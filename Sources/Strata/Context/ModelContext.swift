@@ -99,7 +99,9 @@ extension Store {
     ///   - name: Recorded in history as the context name of its saves.
     ///   - author: Recorded in history as the author of its saves.
     ///   - mergePolicy: How conflicts are resolved at save; ``MergePolicy/error`` by default.
-    public func makeContext(name: String? = nil, author: String? = nil, mergePolicy: MergePolicy = .error) -> ModelContext {
+    public func makeContext(name: String? = nil, author: String? = nil, mergePolicy: MergePolicy = .error)
+        -> ModelContext
+    {
         ModelContext(store: self, name: name, author: author, mergePolicy: mergePolicy)
     }
 }

@@ -9,14 +9,16 @@ enum AggregateEvaluator {
             throw StrataError(.invalidQuery, entity: entity.name, "an aggregate needs at least one function")
         }
         if let group = plan.groupBy, !entity.isStoredProperty(group) {
-            throw StrataError(.unknownProperty, entity: entity.name, property: group,
-                              "cannot group by \(group): not an attribute or to-one of \(entity.name)")
+            throw StrataError(
+                .unknownProperty, entity: entity.name, property: group,
+                "cannot group by \(group): not an attribute or to-one of \(entity.name)")
         }
         for function in plan.functions {
             guard let name = function.property else { continue }
             guard let attribute = entity.attribute(name) else {
-                throw StrataError(.unknownProperty, entity: entity.name, property: name,
-                                  "cannot compute \(function): \(name) is not an attribute of \(entity.name)")
+                throw StrataError(
+                    .unknownProperty, entity: entity.name, property: name,
+                    "cannot compute \(function): \(name) is not an attribute of \(entity.name)")
             }
             let allowed: Set<AttributeType>
             switch function {
@@ -24,14 +26,18 @@ enum AggregateEvaluator {
             default: allowed = [.int, .double, .string, .date]
             }
             guard allowed.contains(attribute.type) else {
-                throw StrataError(.typeMismatch, entity: entity.name, property: name,
-                                  "cannot compute \(function) of \(entity.name).\(name): it is \(attribute.type), and \(function.name) applies to \(allowed.map(\.rawValue).sorted().joined(separator: ", ")) attributes")
+                throw StrataError(
+                    .typeMismatch, entity: entity.name, property: name,
+                    "cannot compute \(function) of \(entity.name).\(name): it is \(attribute.type), and \(function.name) applies to \(allowed.map(\.rawValue).sorted().joined(separator: ", ")) attributes"
+                )
             }
         }
     }
 
     /// The plan's rows over `records` (already filtered by its predicate).
-    static func evaluate(_ plan: AggregatePlan, _ records: [Record], _ entity: EntityDescription) throws -> [AggregateRow] {
+    static func evaluate(_ plan: AggregatePlan, _ records: [Record], _ entity: EntityDescription) throws
+        -> [AggregateRow]
+    {
         var groups: [Value: [Record]] = [:]
         var order: [Value] = []
         if let property = plan.groupBy {
@@ -59,8 +65,12 @@ enum AggregateEvaluator {
         return value
     }
 
-    private static func value(of function: AggregateFunction, over records: [Record], _ entity: EntityDescription) throws -> Value {
-        guard let property = function.property, let attribute = entity.attribute(property) else { return .int(Int64(records.count)) }
+    private static func value(of function: AggregateFunction, over records: [Record], _ entity: EntityDescription)
+        throws -> Value
+    {
+        guard let property = function.property, let attribute = entity.attribute(property) else {
+            return .int(Int64(records.count))
+        }
         let values = records.lazy.map { normalized($0[property], attribute.type) }.filter { !$0.isNull }
         switch function {
         case .count:
@@ -74,7 +84,9 @@ enum AggregateEvaluator {
                     count += 1
                 }
                 if case .average = function { return count == 0 ? .null : .double(Double(total) / Double(count)) }
-                guard let sum = Int64(exactly: total) else { throw StrataError.sumOverflow(entity: entity.name, property: property) }
+                guard let sum = Int64(exactly: total) else {
+                    throw StrataError.sumOverflow(entity: entity.name, property: property)
+                }
                 return .int(sum)
             }
             var total = 0.0

@@ -55,7 +55,9 @@ package struct QueryExecutor {
     /// Records whose `property` equals one of `values`, asked for in chunks so no backend is sent an
     /// unbounded list (SQLite caps the bound variables of one statement). Each chunk's records come
     /// back in ID order.
-    func fetch(_ entity: String, where property: String, in values: [Value], from transaction: any StorageReadTransaction) throws -> [Record] {
+    func fetch(
+        _ entity: String, where property: String, in values: [Value], from transaction: any StorageReadTransaction
+    ) throws -> [Record] {
         // A backend that cannot evaluate `IN` would be scanned once per chunk; every backend can
         // look a record up by its key instead.
         if property == "id", split(.inList(property, [], [])).residual != nil {
@@ -79,7 +81,9 @@ package struct QueryExecutor {
         guard let predicate else { return (nil, nil) }
         if capabilities.predicateFeatures.isEmpty { return (nil, predicate) }
         if predicate.requiredFeatures.isSubset(of: capabilities.predicateFeatures) { return (predicate, nil) }
-        guard case .and(let parts) = predicate, capabilities.predicateFeatures.contains(.logic) else { return (nil, predicate) }
+        guard case .and(let parts) = predicate, capabilities.predicateFeatures.contains(.logic) else {
+            return (nil, predicate)
+        }
         let native = parts.filter { $0.requiredFeatures.isSubset(of: capabilities.predicateFeatures) }
         let residual = parts.filter { !$0.requiredFeatures.isSubset(of: capabilities.predicateFeatures) }
         return (native.isEmpty ? nil : .and(native), .and(residual))
@@ -98,21 +102,25 @@ package struct QueryExecutor {
             plan.predicate = folded == .constant(true) ? nil : folded
         }
         for key in plan.sort where !entity.isQueryableProperty(key.property) {
-            throw StrataError(.unknownProperty, entity: entity.name, property: key.property,
-                              "cannot sort by \(key.property): not an attribute or to-one of \(entity.name)")
+            throw StrataError(
+                .unknownProperty, entity: entity.name, property: key.property,
+                "cannot sort by \(key.property): not an attribute or to-one of \(entity.name)")
         }
         if let limit = plan.limit, limit < 0 {
             throw StrataError(.invalidQuery, entity: entity.name, "limit \(limit) is negative")
         }
-        if plan.offset < 0 { throw StrataError(.invalidQuery, entity: entity.name, "offset \(plan.offset) is negative") }
+        if plan.offset < 0 {
+            throw StrataError(.invalidQuery, entity: entity.name, "offset \(plan.offset) is negative")
+        }
         return plan
     }
 
     private static func validate(_ expression: FilterExpression, _ entity: EntityDescription, _ schema: Schema) throws {
         func stored(_ property: String, _ constants: [Value] = [], text: Bool = false) throws {
             guard entity.isQueryableProperty(property) else {
-                throw StrataError(.unknownProperty, entity: entity.name, property: property,
-                                  "\(property) is not an attribute or to-one of \(entity.name)")
+                throw StrataError(
+                    .unknownProperty, entity: entity.name, property: property,
+                    "\(property) is not an attribute or to-one of \(entity.name)")
             }
             // A constant of another type would compare differently on different backends (SQLite
             // orders every number before every string), so the query is refused instead.
@@ -122,29 +130,41 @@ package struct QueryExecutor {
                 accepts = attribute.type.accepts
                 expected = attribute.type.rawValue
             } else {
-                let kind = property == "id" ? entity.idKind : schema.entity(entity.relationship(property)?.destination ?? "")?.idKind
+                let kind =
+                    property == "id"
+                    ? entity.idKind : schema.entity(entity.relationship(property)?.destination ?? "")?.idKind
                 accepts = { RecordID($0)?.kind == kind }
                 expected = "\(kind?.rawValue ?? "") ID"
             }
             if text, !accepts(.string("")) {
-                throw StrataError(.typeMismatch, entity: entity.name, property: property, "text operators need a string property, \(property) is \(expected)")
+                throw StrataError(
+                    .typeMismatch, entity: entity.name, property: property,
+                    "text operators need a string property, \(property) is \(expected)")
             }
             for constant in constants where !constant.isNull {
                 guard accepts(constant) else {
-                    throw StrataError(.typeMismatch, entity: entity.name, property: property, "cannot compare \(expected) \(property) with \(constant)")
+                    throw StrataError(
+                        .typeMismatch, entity: entity.name, property: property,
+                        "cannot compare \(expected) \(property) with \(constant)")
                 }
                 if let reason = ValueRules.violation(of: constant) {
-                    throw StrataError(.validationFailed, entity: entity.name, property: property, "cannot compare \(property) with \(constant): \(reason)")
+                    throw StrataError(
+                        .validationFailed, entity: entity.name, property: property,
+                        "cannot compare \(property) with \(constant): \(reason)")
                 }
             }
         }
         func relationship(_ name: String, toOne: Bool) throws -> EntityDescription {
             guard let relationship = entity.relationship(name) else {
-                throw StrataError(.unknownProperty, entity: entity.name, property: name, "\(name) is not a relationship of \(entity.name)")
+                throw StrataError(
+                    .unknownProperty, entity: entity.name, property: name,
+                    "\(name) is not a relationship of \(entity.name)")
             }
             guard relationship.isToOne == toOne else {
-                throw StrataError(.invalidQuery, entity: entity.name, property: name,
-                                  "\(name) is a \(relationship.isToOne ? "to-one" : "to-many"); use \(relationship.isToOne ? "related" : "any/none")")
+                throw StrataError(
+                    .invalidQuery, entity: entity.name, property: name,
+                    "\(name) is a \(relationship.isToOne ? "to-one" : "to-many"); use \(relationship.isToOne ? "related" : "any/none")"
+                )
             }
             return try schema.requireEntity(relationship.destination)
         }

@@ -73,7 +73,10 @@ extension SaveSession {
                 note(key.entity)
                 deletes[key.entity, default: []].append(key.id)
                 if collectWritten { written[key] = .some(nil) }
-                changes.append(HistoryChange(kind: .delete, entity: key.entity, id: key.id, changedProperties: [], version: original.version))
+                changes.append(
+                    HistoryChange(
+                        kind: .delete, entity: key.entity, id: key.id, changedProperties: [], version: original.version)
+                )
                 if keepRecords { changedRecords.append(nil) }
             case (nil, var record?):
                 record.version = loading ? max(1, record.version) : 1
@@ -82,7 +85,10 @@ extension SaveSession {
                 if collectWritten { written[key] = record }
                 var names = insertedNames(record)
                 if let linked = linkChanges[key], !linked.isEmpty { names = (names + linked).sorted() }
-                changes.append(HistoryChange(kind: .insert, entity: key.entity, id: key.id, changedProperties: names, version: record.version))
+                changes.append(
+                    HistoryChange(
+                        kind: .insert, entity: key.entity, id: key.id, changedProperties: names, version: record.version
+                    ))
                 if keepRecords { changedRecords.append(record) }
             case (let original?, var record?):
                 let names = record.changedPropertySet(comparedTo: original).union(linkChanges[key] ?? [])
@@ -91,7 +97,10 @@ extension SaveSession {
                 note(key.entity)
                 puts[key.entity, default: []].append(record)
                 if collectWritten { written[key] = record }
-                changes.append(HistoryChange(kind: .update, entity: key.entity, id: key.id, changedProperties: names.sorted(), version: record.version))
+                changes.append(
+                    HistoryChange(
+                        kind: .update, entity: key.entity, id: key.id, changedProperties: names.sorted(),
+                        version: record.version))
                 if keepRecords { changedRecords.append(record) }
             }
         }

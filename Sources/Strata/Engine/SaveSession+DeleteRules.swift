@@ -42,10 +42,14 @@ extension SaveSession {
                     case .cascade:
                         for id in related {
                             let destinationKey = RecordKey(entity: relationship.destination, id: id)
-                            guard !deleted.contains(destinationKey), let destination = loaded[relationship.destination]?[id] else { continue }
+                            guard !deleted.contains(destinationKey),
+                                let destination = loaded[relationship.destination]?[id]
+                            else { continue }
                             deleted.insert(destinationKey)
                             deletedSnapshots[destinationKey] = destination
-                            try workingSet.stage(destinationKey, nil, original: workingSet.hasEntry(destinationKey) ? .none : .some(destination))
+                            try workingSet.stage(
+                                destinationKey, nil,
+                                original: workingSet.hasEntry(destinationKey) ? .none : .some(destination))
                             queue.append(destinationKey)
                         }
                     case .deny:
@@ -65,7 +69,8 @@ extension SaveSession {
                 throw StrataError(
                     .deleteDenied, entity: snapshot.entity, recordID: snapshot.id, property: relationship.name,
                     count: survivors.count,
-                    "cannot delete: \(relationship.name) still has \(survivors.count) \(relationship.destination) record(s) (delete rule deny)")
+                    "cannot delete: \(relationship.name) still has \(survivors.count) \(relationship.destination) record(s) (delete rule deny)"
+                )
             }
         }
 
@@ -99,7 +104,8 @@ extension SaveSession {
             guard let entity = schema.entity(entityName), let keys = byEntity[entityName] else { continue }
             for relationship in entity.relationships {
                 if relationship.storage == .inverseReference, let inverse = relationship.inverse {
-                    let referrers = try workingSet.referrers(relationship.destination, property: inverse, toEach: keys.map(\.id))
+                    let referrers = try workingSet.referrers(
+                        relationship.destination, property: inverse, toEach: keys.map(\.id))
                     for key in keys { result[LinkKey(key, relationship.name)] = referrers[key.id] ?? [] }
                     continue
                 }
@@ -113,7 +119,9 @@ extension SaveSession {
     }
 
     /// Removes the deleted record from a surviving destination's side of the relationship.
-    private func nullifyInverse(of deleted: Record, _ relationship: RelationshipDescription, destination id: RecordID) throws {
+    private func nullifyInverse(of deleted: Record, _ relationship: RelationshipDescription, destination id: RecordID)
+        throws
+    {
         guard let inverse = schema.inverse(of: relationship),
             var destination = try workingSet.record(relationship.destination, id: id)
         else { return }

@@ -1,21 +1,27 @@
 /// Inverse upkeep and to-many membership changes.
 extension SaveSession {
     /// Keeps the other side of a to-one consistent after `owner`'s reference moved from `old` to `new`.
-    func maintainInverse(owner: RecordKey, _ relationship: RelationshipDescription, old: RecordID?, new: RecordID?) throws {
+    func maintainInverse(owner: RecordKey, _ relationship: RelationshipDescription, old: RecordID?, new: RecordID?)
+        throws
+    {
         guard let inverse = schema.inverse(of: relationship) else { return }
         let destination = relationship.destination
         switch inverse.storage {
         case .reference:
             // One-to-one: the old partner lets go; the new partner points back, and whoever it
             // pointed at before loses it (re-pointing B at A clears C that pointed at A).
-            if let old, var oldPartner = try workingSet.record(destination, id: old), oldPartner[inverse.name] == owner.id.value {
+            if let old, var oldPartner = try workingSet.record(destination, id: old),
+                oldPartner[inverse.name] == owner.id.value
+            {
                 oldPartner[inverse.name] = .null
                 try workingSet.stage(oldPartner)
             }
             if let new, var newPartner = try workingSet.record(destination, id: new) {
                 let previous = RecordID(newPartner[inverse.name])
                 if previous != owner.id {
-                    if let previous, var robbed = try workingSet.record(owner.entity, id: previous), robbed[relationship.name] == new.value {
+                    if let previous, var robbed = try workingSet.record(owner.entity, id: previous),
+                        robbed[relationship.name] == new.value
+                    {
                         robbed[relationship.name] = .null
                         try workingSet.stage(robbed)
                     }
@@ -72,15 +78,17 @@ extension SaveSession {
     func requireRelationship(_ entityName: String, _ name: String) throws -> RelationshipDescription {
         let entity = try schema.requireEntity(entityName)
         guard let relationship = entity.relationship(name) else {
-            throw StrataError(.unknownProperty, entity: entityName, property: name, "\(name) is not a relationship of \(entityName)")
+            throw StrataError(
+                .unknownProperty, entity: entityName, property: name, "\(name) is not a relationship of \(entityName)")
         }
         return relationship
     }
 
     private func requireTarget(_ relationship: RelationshipDescription, _ owner: RecordKey, _ target: RecordID) throws {
         guard try workingSet.record(relationship.destination, id: target) != nil else {
-            throw StrataError(.invalidReference, entity: owner.entity, recordID: owner.id, property: relationship.name,
-                              "\(relationship.destination)(\(target)) does not exist")
+            throw StrataError(
+                .invalidReference, entity: owner.entity, recordID: owner.id, property: relationship.name,
+                "\(relationship.destination)(\(target)) does not exist")
         }
     }
 
@@ -159,8 +167,9 @@ extension SaveSession {
         for target in wanted { try requireTarget(relationship, owner, target) }
         if relationship.isToOne {
             guard wanted.count <= 1 else {
-                throw StrataError(.relationshipCount, entity: owner.entity, recordID: owner.id, property: name,
-                                  count: wanted.count, "a to-one holds at most one record")
+                throw StrataError(
+                    .relationshipCount, entity: owner.entity, recordID: owner.id, property: name,
+                    count: wanted.count, "a to-one holds at most one record")
             }
             try assign(owner, name, wanted.first?.value ?? .null)
             return
@@ -173,7 +182,8 @@ extension SaveSession {
         }
     }
 
-    private func touchBothSides(_ relationship: RelationshipDescription, _ owner: RecordKey, _ target: RecordID) throws {
+    private func touchBothSides(_ relationship: RelationshipDescription, _ owner: RecordKey, _ target: RecordID) throws
+    {
         touch(owner.entity, relationship, owner.id)
         if let inverse = schema.inverse(of: relationship) { touch(relationship.destination, inverse, target) }
     }

@@ -7,7 +7,9 @@ extension SaveSession {
         var wanted: [String: Set<RecordID>] = [:]
         var current: EntityDescription?
         for key in workingSet.order {
-            guard let entry = workingSet.entries[key], let record = entry.current, entry.original != record else { continue }
+            guard let entry = workingSet.entries[key], let record = entry.current, entry.original != record else {
+                continue
+            }
             if current?.name != record.entity { current = try schema.requireEntity(record.entity) }
             guard let entity = current else { continue }
             changed.append((record, entry.original, entity))
@@ -23,7 +25,9 @@ extension SaveSession {
             }
         }
         let existing = try resolved(wanted)
-        for item in changed { try validate(item.record, original: item.original, entity: item.entity, existing: existing) }
+        for item in changed {
+            try validate(item.record, original: item.original, entity: item.entity, existing: existing)
+        }
         try validateMemberships()
         try validateUniqueness()
     }
@@ -35,12 +39,16 @@ extension SaveSession {
     private func resolved(_ wanted: [String: Set<RecordID>]) throws -> Set<RecordKey> {
         var existing = Set<RecordKey>()
         for (destination, ids) in wanted {
-            for id in try workingSet.records(destination, ids: Array(ids)).keys { existing.insert(RecordKey(entity: destination, id: id)) }
+            for id in try workingSet.records(destination, ids: Array(ids)).keys {
+                existing.insert(RecordKey(entity: destination, id: id))
+            }
         }
         return existing
     }
 
-    private func validate(_ record: Record, original: Record?, entity: EntityDescription, existing: Set<RecordKey>) throws {
+    private func validate(_ record: Record, original: Record?, entity: EntityDescription, existing: Set<RecordKey>)
+        throws
+    {
         func failure(_ code: StrataError.Code, _ property: String?, _ message: String) -> StrataError {
             StrataError(code, entity: entity.name, recordID: record.id, property: property, message)
         }
@@ -51,7 +59,9 @@ extension SaveSession {
         for (slot, attribute) in entity.attributes.enumerated() {
             let value = record.slots[slot]
             if value.isNull {
-                if !attribute.isOptional { throw failure(.missingValue, attribute.name, "\(attribute.name) is required") }
+                if !attribute.isOptional {
+                    throw failure(.missingValue, attribute.name, "\(attribute.name) is required")
+                }
                 continue
             }
             guard attribute.type.accepts(value) else {
@@ -83,12 +93,15 @@ extension SaveSession {
             }
             let destination = try schema.requireEntity(relationship.destination)
             guard let target = RecordID(value), target.kind == destination.idKind else {
-                throw failure(.typeMismatch, relationship.name, "expected a \(destination.idKind) ID of \(destination.name), got \(value)")
+                throw failure(
+                    .typeMismatch, relationship.name,
+                    "expected a \(destination.idKind) ID of \(destination.name), got \(value)")
             }
             // Unchanged references may dangle (noAction); a reference set in this save must resolve.
             let before = original?.value(at: slot, of: layout, named: relationship.name)
             if before != value, !loading, !existing.contains(RecordKey(entity: destination.name, id: target)),
-                !(mirrorsRemoteState && (schema.inverse(of: relationship)?.deleteRule ?? .noAction) == .noAction) {
+                !(mirrorsRemoteState && (schema.inverse(of: relationship)?.deleteRule ?? .noAction) == .noAction)
+            {
                 throw failure(.invalidReference, relationship.name, "\(destination.name)(\(target)) does not exist")
             }
         }
@@ -98,18 +111,22 @@ extension SaveSession {
     }
 
     private func validateMemberships() throws {
-        for membership in touchedMemberships.sorted(by: { ($0.entity, $0.relationship, $0.owner) < ($1.entity, $1.relationship, $1.owner) }) {
+        for membership in touchedMemberships.sorted(by: {
+            ($0.entity, $0.relationship, $0.owner) < ($1.entity, $1.relationship, $1.owner)
+        }) {
             guard let owner = try workingSet.record(membership.entity, id: membership.owner),
                 let relationship = schema.entity(membership.entity)?.relationship(membership.relationship)
             else { continue }
             let count = try workingSet.relatedRecords(of: owner, relationship).count
             if let min = relationship.minCount, count < min {
-                throw StrataError(.relationshipCount, entity: owner.entity, recordID: owner.id, property: relationship.name,
-                                  count: count, "\(relationship.name) has \(count) record(s), at least \(min) required")
+                throw StrataError(
+                    .relationshipCount, entity: owner.entity, recordID: owner.id, property: relationship.name,
+                    count: count, "\(relationship.name) has \(count) record(s), at least \(min) required")
             }
             if let max = relationship.maxCount, count > max {
-                throw StrataError(.relationshipCount, entity: owner.entity, recordID: owner.id, property: relationship.name,
-                                  count: count, "\(relationship.name) has \(count) record(s), at most \(max) allowed")
+                throw StrataError(
+                    .relationshipCount, entity: owner.entity, recordID: owner.id, property: relationship.name,
+                    count: count, "\(relationship.name) has \(count) record(s), at most \(max) allowed")
             }
         }
     }
@@ -117,7 +134,8 @@ extension SaveSession {
     /// Within the save through a dictionary; against the store through an equality query the
     /// backend answers from its index. A tuple containing a null never clashes.
     private func validateUniqueness() throws {
-        for entity in schema.entities where !entity.uniqueConstraints.isEmpty && workingSet.touchedEntities.contains(entity.name) {
+        for entity in schema.entities
+        where !entity.uniqueConstraints.isEmpty && workingSet.touchedEntities.contains(entity.name) {
             for constraint in entity.uniqueConstraints {
                 var claimed: [[Value]: RecordID] = [:]
                 for key in workingSet.order where key.entity == entity.name {
@@ -145,9 +163,12 @@ extension SaveSession {
         return try workingSet.executor.fetch(FetchPlan(entity: entity, predicate: predicate), in: workingSet.base)
     }
 
-    private func uniqueViolation(_ entity: EntityDescription, _ record: Record, _ constraint: [String], _ other: RecordID) -> StrataError {
+    private func uniqueViolation(
+        _ entity: EntityDescription, _ record: Record, _ constraint: [String], _ other: RecordID
+    ) -> StrataError {
         let values = constraint.map { "\($0)=\(record[$0])" }.joined(separator: ", ")
-        return StrataError(.uniqueViolation, entity: entity.name, recordID: record.id, property: constraint.joined(separator: ","),
-                           "\(values) is already used by \(entity.name)(\(other))")
+        return StrataError(
+            .uniqueViolation, entity: entity.name, recordID: record.id, property: constraint.joined(separator: ","),
+            "\(values) is already used by \(entity.name)(\(other))")
     }
 }

@@ -57,9 +57,12 @@ package final class SaveSession {
         let entity = try schema.requireEntity(key.entity)
         for (name, targets) in links.sorted(by: { $0.key < $1.key }) {
             guard let relationship = entity.relationship(name), relationship.keepsLinkList else {
-                throw StrataError(.unknownProperty, entity: key.entity, recordID: key.id, property: name, "\(name) is not a link list of \(key.entity)")
+                throw StrataError(
+                    .unknownProperty, entity: key.entity, recordID: key.id, property: name,
+                    "\(name) is not a link list of \(key.entity)")
             }
-            try workingSet.stageLinks(key.entity, relationship: name, from: key.id, to: targets.map(ValueRules.normalized))
+            try workingSet.stageLinks(
+                key.entity, relationship: name, from: key.id, to: targets.map(ValueRules.normalized))
         }
     }
 
@@ -83,7 +86,9 @@ package final class SaveSession {
         var record = try normalize(input, inserting: true)
         let key = record.key
         if workingSet.isDeleted(key) {
-            throw StrataError(.duplicateID, entity: key.entity, recordID: key.id, "record was deleted earlier in this save; save the delete first")
+            throw StrataError(
+                .duplicateID, entity: key.entity, recordID: key.id,
+                "record was deleted earlier in this save; save the delete first")
         }
         if workingSet.hasEntry(key) {
             if try workingSet.record(key.entity, id: key.id) != nil { throw duplicate(key) }
@@ -107,7 +112,9 @@ package final class SaveSession {
     }
 
     func duplicate(_ key: RecordKey) -> StrataError {
-        StrataError(.duplicateID, entity: key.entity, recordID: key.id, "a record with this ID already exists (use upsert to replace it)")
+        StrataError(
+            .duplicateID, entity: key.entity, recordID: key.id,
+            "a record with this ID already exists (use upsert to replace it)")
     }
 
     /// Fails with `StrataError.Code.duplicateID` if any insert of this save reuses a committed ID.
@@ -125,7 +132,8 @@ package final class SaveSession {
     func update(_ input: Record) throws {
         let record = try normalize(input, inserting: false)
         guard let existing = try workingSet.record(record.entity, id: record.id) else {
-            throw StrataError(.notFound, entity: record.entity, recordID: record.id, "cannot update a record that does not exist")
+            throw StrataError(
+                .notFound, entity: record.entity, recordID: record.id, "cannot update a record that does not exist")
         }
         try replace(existing, with: record)
     }
@@ -143,7 +151,8 @@ package final class SaveSession {
     package func patch(_ input: RecordKey, _ values: [String: Value]) throws {
         let key = input.normalized
         guard var record = try workingSet.record(key.entity, id: key.id) else {
-            throw StrataError(.notFound, entity: key.entity, recordID: key.id, "cannot update a record that does not exist")
+            throw StrataError(
+                .notFound, entity: key.entity, recordID: key.id, "cannot update a record that does not exist")
         }
         for (name, value) in values { record[name] = value }
         try update(record)
@@ -154,7 +163,8 @@ package final class SaveSession {
         let key = input.normalized
         _ = try schema.requireEntity(key.entity)
         guard let existing = try workingSet.record(key.entity, id: key.id) else {
-            throw StrataError(.notFound, entity: key.entity, recordID: key.id, "cannot delete a record that does not exist")
+            throw StrataError(
+                .notFound, entity: key.entity, recordID: key.id, "cannot delete a record that does not exist")
         }
         deletedSnapshots[key] = existing
         requestedDeletes.append(key)
@@ -190,12 +200,14 @@ package final class SaveSession {
     func normalize(_ input: Record, inserting: Bool) throws -> Record {
         let entity = try schema.requireEntity(input.entity)
         guard input.id.kind == entity.idKind else {
-            throw StrataError(.typeMismatch, entity: entity.name, recordID: input.id, property: "id",
-                              "\(entity.name) uses \(entity.idKind) IDs, got a \(input.id.kind) ID")
+            throw StrataError(
+                .typeMismatch, entity: entity.name, recordID: input.id, property: "id",
+                "\(entity.name) uses \(entity.idKind) IDs, got a \(input.id.kind) ID")
         }
         let id = ValueRules.normalized(input.id)
         if case .string(let text) = id, text.utf8.contains(0) {
-            throw StrataError(.validationFailed, entity: entity.name, recordID: id, property: "id", "an ID may not contain U+0000")
+            throw StrataError(
+                .validationFailed, entity: entity.name, recordID: id, property: "id", "an ID may not contain U+0000")
         }
         try ValueRules.requireStorable(id, entity: entity.name)
         // The record moves into the entity's layout: attribute `i` is slot `i`, to-ones follow.
@@ -210,11 +222,13 @@ package final class SaveSession {
             for (position, name) in input.layout.names.enumerated() {
                 guard let slot = layout.slot(name) else {
                     if entity.relationship(name) != nil {
-                        throw StrataError(.unknownProperty, entity: entity.name, recordID: input.id, property: name,
-                                          "\(name) is a to-many relationship; change it with link, unlink or setRelated")
+                        throw StrataError(
+                            .unknownProperty, entity: entity.name, recordID: input.id, property: name,
+                            "\(name) is a to-many relationship; change it with link, unlink or setRelated")
                     }
-                    throw StrataError(.unknownProperty, entity: entity.name, recordID: input.id, property: name,
-                                      "\(name) is not an attribute or to-one of \(entity.name)")
+                    throw StrataError(
+                        .unknownProperty, entity: entity.name, recordID: input.id, property: name,
+                        "\(name) is not an attribute or to-one of \(entity.name)")
                 }
                 slots[slot] = input.slots[position]
             }
@@ -236,7 +250,8 @@ package final class SaveSession {
             }
         }
         if let refused {  // the first property by name, so every backend names the same one
-            throw StrataError(.validationFailed, entity: entity.name, recordID: id, property: refused.name, refused.reason)
+            throw StrataError(
+                .validationFailed, entity: entity.name, recordID: id, property: refused.name, refused.reason)
         }
         return Record(entity: entity.name, id: id, version: 0, layout: layout, slots: slots)
     }

@@ -129,7 +129,9 @@ package final class WorkingSet: StorageReadTransaction {
         return result.sorted()
     }
 
-    package func referrers(_ entity: String, property: String, toEach targets: [RecordID]) throws -> [RecordID: [RecordID]] {
+    package func referrers(_ entity: String, property: String, toEach targets: [RecordID]) throws -> [RecordID:
+        [RecordID]]
+    {
         let committed = try base.referrers(entity, property: property, toEach: targets)
         guard touchedEntities.contains(entity) else { return committed }
         var result: [RecordID: [RecordID]] = [:]
@@ -144,15 +146,18 @@ package final class WorkingSet: StorageReadTransaction {
     // MARK: Links
 
     package func links(_ entity: String, relationship: String, from owner: RecordID) throws -> [RecordID] {
-        if let entry = linkEntries[LinkKey(entity: entity, relationship: relationship, owner: owner)] { return entry.current }
+        if let entry = linkEntries[LinkKey(entity: entity, relationship: relationship, owner: owner)] {
+            return entry.current
+        }
         return try base.links(entity, relationship: relationship, from: owner)
     }
 
     package func linkOwners(_ entity: String, relationship: String, to target: RecordID) throws -> [RecordID] {
         let committed = try base.linkOwners(entity, relationship: relationship, to: target)
-        var result = Set(committed.filter {
-            linkEntries[LinkKey(entity: entity, relationship: relationship, owner: $0)] == nil
-        })
+        var result = Set(
+            committed.filter {
+                linkEntries[LinkKey(entity: entity, relationship: relationship, owner: $0)] == nil
+            })
         result.formUnion(stagedLinkOwners[ReferenceKey(entity: entity, property: relationship, target: target)] ?? [])
         return result.sorted()
     }
@@ -184,7 +189,8 @@ package final class WorkingSet: StorageReadTransaction {
     // MARK: Queries over the staged state
 
     package func fetch(_ plan: FetchPlan) throws -> [Record] {
-        let usesRelationships = plan.predicate.map { !$0.requiredFeatures.isDisjoint(with: [.toOne, .toMany]) } ?? false
+        let usesRelationships =
+            plan.predicate.map { !$0.requiredFeatures.isDisjoint(with: [.toOne, .toMany]) } ?? false
         if !touchedEntities.contains(plan.entity) && (!usesRelationships || entries.isEmpty) {
             return try executor.fetch(plan, in: base)
         }

@@ -78,8 +78,10 @@ enum HistoryCodec {
         let author = try reader.optionalString()
         let contextName = try reader.optionalString()
         if format == formatVersion {
-            return try decodeChanges(&reader, HistoryTransaction(
-                token: token, timestamp: timestamp, author: author, contextName: contextName, changes: []))
+            return try decodeChanges(
+                &reader,
+                HistoryTransaction(
+                    token: token, timestamp: timestamp, author: author, contextName: contextName, changes: []))
         }
         let count = try reader.count()
         var changes: [HistoryChange] = []
@@ -90,9 +92,11 @@ enum HistoryCodec {
             let id = try reader.recordID()
             let version = try reader.signed()
             let names = try (0..<reader.count()).map { _ in try reader.string() }
-            changes.append(HistoryChange(kind: kind, entity: entity, id: id, changedProperties: names, version: version))
+            changes.append(
+                HistoryChange(kind: kind, entity: entity, id: id, changedProperties: names, version: version))
         }
-        return HistoryTransaction(token: token, timestamp: timestamp, author: author, contextName: contextName, changes: changes)
+        return HistoryTransaction(
+            token: token, timestamp: timestamp, author: author, contextName: contextName, changes: changes)
     }
 
     private static func changeKind(_ reader: inout BinaryReader) throws -> HistoryChange.Kind {
@@ -105,13 +109,17 @@ enum HistoryCodec {
     }
 
     /// Format 2's tables and changes.
-    private static func decodeChanges(_ reader: inout BinaryReader, _ header: HistoryTransaction) throws -> HistoryTransaction {
+    private static func decodeChanges(_ reader: inout BinaryReader, _ header: HistoryTransaction) throws
+        -> HistoryTransaction
+    {
         let strings = try (0..<reader.count()).map { _ in try reader.string() }
         func string(_ index: UInt64) throws -> String {
             guard index < UInt64(strings.count) else { throw reader.corrupt("string index \(index) out of range") }
             return strings[Int(index)]
         }
-        let lists = try (0..<reader.count()).map { _ in try (0..<reader.count()).map { _ in try string(reader.unsigned()) } }
+        let lists = try (0..<reader.count()).map { _ in
+            try (0..<reader.count()).map { _ in try string(reader.unsigned()) }
+        }
         let count = try reader.count()
         var changes: [HistoryChange] = []
         changes.reserveCapacity(count)
@@ -122,7 +130,9 @@ enum HistoryCodec {
             let version = try reader.signed()
             let list = try reader.unsigned()
             guard list < UInt64(lists.count) else { throw reader.corrupt("name list \(list) out of range") }
-            changes.append(HistoryChange(kind: kind, entity: entity, id: id, changedProperties: lists[Int(list)], version: version))
+            changes.append(
+                HistoryChange(kind: kind, entity: entity, id: id, changedProperties: lists[Int(list)], version: version)
+            )
         }
         guard reader.position == reader.bytes.count else { throw reader.corrupt("bytes after the last change") }
         var entry = header

@@ -11,15 +11,20 @@ package enum HistoryLog {
         try HistoryToken.newest(in: transaction)
     }
 
-    static func append(_ changes: [HistoryChange], author: String?, contextName: String?, to transaction: any StorageWriteTransaction) throws -> HistoryToken {
+    static func append(
+        _ changes: [HistoryChange], author: String?, contextName: String?, to transaction: any StorageWriteTransaction
+    ) throws -> HistoryToken {
         let token = HistoryToken((try lastToken(in: transaction)?.value ?? 0) + 1)
-        let entry = HistoryTransaction(token: token, timestamp: Date(), author: author, contextName: contextName, changes: changes)
+        let entry = HistoryTransaction(
+            token: token, timestamp: Date(), author: author, contextName: contextName, changes: changes)
         try transaction.setMetadata(key(token), HistoryCodec.encode(entry))
         try transaction.setMetadata(lastTokenKey, Array(String(token.value).utf8))
         return token
     }
 
-    package static func read(after token: HistoryToken?, limit: Int?, in transaction: any StorageReadTransaction) throws -> [HistoryTransaction] {
+    package static func read(after token: HistoryToken?, limit: Int?, in transaction: any StorageReadTransaction) throws
+        -> [HistoryTransaction]
+    {
         try transaction.metadata(prefix: entryPrefix, after: token.map(key), limit: limit).map { entry in
             do {
                 return try HistoryCodec.decode(entry.value)
@@ -36,7 +41,9 @@ package enum HistoryLog {
             try transaction.setMetadata(purgedBeforeKey, Array(String(token.value).utf8))
         }
         // State kept beside history (a sync server's prior record states) goes with it.
-        _ = try removeEntries(prefix: MetadataKeys.serverPriorPrefix, before: MetadataKeys.serverPriorPrefix + digits(token), in: transaction)
+        _ = try removeEntries(
+            prefix: MetadataKeys.serverPriorPrefix, before: MetadataKeys.serverPriorPrefix + digits(token),
+            in: transaction)
         return purged
     }
 
@@ -56,7 +63,9 @@ package enum HistoryLog {
         return String(repeating: "0", count: max(0, 19 - digits.count)) + digits
     }
 
-    private static func removeEntries(prefix: String, before bound: String, in transaction: any StorageWriteTransaction) throws -> Int {
+    private static func removeEntries(prefix: String, before bound: String, in transaction: any StorageWriteTransaction)
+        throws -> Int
+    {
         var removed = 0
         while true {
             let batch = try transaction.metadata(prefix: prefix, after: nil, limit: 512)

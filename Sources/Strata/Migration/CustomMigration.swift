@@ -45,7 +45,8 @@ public final class CustomMigration {
     private let checkpoint: () throws -> Void
 
     init(
-        source: Schema, target: Schema, old: any StorageReadTransaction, new: any StorageWriteTransaction, executor: QueryExecutor, batchSize: Int,
+        source: Schema, target: Schema, old: any StorageReadTransaction, new: any StorageWriteTransaction,
+        executor: QueryExecutor, batchSize: Int,
         checkpoint: @escaping () throws -> Void = {}
     ) {
         self.checkpoint = checkpoint
@@ -104,10 +105,14 @@ public final class CustomMigration {
     public func put(_ record: Record) throws {
         let entity = try target.requireEntity(record.entity)
         for name in record.layout.names where entity.layout.slot(name) == nil && !record[name].isNull {
-            throw StrataError(.unknownProperty, entity: entity.name, recordID: record.id, property: name, "version \(target.version ?? "new") of \(entity.name) has no property \(name)")
+            throw StrataError(
+                .unknownProperty, entity: entity.name, recordID: record.id, property: name,
+                "version \(target.version ?? "new") of \(entity.name) has no property \(name)")
         }
         guard record.id.kind == entity.idKind else {
-            throw StrataError(.typeMismatch, entity: entity.name, recordID: record.id, property: "id", "\(entity.name) IDs are \(entity.idKind.rawValue)")
+            throw StrataError(
+                .typeMismatch, entity: entity.name, recordID: record.id, property: "id",
+                "\(entity.name) IDs are \(entity.idKind.rawValue)")
         }
         var stored = record.inLayout(entity.layout)
         stored.id = ValueRules.normalized(record.id)
@@ -119,10 +124,14 @@ public final class CustomMigration {
                 throw StrataError(.validationFailed, entity: entity.name, recordID: record.id, property: name, reason)
             }
             if let attribute = entity.attribute(name), !attribute.type.accepts(value) {
-                throw StrataError(.typeMismatch, entity: entity.name, recordID: record.id, property: name, "expected \(attribute.type), got \(value)")
+                throw StrataError(
+                    .typeMismatch, entity: entity.name, recordID: record.id, property: name,
+                    "expected \(attribute.type), got \(value)")
             }
             if entity.attribute(name) == nil, RecordID(value) == nil {
-                throw StrataError(.typeMismatch, entity: entity.name, recordID: record.id, property: name, "a to-one holds the destination's ID, got \(value)")
+                throw StrataError(
+                    .typeMismatch, entity: entity.name, recordID: record.id, property: name,
+                    "a to-one holds the destination's ID, got \(value)")
             }
         }
         touched.insert(entity.name)
@@ -174,7 +183,9 @@ public final class CustomMigration {
     public func setLinks(_ entity: String, relationship: String, from owner: RecordID, to targets: [RecordID]) throws {
         let description = try target.requireEntity(entity)
         guard let found = description.relationship(relationship), found.keepsLinkList else {
-            throw StrataError(.unknownProperty, entity: entity, property: relationship, "\(entity).\(relationship) is not a relationship this version keeps as a link list")
+            throw StrataError(
+                .unknownProperty, entity: entity, property: relationship,
+                "\(entity).\(relationship) is not a relationship this version keeps as a link list")
         }
         touched.insert(entity)
         try flush()

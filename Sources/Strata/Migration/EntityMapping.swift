@@ -37,7 +37,9 @@ struct EntityMapping: Sendable {
         }
         let oldAttributes = Set(source?.attributes.map(\.name) ?? [])
         for attribute in target.attributes {
-            let old = oldName(attribute.name, renamedFrom: attribute.renamedFrom, in: oldAttributes).flatMap { source?.attribute($0) }
+            let old = oldName(attribute.name, renamedFrom: attribute.renamedFrom, in: oldAttributes).flatMap {
+                source?.attribute($0)
+            }
             if let old, old.type == attribute.type, let slot = source?.layout.slot(old.name) {
                 let fill = attribute.isOptional ? nil : attribute.defaultValue
                 slots.append(.slot(slot, fill: fill))
@@ -53,7 +55,9 @@ struct EntityMapping: Sendable {
         for relationship in target.relationships {
             let old = oldName(relationship.name, renamedFrom: relationship.renamedFrom, in: oldRelationships)
                 .flatMap { source?.relationship($0) }
-                .flatMap { old in old.destination == (oldNames[relationship.destination] ?? relationship.destination) ? old : nil }
+                .flatMap { old in
+                    old.destination == (oldNames[relationship.destination] ?? relationship.destination) ? old : nil
+                }
             if relationship.isToOne {
                 if let old, old.isToOne, let slot = source?.layout.slot(old.name) {
                     slots.append(.slot(slot, fill: nil))
@@ -72,7 +76,8 @@ struct EntityMapping: Sendable {
         self.unfilled = unfilled
         let oldConstraints = Set((source?.uniqueConstraints ?? []).map { $0.sorted() })
         let renamedBack: [String: String] = Dictionary(
-            target.attributes.compactMap { attribute in attribute.renamedFrom.map { (attribute.name, $0) } }, uniquingKeysWith: { a, _ in a })
+            target.attributes.compactMap { attribute in attribute.renamedFrom.map { (attribute.name, $0) } },
+            uniquingKeysWith: { a, _ in a })
         newUniqueConstraints = target.uniqueConstraints.filter { constraint in
             !oldConstraints.contains(constraint.map { renamedBack[$0] ?? $0 }.sorted())
         }
@@ -91,7 +96,8 @@ struct EntityMapping: Sendable {
         for (position, source) in slots.enumerated() {
             switch source {
             case .slot(let slot, let fill):
-                let value = old.layout === self.source?.layout ? old.slots[slot] : old[self.source?.layout.names[slot] ?? ""]
+                let value =
+                    old.layout === self.source?.layout ? old.slots[slot] : old[self.source?.layout.names[slot] ?? ""]
                 values.append(value.isNull ? (fill ?? .null) : value)
             case .constant(let value):
                 values.append(value)
@@ -100,7 +106,8 @@ struct EntityMapping: Sendable {
                 if found.count > 1 {
                     throw StrataError(
                         .migrationRequired, entity: target.name, recordID: old.id, property: layout.names[position],
-                        "\(target.name).\(layout.names[position]) becomes a to-one, but record \(old.id) has \(found.count) of them (\(found.prefix(5).map(\.description).joined(separator: ", "))); a custom stage must choose")
+                        "\(target.name).\(layout.names[position]) becomes a to-one, but record \(old.id) has \(found.count) of them (\(found.prefix(5).map(\.description).joined(separator: ", "))); a custom stage must choose"
+                    )
                 }
                 values.append(found.first?.value ?? .null)
             }

@@ -8,7 +8,8 @@ public enum LightweightMigration {
     public static func steps(from stored: SchemaDescription, to schema: Schema) throws -> [MigrationStep] {
         let (steps, problems) = infer(from: stored, to: schema)
         if !problems.isEmpty {
-            let list = problems.map { "\($0.entity)\($0.property.map { "." + $0 } ?? ""): \($0.text)" }.joined(separator: "; ")
+            let list = problems.map { "\($0.entity)\($0.property.map { "." + $0 } ?? ""): \($0.text)" }.joined(
+                separator: "; ")
             throw StrataError(
                 .migrationRequired, entity: problems[0].entity, property: problems[0].property,
                 "no lightweight step covers these changes; add a custom stage to the migration plan: \(list)")
@@ -20,12 +21,15 @@ public enum LightweightMigration {
     typealias Problem = (entity: String, property: String?, text: String)
 
     /// The steps, and what no step covers (a custom stage may fill it).
-    static func infer(from stored: SchemaDescription, to schema: Schema) -> (steps: [MigrationStep], problems: [Problem]) {
+    static func infer(from stored: SchemaDescription, to schema: Schema) -> (
+        steps: [MigrationStep], problems: [Problem]
+    ) {
         var steps: [MigrationStep] = []
         var problems: [Problem] = []
         let storedEntities = Dictionary(stored.entities.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
         var matchedStored: Set<String> = []
-        let described = Dictionary(SchemaDescription(schema).entities.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
+        let described = Dictionary(
+            SchemaDescription(schema).entities.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
         // New entity name → the stored name it had (renames), to compare relationship destinations.
         let oldNames = StoredNames.entities(of: schema) { storedEntities[$0] != nil }
         for entity in schema.entities.sorted(by: { $0.name < $1.name }) {
@@ -42,16 +46,25 @@ public enum LightweightMigration {
             matchedStored.insert(source.name)
             guard let target = described[entity.name] else { continue }
             if source.idKind != target.idKind {
-                problems.append((entity.name, nil, "the ID kind changes from \(source.idKind.rawValue) to \(target.idKind.rawValue)"))
+                problems.append(
+                    (
+                        entity.name, nil,
+                        "the ID kind changes from \(source.idKind.rawValue) to \(target.idKind.rawValue)"
+                    ))
             }
             attributeSteps(entity, source, target, &steps, &problems)
             relationshipSteps(entity, source, oldNames, &steps, &problems)
             if let old = source.layout, let new = target.layout,
-                old.filter(Set(new).contains) != new.filter(Set(old).contains) {
+                old.filter(Set(new).contains) != new.filter(Set(old).contains)
+            {
                 steps.append(.reorderProperties(entity: entity.name))
             }
-            for index in target.indexes where !source.indexes.contains(index) { steps.append(.addIndex(entity: entity.name, properties: index)) }
-            for index in source.indexes where !target.indexes.contains(index) { steps.append(.removeIndex(entity: entity.name, properties: index)) }
+            for index in target.indexes where !source.indexes.contains(index) {
+                steps.append(.addIndex(entity: entity.name, properties: index))
+            }
+            for index in source.indexes where !target.indexes.contains(index) {
+                steps.append(.removeIndex(entity: entity.name, properties: index))
+            }
             for unique in target.uniqueConstraints where !source.uniqueConstraints.contains(unique) {
                 steps.append(.addUniqueConstraint(entity: entity.name, properties: unique))
             }
@@ -59,7 +72,9 @@ public enum LightweightMigration {
                 steps.append(.removeUniqueConstraint(entity: entity.name, properties: unique))
             }
         }
-        for entity in stored.entities where !matchedStored.contains(entity.name) { steps.append(.removeEntity(entity.name)) }
+        for entity in stored.entities where !matchedStored.contains(entity.name) {
+            steps.append(.removeEntity(entity.name))
+        }
         return (steps, problems)
     }
 
@@ -77,23 +92,33 @@ public enum LightweightMigration {
                 old = renamed
                 steps.append(.renameAttribute(entity: entity.name, from: previous, to: attribute.name))
             } else {
-                steps.append(.addAttribute(entity: entity.name, attribute: attribute.name, default: attribute.defaultValue))
-                if attribute.isIndexed { steps.append(.addAttributeIndex(entity: entity.name, attribute: attribute.name)) }
+                steps.append(
+                    .addAttribute(entity: entity.name, attribute: attribute.name, default: attribute.defaultValue))
+                if attribute.isIndexed {
+                    steps.append(.addAttributeIndex(entity: entity.name, attribute: attribute.name))
+                }
                 continue
             }
             matched.insert(old.name)
             if old.type != attribute.type {
-                problems.append((entity.name, attribute.name, "the type changes from \(old.type.rawValue) to \(attribute.type.rawValue)"))
+                problems.append(
+                    (
+                        entity.name, attribute.name,
+                        "the type changes from \(old.type.rawValue) to \(attribute.type.rawValue)"
+                    ))
             }
             if old.isOptional, !attribute.isOptional {
                 // Without a default, the migration fails listing the records that hold nil (if any).
-                steps.append(.makeRequired(entity: entity.name, attribute: attribute.name, default: attribute.defaultValue))
+                steps.append(
+                    .makeRequired(entity: entity.name, attribute: attribute.name, default: attribute.defaultValue))
             } else if !old.isOptional, attribute.isOptional {
                 steps.append(.makeOptional(entity: entity.name, attribute: attribute.name))
             }
             if old.isIndexed != attribute.isIndexed {
-                steps.append(attribute.isIndexed ? .addAttributeIndex(entity: entity.name, attribute: attribute.name)
-                                                 : .removeAttributeIndex(entity: entity.name, attribute: attribute.name))
+                steps.append(
+                    attribute.isIndexed
+                        ? .addAttributeIndex(entity: entity.name, attribute: attribute.name)
+                        : .removeAttributeIndex(entity: entity.name, attribute: attribute.name))
             }
         }
         for attribute in source.attributes where !matched.contains(attribute.name) {
@@ -121,14 +146,22 @@ public enum LightweightMigration {
             }
             matched.insert(old.name)
             if old.destination != (oldNames[relationship.destination] ?? relationship.destination) {
-                problems.append((entity.name, relationship.name, "the destination changes from \(old.destination) to \(relationship.destination)"))
+                problems.append(
+                    (
+                        entity.name, relationship.name,
+                        "the destination changes from \(old.destination) to \(relationship.destination)"
+                    ))
             } else if old.cardinality != relationship.cardinality {
                 // The members are read from whichever side kept them; a to-one made from a to-many
                 // fails at run time, naming each record with more than one.
-                steps.append(.changeCardinality(entity: entity.name, relationship: relationship.name, cardinality: relationship.cardinality))
+                steps.append(
+                    .changeCardinality(
+                        entity: entity.name, relationship: relationship.name, cardinality: relationship.cardinality))
             } else if old.isOrdered != relationship.isOrdered {
                 // The members stay; which side keeps the list (and its order) may move with it.
-                steps.append(.changeOrdering(entity: entity.name, relationship: relationship.name, ordered: relationship.isOrdered))
+                steps.append(
+                    .changeOrdering(
+                        entity: entity.name, relationship: relationship.name, ordered: relationship.isOrdered))
             } else if old.storage != relationship.storage {
                 // The inverse changed cardinality: which side keeps the members moves with it.
                 steps.append(.changeStorage(entity: entity.name, relationship: relationship.name))

@@ -94,7 +94,10 @@ public struct MigrationPlan: Sendable {
     }
 
     /// A plan over the app's schema versions, oldest first, with the custom stages between them, what becomes of a waiting sync outbox, and how the store is rewritten.
-    public init(versions: [SchemaVersion], stages: [MigrationStage] = [], outbox: OutboxPolicy = .migrate, strategy: MigrationStrategy = .automatic) {
+    public init(
+        versions: [SchemaVersion], stages: [MigrationStage] = [], outbox: OutboxPolicy = .migrate,
+        strategy: MigrationStrategy = .automatic
+    ) {
         self.versions = versions
         self.stages = stages
         self.outbox = outbox
@@ -120,7 +123,9 @@ public struct MigrationPlan: Sendable {
     public static let lightweight = MigrationPlan(lightweightWithOutbox: .migrate)
 
     /// `lightweight` with another outbox policy.
-    public static func lightweight(outbox: OutboxPolicy) -> MigrationPlan { MigrationPlan(lightweightWithOutbox: outbox) }
+    public static func lightweight(outbox: OutboxPolicy) -> MigrationPlan {
+        MigrationPlan(lightweightWithOutbox: outbox)
+    }
 
     /// One stage to run, resolved against the store's shape.
     struct Step: Sendable {
@@ -143,13 +148,17 @@ public struct MigrationPlan: Sendable {
             throw StrataError(.invalidSchema, "the migration plan names version \(version.name) twice")
         }
         for stage in stages where !seen.contains(stage.from) || !seen.contains(stage.to) {
-            throw StrataError(.invalidSchema, "a stage of the migration plan goes from \(stage.from) to \(stage.to), which are not both versions of it")
+            throw StrataError(
+                .invalidSchema,
+                "a stage of the migration plan goes from \(stage.from) to \(stage.to), which are not both versions of it"
+            )
         }
         guard SchemaDescription(last.schema).sameShape(as: SchemaDescription(schema)) else {
             let changes = SchemaDescription(schema).differences(from: SchemaDescription(last.schema))
             throw StrataError(
                 .invalidSchema, entity: changes.first?.entity, property: changes.first?.property,
-                "the migration plan's last version (\(last.name)) is not the app's schema: \(changes.map(\.description).joined(separator: "; "))")
+                "the migration plan's last version (\(last.name)) is not the app's schema: \(changes.map(\.description).joined(separator: "; "))"
+            )
         }
         return schema.versioned(last.name)
     }
@@ -164,13 +173,15 @@ public struct MigrationPlan: Sendable {
             guard let index = names.firstIndex(of: version) else {
                 throw StrataError(
                     .incompatibleStore,
-                    "\(path) was written by schema version \(version), which this app's migration plan does not know (it knows \(names.joined(separator: ", ")); the app's version is \(names.last ?? "none")): a newer app wrote it. It is left untouched.")
+                    "\(path) was written by schema version \(version), which this app's migration plan does not know (it knows \(names.joined(separator: ", ")); the app's version is \(names.last ?? "none")): a newer app wrote it. It is left untouched."
+                )
             }
             guard SchemaDescription(versions[index].schema).sameShape(as: stored) else {
                 let changes = SchemaDescription(versions[index].schema).differences(from: stored)
                 throw StrataError(
                     .incompatibleStore, entity: changes.first?.entity, property: changes.first?.property,
-                    "\(path) says it holds schema version \(version), but its shape differs from that version in the migration plan (the version's schema changed after it shipped?): \(changes.map(\.description).joined(separator: "; "))")
+                    "\(path) says it holds schema version \(version), but its shape differs from that version in the migration plan (the version's schema changed after it shipped?): \(changes.map(\.description).joined(separator: "; "))"
+                )
             }
             start = index
         } else if let index = versions.firstIndex(where: { SchemaDescription($0.schema).sameShape(as: stored) }) {
@@ -181,7 +192,8 @@ public struct MigrationPlan: Sendable {
             let changes = SchemaDescription(app).differences(from: stored)
             throw StrataError(
                 .incompatibleStore, entity: changes.first?.entity, property: changes.first?.property,
-                "\(path) holds a shape that is none of the migration plan's versions (\(names.joined(separator: ", "))), so no stage can start from it; against the app's schema: \(changes.map(\.description).joined(separator: "; "))")
+                "\(path) holds a shape that is none of the migration plan's versions (\(names.joined(separator: ", "))), so no stage can start from it; against the app's schema: \(changes.map(\.description).joined(separator: "; "))"
+            )
         }
         var steps: [Step] = []
         var position = start

@@ -24,56 +24,77 @@ struct Migrator: Sendable {
             _ = try HistoryLog.append(
                 [], author: Self.historyAuthor, contextName: "\(what) \(first) → \(last)", to: transaction.current)
         }
-        progress(MigrationProgress(
-            stage: steps.count, stages: steps.count, from: steps.last?.from.version, to: steps.last?.to.version,
-            phase: .finished, done: 0, total: 0))
+        progress(
+            MigrationProgress(
+                stage: steps.count, stages: steps.count, from: steps.last?.from.version, to: steps.last?.to.version,
+                phase: .finished, done: 0, total: 0))
     }
 
-    private func run(_ step: MigrationPlan.Step, number: Int, in transaction: any SchemaChangeTransaction, executor: QueryExecutor) throws {
+    private func run(
+        _ step: MigrationPlan.Step, number: Int, in transaction: any SchemaChangeTransaction, executor: QueryExecutor
+    ) throws {
         let stored = SchemaDescription(step.from)
         let (_, problems) = LightweightMigration.infer(from: stored, to: step.to)
         let isCustom: Bool
         if case .custom = step.kind { isCustom = true } else { isCustom = false }
         if !problems.isEmpty, !isCustom, !step.isReset {
-            let list = problems.map { "\($0.entity)\($0.property.map { "." + $0 } ?? ""): \($0.text)" }.joined(separator: "; ")
+            let list = problems.map { "\($0.entity)\($0.property.map { "." + $0 } ?? ""): \($0.text)" }.joined(
+                separator: "; ")
             throw StrataError(
                 .migrationRequired, entity: problems[0].entity, property: problems[0].property,
-                "\(step.name): no lightweight step covers these changes; add a custom stage to the migration plan: \(list)")
+                "\(step.name): no lightweight step covers these changes; add a custom stage to the migration plan: \(list)"
+            )
         }
         // Which stored entity each new one comes from, and which keep their storage untouched.
         let fromDescription = Dictionary(stored.entities.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
-        let toDescription = Dictionary(SchemaDescription(step.to).entities.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
+        let toDescription = Dictionary(
+            SchemaDescription(step.to).entities.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
         let oldNames = StoredNames.entities(of: step.to) { step.from.entity($0) != nil }
-        let kept: Set<String> = step.isReset ? [] : Set(step.to.entities.map(\.name).filter { name in
-            oldNames[name] == name && fromDescription[name] == toDescription[name]
-        })
+        let kept: Set<String> =
+            step.isReset
+            ? []
+            : Set(
+                step.to.entities.map(\.name).filter { name in
+                    oldNames[name] == name && fromDescription[name] == toDescription[name]
+                })
         // Records laid out alike, only indexes or unique constraints differing: the backend
         // rebuilds the indexes and no record is copied.
-        let reindexed = Set(step.to.entities.map(\.name).filter { name in
-            guard !step.isReset, !kept.contains(name), oldNames[name] == name, let before = fromDescription[name], let after = toDescription[name] else { return false }
-            return Self.withoutIndexes(before) == Self.withoutIndexes(after)
-        })
+        let reindexed = Set(
+            step.to.entities.map(\.name).filter { name in
+                guard !step.isReset, !kept.contains(name), oldNames[name] == name, let before = fromDescription[name],
+                    let after = toDescription[name]
+                else { return false }
+                return Self.withoutIndexes(before) == Self.withoutIndexes(after)
+            })
         let retired = Set(step.from.entities.map(\.name)).subtracting(kept).subtracting(reindexed)
         let created = Set(step.to.entities.map(\.name)).subtracting(kept).subtracting(reindexed)
         let idKindChanged = Set(problems.filter { $0.property == nil }.map(\.entity))
-        let mappings: [EntityMapping] = step.isReset ? [] : step.to.entities.filter { created.contains($0.name) }.sorted { $0.name < $1.name }.map { target in
-            let source = idKindChanged.contains(target.name) ? nil : oldNames[target.name].flatMap { step.from.entity($0) }
-            return EntityMapping(target: target, source: source, oldNames: oldNames)
-        }
+        let mappings: [EntityMapping] =
+            step.isReset
+            ? []
+            : step.to.entities.filter { created.contains($0.name) }.sorted { $0.name < $1.name }.map { target in
+                let source =
+                    idKindChanged.contains(target.name) ? nil : oldNames[target.name].flatMap { step.from.entity($0) }
+                return EntityMapping(target: target, source: source, oldNames: oldNames)
+            }
         let report = { (phase: MigrationProgress.Phase, done: Int, total: Int) in
-            progress(MigrationProgress(
-                stage: number, stages: steps.count, from: step.from.version, to: step.to.version, phase: phase, done: done, total: total))
+            progress(
+                MigrationProgress(
+                    stage: number, stages: steps.count, from: step.from.version, to: step.to.version, phase: phase,
+                    done: done, total: total))
         }
         try transaction.change(to: step.to, rebuilding: retired, creating: created, reindexing: reindexed) { old, new in
             if step.isReset { return }
             for mapping in mappings {
-                try copy(mapping, from: old, to: new, executor: executor, checkpoint: transaction.checkpoint, report: report)
+                try copy(
+                    mapping, from: old, to: new, executor: executor, checkpoint: transaction.checkpoint, report: report)
             }
             var touched: Set<String> = []
             if case .custom(let migrate) = step.kind {
                 report(.custom, 0, 0)
                 let migration = CustomMigration(
-                    source: step.from, target: step.to, old: old, new: new, executor: executor, batchSize: batchSize, checkpoint: transaction.checkpoint)
+                    source: step.from, target: step.to, old: old, new: new, executor: executor, batchSize: batchSize,
+                    checkpoint: transaction.checkpoint)
                 try migrate(migration)
                 try migration.flush()
                 touched = migration.touched
@@ -81,11 +102,17 @@ struct Migrator: Sendable {
             for entity in step.to.entities.sorted(by: { $0.name < $1.name }) {
                 let mapping = mappings.first { $0.target.name == entity.name }
                 let required = touched.contains(entity.name) || (mapping.map { !$0.unfilled.isEmpty } ?? false)
-                let added = reindexed.contains(entity.name)
-                    ? entity.uniqueConstraints.filter { !(fromDescription[entity.name]?.uniqueConstraints ?? []).contains($0) } : []
-                let constraints = touched.contains(entity.name) ? entity.uniqueConstraints : (mapping?.newUniqueConstraints ?? added)
+                let added =
+                    reindexed.contains(entity.name)
+                    ? entity.uniqueConstraints.filter {
+                        !(fromDescription[entity.name]?.uniqueConstraints ?? []).contains($0)
+                    } : []
+                let constraints =
+                    touched.contains(entity.name) ? entity.uniqueConstraints : (mapping?.newUniqueConstraints ?? added)
                 if required || !constraints.isEmpty {
-                    try check(entity, required: required, constraints: constraints, in: new, executor: executor, report: report)
+                    try check(
+                        entity, required: required, constraints: constraints, in: new, executor: executor,
+                        report: report)
                 }
             }
         }
@@ -117,7 +144,8 @@ struct Migrator: Sendable {
                 let lists = try membersOf(from)
                 for record in batch {
                     if let targets = lists[record.id], !targets.isEmpty {
-                        try new.setLinks(mapping.target.name, relationship: relationship.name, from: record.id, to: targets)
+                        try new.setLinks(
+                            mapping.target.name, relationship: relationship.name, from: record.id, to: targets)
                     }
                 }
             }
@@ -133,10 +161,12 @@ struct Migrator: Sendable {
         _ entity: EntityDescription, required: Bool, constraints: [[String]], in new: any StorageWriteTransaction,
         executor: QueryExecutor, report: (MigrationProgress.Phase, Int, Int) -> Void
     ) throws {
-        let requiredSlots: [(slot: Int, name: String)] = required ? entity.layout.names.enumerated().compactMap { slot, name in
-            if let attribute = entity.attribute(name) { return attribute.isOptional ? nil : (slot, name) }
-            return entity.relationship(name)?.isRequired == true ? (slot, name) : nil
-        } : []
+        let requiredSlots: [(slot: Int, name: String)] =
+            required
+            ? entity.layout.names.enumerated().compactMap { slot, name in
+                if let attribute = entity.attribute(name) { return attribute.isOptional ? nil : (slot, name) }
+                return entity.relationship(name)?.isRequired == true ? (slot, name) : nil
+            } : []
         var missing: [(id: RecordID, property: String)] = []
         var missingCount = 0
         var claimed = Array(repeating: [[Value]: RecordID](), count: constraints.count)
@@ -166,13 +196,18 @@ struct Migrator: Sendable {
             let list = missing.map { "\($0.id) (\($0.property))" }.joined(separator: ", ")
             throw StrataError(
                 .missingValue, entity: entity.name, recordID: first.id, property: first.property, count: missingCount,
-                "after the migration \(missingCount) record(s) of \(entity.name) have no value for a required property: \(list)\(missingCount > missing.count ? ", …" : ""); give it a default, or fill it in a custom stage")
+                "after the migration \(missingCount) record(s) of \(entity.name) have no value for a required property: \(list)\(missingCount > missing.count ? ", …" : ""); give it a default, or fill it in a custom stage"
+            )
         }
         if let first = duplicates.first {
-            let list = duplicates.map { "\($0.ids.0) and \($0.ids.1) share \(zip($0.constraint, $0.values).map { "\($0)=\($1)" }.joined(separator: ", "))" }.joined(separator: "; ")
+            let list = duplicates.map {
+                "\($0.ids.0) and \($0.ids.1) share \(zip($0.constraint, $0.values).map { "\($0)=\($1)" }.joined(separator: ", "))"
+            }.joined(separator: "; ")
             throw StrataError(
-                .uniqueViolation, entity: entity.name, recordID: first.ids.1, property: first.constraint.joined(separator: ","), count: duplicates.count,
-                "the unique constraint \(entity.name)(\(first.constraint.joined(separator: ", "))) does not hold for the stored records: \(list); a migration never removes records to satisfy it — resolve them first, or in a custom stage")
+                .uniqueViolation, entity: entity.name, recordID: first.ids.1,
+                property: first.constraint.joined(separator: ","), count: duplicates.count,
+                "the unique constraint \(entity.name)(\(first.constraint.joined(separator: ", "))) does not hold for the stored records: \(list); a migration never removes records to satisfy it — resolve them first, or in a custom stage"
+            )
         }
     }
 
@@ -189,12 +224,14 @@ struct Migrator: Sendable {
     /// Every record of `entity`, in ID order, `size` at a time: a range on the ID after the last
     /// batch, so a backend that evaluates it answers from its primary key.
     static func forEachBatch(
-        _ entity: String, in transaction: any StorageReadTransaction, executor: QueryExecutor, size: Int, _ body: ([Record]) throws -> Void
+        _ entity: String, in transaction: any StorageReadTransaction, executor: QueryExecutor, size: Int,
+        _ body: ([Record]) throws -> Void
     ) throws {
         var last: RecordID?
         while true {
             let plan = FetchPlan(
-                entity: entity, predicate: last.map { .compare("id", .greater, $0.value, []) }, sort: [SortKey("id")], limit: size)
+                entity: entity, predicate: last.map { .compare("id", .greater, $0.value, []) }, sort: [SortKey("id")],
+                limit: size)
             let batch = try executor.fetch(plan, in: transaction)
             if batch.isEmpty { return }
             try body(batch)

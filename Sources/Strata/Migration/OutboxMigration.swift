@@ -3,19 +3,24 @@
 /// versions kept per record follow entity renames.
 enum OutboxMigration {
     /// Refuses a migration under ``MigrationPlan/OutboxPolicy/refuse`` while mutations wait.
-    static func prepare(_ policy: MigrationPlan.OutboxPolicy, steps: [MigrationPlan.Step], in transaction: any StorageWriteTransaction) throws {
+    static func prepare(
+        _ policy: MigrationPlan.OutboxPolicy, steps: [MigrationPlan.Step], in transaction: any StorageWriteTransaction
+    ) throws {
         guard policy == .refuse, !steps.isEmpty else { return }
         let pending = try Outbox.pendingCount(in: transaction)
         if pending > 0 {
             throw StrataError(
                 .migrationRequired, count: pending,
-                "\(pending) sync mutation(s) wait in the outbox and the migration plan refuses to migrate them (outbox: .refuse): push them first, or migrate them with outbox: .migrate")
+                "\(pending) sync mutation(s) wait in the outbox and the migration plan refuses to migrate them (outbox: .refuse): push them first, or migrate them with outbox: .migrate"
+            )
         }
     }
 
     /// Renames entities and properties in every waiting mutation, stage by stage; drops the values
     /// (and mutations) of what the new schema removed. Server versions follow entity renames.
-    static func rewrite(_ policy: MigrationPlan.OutboxPolicy, steps: [MigrationPlan.Step], in writer: any StorageWriteTransaction) throws {
+    static func rewrite(
+        _ policy: MigrationPlan.OutboxPolicy, steps: [MigrationPlan.Step], in writer: any StorageWriteTransaction
+    ) throws {
         guard !steps.isEmpty else { return }
         let renames = steps.map(Renames.init)
         var after: String?
@@ -27,7 +32,9 @@ enum OutboxMigration {
                 var rewritten = mutations
                 for stage in renames { rewritten = rewritten.compactMap(stage.apply) }
                 dropped += mutations.count - rewritten.count
-                if rewritten != mutations { try writer.setMetadata(key, rewritten.isEmpty ? nil : Outbox.encode(rewritten)) }
+                if rewritten != mutations {
+                    try writer.setMetadata(key, rewritten.isEmpty ? nil : Outbox.encode(rewritten))
+                }
             }
             guard page.count == 64, let last = page.last else { break }
             after = last.key
@@ -45,7 +52,9 @@ enum OutboxMigration {
                     let page = try writer.metadata(prefix: prefix, after: nil, limit: 256)
                     if page.isEmpty { break }
                     for (key, value) in page {
-                        try writer.setMetadata(Outbox.serverVersionPrefix + new + key.dropFirst(Outbox.serverVersionPrefix.count + old.count), value)
+                        try writer.setMetadata(
+                            Outbox.serverVersionPrefix + new
+                                + key.dropFirst(Outbox.serverVersionPrefix.count + old.count), value)
                         try writer.setMetadata(key, nil)
                     }
                 }
@@ -62,18 +71,25 @@ enum OutboxMigration {
         init(_ step: MigrationPlan.Step) {
             if step.isReset { return }  // every mutation goes with the data
             for entity in step.to.entities {
-                guard let old = StoredNames.of(entity.name, renamedFrom: entity.renamedFrom, isStored: { step.from.entity($0) != nil }),
+                guard
+                    let old = StoredNames.of(
+                        entity.name, renamedFrom: entity.renamedFrom, isStored: { step.from.entity($0) != nil }),
                     let source = step.from.entity(old)
                 else { continue }
                 entities[old] = entity.name
                 var names: [String: String] = [:]
                 for attribute in entity.attributes {
-                    if let previous = StoredNames.of(attribute.name, renamedFrom: attribute.renamedFrom, isStored: { source.attribute($0) != nil }) {
+                    if let previous = StoredNames.of(
+                        attribute.name, renamedFrom: attribute.renamedFrom, isStored: { source.attribute($0) != nil })
+                    {
                         names[previous] = attribute.name
                     }
                 }
                 for relationship in entity.relationships {
-                    if let previous = StoredNames.of(relationship.name, renamedFrom: relationship.renamedFrom, isStored: { source.relationship($0) != nil }) {
+                    if let previous = StoredNames.of(
+                        relationship.name, renamedFrom: relationship.renamedFrom,
+                        isStored: { source.relationship($0) != nil })
+                    {
                         names[previous] = relationship.name
                     }
                 }
@@ -86,9 +102,15 @@ enum OutboxMigration {
             guard let entity = entities[mutation.entity], let names = properties[entity] else { return nil }
             var result = mutation
             result.entity = entity
-            result.values = Dictionary(mutation.values.compactMap { key, value in names[key].map { ($0, value) } }, uniquingKeysWith: { a, _ in a })
-            result.links = Dictionary(mutation.links.compactMap { key, value in names[key].map { ($0, value) } }, uniquingKeysWith: { a, _ in a })
-            if mutation.kind == .put, result.values.isEmpty, result.links.isEmpty, !mutation.isInsert, !(mutation.values.isEmpty && mutation.links.isEmpty) {
+            result.values = Dictionary(
+                mutation.values.compactMap { key, value in names[key].map { ($0, value) } },
+                uniquingKeysWith: { a, _ in a })
+            result.links = Dictionary(
+                mutation.links.compactMap { key, value in names[key].map { ($0, value) } },
+                uniquingKeysWith: { a, _ in a })
+            if mutation.kind == .put, result.values.isEmpty, result.links.isEmpty, !mutation.isInsert,
+                !(mutation.values.isEmpty && mutation.links.isEmpty)
+            {
                 return nil  // every change it carried was to something removed
             }
             return result

@@ -1,6 +1,6 @@
 import Foundation
-import Synchronization
 import Logging
+import Synchronization
 
 extension Store {
     /// Opens the store at `url`, migrating it first when it holds another version of the schema.
@@ -19,11 +19,13 @@ extension Store {
     /// Close other handles onto the store (in this process and others) before migrating: they
     /// hold the old layout.
     public static func open(
-        _ url: String, schema: Schema, migrations: MigrationPlan?, registry: BackendRegistry = .shared, sync: SyncConfiguration? = nil,
+        _ url: String, schema: Schema, migrations: MigrationPlan?, registry: BackendRegistry = .shared,
+        sync: SyncConfiguration? = nil,
         instrumentation: StoreInstrumentation = .standard
     ) async throws -> Store {
         try await open(
-            url, schema: schema, migrations: migrations, registry: registry, sync: sync, instrumentation: instrumentation, progress: { _ in })
+            url, schema: schema, migrations: migrations, registry: registry, sync: sync,
+            instrumentation: instrumentation, progress: { _ in })
     }
 
     /// `open(_:schema:migrations:registry:sync:instrumentation:)` publishing the migration's progress: the
@@ -36,12 +38,14 @@ extension Store {
     /// let store = try await run.store
     /// ```
     public static func migrating(
-        _ url: String, schema: Schema, migrations: MigrationPlan, registry: BackendRegistry = .shared, sync: SyncConfiguration? = nil,
+        _ url: String, schema: Schema, migrations: MigrationPlan, registry: BackendRegistry = .shared,
+        sync: SyncConfiguration? = nil,
         instrumentation: StoreInstrumentation = .standard
     ) -> MigrationRun {
         MigrationRun { progress in
             try await open(
-                url, schema: schema, migrations: migrations, registry: registry, sync: sync, instrumentation: instrumentation, progress: progress)
+                url, schema: schema, migrations: migrations, registry: registry, sync: sync,
+                instrumentation: instrumentation, progress: progress)
         }
     }
 
@@ -51,21 +55,25 @@ extension Store {
     /// the app's.
     public static func open(
         schema: Schema, migrations: MigrationPlan?, location: StoreLocation? = nil, sync: SyncConfiguration? = nil,
-        instrumentation: StoreInstrumentation = .standard, opening: @escaping @Sendable (Schema) async throws -> any StorageBackend
+        instrumentation: StoreInstrumentation = .standard,
+        opening: @escaping @Sendable (Schema) async throws -> any StorageBackend
     ) async throws -> Store {
         try await open(
-            schema: schema, migrations: migrations, location: location, sync: sync, instrumentation: instrumentation, opening: opening,
+            schema: schema, migrations: migrations, location: location, sync: sync, instrumentation: instrumentation,
+            opening: opening,
             progress: { _ in })
     }
 
     /// `open(schema:migrations:location:sync:instrumentation:opening:)` publishing the migration's progress.
     public static func migrating(
         schema: Schema, migrations: MigrationPlan, location: StoreLocation? = nil, sync: SyncConfiguration? = nil,
-        instrumentation: StoreInstrumentation = .standard, opening: @escaping @Sendable (Schema) async throws -> any StorageBackend
+        instrumentation: StoreInstrumentation = .standard,
+        opening: @escaping @Sendable (Schema) async throws -> any StorageBackend
     ) -> MigrationRun {
         MigrationRun { progress in
             try await open(
-                schema: schema, migrations: migrations, location: location, sync: sync, instrumentation: instrumentation, opening: opening,
+                schema: schema, migrations: migrations, location: location, sync: sync,
+                instrumentation: instrumentation, opening: opening,
                 progress: progress)
         }
     }
@@ -75,13 +83,16 @@ extension Store {
         instrumentation: StoreInstrumentation, progress: @escaping @Sendable (MigrationProgress) -> Void
     ) async throws -> Store {
         let location = try StoreLocation(url)
-        return try await open(schema: schema, migrations: migrations, location: location, sync: sync, instrumentation: instrumentation, opening: { schema in
-            try await registry.open(location, schema: schema)
-        }, progress: progress)
+        return try await open(
+            schema: schema, migrations: migrations, location: location, sync: sync, instrumentation: instrumentation,
+            opening: { schema in
+                try await registry.open(location, schema: schema)
+            }, progress: progress)
     }
 
     static func open(
-        schema: Schema, migrations: MigrationPlan?, location: StoreLocation?, sync: SyncConfiguration?, instrumentation: StoreInstrumentation,
+        schema: Schema, migrations: MigrationPlan?, location: StoreLocation?, sync: SyncConfiguration?,
+        instrumentation: StoreInstrumentation,
         opening: @escaping @Sendable (Schema) async throws -> any StorageBackend,
         progress: @escaping @Sendable (MigrationProgress) -> Void
     ) async throws -> Store {
@@ -89,21 +100,34 @@ extension Store {
         let app = try migrations?.appSchema(schema) ?? schema.versioned(nil)
         let store: Store
         do {
-            store = Store(backend: try await opening(app), location: location, sync: sync, participants: [], instrumentation: instrumentation)
+            store = Store(
+                backend: try await opening(app), location: location, sync: sync, participants: [],
+                instrumentation: instrumentation)
         } catch let error as StrataError where error.code == .incompatibleStore {
             guard let plan = migrations, let mismatch = error.underlying as? StoredSchemaMismatch else { throw error }
             let path = location?.description ?? "the store"
             let logger = instrumentation.logger
-            logger.notice("migrating store", metadata: ["store": "\(path)", "from": "\(mismatch.stored.version ?? "unnamed")", "to": "\(app.version ?? "app")"])
+            logger.notice(
+                "migrating store",
+                metadata: [
+                    "store": "\(path)", "from": "\(mismatch.stored.version ?? "unnamed")",
+                    "to": "\(app.version ?? "app")",
+                ])
             let started = ContinuousClock.now
             do {
-                try await migrate(path, from: mismatch.stored, to: app, plan: plan, opening: opening, progress: progress)
+                try await migrate(
+                    path, from: mismatch.stored, to: app, plan: plan, opening: opening, progress: progress)
             } catch {
-                logger.error("migration failed, store unchanged", metadata: ["store": "\(path)", "error": "\(StoreInstrumentation.kind(of: error))"])
+                logger.error(
+                    "migration failed, store unchanged",
+                    metadata: ["store": "\(path)", "error": "\(StoreInstrumentation.kind(of: error))"])
                 throw error
             }
-            logger.notice("migrated store", metadata: ["store": "\(path)", "duration": "\(ContinuousClock.now - started)"])
-            store = Store(backend: try await opening(app), location: location, sync: sync, participants: [], instrumentation: instrumentation)
+            logger.notice(
+                "migrated store", metadata: ["store": "\(path)", "duration": "\(ContinuousClock.now - started)"])
+            store = Store(
+                backend: try await opening(app), location: location, sync: sync, participants: [],
+                instrumentation: instrumentation)
         }
         await store.opened()
         return store
@@ -113,16 +137,20 @@ extension Store {
     /// a shadow copy that then replaces it (``MigrationPlan/strategy``).
     private static func migrate(
         _ path: String, from stored: SchemaDescription, to app: Schema, plan: MigrationPlan,
-        opening: @Sendable (Schema) async throws -> any StorageBackend, progress: @escaping @Sendable (MigrationProgress) -> Void
+        opening: @Sendable (Schema) async throws -> any StorageBackend,
+        progress: @escaping @Sendable (MigrationProgress) -> Void
     ) async throws {
         let steps = try plan.route(from: stored, to: app, path: path)
         for step in steps { try checkLightweight(step) }
         let backend = try await opening(try stored.schema())
         do {
             guard let changing = backend as? any SchemaChangingBackend else {
-                throw StrataError(.unsupportedStore, "\(path): its backend cannot change a store's schema (it does not implement SchemaChangingBackend)")
+                throw StrataError(
+                    .unsupportedStore,
+                    "\(path): its backend cannot change a store's schema (it does not implement SchemaChangingBackend)")
             }
-            let migrator = Migrator(steps: steps, capabilities: backend.capabilities, batchSize: 1000, progress: progress)
+            let migrator = Migrator(
+                steps: steps, capabilities: backend.capabilities, batchSize: 1000, progress: progress)
             switch try await placement(plan.strategy, backend: changing, path: path) {
             case .inPlace:
                 if let holder = try await changing.holderElsewhere() {
@@ -146,7 +174,9 @@ extension Store {
     }
 
     /// The stages, with the outbox carried along, in one schema change of `backend`.
-    private static func run(_ migrator: Migrator, outbox: MigrationPlan.OutboxPolicy, on backend: any SchemaChangingBackend) async throws {
+    private static func run(
+        _ migrator: Migrator, outbox: MigrationPlan.OutboxPolicy, on backend: any SchemaChangingBackend
+    ) async throws {
         let steps = migrator.steps
         try await backend.changeSchema { transaction in
             try OutboxMigration.prepare(outbox, steps: steps, in: transaction.current)
@@ -162,7 +192,9 @@ extension Store {
 
     /// Whether the migration runs in place or on a shadow copy, from the plan's strategy and
     /// what the backend can do.
-    private static func placement(_ strategy: MigrationStrategy, backend: any SchemaChangingBackend, path: String) async throws -> Placement {
+    private static func placement(_ strategy: MigrationStrategy, backend: any SchemaChangingBackend, path: String)
+        async throws -> Placement
+    {
         let shadowing = backend as? any ShadowMigratingBackend
         switch strategy {
         case .inPlace:
@@ -174,7 +206,8 @@ extension Store {
             guard let shadowing else {
                 throw StrataError(
                     .unsupportedStore,
-                    "\(path): its backend cannot migrate through a shadow copy (it does not implement ShadowMigratingBackend); migrate it in place (MigrationStrategy.inPlace)")
+                    "\(path): its backend cannot migrate through a shadow copy (it does not implement ShadowMigratingBackend); migrate it in place (MigrationStrategy.inPlace)"
+                )
             }
             return .shadow(shadowing, backup: backup)
         }
@@ -208,7 +241,8 @@ extension Store {
         guard case .lightweight = step.kind else { return }
         let problems = LightweightMigration.infer(from: SchemaDescription(step.from), to: step.to).problems
         guard let first = problems.first else { return }
-        let list = problems.map { "\($0.entity)\($0.property.map { "." + $0 } ?? ""): \($0.text)" }.joined(separator: "; ")
+        let list = problems.map { "\($0.entity)\($0.property.map { "." + $0 } ?? ""): \($0.text)" }.joined(
+            separator: "; ")
         throw StrataError(
             .migrationRequired, entity: first.entity, property: first.property,
             "\(step.name): no lightweight step covers these changes; add a custom stage to the migration plan: \(list)")

@@ -27,7 +27,9 @@ extension AttributeConvertible {
 extension AttributeConvertible where Self: RawRepresentable, RawValue: AttributeConvertible {
     public static var attributeType: AttributeType { RawValue.attributeType }
     public var attributeValue: Value { rawValue.attributeValue }
-    public static func fromAttributeValue(_ value: Value) -> Self? { RawValue.fromAttributeValue(value).flatMap(Self.init(rawValue:)) }
+    public static func fromAttributeValue(_ value: Value) -> Self? {
+        RawValue.fromAttributeValue(value).flatMap(Self.init(rawValue:))
+    }
 }
 
 /// A stored integer as `T`, when it fits.
@@ -52,7 +54,9 @@ extension Optional: AttributeConvertible where Wrapped: AttributeConvertible {
 extension Bool: AttributeConvertible {
     public static var attributeType: AttributeType { .bool }
     public var attributeValue: Value { .bool(self) }
-    public static func fromAttributeValue(_ value: Value) -> Bool? { if case .bool(let flag) = value { flag } else { nil } }
+    public static func fromAttributeValue(_ value: Value) -> Bool? {
+        if case .bool(let flag) = value { flag } else { nil }
+    }
 }
 extension Int: AttributeConvertible {
     public static var attributeType: AttributeType { .int }
@@ -114,20 +118,28 @@ extension String {
     public static var attributeType: AttributeType { .string }
     /// The text in Unicode NFC: how every backend stores and compares it.
     public var attributeValue: Value { .string(ValueRules.nfc(self)) }
-    public static func fromAttributeValue(_ value: Value) -> String? { if case .string(let text) = value { text } else { nil } }
+    public static func fromAttributeValue(_ value: Value) -> String? {
+        if case .string(let text) = value { text } else { nil }
+    }
 }
 extension Date: AttributeConvertible {
     public static var attributeType: AttributeType { .date }
     public var attributeValue: Value { .date(self) }
-    public static func fromAttributeValue(_ value: Value) -> Date? { if case .date(let date) = value { date } else { nil } }
+    public static func fromAttributeValue(_ value: Value) -> Date? {
+        if case .date(let date) = value { date } else { nil }
+    }
 }
 extension UUID {
     public static var attributeType: AttributeType { .uuid }
     public var attributeValue: Value { .uuid(self) }
-    public static func fromAttributeValue(_ value: Value) -> UUID? { if case .uuid(let uuid) = value { uuid } else { nil } }
+    public static func fromAttributeValue(_ value: Value) -> UUID? {
+        if case .uuid(let uuid) = value { uuid } else { nil }
+    }
 }
 extension Data: AttributeConvertible {
     public static var attributeType: AttributeType { .data }
     public var attributeValue: Value { .data(self) }
-    public static func fromAttributeValue(_ value: Value) -> Data? { if case .data(let data) = value { data } else { nil } }
+    public static func fromAttributeValue(_ value: Value) -> Data? {
+        if case .data(let data) = value { data } else { nil }
+    }
 }

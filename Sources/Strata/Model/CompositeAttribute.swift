@@ -20,13 +20,20 @@ public struct CompositeField<Composite>: Sendable {
 
     /// A scalar, optional or enum field.
     public static func field<V: AttributeConvertible>(
-        _ keyPath: any KeyPath<Composite, V> & Sendable, name: String? = nil, indexed: Bool = false, rules: [ValidationRule] = []
+        _ keyPath: any KeyPath<Composite, V> & Sendable, name: String? = nil, indexed: Bool = false,
+        rules: [ValidationRule] = []
     ) -> CompositeField {
-        let attribute = EntityMember<Composite>.describeAttribute(keyPath, type: V.self, name: name, default: nil, indexed: indexed, rules: rules)
+        let attribute = EntityMember<Composite>.describeAttribute(
+            keyPath, type: V.self, name: name, default: nil, indexed: indexed, rules: rules)
         let reader = (try? attribute.get()).map { description -> (name: String, read: @Sendable (Composite) -> Value) in
             // A stored field is read at its offset (see `ValueEncoder.reading`).
             if let offset = MemoryLayout<Composite>.offset(of: keyPath) {
-                return (description.name, { composite in withUnsafeBytes(of: composite) { $0.load(fromByteOffset: offset, as: V.self) }.attributeValue })
+                return (
+                    description.name,
+                    { composite in
+                        withUnsafeBytes(of: composite) { $0.load(fromByteOffset: offset, as: V.self) }.attributeValue
+                    }
+                )
             }
             return (description.name, { composite in composite[keyPath: keyPath].attributeValue })
         }

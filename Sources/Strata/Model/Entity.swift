@@ -42,7 +42,11 @@ public struct Entity<Model: PersistentModel>: Sendable {
         var stored = 0
         for member in members {
             let base = member.isReference ? nextReference : nextAttribute
-            if member.isReference { nextReference += member.storedNames.count } else { nextAttribute += member.storedNames.count }
+            if member.isReference {
+                nextReference += member.storedNames.count
+            } else {
+                nextAttribute += member.storedNames.count
+            }
             guard var encoder = member.encoder else { continue }
             stored += 1
             encoder.base = base
@@ -151,10 +155,12 @@ extension EntityMember where Model: PersistentModel {
     ///   - renamedFrom: The attribute's name in the previous schema version: a migration
     ///     moves its values rather than dropping it and adding this one.
     public static func attribute<V: AttributeConvertible>(
-        _ keyPath: any KeyPath<Model, V> & Sendable, name: String? = nil, default defaultValue: V? = nil, indexed: Bool = false,
+        _ keyPath: any KeyPath<Model, V> & Sendable, name: String? = nil, default defaultValue: V? = nil,
+        indexed: Bool = false,
         unique: Bool = false, rules: [ValidationRule] = [], renamedFrom: String? = nil
     ) -> EntityMember {
-        var description = describeAttribute(keyPath, type: V.self, name: name, default: defaultValue, indexed: indexed, rules: rules)
+        var description = describeAttribute(
+            keyPath, type: V.self, name: name, default: defaultValue, indexed: indexed, rules: rules)
         if case .success(var attribute) = description {
             attribute.renamedFrom = renamedFrom
             description = .success(attribute)
@@ -167,13 +173,16 @@ extension EntityMember where Model: PersistentModel {
             member.decoder = ValueDecoder.writing(keyPath, stored: stored) { V.fromAttributeValue($0) }
         }
         member.isUnique = unique
-        if let name, case .success(let text) = KeyPathName.resolve(keyPath as PartialKeyPath<Model>) { member.renamed[text] = name }
+        if let name, case .success(let text) = KeyPathName.resolve(keyPath as PartialKeyPath<Model>) {
+            member.renamed[text] = name
+        }
         return member
     }
 
     /// A composite attribute: one stored attribute per field, named `property.field`.
     public static func composite<C: CompositeAttribute>(_ keyPath: any KeyPath<Model, C> & Sendable) -> EntityMember {
-        let fields = KeyPathName.resolve(keyPath as PartialKeyPath<Model>).flatMap { prefix -> Result<[AttributeDescription], StrataError> in
+        let fields = KeyPathName.resolve(keyPath as PartialKeyPath<Model>).flatMap {
+            prefix -> Result<[AttributeDescription], StrataError> in
             var attributes: [AttributeDescription] = []
             for field in C.fields {
                 switch field.attribute {
@@ -201,7 +210,8 @@ extension EntityMember where Model: PersistentModel {
 
     /// A to-one whose inverse is a to-many on the destination.
     public static func toOne<D: PersistentModel>(
-        _ keyPath: any KeyPath<Model, D.ID?> & Sendable, _ destination: D.Type, inverse: ToMany<D, Model>, deleteRule: DeleteRule = .nullify
+        _ keyPath: any KeyPath<Model, D.ID?> & Sendable, _ destination: D.Type, inverse: ToMany<D, Model>,
+        deleteRule: DeleteRule = .nullify
     ) -> EntityMember {
         toOne(keyPath, D.self, inverse: .success(inverse.name), required: false, deleteRule: deleteRule)
             .encoding(keyPath, { $0?.recordID.value ?? .null }) { value in
@@ -211,7 +221,8 @@ extension EntityMember where Model: PersistentModel {
 
     /// A required to-one whose inverse is a to-many on the destination.
     public static func toOne<D: PersistentModel>(
-        _ keyPath: any KeyPath<Model, D.ID> & Sendable, _ destination: D.Type, inverse: ToMany<D, Model>, deleteRule: DeleteRule = .nullify
+        _ keyPath: any KeyPath<Model, D.ID> & Sendable, _ destination: D.Type, inverse: ToMany<D, Model>,
+        deleteRule: DeleteRule = .nullify
     ) -> EntityMember {
         toOne(keyPath, D.self, inverse: .success(inverse.name), required: true, deleteRule: deleteRule)
             .encoding(keyPath, { $0.recordID.value }) { value in RecordID(value).flatMap(D.ID.init(recordID:)) }
@@ -219,12 +230,16 @@ extension EntityMember where Model: PersistentModel {
 
     /// A one-to-one: both sides are to-ones, kept pointing at each other by the engine.
     public static func toOne<D: PersistentModel>(
-        _ keyPath: any KeyPath<Model, D.ID?> & Sendable, _ destination: D.Type, inverse: KeyPath<D, Model.ID?>, deleteRule: DeleteRule = .nullify
+        _ keyPath: any KeyPath<Model, D.ID?> & Sendable, _ destination: D.Type, inverse: KeyPath<D, Model.ID?>,
+        deleteRule: DeleteRule = .nullify
     ) -> EntityMember {
-        toOne(keyPath, D.self, inverse: KeyPathName.resolve(inverse as PartialKeyPath<D>), required: false, deleteRule: deleteRule)
-            .encoding(keyPath, { $0?.recordID.value ?? .null }) { value in
-                value.isNull ? .some(nil) : RecordID(value).flatMap(D.ID.init(recordID:)).map { .some($0) }
-            }
+        toOne(
+            keyPath, D.self, inverse: KeyPathName.resolve(inverse as PartialKeyPath<D>), required: false,
+            deleteRule: deleteRule
+        )
+        .encoding(keyPath, { $0?.recordID.value ?? .null }) { value in
+            value.isNull ? .some(nil) : RecordID(value).flatMap(D.ID.init(recordID:)).map { .some($0) }
+        }
     }
 
     /// A to-one without an inverse. Deleting the destination leaves the reference dangling (it reads as not found).
@@ -240,7 +255,8 @@ extension EntityMember where Model: PersistentModel {
     /// This to-one member, with an encoder that stores `value(model[keyPath: keyPath])` under the
     /// key path's name, and a decoder that reads it back.
     private func encoding<V>(
-        _ keyPath: any KeyPath<Model, V> & Sendable, _ value: @escaping @Sendable (V) -> Value, decode: @escaping @Sendable (Value) -> V?
+        _ keyPath: any KeyPath<Model, V> & Sendable, _ value: @escaping @Sendable (V) -> Value,
+        decode: @escaping @Sendable (Value) -> V?
     ) -> EntityMember {
         var member = self
         if case .success(let name) = KeyPathName.resolve(keyPath as PartialKeyPath<Model>) {
@@ -257,15 +273,16 @@ extension EntityMember where Model: PersistentModel {
         deleteRule: DeleteRule
     ) -> EntityMember {
         let name = KeyPathName.resolve(keyPath)
-        return EntityMember(part: .relationship {
-            name.flatMap { name in
-                (inverse ?? .success("")).map { inverseName in
-                    RelationshipDescription(
-                        name: name, destination: D.entityName, inverse: inverse == nil ? nil : inverseName,
-                        cardinality: .toOne, deleteRule: deleteRule, isRequired: required)
+        return EntityMember(
+            part: .relationship {
+                name.flatMap { name in
+                    (inverse ?? .success("")).map { inverseName in
+                        RelationshipDescription(
+                            name: name, destination: D.entityName, inverse: inverse == nil ? nil : inverseName,
+                            cardinality: .toOne, deleteRule: deleteRule, isRequired: required)
+                    }
                 }
-            }
-        })
+            })
     }
 
     /// A to-many whose inverse is an optional to-one on the destination (one-to-many).
@@ -273,8 +290,9 @@ extension EntityMember where Model: PersistentModel {
         _ relationship: ToMany<Model, D>, inverse: KeyPath<D, Model.ID?>, ordered: Bool = false,
         deleteRule: DeleteRule = .nullify, minCount: Int? = nil, maxCount: Int? = nil
     ) -> EntityMember {
-        toMany(relationship, inverse: KeyPathName.resolve(inverse as PartialKeyPath<D>), ordered: ordered,
-               deleteRule: deleteRule, minCount: minCount, maxCount: maxCount)
+        toMany(
+            relationship, inverse: KeyPathName.resolve(inverse as PartialKeyPath<D>), ordered: ordered,
+            deleteRule: deleteRule, minCount: minCount, maxCount: maxCount)
     }
 
     /// A to-many whose inverse is a required to-one on the destination (one-to-many).
@@ -282,8 +300,9 @@ extension EntityMember where Model: PersistentModel {
         _ relationship: ToMany<Model, D>, inverse: KeyPath<D, Model.ID>, ordered: Bool = false,
         deleteRule: DeleteRule = .nullify, minCount: Int? = nil, maxCount: Int? = nil
     ) -> EntityMember {
-        toMany(relationship, inverse: KeyPathName.resolve(inverse as PartialKeyPath<D>), ordered: ordered,
-               deleteRule: deleteRule, minCount: minCount, maxCount: maxCount)
+        toMany(
+            relationship, inverse: KeyPathName.resolve(inverse as PartialKeyPath<D>), ordered: ordered,
+            deleteRule: deleteRule, minCount: minCount, maxCount: maxCount)
     }
 
     /// A many-to-many: both sides are to-many.
@@ -291,21 +310,23 @@ extension EntityMember where Model: PersistentModel {
         _ relationship: ToMany<Model, D>, inverse: ToMany<D, Model>, ordered: Bool = false,
         deleteRule: DeleteRule = .nullify, minCount: Int? = nil, maxCount: Int? = nil
     ) -> EntityMember {
-        toMany(relationship, inverse: .success(inverse.name), ordered: ordered,
-               deleteRule: deleteRule, minCount: minCount, maxCount: maxCount)
+        toMany(
+            relationship, inverse: .success(inverse.name), ordered: ordered,
+            deleteRule: deleteRule, minCount: minCount, maxCount: maxCount)
     }
 
     private static func toMany<D: PersistentModel>(
         _ relationship: ToMany<Model, D>, inverse: Result<String, StrataError>, ordered: Bool,
         deleteRule: DeleteRule, minCount: Int?, maxCount: Int?
     ) -> EntityMember {
-        EntityMember(part: .relationship {
-            inverse.map {
-                RelationshipDescription(
-                    name: relationship.name, destination: D.entityName, inverse: $0, cardinality: .toMany,
-                    isOrdered: ordered, deleteRule: deleteRule, minCount: minCount, maxCount: maxCount)
-            }
-        })
+        EntityMember(
+            part: .relationship {
+                inverse.map {
+                    RelationshipDescription(
+                        name: relationship.name, destination: D.entityName, inverse: $0, cardinality: .toMany,
+                        isOrdered: ordered, deleteRule: deleteRule, minCount: minCount, maxCount: maxCount)
+                }
+            })
     }
 
     /// A (non-unique) index over one or more attributes or to-ones.
@@ -323,9 +344,11 @@ extension EntityMember where Model: PersistentModel {
         _ name: String, on property: PartialKeyPath<Model>? = nil, _ body: @escaping @Sendable (Model) -> Bool
     ) -> EntityMember {
         let propertyName = property.flatMap { try? KeyPathName.resolve($0).get() }
-        return EntityMember(part: .check(RecordCheck(name: name, property: propertyName) { record in
-            guard let model = try? Model(record: record) else { return "cannot be read as \(Model.self)" }
-            return body(model) ? nil : "fails \(name)"
-        }))
+        return EntityMember(
+            part: .check(
+                RecordCheck(name: name, property: propertyName) { record in
+                    guard let model = try? Model(record: record) else { return "cannot be read as \(Model.self)" }
+                    return body(model) ? nil : "fails \(name)"
+                }))
     }
 }

@@ -54,7 +54,9 @@ enum KeyPathCodec {
             let codable = try RecordEncoder.encode(model)
             let viaKeyPaths = encode(model)
             let agrees = !viaKeyPaths.differs(from: codable)
-            verdicts.withLock { $0[type] = !agrees ? .codable : remaining <= 1 ? .keyPaths : .verifying(remaining: remaining - 1) }
+            verdicts.withLock {
+                $0[type] = !agrees ? .codable : remaining <= 1 ? .keyPaths : .verifying(remaining: remaining - 1)
+            }
             return codable
         }
     }

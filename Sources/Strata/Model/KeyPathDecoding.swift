@@ -85,7 +85,9 @@ enum KeyPathDecoding {
                 raw.baseAddress.map { idWriter(record.id.value, $0.advanced(by: idOffset)) } ?? false
             }
             guard wroteID else { return nil }
-            for decoder in decoders where !decoder.decode(&model, decoder.value(in: record, layout: layout)) { return nil }
+            for decoder in decoders where !decoder.decode(&model, decoder.value(in: record, layout: layout)) {
+                return nil
+            }
             return model
         }
     }
@@ -123,24 +125,34 @@ enum KeyPathDecoding {
                 // Through the buffer: iterating the array would copy each record.
                 try records.withUnsafeBufferPointer { buffer in
                     for position in index..<buffer.count {
-                        models.append(try prepared.build(buffer[position]) ?? RecordDecoder.decode(M.self, from: buffer[position]))
+                        models.append(
+                            try prepared.build(buffer[position]) ?? RecordDecoder.decode(M.self, from: buffer[position])
+                        )
                     }
                 }
                 return models
             case .verifying(let remaining, let candidates)?:
                 let record = records[index]
                 let model = try RecordDecoder.decode(M.self, from: record)
-                let agreeing = candidates.filter { candidate in (candidate as? Prepared<M>).map { agree($0.build(record), model) } ?? false }
+                let agreeing = candidates.filter { candidate in
+                    (candidate as? Prepared<M>).map { agree($0.build(record), model) } ?? false
+                }
                 verdicts.withLock {
-                    $0[key] = agreeing.isEmpty ? .codable
-                        : remaining <= 1 ? (agreeing.count == 1 ? .keyPaths(agreeing[0]) : .codable)
-                        : .verifying(remaining: remaining - 1, candidates: agreeing)
+                    $0[key] =
+                        agreeing.isEmpty
+                        ? .codable
+                        : remaining <= 1
+                            ? (agreeing.count == 1 ? .keyPaths(agreeing[0]) : .codable)
+                            : .verifying(remaining: remaining - 1, candidates: agreeing)
                 }
                 models.append(model)
             case nil:
                 let model = try RecordDecoder.decode(M.self, from: records[index])
                 let candidates = prepare(model)
-                verdicts.withLock { $0[key] = candidates.isEmpty ? .codable : .verifying(remaining: verifiedRecords, candidates: candidates) }
+                verdicts.withLock {
+                    $0[key] =
+                        candidates.isEmpty ? .codable : .verifying(remaining: verifiedRecords, candidates: candidates)
+                }
                 models.append(model)
             }
             index += 1
@@ -167,12 +179,16 @@ enum KeyPathDecoding {
                 bytes[offset..<offset + id.count].elementsEqual(id)
             }
         }
-        return offsets.map { Prepared(template: model, idOffset: $0, idWriter: idWriter, decoders: decoders, layout: entity.layout) }
+        return offsets.map {
+            Prepared(template: model, idOffset: $0, idWriter: idWriter, decoders: decoders, layout: entity.layout)
+        }
     }
 
     /// Whether two models store the same record (compared through their `Codable` form).
     private static func agree<M: PersistentModel>(_ built: M?, _ decoded: M) -> Bool {
-        guard let built, let a = try? RecordEncoder.encode(built), let b = try? RecordEncoder.encode(decoded) else { return false }
+        guard let built, let a = try? RecordEncoder.encode(built), let b = try? RecordEncoder.encode(decoded) else {
+            return false
+        }
         return a.id == b.id && !a.differs(from: b)
     }
 }

@@ -8,15 +8,18 @@ enum KeyPathName {
         let text = keyPath.debugDescription
         let prefix = "\\" + String(describing: Root.self) + "."
         guard text.hasPrefix(prefix) else {
-            return .failure(StrataError(
-                .invalidSchema, entity: String(describing: Root.self),
-                "cannot name the key path \(text); pass name: explicitly"))
+            return .failure(
+                StrataError(
+                    .invalidSchema, entity: String(describing: Root.self),
+                    "cannot name the key path \(text); pass name: explicitly"))
         }
         let name = String(text.dropFirst(prefix.count))
         guard !name.isEmpty, !name.contains("?"), !name.contains("!"), !name.contains("["), !name.contains("<") else {
-            return .failure(StrataError(
-                .invalidSchema, entity: String(describing: Root.self),
-                "key path \(text) is not a stored property path (optional chaining and subscripts are not supported)"))
+            return .failure(
+                StrataError(
+                    .invalidSchema, entity: String(describing: Root.self),
+                    "key path \(text) is not a stored property path (optional chaining and subscripts are not supported)"
+                ))
         }
         return .success(name)
     }

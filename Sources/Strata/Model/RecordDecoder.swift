@@ -10,8 +10,9 @@ enum RecordDecoder {
         } catch let error as StrataError {
             throw error
         } catch {
-            throw StrataError(.typeMismatch, entity: record.entity, recordID: record.id, underlying: error,
-                              "record cannot be read as \(M.self)")
+            throw StrataError(
+                .typeMismatch, entity: record.entity, recordID: record.id, underlying: error,
+                "record cannot be read as \(M.self)")
         }
     }
 }
@@ -27,8 +28,9 @@ private struct FlatDecoder: Decoder {
     }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
-        throw StrataError(.typeMismatch, entity: record.entity, recordID: record.id, property: prefix,
-                          "arrays and collections are not storable attributes")
+        throw StrataError(
+            .typeMismatch, entity: record.entity, recordID: record.id, property: prefix,
+            "arrays and collections are not storable attributes")
     }
 
     func singleValueContainer() throws -> any SingleValueDecodingContainer {
@@ -46,16 +48,20 @@ private struct ValueReader {
 
     func mismatch(_ key: String, _ expected: Any.Type, _ found: Value?) -> StrataError {
         guard let found, !found.isNull else {
-            return StrataError(.missingValue, entity: record.entity, recordID: record.id, property: key,
-                               "no value for required \(expected)")
+            return StrataError(
+                .missingValue, entity: record.entity, recordID: record.id, property: key,
+                "no value for required \(expected)")
         }
-        return StrataError(.typeMismatch, entity: record.entity, recordID: record.id, property: key,
-                           "expected \(expected), found \(found)")
+        return StrataError(
+            .typeMismatch, entity: record.entity, recordID: record.id, property: key,
+            "expected \(expected), found \(found)")
     }
 
     func integer<T: FixedWidthInteger>(_ key: String, _ type: T.Type) throws -> T {
         let found = value(key)
-        guard case .int(let stored) = found, let converted = T(exactly: stored) else { throw mismatch(key, T.self, found) }
+        guard case .int(let stored) = found, let converted = T(exactly: stored) else {
+            throw mismatch(key, T.self, found)
+        }
         return converted
     }
 
@@ -80,7 +86,11 @@ private struct KeyedFlatDecoder<Key: CodingKey>: KeyedDecodingContainerProtocol 
     let record: Record
     let prefix: String
     var codingPath: [any CodingKey] { [] }
-    var allKeys: [Key] { record.layout.names.compactMap { $0.hasPrefix(prefix) ? Key(stringValue: String($0.dropFirst(prefix.count))) : nil } }
+    var allKeys: [Key] {
+        record.layout.names.compactMap {
+            $0.hasPrefix(prefix) ? Key(stringValue: String($0.dropFirst(prefix.count))) : nil
+        }
+    }
     private var reader: ValueReader { ValueReader(record: record) }
 
     @inline(__always) private func name(_ key: Key) -> String {
@@ -147,7 +157,9 @@ private struct KeyedFlatDecoder<Key: CodingKey>: KeyedDecodingContainerProtocol 
         }
     }
 
-    func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws -> KeyedDecodingContainer<NestedKey> {
+    func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws
+        -> KeyedDecodingContainer<NestedKey>
+    {
         KeyedDecodingContainer(KeyedFlatDecoder<NestedKey>(record: record, prefix: name(key) + "."))
     }
     func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
@@ -169,7 +181,9 @@ private struct SingleFlatDecoder: SingleValueDecodingContainer {
         return flag
     }
     func decode(_ type: String.Type) throws -> String {
-        guard case .string(let text) = reader.value(key) else { throw reader.mismatch(key, String.self, reader.value(key)) }
+        guard case .string(let text) = reader.value(key) else {
+            throw reader.mismatch(key, String.self, reader.value(key))
+        }
         return text
     }
     func decode(_ type: Double.Type) throws -> Double {

@@ -31,7 +31,9 @@ private struct FlatEncoder: Encoder {
     }
 
     func unkeyedContainer() -> any UnkeyedEncodingContainer {
-        sink.failure = StrataError(.typeMismatch, property: prefix, "arrays and collections are not storable attributes; use a to-many relationship")
+        sink.failure = StrataError(
+            .typeMismatch, property: prefix,
+            "arrays and collections are not storable attributes; use a to-many relationship")
         return UnsupportedUnkeyed()
     }
 
@@ -78,7 +80,9 @@ private struct KeyedFlatEncoder<Key: CodingKey>: KeyedEncodingContainerProtocol 
         }
     }
 
-    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key) -> KeyedEncodingContainer<NestedKey> {
+    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key)
+        -> KeyedEncodingContainer<NestedKey>
+    {
         KeyedEncodingContainer(KeyedFlatEncoder<NestedKey>(sink: sink, prefix: name(key) + "."))
     }
 
@@ -129,7 +133,9 @@ private struct UnsupportedUnkeyed: UnkeyedEncodingContainer {
     var count: Int { 0 }
     mutating func encodeNil() throws {}
     mutating func encode<T: Encodable>(_ value: T) throws {}
-    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<NestedKey> {
+    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<
+        NestedKey
+    > {
         KeyedEncodingContainer(KeyedFlatEncoder<NestedKey>(sink: ValueSink(), prefix: ""))
     }
     mutating func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer { self }

@@ -72,7 +72,8 @@ package final class CommitHub: Sendable {
         guard let commit else { return committed() }
         let passedOver = state.withLock { state -> Bool in
             guard commit.token.value == state.floor + 1, state.everything == 0,
-                  commit.entities.allSatisfy({ state.interest[$0, default: 0] == 0 }) else { return false }
+                commit.entities.allSatisfy({ state.interest[$0, default: 0] == 0 })
+            else { return false }
             state.floor = commit.token.value
             return true
         }
@@ -89,7 +90,9 @@ package final class CommitHub: Sendable {
 
     /// Registers an observer that has seen everything up to `position` (nil: nothing).
     /// `entities`: the entities whose changes it needs (nil: every commit).
-    func subscribe(after position: HistoryToken?, entities: Set<String>? = nil, _ deliver: @escaping @Sendable (Event) -> Void) -> UUID {
+    func subscribe(
+        after position: HistoryToken?, entities: Set<String>? = nil, _ deliver: @escaping @Sendable (Event) -> Void
+    ) -> UUID {
         let id = UUID()
         let polling = backend.externalCommits
         state.withLock { state in
@@ -161,7 +164,10 @@ package final class CommitHub: Sendable {
                 let earliest = earliestValue == 0 ? nil : HistoryToken(earliestValue)
                 do {
                     let (transactions, last) = try await backend.read { transaction in
-                        (try HistoryLog.read(after: earliest, limit: Self.batch, in: transaction), try HistoryLog.lastToken(in: transaction))
+                        (
+                            try HistoryLog.read(after: earliest, limit: Self.batch, in: transaction),
+                            try HistoryLog.lastToken(in: transaction)
+                        )
                     }
                     if !transactions.isEmpty {
                         deliver(transactions)
@@ -174,7 +180,9 @@ package final class CommitHub: Sendable {
                         state.withLock { $0.floor = max($0.floor, earliestValue) }
                     }
                 } catch {
-                    for subscriber in state.withLock({ Array($0.subscribers.values) }) { subscriber.deliver(.failed(error)) }
+                    for subscriber in state.withLock({ Array($0.subscribers.values) }) {
+                        subscriber.deliver(.failed(error))
+                    }
                 }
             }
             let again = state.withLock { state -> Bool in
@@ -188,7 +196,8 @@ package final class CommitHub: Sendable {
 
     /// Observers behind `token` with no history left to read: they must re-read.
     private func deliverGap(through token: HistoryToken) {
-        let behind = state.withLock { state in state.subscribers.filter { Self.position($0.value, state) < token.value } }
+        let behind = state.withLock { state in state.subscribers.filter { Self.position($0.value, state) < token.value }
+        }
         for (_, subscriber) in behind { subscriber.deliver(.gap(through: token)) }
         state.withLock { state in
             for id in behind.keys where state.subscribers[id] != nil { state.subscribers[id]?.position = token }
@@ -198,7 +207,9 @@ package final class CommitHub: Sendable {
     /// The backend was closed: every observer ends (re-reading reports `StrataError.Code.storeClosed`).
     func closed() {
         let subscribers = state.withLock { Array($0.subscribers.values) }
-        for subscriber in subscribers { subscriber.deliver(.failed(StrataError(.storeClosed, "the store has been closed"))) }
+        for subscriber in subscribers {
+            subscriber.deliver(.failed(StrataError(.storeClosed, "the store has been closed")))
+        }
     }
 
     /// Hands each subscriber the transactions after its position, in order, and moves it on.
@@ -210,7 +221,9 @@ package final class CommitHub: Sendable {
             let unseen = transactions.filter { $0.token.value > position }
             guard let first = unseen.first, let last = unseen.last else { continue }
             // Tokens are consecutive: a first unseen token past the next one means purged history.
-            if first.token.value > position + 1 { subscriber.deliver(.gap(through: HistoryToken(first.token.value - 1))) }
+            if first.token.value > position + 1 {
+                subscriber.deliver(.gap(through: HistoryToken(first.token.value - 1)))
+            }
             for transaction in unseen { subscriber.deliver(.committed(transaction)) }
             moved[id] = last.token
         }
@@ -218,7 +231,9 @@ package final class CommitHub: Sendable {
             for (id, token) in moved where state.subscribers[id] != nil { state.subscribers[id]?.position = token }
             // Everyone is now past the earliest position: raise the floor so that commits nobody
             // needs are passed over again.
-            if let earliest = state.subscribers.values.map({ Self.position($0, state) }).min() { state.floor = max(state.floor, earliest) }
+            if let earliest = state.subscribers.values.map({ Self.position($0, state) }).min() {
+                state.floor = max(state.floor, earliest)
+            }
         }
     }
 }

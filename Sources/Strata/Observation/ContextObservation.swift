@@ -32,9 +32,12 @@ public struct ContextObservation<Model: PersistentModel>: AsyncSequence, Sendabl
         }
     }
 
-    static func start(context: ModelContext, plan: Result<FetchPlan, StrataError>) -> AsyncThrowingStream<QueryObservation<Model>.Snapshot, any Error> {
+    static func start(context: ModelContext, plan: Result<FetchPlan, StrataError>) -> AsyncThrowingStream<
+        QueryObservation<Model>.Snapshot, any Error
+    > {
         typealias Snapshot = QueryObservation<Model>.Snapshot
-        let (snapshots, output) = AsyncThrowingStream<Snapshot, any Error>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        let (snapshots, output) = AsyncThrowingStream<Snapshot, any Error>.makeStream(
+            bufferingPolicy: .bufferingNewest(1))
         let (wakes, wake) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
         let store = context.store
         let signal = UUID()
@@ -55,7 +58,9 @@ public struct ContextObservation<Model: PersistentModel>: AsyncSequence, Sendabl
                     for record in records {
                         var revision: Int64 = 0
                         if let before = shown[record.id] {
-                            revision = before.record == record && before.record.version == record.version ? before.revision : before.revision + 1
+                            revision =
+                                before.record == record && before.record.version == record.version
+                                ? before.revision : before.revision + 1
                         }
                         next[record.id] = (record, revision)
                         keys.append((record.id, revision))
@@ -68,7 +73,9 @@ public struct ContextObservation<Model: PersistentModel>: AsyncSequence, Sendabl
                 }
                 await context.addChangeSignal(signal, wake)
                 try await publish()
-                let subscription = store.hub.subscribe(after: seen.withLock { $0.token == 0 ? nil : HistoryToken($0.token) }, for: dependencies, seen: seen, wake: wake)
+                let subscription = store.hub.subscribe(
+                    after: seen.withLock { $0.token == 0 ? nil : HistoryToken($0.token) }, for: dependencies,
+                    seen: seen, wake: wake)
                 defer { store.hub.unsubscribe(subscription) }
                 for await _ in wakes {
                     try Task.checkCancellation()
@@ -100,12 +107,16 @@ extension ModelContext {
     /// }
     /// ```
     public nonisolated func observe<Model: PersistentModel>(_ query: Query<Model>) -> ContextObservation<Model> {
-        ContextObservation(context: self, plan: Result { try query.plan() }.mapError { $0 as? StrataError ?? StrataError(.invalidQuery, "\($0)") })
+        ContextObservation(
+            context: self,
+            plan: Result { try query.plan() }.mapError { $0 as? StrataError ?? StrataError(.invalidQuery, "\($0)") })
     }
 
     /// One read for an observation: the records (pending changes applied), their models, and the
     /// history position the read caught up with.
-    func observedFetch<M: PersistentModel>(_ type: M.Type, _ plan: FetchPlan) async throws -> ([Record], [M], HistoryToken?) {
+    func observedFetch<M: PersistentModel>(_ type: M.Type, _ plan: FetchPlan) async throws -> (
+        [Record], [M], HistoryToken?
+    ) {
         let records = try await readOverlaid { view, executor in try executor.fetch(plan, in: view) }
         for record in records { register(record) }
         let shown = records.map { tracked[$0.key]?.current ?? $0 }

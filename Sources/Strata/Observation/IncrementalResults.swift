@@ -65,7 +65,9 @@ struct IncrementalResults<Model: PersistentModel>: Sendable {
     /// The diff from the value before `apply(changed:matching:)` to the one after. A record in
     /// both stays in place when as many unchanged records precede it before and after, and the
     /// records staying in place keep their order among themselves; any other record in both moved.
-    private static func diff(leaving: [(offset: Int, id: RecordID, version: Int64)], placed: [RecordID: Int], arriving: [Record]) -> ResultsDiff {
+    private static func diff(
+        leaving: [(offset: Int, id: RecordID, version: Int64)], placed: [RecordID: Int], arriving: [Record]
+    ) -> ResultsDiff {
         var diff = ResultsDiff()
         let oldOffsets = leaving.map(\.offset)  // ascending
         let newOffsets = placed.values.sorted()

@@ -36,7 +36,8 @@ struct ObservedDependencies: Sendable {
             for part in parts { collect(part, in: entityName, schema: schema, top: top) }
         case .not(let inner):
             collect(inner, in: entityName, schema: schema, top: top)
-        case .relatedOne(let relationship, let inner), .anyRelated(let relationship, let inner), .noneRelated(let relationship, let inner):
+        case .relatedOne(let relationship, let inner), .anyRelated(let relationship, let inner),
+            .noneRelated(let relationship, let inner):
             read(relationship)
             guard let destination = schema.entity(entityName)?.relationship(relationship)?.destination else { return }
             relatedEntities.insert(destination)
@@ -52,7 +53,8 @@ struct ObservedDependencies: Sendable {
             switch change.kind {
             case .insert: return true
             case .delete: return hasOffset || ids.contains(change.id)
-            case .update: return ids.contains(change.id) || change.changedProperties.contains(where: properties.contains)
+            case .update:
+                return ids.contains(change.id) || change.changedProperties.contains(where: properties.contains)
             }
         }
     }

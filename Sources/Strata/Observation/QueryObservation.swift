@@ -82,7 +82,8 @@ public struct QueryObservation<Model: PersistentModel>: AsyncSequence, Sendable 
     /// (`IncrementalResults`), by refetching otherwise. The stream keeps only the newest
     /// snapshot, so a slow consumer coalesces.
     static func start(store: Store, plan: Result<FetchPlan, StrataError>) -> AsyncThrowingStream<Snapshot, any Error> {
-        let (snapshots, output) = AsyncThrowingStream<Snapshot, any Error>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        let (snapshots, output) = AsyncThrowingStream<Snapshot, any Error>.makeStream(
+            bufferingPolicy: .bufferingNewest(1))
         let (wakes, wake) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
         let task = Task {
             do {
@@ -96,7 +97,9 @@ public struct QueryObservation<Model: PersistentModel>: AsyncSequence, Sendable 
                         let token = try HistoryLog.lastToken(in: transaction)
                         let records = try executor.fetch(plan, in: transaction)
                         let models = try KeyPathDecoding.decodeAll(Model.self, records)
-                        return (Snapshot(keys: records.map { ($0.id, $0.version) }, models: models, token: token), records)
+                        return (
+                            Snapshot(keys: records.map { ($0.id, $0.version) }, models: models, token: token), records
+                        )
                     }
                 }
                 // What the latest value saw: commits up to `token` are in it; later ones are
@@ -115,7 +118,10 @@ public struct QueryObservation<Model: PersistentModel>: AsyncSequence, Sendable 
                     // A commit that could have changed the results but did not (an insert outside
                     // the filter) delivers nothing.
                     if let previous = live?.keys ?? lastKeys,
-                       previous.elementsEqual(snapshot.keys, by: { $0.id == $1.id && $0.version == $1.version }) { return }
+                        previous.elementsEqual(snapshot.keys, by: { $0.id == $1.id && $0.version == $1.version })
+                    {
+                        return
+                    }
                     var numbered = snapshot
                     sequence += 1
                     numbered.sequence = sequence
@@ -128,7 +134,9 @@ public struct QueryObservation<Model: PersistentModel>: AsyncSequence, Sendable 
                     let (snapshot, records) = try await fetch()
                     position = snapshot.token
                     publish(snapshot)
-                    if incremental { live = IncrementalResults(records: records, models: snapshot.models, sort: plan.sort) }
+                    if incremental {
+                        live = IncrementalResults(records: records, models: snapshot.models, sort: plan.sort)
+                    }
                 }
                 /// Brings `live` up to date from the records changed since its token.
                 func catchUp(count: Int) async throws {
@@ -144,7 +152,8 @@ public struct QueryObservation<Model: PersistentModel>: AsyncSequence, Sendable 
                         guard latestValue - from <= Int64(Self.catchUpLimit) else { return .refetch }
                         let transactions = try HistoryLog.read(after: since, limit: nil, in: transaction)
                         // Purged history: the changes cannot be known.
-                        guard transactions.count == latestValue - from, transactions.first?.token.value == from + 1 else { return .refetch }
+                        guard transactions.count == latestValue - from, transactions.first?.token.value == from + 1
+                        else { return .refetch }
                         var changed = Set<RecordID>()
                         for committed in transactions {
                             for change in committed.changes where change.entity == entity { changed.insert(change.id) }
@@ -152,7 +161,9 @@ public struct QueryObservation<Model: PersistentModel>: AsyncSequence, Sendable 
                         guard changed.count <= budget else { return .refetch }
                         let records = try transaction.records(entity, ids: Array(changed))
                         let evaluator = PredicateEvaluator(transaction)
-                        let matching = try records.values.filter { record in try predicate.map { try evaluator.matches(record, $0) } ?? true }
+                        let matching = try records.values.filter { record in
+                            try predicate.map { try evaluator.matches(record, $0) } ?? true
+                        }
                         return .delta(latest, changed: changed, matching: matching)
                     }
                     switch found {
@@ -176,7 +187,8 @@ public struct QueryObservation<Model: PersistentModel>: AsyncSequence, Sendable 
                         }
                         guard !diff.isEmpty else { return }
                         sequence += 1
-                        let snapshot = Snapshot(keys: updated.keys, models: updated.models, token: token, sequence: sequence, diff: diff)
+                        let snapshot = Snapshot(
+                            keys: updated.keys, models: updated.models, token: token, sequence: sequence, diff: diff)
                         lastToken = token
                         output.yield(snapshot)
                         deliveries.increment()

@@ -37,7 +37,9 @@ public struct ResultsDiff: Sendable, Hashable {
     /// The diff from `previous` to `current`, each a list of (ID, version) in result order: a keyed
     /// diff in O(n log n) — the records kept in place are the longest run whose previous offsets
     /// increase, and every other kept record is a move.
-    static func between(_ previous: [(id: RecordID, version: Int64)], _ current: [(id: RecordID, version: Int64)]) -> ResultsDiff {
+    static func between(_ previous: [(id: RecordID, version: Int64)], _ current: [(id: RecordID, version: Int64)])
+        -> ResultsDiff
+    {
         var diff = ResultsDiff()
         var previousOffset: [RecordID: Int] = [:]
         previousOffset.reserveCapacity(previous.count)
@@ -87,14 +89,18 @@ public struct ResultsDiff: Sendable, Hashable {
     public func apply<Element>(to previous: [Element], new: [Element]) -> [Element] {
         var result = previous
         for offset in removed.reversed() where offset < result.count { result.remove(at: offset) }
-        for offset in inserted where offset <= result.count && offset < new.count { result.insert(new[offset], at: offset) }
+        for offset in inserted where offset <= result.count && offset < new.count {
+            result.insert(new[offset], at: offset)
+        }
         for offset in modified where offset < result.count && offset < new.count { result[offset] = new[offset] }
         return result
     }
 
     /// The same change as a `CollectionDifference` (removals and insertions; a move is associated
     /// with its removal; a record modified in place is removed and inserted at its offset).
-    public func collectionDifference<Element>(from previous: [Element], to new: [Element]) -> CollectionDifference<Element>? {
+    public func collectionDifference<Element>(from previous: [Element], to new: [Element]) -> CollectionDifference<
+        Element
+    >? {
         let movedFrom = Dictionary(moved.map { ($0.from, $0.to) }, uniquingKeysWith: { a, _ in a })
         let movedTo = Dictionary(moved.map { ($0.to, $0.from) }, uniquingKeysWith: { a, _ in a })
         let inPlace = IndexSet(modified.filter { !inserted.contains($0) })

@@ -13,12 +13,16 @@ extension Store {
     /// }
     /// ```
     public func observe<Model: PersistentModel>(_ query: Query<Model>) -> QueryObservation<Model> {
-        QueryObservation(store: self, plan: Result { try query.plan() }.mapError { $0 as? StrataError ?? StrataError(.invalidQuery, "\($0)") })
+        QueryObservation(
+            store: self,
+            plan: Result { try query.plan() }.mapError { $0 as? StrataError ?? StrataError(.invalidQuery, "\($0)") })
     }
 
     /// One record as it changes: the model (nil while it does not exist) initially and after each
     /// commit that inserts, changes or deletes it.
-    public func observe<Model: PersistentModel>(_ type: Model.Type, id: Model.ID) -> AsyncThrowingMapSequence<QueryObservation<Model>, Model?> {
+    public func observe<Model: PersistentModel>(_ type: Model.Type, id: Model.ID) -> AsyncThrowingMapSequence<
+        QueryObservation<Model>, Model?
+    > {
         let plan = FetchPlan(entity: Model.entityName, predicate: .compare("id", .equal, id.recordID.value, []))
         return QueryObservation<Model>(store: self, plan: .success(plan)).map { $0.models.first }
     }
@@ -41,8 +45,10 @@ extension Store {
                     case .committed(let committed):
                         transaction = committed
                     case .gap(let through):
-                        output.finish(throwing: StrataError(
-                            .notFound, "history through token \(through.value) was purged before this stream read it"))
+                        output.finish(
+                            throwing: StrataError(
+                                .notFound,
+                                "history through token \(through.value) was purged before this stream read it"))
                         return
                     case .failed(let error):
                         output.finish(throwing: error)

@@ -17,7 +17,8 @@ public struct Aggregate<Model: PersistentModel, Result: Sendable>: Sendable {
     let failure: StrataError?
     let read: @Sendable (Value) throws -> Result
 
-    init(_ function: AggregateFunction, failure: StrataError? = nil, read: @escaping @Sendable (Value) throws -> Result) {
+    init(_ function: AggregateFunction, failure: StrataError? = nil, read: @escaping @Sendable (Value) throws -> Result)
+    {
         self.function = function
         self.failure = failure
         self.read = read
@@ -28,7 +29,9 @@ extension Aggregate {
     /// How many records match.
     public static var count: Aggregate<Model, Int> {
         Aggregate<Model, Int>(.count) { value in
-            guard case .int(let count) = value, let result = Int(exactly: count) else { throw unreadable("count", value, Int.self) }
+            guard case .int(let count) = value, let result = Int(exactly: count) else {
+                throw unreadable("count", value, Int.self)
+            }
             return result
         }
     }
@@ -36,7 +39,9 @@ extension Aggregate {
     /// The sum of an `int` or `double` attribute: `0` when no record holds a value.
     public static func sum<V: SummableAttribute>(_ keyPath: KeyPath<Model, V>) -> Aggregate<Model, V.Unwrapped> {
         typed(keyPath, AggregateFunction.sum) { name, value in
-            guard let result = V.Unwrapped.fromAttributeValue(value) else { throw unreadable("sum(\(name))", value, V.Unwrapped.self) }
+            guard let result = V.Unwrapped.fromAttributeValue(value) else {
+                throw unreadable("sum(\(name))", value, V.Unwrapped.self)
+            }
             return result
         }
     }
@@ -67,13 +72,16 @@ extension Aggregate {
     ) -> Aggregate<Model, V.Unwrapped?> {
         typed(keyPath, make) { name, value in
             if value.isNull { return nil }
-            guard let result = V.Unwrapped.fromAttributeValue(value) else { throw unreadable("extreme of \(name)", value, V.Unwrapped.self) }
+            guard let result = V.Unwrapped.fromAttributeValue(value) else {
+                throw unreadable("extreme of \(name)", value, V.Unwrapped.self)
+            }
             return result
         }
     }
 
     private static func typed<V, R: Sendable>(
-        _ keyPath: KeyPath<Model, V>, _ make: (String) -> AggregateFunction, _ read: @escaping @Sendable (String, Value) throws -> R
+        _ keyPath: KeyPath<Model, V>, _ make: (String) -> AggregateFunction,
+        _ read: @escaping @Sendable (String, Value) throws -> R
     ) -> Aggregate<Model, R> {
         switch Model.entity.propertyName(keyPath) {
         case .success(let name): return Aggregate<Model, R>(make(name)) { try read(name, $0) }
@@ -82,7 +90,9 @@ extension Aggregate {
     }
 
     private static func unreadable(_ what: String, _ value: Value, _ type: Any.Type) -> StrataError {
-        StrataError(.typeMismatch, entity: Model.entityName, "\(Model.entityName) \(what) is \(value), which \(type) cannot hold")
+        StrataError(
+            .typeMismatch, entity: Model.entityName,
+            "\(Model.entityName) \(what) is \(value), which \(type) cannot hold")
     }
 }
 

@@ -35,7 +35,11 @@ extension Query {
     public func sorted(by descriptor: SortDescriptor<Model>) -> Query {
         guard let keyPath = descriptor.keyPath else {
             var copy = self
-            copy.failure = copy.failure ?? StrataError(.invalidQuery, entity: Model.entityName, "a SortDescriptor without a key path cannot be sorted by in the store")
+            copy.failure =
+                copy.failure
+                ?? StrataError(
+                    .invalidQuery, entity: Model.entityName,
+                    "a SortDescriptor without a key path cannot be sorted by in the store")
             return copy
         }
         return sorted(byKeyPath: keyPath, ascending: descriptor.order == .forward)

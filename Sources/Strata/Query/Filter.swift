@@ -41,27 +41,38 @@ public struct Filter<Model: PersistentModel>: Sendable {
     public static var never: Filter { Filter(.constant(false)) }
 
     /// Equality with text options: `.equals(\.name, "ana", options: .caseInsensitive)`.
-    public static func equals<V: AttributeConvertible>(_ keyPath: KeyPath<Model, V>, _ value: V, options: TextOptions) -> Filter {
+    public static func equals<V: AttributeConvertible>(_ keyPath: KeyPath<Model, V>, _ value: V, options: TextOptions)
+        -> Filter
+    {
         on(keyPath) { .compare($0, .equal, value.attributeValue, options) }
     }
     /// The property equals one of `values` (an empty list matches nothing).
-    public static func `in`<V: AttributeConvertible>(_ keyPath: KeyPath<Model, V>, _ values: [V], options: TextOptions = []) -> Filter {
+    public static func `in`<V: AttributeConvertible>(
+        _ keyPath: KeyPath<Model, V>, _ values: [V], options: TextOptions = []
+    ) -> Filter {
         on(keyPath) { .inList($0, values.map(\.attributeValue), options) }
     }
     /// The property lies between `lower` and `upper`, both included; nil never does.
-    public static func between<V: AttributeConvertible>(_ keyPath: KeyPath<Model, V>, _ lower: V, _ upper: V) -> Filter {
+    public static func between<V: AttributeConvertible>(_ keyPath: KeyPath<Model, V>, _ lower: V, _ upper: V) -> Filter
+    {
         on(keyPath) { .between($0, lower.attributeValue, upper.attributeValue) }
     }
     /// The text property contains `text`; nil never does.
-    public static func contains<V: AttributeConvertible>(_ keyPath: KeyPath<Model, V>, _ text: String, options: TextOptions = []) -> Filter {
+    public static func contains<V: AttributeConvertible>(
+        _ keyPath: KeyPath<Model, V>, _ text: String, options: TextOptions = []
+    ) -> Filter {
         on(keyPath) { .text($0, .contains, text, options) }
     }
     /// The text property starts with `text`.
-    public static func hasPrefix<V: AttributeConvertible>(_ keyPath: KeyPath<Model, V>, _ text: String, options: TextOptions = []) -> Filter {
+    public static func hasPrefix<V: AttributeConvertible>(
+        _ keyPath: KeyPath<Model, V>, _ text: String, options: TextOptions = []
+    ) -> Filter {
         on(keyPath) { .text($0, .hasPrefix, text, options) }
     }
     /// The text property ends with `text`.
-    public static func hasSuffix<V: AttributeConvertible>(_ keyPath: KeyPath<Model, V>, _ text: String, options: TextOptions = []) -> Filter {
+    public static func hasSuffix<V: AttributeConvertible>(
+        _ keyPath: KeyPath<Model, V>, _ text: String, options: TextOptions = []
+    ) -> Filter {
         on(keyPath) { .text($0, .hasSuffix, text, options) }
     }
     /// The optional property is nil (for a to-one: no destination).
@@ -92,19 +103,27 @@ public struct Filter<Model: PersistentModel>: Sendable {
     /// The to-one destination — of the type named, since a key path to an ID cannot name it — exists
     /// and matches: `.related(\Desk.occupant, to: Person.self)` (exists), or
     /// `.related(\Desk.occupant, to: Person.self, where: \.name == "Ana")`.
-    public static func related<D: PersistentModel>(_ keyPath: KeyPath<Model, D.ID?>, to type: D.Type, where inner: Filter<D> = .always) -> Filter {
+    public static func related<D: PersistentModel>(
+        _ keyPath: KeyPath<Model, D.ID?>, to type: D.Type, where inner: Filter<D> = .always
+    ) -> Filter {
         related(keyPath, where: inner)
     }
     /// The required to-one destination of the type named exists and matches.
-    public static func related<D: PersistentModel>(_ keyPath: KeyPath<Model, D.ID>, to type: D.Type, where inner: Filter<D> = .always) -> Filter {
+    public static func related<D: PersistentModel>(
+        _ keyPath: KeyPath<Model, D.ID>, to type: D.Type, where inner: Filter<D> = .always
+    ) -> Filter {
         related(keyPath, where: inner)
     }
     /// Some destination of the to-many matches.
-    public static func any<D: PersistentModel>(_ relationship: ToMany<Model, D>, where inner: Filter<D> = .always) -> Filter {
+    public static func any<D: PersistentModel>(_ relationship: ToMany<Model, D>, where inner: Filter<D> = .always)
+        -> Filter
+    {
         Filter(.anyRelated(relationship: relationship.name, inner.expression), failure: inner.failure)
     }
     /// No destination of the to-many matches.
-    public static func none<D: PersistentModel>(_ relationship: ToMany<Model, D>, where inner: Filter<D> = .always) -> Filter {
+    public static func none<D: PersistentModel>(_ relationship: ToMany<Model, D>, where inner: Filter<D> = .always)
+        -> Filter
+    {
         Filter(.noneRelated(relationship: relationship.name, inner.expression), failure: inner.failure)
     }
 }
@@ -132,14 +151,26 @@ private func comparison<M: PersistentModel, V: AttributeConvertible>(
 }
 
 /// The property equals the value (`== nil` is ``Filter/isNil(_:)``).
-public func == <M: PersistentModel, V: AttributeConvertible>(lhs: KeyPath<M, V>, rhs: V) -> Filter<M> { comparison(lhs, .equal, rhs) }
+public func == <M: PersistentModel, V: AttributeConvertible>(lhs: KeyPath<M, V>, rhs: V) -> Filter<M> {
+    comparison(lhs, .equal, rhs)
+}
 /// The property differs from the value; a nil property differs from any value.
-public func != <M: PersistentModel, V: AttributeConvertible>(lhs: KeyPath<M, V>, rhs: V) -> Filter<M> { comparison(lhs, .notEqual, rhs) }
+public func != <M: PersistentModel, V: AttributeConvertible>(lhs: KeyPath<M, V>, rhs: V) -> Filter<M> {
+    comparison(lhs, .notEqual, rhs)
+}
 /// The property is less than the value; nil never is.
-public func < <M: PersistentModel, V: AttributeConvertible>(lhs: KeyPath<M, V>, rhs: V) -> Filter<M> { comparison(lhs, .less, rhs) }
+public func < <M: PersistentModel, V: AttributeConvertible>(lhs: KeyPath<M, V>, rhs: V) -> Filter<M> {
+    comparison(lhs, .less, rhs)
+}
 /// The property is at most the value; nil never is.
-public func <= <M: PersistentModel, V: AttributeConvertible>(lhs: KeyPath<M, V>, rhs: V) -> Filter<M> { comparison(lhs, .lessOrEqual, rhs) }
+public func <= <M: PersistentModel, V: AttributeConvertible>(lhs: KeyPath<M, V>, rhs: V) -> Filter<M> {
+    comparison(lhs, .lessOrEqual, rhs)
+}
 /// The property is greater than the value; nil never is.
-public func > <M: PersistentModel, V: AttributeConvertible>(lhs: KeyPath<M, V>, rhs: V) -> Filter<M> { comparison(lhs, .greater, rhs) }
+public func > <M: PersistentModel, V: AttributeConvertible>(lhs: KeyPath<M, V>, rhs: V) -> Filter<M> {
+    comparison(lhs, .greater, rhs)
+}
 /// The property is at least the value; nil never is.
-public func >= <M: PersistentModel, V: AttributeConvertible>(lhs: KeyPath<M, V>, rhs: V) -> Filter<M> { comparison(lhs, .greaterOrEqual, rhs) }
+public func >= <M: PersistentModel, V: AttributeConvertible>(lhs: KeyPath<M, V>, rhs: V) -> Filter<M> {
+    comparison(lhs, .greaterOrEqual, rhs)
+}

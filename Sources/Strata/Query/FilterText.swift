@@ -22,7 +22,9 @@ public enum FilterText {
     /// Parses a filter written as text (`budget > 100 and name hasPrefix "Lis"`) for `entity`; a mistake is `StrataError.Code.invalidQuery` naming the column.
     public static func parse(_ text: String, entity: String, schema: Schema) throws -> FilterExpression {
         var parser = Parser(characters: Array(text), schema: schema)
-        guard let description = schema.entity(entity) else { throw StrataError(.unknownEntity, entity: entity, "\(entity) is not an entity of the store") }
+        guard let description = schema.entity(entity) else {
+            throw StrataError(.unknownEntity, entity: entity, "\(entity) is not an entity of the store")
+        }
         let expression = try parser.or(description)
         parser.skipSpaces()
         guard parser.position == parser.characters.count else { throw parser.error("expected && or || or the end") }
@@ -50,7 +52,9 @@ public enum FilterText {
         mutating func take(_ token: String) -> Bool {
             skipSpaces()
             let symbols = Array(token)
-            guard position + symbols.count <= characters.count, Array(characters[position..<position + symbols.count]) == symbols else { return false }
+            guard position + symbols.count <= characters.count,
+                Array(characters[position..<position + symbols.count]) == symbols
+            else { return false }
             // A word must not run on into a longer one (`in` is not `index`).
             if let last = symbols.last, last.isLetter, position + symbols.count < characters.count {
                 let next = characters[position + symbols.count]
@@ -85,7 +89,10 @@ public enum FilterText {
         mutating func identifier() throws -> String {
             skipSpaces()
             let start = position
-            while position < characters.count, characters[position].isLetter || characters[position].isNumber || characters[position] == "_" || characters[position] == "." {
+            while position < characters.count,
+                characters[position].isLetter || characters[position].isNumber || characters[position] == "_"
+                    || characters[position] == "."
+            {
                 position += 1
             }
             guard position > start else { throw error("expected a property name") }
@@ -97,8 +104,10 @@ public enum FilterText {
             let column = position
             let path = try identifier()
             // A to-one first, then a property of its destination.
-            if let dot = path.firstIndex(of: "."), let relationship = entity.relationship(String(path[..<dot])), relationship.isToOne,
-                let destination = schema.entity(relationship.destination) {
+            if let dot = path.firstIndex(of: "."), let relationship = entity.relationship(String(path[..<dot])),
+                relationship.isToOne,
+                let destination = schema.entity(relationship.destination)
+            {
                 var inner = self
                 inner.position = column + path.distance(from: path.startIndex, to: dot) + 1
                 let expression = try inner.comparison(destination)
@@ -115,10 +124,16 @@ public enum FilterText {
             } else {
                 throw error("\(path) is not a property of \(entity.name)", at: column)
             }
-            let idKind: RecordID.Kind? = path == "id" ? entity.idKind : entity.relationship(path).flatMap { schema.entity($0.destination)?.idKind }
+            let idKind: RecordID.Kind? =
+                path == "id"
+                ? entity.idKind : entity.relationship(path).flatMap { schema.entity($0.destination)?.idKind }
             for op in [TextOperator.contains, .hasPrefix, .hasSuffix] where take(op.rawValue) {
-                guard type == .string else { throw error("\(op.rawValue) needs a text attribute; \(path) is not one", at: column) }
-                guard case .string(let needle) = try literal(type: .string, idKind: nil) else { throw error("expected a text literal") }
+                guard type == .string else {
+                    throw error("\(op.rawValue) needs a text attribute; \(path) is not one", at: column)
+                }
+                guard case .string(let needle) = try literal(type: .string, idKind: nil) else {
+                    throw error("expected a text literal")
+                }
                 return .text(path, op, needle, try options())
             }
             if take("in") {
@@ -130,7 +145,8 @@ public enum FilterText {
                 }
                 return .inList(path, values, try options())
             }
-            for op in [ComparisonOperator.lessOrEqual, .greaterOrEqual, .equal, .notEqual, .less, .greater] where take(op.rawValue) {
+            for op in [ComparisonOperator.lessOrEqual, .greaterOrEqual, .equal, .notEqual, .less, .greater]
+            where take(op.rawValue) {
                 skipSpaces()
                 let valueColumn = position
                 let value = try literal(type: type, idKind: idKind)
@@ -180,7 +196,9 @@ public enum FilterText {
                 position += 1
                 switch (type, idKind) {
                 case (.uuid?, _), (nil, .uuid?):
-                    guard let uuid = UUID(uuidString: text) else { throw error("\"\(text)\" is not a UUID", at: column) }
+                    guard let uuid = UUID(uuidString: text) else {
+                        throw error("\"\(text)\" is not a UUID", at: column)
+                    }
                     return .uuid(uuid)
                 case (.date?, _):
                     guard let date = ISO8601DateFormatter().date(from: text) ?? Self.day(text) else {
@@ -188,14 +206,18 @@ public enum FilterText {
                     }
                     return .date(date)
                 case (.data?, _):
-                    guard let data = Data(base64Encoded: text) else { throw error("\"\(text)\" is not base64", at: column) }
+                    guard let data = Data(base64Encoded: text) else {
+                        throw error("\"\(text)\" is not base64", at: column)
+                    }
                     return .data(data)
                 default:
                     return .string(text)
                 }
             }
             let start = position
-            while position < characters.count, characters[position].isNumber || "+-.eE".contains(characters[position]) { position += 1 }
+            while position < characters.count, characters[position].isNumber || "+-.eE".contains(characters[position]) {
+                position += 1
+            }
             let number = String(characters[start..<position])
             if let integer = Int64(number), type != .double { return .int(integer) }
             if let double = Double(number), !number.isEmpty { return .double(double) }

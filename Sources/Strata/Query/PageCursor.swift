@@ -42,7 +42,8 @@ public struct PageCursor: Sendable, Hashable, CustomStringConvertible {
         alternatives.append(.and(equalSoFar + [.compare("id", .greater, id.value, [])]))
         let after: FilterExpression = alternatives.count == 1 ? alternatives[0] : .or(alternatives)
         guard let first = sort.first, let value = values.first, !value.isNull else { return after }
-        let atOrAfter: FilterExpression = first.ascending
+        let atOrAfter: FilterExpression =
+            first.ascending
             ? .compare(first.property, .greaterOrEqual, value, [])
             : .or([.compare(first.property, .lessOrEqual, value, []), .isNil(first.property)])
         return .and([atOrAfter, after])
@@ -72,15 +73,17 @@ public struct PageCursor: Sendable, Hashable, CustomStringConvertible {
             e: cursor.entity, s: cursor.sort.map { ($0.ascending ? "+" : "-") + $0.property },
             v: cursor.values.map(encode), i: encode(cursor.id.value))
         let data = (try? JSONEncoder().encode(wire)) ?? Data()
-        return data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
+        return data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(
+            of: "/", with: "_"
+        )
+        .replacingOccurrences(of: "=", with: "")
     }
 
     private static func decode(_ token: String) throws -> PageCursor {
         var base64 = token.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
         while base64.count % 4 != 0 { base64 += "=" }
         guard let data = Data(base64Encoded: base64), let wire = try? JSONDecoder().decode(Wire.self, from: data),
-              let idValue = decode(wire.i), let id = RecordID(idValue), wire.s.count == wire.v.count
+            let idValue = decode(wire.i), let id = RecordID(idValue), wire.s.count == wire.v.count
         else { throw StrataError(.invalidQuery, "the page cursor is not one this store made") }
         var sort: [SortKey] = []
         for key in wire.s {
@@ -91,7 +94,9 @@ public struct PageCursor: Sendable, Hashable, CustomStringConvertible {
         }
         var values: [Value] = []
         for value in wire.v {
-            guard let decoded = decode(value) else { throw StrataError(.invalidQuery, "the page cursor is not one this store made") }
+            guard let decoded = decode(value) else {
+                throw StrataError(.invalidQuery, "the page cursor is not one this store made")
+            }
             values.append(decoded)
         }
         return PageCursor(entity: wire.e, sort: sort, values: values, id: id)
@@ -140,10 +145,14 @@ extension PageCursor {
     /// `StrataError.Code.invalidQuery`.
     static func plan<M: PersistentModel>(_ query: Query<M>, after cursor: PageCursor?) throws -> FetchPlan {
         var plan = try query.plan()
-        guard plan.offset == 0 else { throw StrataError(.invalidQuery, entity: plan.entity, "keyset pages cannot be combined with an offset") }
+        guard plan.offset == 0 else {
+            throw StrataError(.invalidQuery, entity: plan.entity, "keyset pages cannot be combined with an offset")
+        }
         if let cursor {
             guard cursor.entity == plan.entity, cursor.sort == plan.sort else {
-                throw StrataError(.invalidQuery, entity: plan.entity, "the page cursor belongs to another query (entity or sort order)")
+                throw StrataError(
+                    .invalidQuery, entity: plan.entity,
+                    "the page cursor belongs to another query (entity or sort order)")
             }
             plan.predicate = plan.predicate.map { .and([$0, cursor.predicate]) } ?? cursor.predicate
         }

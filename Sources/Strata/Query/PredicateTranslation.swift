@@ -18,7 +18,8 @@ enum PredicateTranslation {
         } catch let error as StrataError {
             return Filter(.constant(false), failure: error)
         } catch {
-            return Filter(.constant(false), failure: StrataError(.invalidQuery, entity: Model.entityName, "#Predicate: \(error)"))
+            return Filter(
+                .constant(false), failure: StrataError(.invalidQuery, entity: Model.entityName, "#Predicate: \(error)"))
         }
     }
 }
@@ -52,13 +53,17 @@ struct PredicateTranslator<Model: PersistentModel> {
 
     func unsupported(_ expression: Any, _ why: String = "not supported") -> StrataError {
         let name = String(describing: type(of: expression)).split(separator: "<").first.map(String.init) ?? "expression"
-        return StrataError(.invalidQuery, entity: Model.entityName, "#Predicate: \(name) is \(why) (Strata translates comparisons of stored properties with constants, &&, ||, !, contains, starts(with:), ranges, ?? and nil checks)")
+        return StrataError(
+            .invalidQuery, entity: Model.entityName,
+            "#Predicate: \(name) is \(why) (Strata translates comparisons of stored properties with constants, &&, ||, !, contains, starts(with:), ranges, ?? and nil checks)"
+        )
     }
 
     /// The stored property a key path names.
     func name(_ keyPath: AnyKeyPath) throws -> String {
         guard let partial = keyPath as? PartialKeyPath<Model> else {
-            throw StrataError(.invalidQuery, entity: Model.entityName, "#Predicate: \(keyPath) does not start at \(Model.self)")
+            throw StrataError(
+                .invalidQuery, entity: Model.entityName, "#Predicate: \(keyPath) does not start at \(Model.self)")
         }
         return try Model.entity.propertyName(partial).get()
     }
@@ -77,12 +82,16 @@ struct PredicateTranslator<Model: PersistentModel> {
         case .condition(let expression): return expression
         case .property(let keyPath): return .compare(try name(keyPath), .equal, .bool(true), [])
         case .constant(let flag as Bool): return .constant(flag)
-        default: throw StrataError(.invalidQuery, entity: Model.entityName, "#Predicate: a part of the predicate is not a condition")
+        default:
+            throw StrataError(
+                .invalidQuery, entity: Model.entityName, "#Predicate: a part of the predicate is not a condition")
         }
     }
 
     /// `left op right` where one side is a property (perhaps `?? default`) and the other a constant.
-    func compare(_ left: PredicateNode, _ op: ComparisonOperator, _ right: PredicateNode, _ expression: Any) throws -> PredicateNode {
+    func compare(_ left: PredicateNode, _ op: ComparisonOperator, _ right: PredicateNode, _ expression: Any) throws
+        -> PredicateNode
+    {
         switch (left, right) {
         case (.property(let keyPath), .constant(let constant)):
             let property = try name(keyPath)
@@ -101,7 +110,8 @@ struct PredicateTranslator<Model: PersistentModel> {
             let fallbackValue = try self.value(fallback, for: expression)
             let comparison = FilterExpression.compare(property, op, value, [])
             // `x ?? d op c`: x's comparison, or — where x is nil — whether `d op c` holds.
-            return .condition(PredicateEvaluator.compare(fallbackValue, op, value) ? .or([comparison, .isNil(property)]) : comparison)
+            return .condition(
+                PredicateEvaluator.compare(fallbackValue, op, value) ? .or([comparison, .isNil(property)]) : comparison)
         case (.constant, .property), (.constant, .coalesce):
             return try compare(right, op.flipped, left, expression)
         default:
@@ -133,7 +143,9 @@ extension PredicateExpressions.KeyPath: PredicateTranslatable {
         switch try translator.node(root) {
         case .variable: return .property(keyPath)
         case .property(let base):
-            guard let joined = base.appending(path: keyPath) else { throw translator.unsupported(self, "a key path that cannot be joined") }
+            guard let joined = base.appending(path: keyPath) else {
+                throw translator.unsupported(self, "a key path that cannot be joined")
+            }
             return .property(joined)
         default: throw translator.unsupported(self, "a key path on something other than the model")
         }
@@ -141,21 +153,29 @@ extension PredicateExpressions.KeyPath: PredicateTranslatable {
 }
 
 extension PredicateExpressions.Value: PredicateTranslatable {
-    func node<Model: PersistentModel>(_ translator: PredicateTranslator<Model>) throws -> PredicateNode { .constant(value) }
+    func node<Model: PersistentModel>(_ translator: PredicateTranslator<Model>) throws -> PredicateNode {
+        .constant(value)
+    }
 }
 
 extension PredicateExpressions.NilLiteral: PredicateTranslatable {
-    func node<Model: PersistentModel>(_ translator: PredicateTranslator<Model>) throws -> PredicateNode { .constant(Value.null) }
+    func node<Model: PersistentModel>(_ translator: PredicateTranslator<Model>) throws -> PredicateNode {
+        .constant(Value.null)
+    }
 }
 
 extension PredicateExpressions.ForcedUnwrap: PredicateTranslatable {
     /// `x!` compares as `x` (a nil never compares true), rather than trapping.
-    func node<Model: PersistentModel>(_ translator: PredicateTranslator<Model>) throws -> PredicateNode { try translator.node(inner) }
+    func node<Model: PersistentModel>(_ translator: PredicateTranslator<Model>) throws -> PredicateNode {
+        try translator.node(inner)
+    }
 }
 
 extension PredicateExpressions.NilCoalesce: PredicateTranslatable {
     func node<Model: PersistentModel>(_ translator: PredicateTranslator<Model>) throws -> PredicateNode {
-        guard case .property(let keyPath) = try translator.node(lhs), case .constant(let fallback) = try translator.node(rhs) else {
+        guard case .property(let keyPath) = try translator.node(lhs),
+            case .constant(let fallback) = try translator.node(rhs)
+        else {
             throw translator.unsupported(self, "supported only as `property ?? constant`")
         }
         return .coalesce(keyPath, fallback)
@@ -176,26 +196,33 @@ extension PredicateExpressions.NotEqual: PredicateTranslatable {
 
 extension PredicateExpressions.Comparison: PredicateTranslatable {
     func node<Model: PersistentModel>(_ translator: PredicateTranslator<Model>) throws -> PredicateNode {
-        let mapped: ComparisonOperator = switch op {
-        case .lessThan: .less
-        case .lessThanOrEqual: .lessOrEqual
-        case .greaterThan: .greater
-        case .greaterThanOrEqual: .greaterOrEqual
-        @unknown default: throw translator.unsupported(self, "an unknown comparison")
-        }
+        let mapped: ComparisonOperator =
+            switch op {
+            case .lessThan: .less
+            case .lessThanOrEqual: .lessOrEqual
+            case .greaterThan: .greater
+            case .greaterThanOrEqual: .greaterOrEqual
+            @unknown default: throw translator.unsupported(self, "an unknown comparison")
+            }
         return try translator.compare(try translator.node(lhs), mapped, try translator.node(rhs), self)
     }
 }
 
 extension PredicateExpressions.Conjunction: PredicateTranslatable {
     func node<Model: PersistentModel>(_ translator: PredicateTranslator<Model>) throws -> PredicateNode {
-        .condition(.and([try translator.condition(try translator.node(lhs)), try translator.condition(try translator.node(rhs))]))
+        .condition(
+            .and([
+                try translator.condition(try translator.node(lhs)), try translator.condition(try translator.node(rhs)),
+            ]))
     }
 }
 
 extension PredicateExpressions.Disjunction: PredicateTranslatable {
     func node<Model: PersistentModel>(_ translator: PredicateTranslator<Model>) throws -> PredicateNode {
-        .condition(.or([try translator.condition(try translator.node(lhs)), try translator.condition(try translator.node(rhs))]))
+        .condition(
+            .or([
+                try translator.condition(try translator.node(lhs)), try translator.condition(try translator.node(rhs)),
+            ]))
     }
 }
 
@@ -219,7 +246,9 @@ extension PredicateExpressions.SequenceContains: PredicateTranslatable {
 
 extension PredicateExpressions.ClosedRange: PredicateTranslatable {
     func node<Model: PersistentModel>(_ translator: PredicateTranslator<Model>) throws -> PredicateNode {
-        guard case .constant(let low) = try translator.node(lower), case .constant(let high) = try translator.node(upper) else {
+        guard case .constant(let low) = try translator.node(lower),
+            case .constant(let high) = try translator.node(upper)
+        else {
             throw translator.unsupported(self, "supported only between constants")
         }
         return .range(low, high, closed: true)
@@ -228,7 +257,9 @@ extension PredicateExpressions.ClosedRange: PredicateTranslatable {
 
 extension PredicateExpressions.Range: PredicateTranslatable {
     func node<Model: PersistentModel>(_ translator: PredicateTranslator<Model>) throws -> PredicateNode {
-        guard case .constant(let low) = try translator.node(lower), case .constant(let high) = try translator.node(upper) else {
+        guard case .constant(let low) = try translator.node(lower),
+            case .constant(let high) = try translator.node(upper)
+        else {
             throw translator.unsupported(self, "supported only between constants")
         }
         return .range(low, high, closed: false)
@@ -237,19 +268,27 @@ extension PredicateExpressions.Range: PredicateTranslatable {
 
 extension PredicateExpressions.RangeExpressionContains: PredicateTranslatable {
     func node<Model: PersistentModel>(_ translator: PredicateTranslator<Model>) throws -> PredicateNode {
-        guard case .range(let low, let high, let closed) = try translator.node(range), case .property(let keyPath) = try translator.node(element) else {
+        guard case .range(let low, let high, let closed) = try translator.node(range),
+            case .property(let keyPath) = try translator.node(element)
+        else {
             throw translator.unsupported(self, "supported only as `(a...b).contains($0.property)`")
         }
         let property = try translator.name(keyPath)
-        let lower = try translator.value(low, for: self), upper = try translator.value(high, for: self)
-        return .condition(closed ? .between(property, lower, upper) : .and([.compare(property, .greaterOrEqual, lower, []), .compare(property, .less, upper, [])]))
+        let lower = try translator.value(low, for: self)
+        let upper = try translator.value(high, for: self)
+        return .condition(
+            closed
+                ? .between(property, lower, upper)
+                : .and([.compare(property, .greaterOrEqual, lower, []), .compare(property, .less, upper, [])]))
     }
 }
 
 extension PredicateExpressions.CollectionContainsCollection: PredicateTranslatable {
     /// `$0.text.contains("x")`.
     func node<Model: PersistentModel>(_ translator: PredicateTranslator<Model>) throws -> PredicateNode {
-        guard case .property(let keyPath) = try translator.node(base), case .constant(let needle as String) = try translator.node(other) else {
+        guard case .property(let keyPath) = try translator.node(base),
+            case .constant(let needle as String) = try translator.node(other)
+        else {
             throw translator.unsupported(self, "supported only as `$0.text.contains(\"constant\")`")
         }
         return .condition(.text(try translator.name(keyPath), .contains, needle, []))
@@ -259,7 +298,9 @@ extension PredicateExpressions.CollectionContainsCollection: PredicateTranslatab
 extension PredicateExpressions.SequenceStartsWith: PredicateTranslatable {
     /// `$0.text.starts(with: "x")`.
     func node<Model: PersistentModel>(_ translator: PredicateTranslator<Model>) throws -> PredicateNode {
-        guard case .property(let keyPath) = try translator.node(base), case .constant(let prefix as String) = try translator.node(self.prefix) else {
+        guard case .property(let keyPath) = try translator.node(base),
+            case .constant(let prefix as String) = try translator.node(self.prefix)
+        else {
             throw translator.unsupported(self, "supported only as `$0.text.starts(with: \"constant\")`")
         }
         return .condition(.text(try translator.name(keyPath), .hasPrefix, prefix, []))

@@ -68,6 +68,7 @@ public struct Query<Model: PersistentModel>: Sendable {
     /// The untyped plan, or the error a key path produced.
     public func plan() throws -> FetchPlan {
         if let failure { throw failure }
-        return FetchPlan(entity: Model.entityName, predicate: predicate?.expression, sort: sort, limit: limit, offset: offset)
+        return FetchPlan(
+            entity: Model.entityName, predicate: predicate?.expression, sort: sort, limit: limit, offset: offset)
     }
 }

@@ -3,11 +3,14 @@
 extension ModelReading {
     /// Aggregates over the models a filter matches (every model when nil), one result per
     /// aggregate in its own type: `let (n, total) = try await trips.aggregate(.count, .sum(\.budget))`.
-    public func aggregate<each R>(_ aggregates: repeat Aggregate<Model, each R>, where filter: Filter<Model>? = nil) async throws -> (repeat each R) {
+    public func aggregate<each R>(_ aggregates: repeat Aggregate<Model, each R>, where filter: Filter<Model>? = nil)
+        async throws -> (repeat each R)
+    {
         let functions = try AggregateRowReader.functions(repeat each aggregates)
         let rows = try await aggregateRows(functions, groupedBy: nil, where: filter)
         guard let row = rows.first, rows.count == 1 else {
-            throw StrataError(.storageFailure, entity: Model.entityName, "an aggregate without grouping answered \(rows.count) rows")
+            throw StrataError(
+                .storageFailure, entity: Model.entityName, "an aggregate without grouping answered \(rows.count) rows")
         }
         let reader = AggregateRowReader(functions: functions)
         return (repeat try reader.value(each aggregates, in: row))
@@ -21,36 +24,47 @@ extension ModelReading {
     /// for (city, stops, nights) in try await stops.aggregate(.count, .sum(\.nights), groupedBy: \.city) { … }
     /// ```
     public func aggregate<Key: AttributeConvertible, each R>(
-        _ aggregates: repeat Aggregate<Model, each R>, groupedBy key: KeyPath<Model, Key>, where filter: Filter<Model>? = nil
+        _ aggregates: repeat Aggregate<Model, each R>, groupedBy key: KeyPath<Model, Key>,
+        where filter: Filter<Model>? = nil
     ) async throws -> [(Key, repeat each R)] {
         let functions = try AggregateRowReader.functions(repeat each aggregates)
         let property = try Model.entity.propertyName(key).get()
         let reader = AggregateRowReader(functions: functions)
         return try await aggregateRows(functions, groupedBy: property, where: filter).map { row in
             guard let group = Key.fromAttributeValue(row.group) else {
-                throw StrataError(.typeMismatch, entity: Model.entityName, property: property, "a group's \(property) is \(row.group), which \(Key.self) cannot hold")
+                throw StrataError(
+                    .typeMismatch, entity: Model.entityName, property: property,
+                    "a group's \(property) is \(row.group), which \(Key.self) cannot hold")
             }
             return (group, repeat try reader.value(each aggregates, in: row))
         }
     }
 
     /// The sum of an attribute over the models a filter matches (`0` when none holds a value).
-    public func sum<V: SummableAttribute>(_ keyPath: KeyPath<Model, V>, where filter: Filter<Model>? = nil) async throws -> V.Unwrapped {
+    public func sum<V: SummableAttribute>(_ keyPath: KeyPath<Model, V>, where filter: Filter<Model>? = nil) async throws
+        -> V.Unwrapped
+    {
         try await aggregate(.sum(keyPath), where: filter)
     }
 
     /// The average of an attribute over the models a filter matches, or `nil` when none holds a value.
-    public func average<V: SummableAttribute>(_ keyPath: KeyPath<Model, V>, where filter: Filter<Model>? = nil) async throws -> Double? {
+    public func average<V: SummableAttribute>(_ keyPath: KeyPath<Model, V>, where filter: Filter<Model>? = nil)
+        async throws -> Double?
+    {
         try await aggregate(.average(keyPath), where: filter)
     }
 
     /// The least value of an attribute among the models a filter matches, or `nil`.
-    public func min<V: OrderedAttribute>(_ keyPath: KeyPath<Model, V>, where filter: Filter<Model>? = nil) async throws -> V.Unwrapped? {
+    public func min<V: OrderedAttribute>(_ keyPath: KeyPath<Model, V>, where filter: Filter<Model>? = nil) async throws
+        -> V.Unwrapped?
+    {
         try await aggregate(.min(keyPath), where: filter)
     }
 
     /// The greatest value of an attribute among the models a filter matches, or `nil`.
-    public func max<V: OrderedAttribute>(_ keyPath: KeyPath<Model, V>, where filter: Filter<Model>? = nil) async throws -> V.Unwrapped? {
+    public func max<V: OrderedAttribute>(_ keyPath: KeyPath<Model, V>, where filter: Filter<Model>? = nil) async throws
+        -> V.Unwrapped?
+    {
         try await aggregate(.max(keyPath), where: filter)
     }
 }
@@ -71,7 +85,8 @@ struct AggregateRowReader {
 
     func value<Model, R>(_ aggregate: Aggregate<Model, R>, in row: AggregateRow) throws -> R {
         guard let index = functions.firstIndex(of: aggregate.function), index < row.values.count else {
-            throw StrataError(.storageFailure, entity: Model.entityName, "the backend answered no value for \(aggregate.function)")
+            throw StrataError(
+                .storageFailure, entity: Model.entityName, "the backend answered no value for \(aggregate.function)")
         }
         return try aggregate.read(row.values[index])
     }

@@ -24,7 +24,8 @@ public protocol ModelReading<Model>: Sendable {
     func count(_ query: Query<Model>) async throws -> Int
     /// The rows of an untyped aggregate over the models a filter matches (what the typed
     /// `aggregate(_:where:)` and `aggregate(_:groupedBy:where:)` call; see `AggregatePlan`).
-    func aggregateRows(_ functions: [AggregateFunction], groupedBy property: String?, where filter: Filter<Model>?) async throws -> [AggregateRow]
+    func aggregateRows(_ functions: [AggregateFunction], groupedBy property: String?, where filter: Filter<Model>?)
+        async throws -> [AggregateRow]
     /// The destinations of a to-many of one model, in relationship order.
     func related<D: PersistentModel>(_ relationship: ToMany<Model, D>, of id: Model.ID) async throws -> [D]
 }
@@ -48,7 +49,9 @@ extension ModelReading {
     /// The engine's aggregates over the models `fetch(Query(filter))` returns: a
     /// test double that implements `fetch` aggregates the models it holds. ``Repository`` and
     /// ``ContextRepository`` replace it with the store's own (pushed down where the backend can).
-    public func aggregateRows(_ functions: [AggregateFunction], groupedBy property: String?, where filter: Filter<Model>?) async throws -> [AggregateRow] {
+    public func aggregateRows(
+        _ functions: [AggregateFunction], groupedBy property: String?, where filter: Filter<Model>?
+    ) async throws -> [AggregateRow] {
         let plan = try AggregatePlan(Model.self, functions, groupedBy: property, where: filter)
         let entity = try Model.entityDescription()
         try AggregateEvaluator.validate(plan, entity)
@@ -89,11 +92,14 @@ public protocol ModelRepository<Model>: ModelReading {
     /// Deletes by ID; delete rules apply.
     func delete(_ id: Model.ID) async throws
     /// Adds `destination` to a to-many of `source`.
-    func link<D: PersistentModel>(_ relationship: ToMany<Model, D>, from source: Model.ID, to destination: D.ID) async throws
+    func link<D: PersistentModel>(_ relationship: ToMany<Model, D>, from source: Model.ID, to destination: D.ID)
+        async throws
     /// Removes `destination` from a to-many of `source`.
-    func unlink<D: PersistentModel>(_ relationship: ToMany<Model, D>, from source: Model.ID, to destination: D.ID) async throws
+    func unlink<D: PersistentModel>(_ relationship: ToMany<Model, D>, from source: Model.ID, to destination: D.ID)
+        async throws
     /// Makes a to-many of `source` exactly `destinations` (in this order when ordered).
-    func setRelated<D: PersistentModel>(_ relationship: ToMany<Model, D>, of source: Model.ID, to destinations: [D.ID]) async throws
+    func setRelated<D: PersistentModel>(_ relationship: ToMany<Model, D>, of source: Model.ID, to destinations: [D.ID])
+        async throws
 }
 
 extension Repository: ModelRepository {}
@@ -109,9 +115,13 @@ public struct ContextRepository<Model: PersistentModel>: ModelRepository {
 
     public func fetch(_ id: Model.ID) async throws -> Model? { try await context.fetch(Model.self, id: id) }
     public func fetch(_ query: Query<Model>) async throws -> [Model] { try await context.fetch(query) }
-    public func fetch(_ query: Query<Model>, after cursor: PageCursor?) async throws -> Page<Model> { try await context.fetch(query, after: cursor) }
+    public func fetch(_ query: Query<Model>, after cursor: PageCursor?) async throws -> Page<Model> {
+        try await context.fetch(query, after: cursor)
+    }
     public func count(_ query: Query<Model>) async throws -> Int { try await context.count(query) }
-    public func aggregateRows(_ functions: [AggregateFunction], groupedBy property: String?, where filter: Filter<Model>?) async throws -> [AggregateRow] {
+    public func aggregateRows(
+        _ functions: [AggregateFunction], groupedBy property: String?, where filter: Filter<Model>?
+    ) async throws -> [AggregateRow] {
         try await context.aggregate(try AggregatePlan(Model.self, functions, groupedBy: property, where: filter))
     }
     public func related<D: PersistentModel>(_ relationship: ToMany<Model, D>, of id: Model.ID) async throws -> [D] {
@@ -119,16 +129,26 @@ public struct ContextRepository<Model: PersistentModel>: ModelRepository {
     }
     public func insert(_ model: Model) async throws { try await context.insert(model) }
     public func update(_ model: Model) async throws { try await context.update(model) }
-    public func fetchVersioned(_ id: Model.ID) async throws -> Versioned<Model>? { try await context.fetchVersioned(Model.self, id: id) }
-    public func update(_ model: Model, expectedVersion: Int64) async throws { try await context.update(model, expectedVersion: expectedVersion) }
+    public func fetchVersioned(_ id: Model.ID) async throws -> Versioned<Model>? {
+        try await context.fetchVersioned(Model.self, id: id)
+    }
+    public func update(_ model: Model, expectedVersion: Int64) async throws {
+        try await context.update(model, expectedVersion: expectedVersion)
+    }
     public func delete(_ id: Model.ID) async throws { try await context.delete(Model.self, id: id) }
-    public func link<D: PersistentModel>(_ relationship: ToMany<Model, D>, from source: Model.ID, to destination: D.ID) async throws {
+    public func link<D: PersistentModel>(_ relationship: ToMany<Model, D>, from source: Model.ID, to destination: D.ID)
+        async throws
+    {
         try await context.link(relationship, from: source, to: destination)
     }
-    public func unlink<D: PersistentModel>(_ relationship: ToMany<Model, D>, from source: Model.ID, to destination: D.ID) async throws {
+    public func unlink<D: PersistentModel>(
+        _ relationship: ToMany<Model, D>, from source: Model.ID, to destination: D.ID
+    ) async throws {
         try await context.unlink(relationship, from: source, to: destination)
     }
-    public func setRelated<D: PersistentModel>(_ relationship: ToMany<Model, D>, of source: Model.ID, to destinations: [D.ID]) async throws {
+    public func setRelated<D: PersistentModel>(
+        _ relationship: ToMany<Model, D>, of source: Model.ID, to destinations: [D.ID]
+    ) async throws {
         try await context.setRelated(relationship, of: source, to: destinations)
     }
 }

@@ -83,7 +83,9 @@ public struct Repository<Model: PersistentModel>: Sendable {
     }
 
     /// The rows of an untyped aggregate over the committed models a filter matches.
-    public func aggregateRows(_ functions: [AggregateFunction], groupedBy property: String?, where filter: Filter<Model>?) async throws -> [AggregateRow] {
+    public func aggregateRows(
+        _ functions: [AggregateFunction], groupedBy property: String?, where filter: Filter<Model>?
+    ) async throws -> [AggregateRow] {
         let plan = try AggregatePlan(Model.self, functions, groupedBy: property, where: filter)
         return try await store.read { try $0.aggregate(plan) }
     }
@@ -94,7 +96,9 @@ public struct Repository<Model: PersistentModel>: Sendable {
     }
 
     /// A page of results with a to-many prefetched for all of them (one query, no N+1).
-    public func fetch<D: PersistentModel>(_ query: Query<Model>, including relationship: ToMany<Model, D>) async throws -> [(model: Model, related: [D])] {
+    public func fetch<D: PersistentModel>(_ query: Query<Model>, including relationship: ToMany<Model, D>) async throws
+        -> [(model: Model, related: [D])]
+    {
         try await store.read { reader in
             let models = try reader.fetch(query)
             let related = try reader.related(relationship, of: models.map(\.id))
@@ -103,24 +107,32 @@ public struct Repository<Model: PersistentModel>: Sendable {
     }
 
     /// The destinations of a to-one for a page of models, by ID (one query, no N+1).
-    public func referenced<D: PersistentModel>(_ type: D.Type, by keyPath: KeyPath<Model, D.ID?>, of models: [Model]) async throws -> [D.ID: D] {
+    public func referenced<D: PersistentModel>(_ type: D.Type, by keyPath: KeyPath<Model, D.ID?>, of models: [Model])
+        async throws -> [D.ID: D]
+    {
         // The IDs are read here: a key path cannot cross into the `@Sendable` read closure.
         let ids = Array(Set(models.compactMap { $0[keyPath: keyPath] }))
         return try await store.read { try $0.models(D.self, ids: ids) }
     }
 
     /// Adds `destination` to a to-many of `source`.
-    public func link<D: PersistentModel>(_ relationship: ToMany<Model, D>, from source: Model.ID, to destination: D.ID) async throws {
+    public func link<D: PersistentModel>(_ relationship: ToMany<Model, D>, from source: Model.ID, to destination: D.ID)
+        async throws
+    {
         try await store.transaction { try $0.link(relationship, from: source, to: destination) }
     }
 
     /// Removes `destination` from a to-many of `source`.
-    public func unlink<D: PersistentModel>(_ relationship: ToMany<Model, D>, from source: Model.ID, to destination: D.ID) async throws {
+    public func unlink<D: PersistentModel>(
+        _ relationship: ToMany<Model, D>, from source: Model.ID, to destination: D.ID
+    ) async throws {
         try await store.transaction { try $0.unlink(relationship, from: source, to: destination) }
     }
 
     /// Makes a to-many of `source` hold exactly `destinations`, in order when it is ordered.
-    public func setRelated<D: PersistentModel>(_ relationship: ToMany<Model, D>, of source: Model.ID, to destinations: [D.ID]) async throws {
+    public func setRelated<D: PersistentModel>(
+        _ relationship: ToMany<Model, D>, of source: Model.ID, to destinations: [D.ID]
+    ) async throws {
         try await store.transaction { try $0.setRelated(relationship, of: source, to: destinations) }
     }
 }

@@ -12,15 +12,19 @@ extension Store {
     /// wakes no one.
     package func commit<T: Sendable>(
         author: String?, contextName: String?, participants: [any CommitParticipant], collectWritten: Bool = false,
-        _ body: @escaping @Sendable (
-            _ session: SaveSession, _ transaction: any StorageWriteTransaction, _ commit: () throws -> SaveSession.Outcome
-        ) throws -> T
+        _ body:
+            @escaping @Sendable (
+                _ session: SaveSession, _ transaction: any StorageWriteTransaction,
+                _ commit: () throws -> SaveSession.Outcome
+            ) throws -> T
     ) async throws -> T {
         let executor = executor
         let started = ContinuousClock.now
         let (value, committed, changes): (T, CommitHub.Commit?, Int)
         do {
-            (value, committed, changes) = try await write(executor, author: author, contextName: contextName, participants: participants, collectWritten: collectWritten, body)
+            (value, committed, changes) = try await write(
+                executor, author: author, contextName: contextName, participants: participants,
+                collectWritten: collectWritten, body)
         } catch {
             report(failed: error, author: author, contextName: contextName)
             throw error
@@ -31,10 +35,13 @@ extension Store {
     }
 
     private func write<T: Sendable>(
-        _ executor: QueryExecutor, author: String?, contextName: String?, participants: [any CommitParticipant], collectWritten: Bool,
-        _ body: @escaping @Sendable (
-            _ session: SaveSession, _ transaction: any StorageWriteTransaction, _ commit: () throws -> SaveSession.Outcome
-        ) throws -> T
+        _ executor: QueryExecutor, author: String?, contextName: String?, participants: [any CommitParticipant],
+        collectWritten: Bool,
+        _ body:
+            @escaping @Sendable (
+                _ session: SaveSession, _ transaction: any StorageWriteTransaction,
+                _ commit: () throws -> SaveSession.Outcome
+            ) throws -> T
     ) async throws -> (T, CommitHub.Commit?, Int) {
         try await backend.write { transaction -> (T, CommitHub.Commit?, Int) in
             let session = SaveSession(transaction: transaction, executor: executor)
@@ -42,12 +49,16 @@ extension Store {
             let value = try body(session, transaction) {
                 if let outcome { return outcome }
                 let committed = try session.commit(
-                    author: author, contextName: contextName, collectWritten: collectWritten, participants: participants)
+                    author: author, contextName: contextName, collectWritten: collectWritten, participants: participants
+                )
                 outcome = committed
                 return committed
             }
             guard let outcome, let token = outcome.token else { return (value, nil, 0) }
-            return (value, CommitHub.Commit(token: token, entities: Set(outcome.changes.map(\.entity))), outcome.changes.count)
+            return (
+                value, CommitHub.Commit(token: token, entities: Set(outcome.changes.map(\.entity))),
+                outcome.changes.count
+            )
         }
     }
 
@@ -58,17 +69,21 @@ extension Store {
         instrumentation.timer("strata_save_duration", store: metricsName).recordNanoseconds(
             duration.components.seconds * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000)
         guard duration > instrumentation.slowSave else { return }
-        instrumentation.logger.warning("slow save", metadata: [
-            "store": "\(logName)", "duration": "\(duration)", "changes": "\(changes)",
-            "author": "\(author ?? "-")", "context": "\(contextName ?? "-")",
-        ])
+        instrumentation.logger.warning(
+            "slow save",
+            metadata: [
+                "store": "\(logName)", "duration": "\(duration)", "changes": "\(changes)",
+                "author": "\(author ?? "-")", "context": "\(contextName ?? "-")",
+            ])
     }
 
     private func report(failed error: any Error, author: String?, contextName: String?) {
         instrumentation.counter("strata_saves_total", store: metricsName, [("outcome", "failed")]).increment()
-        instrumentation.logger.debug("save failed", metadata: [
-            "store": "\(logName)", "code": "\(StoreInstrumentation.kind(of: error))",
-            "author": "\(author ?? "-")", "context": "\(contextName ?? "-")",
-        ])
+        instrumentation.logger.debug(
+            "save failed",
+            metadata: [
+                "store": "\(logName)", "code": "\(StoreInstrumentation.kind(of: error))",
+                "author": "\(author ?? "-")", "context": "\(contextName ?? "-")",
+            ])
     }
 }

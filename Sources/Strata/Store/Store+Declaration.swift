@@ -16,15 +16,20 @@ extension Store {
     public func recordDeclaration(_ file: SchemaFile) async throws {
         let bytes = file.encoded()
         try await backend.write { transaction in
-            if try transaction.metadata(SchemaFile.metadataKey) != bytes { try transaction.setMetadata(SchemaFile.metadataKey, bytes) }
+            if try transaction.metadata(SchemaFile.metadataKey) != bytes {
+                try transaction.setMetadata(SchemaFile.metadataKey, bytes)
+            }
         }
     }
 
     /// What an open does once the backend is open: logs it, and records an app's declared schema.
     func opened() async {
-        instrumentation.logger.info("opened store", metadata: [
-            "store": "\(logName)", "schemaVersion": "\(schema.version ?? "unnamed")", "sync": "\(sync?.clientID ?? "off")",
-        ])
+        instrumentation.logger.info(
+            "opened store",
+            metadata: [
+                "store": "\(logName)", "schemaVersion": "\(schema.version ?? "unnamed")",
+                "sync": "\(sync?.clientID ?? "off")",
+            ])
         await recordDeclarationOnOpen()
     }
 
@@ -39,7 +44,9 @@ extension Store {
     /// schema it does not hold and names the one it does. A store that holds none (new, or empty)
     /// is `StrataError.Code.notAStore` — note that for a file backend, asking about a path with
     /// no file creates an empty store there; check that the file exists first.
-    public static func storedShape(at url: String, registry: BackendRegistry = .shared) async throws -> SchemaDescription {
+    public static func storedShape(at url: String, registry: BackendRegistry = .shared) async throws
+        -> SchemaDescription
+    {
         let location = try StoreLocation(url)
         return try await storedShape(of: url) { try await registry.open(location, schema: $0) }
     }
@@ -49,7 +56,9 @@ extension Store {
     public static func storedShape(
         of name: String, opening: @Sendable (Schema) async throws -> any StorageBackend
     ) async throws -> SchemaDescription {
-        var probe = try Schema(entities: [EntityDescription(name: "StrataSchemaProbe\(UUID().uuidString.prefix(8))", idKind: .uuid)])
+        var probe = try Schema(entities: [
+            EntityDescription(name: "StrataSchemaProbe\(UUID().uuidString.prefix(8))", idKind: .uuid)
+        ])
         probe.recordsDeclaration = false
         do {
             let backend = try await opening(probe)
@@ -66,19 +75,26 @@ extension Store {
     /// shape — so delete rules, defaults and validation rules apply — else the bare stored shape
     /// (nullify delete rules, no validation; see `SchemaDescription.schema()`). Opening this way
     /// records nothing.
-    public static func openWithStoredSchema(_ url: String, registry: BackendRegistry = .shared, sync: SyncConfiguration? = nil) async throws -> Store {
+    public static func openWithStoredSchema(
+        _ url: String, registry: BackendRegistry = .shared, sync: SyncConfiguration? = nil
+    ) async throws -> Store {
         let location = try StoreLocation(url)
-        return try await openWithStoredSchema(location: location, sync: sync) { try await registry.open(location, schema: $0) }
+        return try await openWithStoredSchema(location: location, sync: sync) {
+            try await registry.open(location, schema: $0)
+        }
     }
 
     /// `openWithStoredSchema(_:registry:sync:)` for a backend opened by other means; `opening`
     /// is called with the schemas to try.
     public static func openWithStoredSchema(
-        location: StoreLocation?, sync: SyncConfiguration? = nil, opening: @Sendable (Schema) async throws -> any StorageBackend
+        location: StoreLocation?, sync: SyncConfiguration? = nil,
+        opening: @Sendable (Schema) async throws -> any StorageBackend
     ) async throws -> Store {
         let stored = try await storedShape(of: location?.description ?? "the store", opening: opening)
         let store = Store(backend: try await opening(try stored.schema()), location: location, sync: sync)
-        guard let declared = await store.matchingDeclaration(), let schema = try? declared.schema() else { return store }
+        guard let declared = await store.matchingDeclaration(), let schema = try? declared.schema() else {
+            return store
+        }
         try await store.close()
         return Store(backend: try await opening(schema), location: location, sync: sync)
     }

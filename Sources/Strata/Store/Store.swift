@@ -32,7 +32,8 @@ public final class Store: Sendable {
     ) async throws -> Store {
         let location = try StoreLocation(url)
         let backend = try await registry.open(location, schema: schema)
-        let store = Store(backend: backend, location: location, sync: sync, participants: [], instrumentation: instrumentation)
+        let store = Store(
+            backend: backend, location: location, sync: sync, participants: [], instrumentation: instrumentation)
         await store.opened()
         return store
     }
@@ -45,13 +46,15 @@ public final class Store: Sendable {
 
     /// Wraps a backend opened by other means (a custom backend, a test).
     public convenience init(
-        backend: any StorageBackend, location: StoreLocation? = nil, sync: SyncConfiguration? = nil, instrumentation: StoreInstrumentation = .standard
+        backend: any StorageBackend, location: StoreLocation? = nil, sync: SyncConfiguration? = nil,
+        instrumentation: StoreInstrumentation = .standard
     ) {
         self.init(backend: backend, location: location, sync: sync, participants: [], instrumentation: instrumentation)
     }
 
     init(
-        backend: any StorageBackend, location: StoreLocation?, sync: SyncConfiguration?, participants: [any CommitParticipant],
+        backend: any StorageBackend, location: StoreLocation?, sync: SyncConfiguration?,
+        participants: [any CommitParticipant],
         instrumentation: StoreInstrumentation = .standard
     ) {
         self.instrumentation = instrumentation
@@ -67,12 +70,16 @@ public final class Store: Sendable {
     /// The same store with sync configured as given (`nil` turns the outbox off for saves made
     /// through the returned store).
     public func withSync(_ configuration: SyncConfiguration?) -> Store {
-        Store(backend: backend, location: location, sync: configuration, participants: extraParticipants, instrumentation: instrumentation)
+        Store(
+            backend: backend, location: location, sync: configuration, participants: extraParticipants,
+            instrumentation: instrumentation)
     }
 
     /// The same store with one more participant in every local save.
     package func adding(_ participant: any CommitParticipant) -> Store {
-        Store(backend: backend, location: location, sync: sync, participants: extraParticipants + [participant], instrumentation: instrumentation)
+        Store(
+            backend: backend, location: location, sync: sync, participants: extraParticipants + [participant],
+            instrumentation: instrumentation)
     }
 
     /// The typed repository for one model.
@@ -100,7 +107,8 @@ public final class Store: Sendable {
     public func save<T: Sendable>(
         author: String? = nil, contextName: String? = nil, _ body: @escaping @Sendable (StoreTransaction) throws -> T
     ) async throws -> (value: T, token: HistoryToken?) {
-        try await commit(author: author, contextName: contextName, participants: localSaveParticipants) { session, _, commit in
+        try await commit(author: author, contextName: contextName, participants: localSaveParticipants) {
+            session, _, commit in
             let value = try body(StoreTransaction(session: session))
             return (value, try commit().token)
         }
@@ -156,11 +164,14 @@ extension Store {
     /// (`StrataError.Code.unsupportedStore`).
     public func reopen(registry: BackendRegistry = .shared) async throws -> Store {
         guard let location else {
-            throw StrataError(.unsupportedStore, "this store was wrapped around a backend opened by other means: open that backend again")
+            throw StrataError(
+                .unsupportedStore,
+                "this store was wrapped around a backend opened by other means: open that backend again")
         }
         try await close()
         let store = Store(
-            backend: try await registry.open(location, schema: schema), location: location, sync: sync, participants: extraParticipants,
+            backend: try await registry.open(location, schema: schema), location: location, sync: sync,
+            participants: extraParticipants,
             instrumentation: instrumentation)
         await store.opened()
         return store

@@ -28,7 +28,8 @@ public struct StoreInstrumentation: Sendable {
     ///   - metrics: The metrics factory; by default the process's bootstrapped `MetricsSystem`.
     ///   - slowSave: Saves that take longer are logged as warnings.
     public init(
-        logger: Logger = Logger(label: "strata", factory: { _ in SwiftLogNoOpLogHandler() }), metrics: (any MetricsFactory)? = nil,
+        logger: Logger = Logger(label: "strata", factory: { _ in SwiftLogNoOpLogHandler() }),
+        metrics: (any MetricsFactory)? = nil,
         slowSave: Duration = .milliseconds(500)
     ) {
         self.logger = logger
@@ -55,7 +56,8 @@ extension StoreInstrumentation {
     /// What logs say of a failure: its kind (a transport kind, a `StrataError.Code`, or the
     /// error's type), never its message, which may hold values.
     static func kind(of error: any Error) -> String {
-        (error as? SyncTransportError).map { "\($0.kind)" } ?? (error as? StrataError)?.code.rawValue ?? "\(type(of: error))"
+        (error as? SyncTransportError).map { "\($0.kind)" } ?? (error as? StrataError)?.code.rawValue
+            ?? "\(type(of: error))"
     }
 }
 

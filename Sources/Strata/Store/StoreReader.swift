@@ -47,13 +47,16 @@ public class StoreReader {
 
     /// The destinations of a to-many of one record, in relationship order (link order when ordered,
     /// ID order otherwise). Dangling references are skipped.
-    public func related<M: PersistentModel, D: PersistentModel>(_ relationship: ToMany<M, D>, of id: M.ID) throws -> [D] {
+    public func related<M: PersistentModel, D: PersistentModel>(_ relationship: ToMany<M, D>, of id: M.ID) throws -> [D]
+    {
         try related(relationship, of: [id])[id] ?? []
     }
 
     /// The destinations of a to-many for many records at once: one query per relationship rather
     /// than one per record (no N+1).
-    public func related<M: PersistentModel, D: PersistentModel>(_ relationship: ToMany<M, D>, of ids: [M.ID]) throws -> [M.ID: [D]] {
+    public func related<M: PersistentModel, D: PersistentModel>(_ relationship: ToMany<M, D>, of ids: [M.ID]) throws
+        -> [M.ID: [D]]
+    {
         let grouped = try relatedRecords(M.entityName, relationship.name, owners: ids.map(\.recordID))
         var result: [M.ID: [D]] = [:]
         for id in ids { result[id] = try (grouped[id.recordID] ?? []).map(D.init(record:)) }
@@ -61,7 +64,9 @@ public class StoreReader {
     }
 
     /// The destinations of a to-one for many records at once, by destination ID (one query).
-    public func referenced<M: PersistentModel, D: PersistentModel>(_ type: D.Type, by keyPath: KeyPath<M, D.ID?>, of models: [M]) throws -> [D.ID: D] {
+    public func referenced<M: PersistentModel, D: PersistentModel>(
+        _ type: D.Type, by keyPath: KeyPath<M, D.ID?>, of models: [M]
+    ) throws -> [D.ID: D] {
         try self.models(D.self, ids: Array(Set(models.compactMap { $0[keyPath: keyPath] })))
     }
 
@@ -87,15 +92,19 @@ public class StoreReader {
     public func linkLists(of record: Record) throws -> [String: [RecordID]] {
         var lists: [String: [RecordID]] = [:]
         for relationship in try schema.requireEntity(record.entity).relationships where relationship.keepsLinkList {
-            lists[relationship.name] = try transaction.links(record.entity, relationship: relationship.name, from: record.id)
+            lists[relationship.name] = try transaction.links(
+                record.entity, relationship: relationship.name, from: record.id)
         }
         return lists
     }
 
     /// One page of an entity's records in ID order, after `after` (from the first when nil), each
     /// with its link lists: a keyset walk for tools that read a whole store a page at a time.
-    public func page(_ entity: String, after: RecordID?, limit: Int) throws -> [(record: Record, links: [String: [RecordID]])] {
-        let plan = FetchPlan(entity: entity, predicate: after.map { .compare("id", .greater, $0.value, []) }, limit: limit)
+    public func page(_ entity: String, after: RecordID?, limit: Int) throws -> [(
+        record: Record, links: [String: [RecordID]]
+    )] {
+        let plan = FetchPlan(
+            entity: entity, predicate: after.map { .compare("id", .greater, $0.value, []) }, limit: limit)
         return try executor.fetch(plan, in: transaction).map { ($0, try linkLists(of: $0)) }
     }
 
@@ -115,15 +124,20 @@ public class StoreReader {
     }
 
     /// The records a relationship of each owner points at, in relationship order.
-    public func relatedRecords(_ entityName: String, _ relationshipName: String, owners: [RecordID]) throws -> [RecordID: [Record]] {
+    public func relatedRecords(_ entityName: String, _ relationshipName: String, owners: [RecordID]) throws
+        -> [RecordID: [Record]]
+    {
         let entity = try schema.requireEntity(entityName)
         guard let relationship = entity.relationship(relationshipName) else {
-            throw StrataError(.unknownProperty, entity: entityName, property: relationshipName,
-                              "\(relationshipName) is not a relationship of \(entityName)")
+            throw StrataError(
+                .unknownProperty, entity: entityName, property: relationshipName,
+                "\(relationshipName) is not a relationship of \(entityName)")
         }
         var result: [RecordID: [Record]] = [:]
         if relationship.storage == .inverseReference, let inverse = relationship.inverse {
-            for record in try executor.fetch(relationship.destination, where: inverse, in: owners.map(\.value), from: transaction) {
+            for record in try executor.fetch(
+                relationship.destination, where: inverse, in: owners.map(\.value), from: transaction)
+            {
                 if let owner = RecordID(record[inverse]) { result[owner, default: []].append(record) }
             }
             return result

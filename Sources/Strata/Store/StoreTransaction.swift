@@ -45,18 +45,26 @@ public final class StoreTransaction: StoreReader {
     }
 
     /// Adds `destination` to a to-many of `source` (for an ordered one, at the end).
-    public func link<M: PersistentModel, D: PersistentModel>(_ relationship: ToMany<M, D>, from source: M.ID, to destination: D.ID) throws {
+    public func link<M: PersistentModel, D: PersistentModel>(
+        _ relationship: ToMany<M, D>, from source: M.ID, to destination: D.ID
+    ) throws {
         try session.link(RecordKey(entity: M.entityName, id: source.recordID), relationship.name, destination.recordID)
     }
 
     /// Removes `destination` from a to-many of `source`.
-    public func unlink<M: PersistentModel, D: PersistentModel>(_ relationship: ToMany<M, D>, from source: M.ID, to destination: D.ID) throws {
-        try session.unlink(RecordKey(entity: M.entityName, id: source.recordID), relationship.name, destination.recordID)
+    public func unlink<M: PersistentModel, D: PersistentModel>(
+        _ relationship: ToMany<M, D>, from source: M.ID, to destination: D.ID
+    ) throws {
+        try session.unlink(
+            RecordKey(entity: M.entityName, id: source.recordID), relationship.name, destination.recordID)
     }
 
     /// Makes a to-many of `source` hold exactly `destinations`, in this order when it is ordered.
-    public func setRelated<M: PersistentModel, D: PersistentModel>(_ relationship: ToMany<M, D>, of source: M.ID, to destinations: [D.ID]) throws {
-        try session.setRelated(RecordKey(entity: M.entityName, id: source.recordID), relationship.name, destinations.map(\.recordID))
+    public func setRelated<M: PersistentModel, D: PersistentModel>(
+        _ relationship: ToMany<M, D>, of source: M.ID, to destinations: [D.ID]
+    ) throws {
+        try session.setRelated(
+            RecordKey(entity: M.entityName, id: source.recordID), relationship.name, destinations.map(\.recordID))
     }
 
     // MARK: Untyped

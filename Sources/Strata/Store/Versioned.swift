@@ -45,7 +45,8 @@ extension Repository {
         try await store.transaction { transaction in
             let key = RecordKey(entity: Model.entityName, id: model.id.recordID)
             guard let stored = try transaction.session.workingSet.record(key.entity, id: key.id) else {
-                throw StrataError(.notFound, entity: key.entity, recordID: key.id, "cannot update a record that does not exist")
+                throw StrataError(
+                    .notFound, entity: key.entity, recordID: key.id, "cannot update a record that does not exist")
             }
             try Versioned<Model>.check(key, version: stored.version, expected: expectedVersion)
             try transaction.update(model)

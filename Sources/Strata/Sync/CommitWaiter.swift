@@ -46,8 +46,12 @@ public final class WaitCancellation: Sendable {
 /// task's cancellation — whichever comes first.
 package enum CommitWaiter {
     /// Returns true when a commit (or a purge, or a failure worth re-reading for) arrived.
-    package static func wait(on hub: CommitHub, after position: HistoryToken?, until deadline: ContinuousClock.Instant, stop: WaitCancellation?) async -> Bool {
-        let outcome = Mutex<(done: Bool, woken: Bool, continuation: CheckedContinuation<Bool, Never>?)>((false, false, nil))
+    package static func wait(
+        on hub: CommitHub, after position: HistoryToken?, until deadline: ContinuousClock.Instant,
+        stop: WaitCancellation?
+    ) async -> Bool {
+        let outcome = Mutex<(done: Bool, woken: Bool, continuation: CheckedContinuation<Bool, Never>?)>(
+            (false, false, nil))
         @Sendable func finish(_ woken: Bool) {
             let continuation = outcome.withLock { state -> CheckedContinuation<Bool, Never>? in
                 guard !state.done else { return nil }

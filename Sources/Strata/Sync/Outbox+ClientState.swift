@@ -6,7 +6,12 @@ extension Outbox {
     /// A record's key as a metadata key suffix: entity, separator, ID kind, ID (so `1` the
     /// string and `1` the integer never meet).
     package static func recordSuffix(_ key: RecordKey) -> String {
-        let kind = switch key.id { case .uuid: "u"; case .string: "s"; case .int: "i" }
+        let kind =
+            switch key.id {
+            case .uuid: "u"
+            case .string: "s"
+            case .int: "i"
+            }
         return key.entity + "\u{1F}" + kind + key.id.description
     }
 

@@ -8,8 +8,10 @@ extension Outbox {
         writer.unsigned(UInt64(mutations.count))
         for mutation in mutations {
             writeHeader(
-                clientID: mutation.id.clientID, sequence: mutation.id.sequence, kind: mutation.kind == .put ? (mutation.isInsert ? 2 : 1) : 0,
-                entity: mutation.entity, id: mutation.recordID, base: mutation.baseServerVersion, timestamp: mutation.timestamp, &writer)
+                clientID: mutation.id.clientID, sequence: mutation.id.sequence,
+                kind: mutation.kind == .put ? (mutation.isInsert ? 2 : 1) : 0,
+                entity: mutation.entity, id: mutation.recordID, base: mutation.baseServerVersion,
+                timestamp: mutation.timestamp, &writer)
             writer.unsigned(UInt64(mutation.values.count))
             for (name, value) in mutation.values.sorted(by: { $0.key < $1.key }) {
                 writer.string(name)
@@ -23,7 +25,9 @@ extension Outbox {
 
     static func decode(_ bytes: [UInt8]) throws -> [SyncMutation] {
         var reader = BinaryReader(bytes)
-        guard try reader.byte() == formatVersion else { throw StrataError(.incompatibleStore, "outbox entry has an unknown format version") }
+        guard try reader.byte() == formatVersion else {
+            throw StrataError(.incompatibleStore, "outbox entry has an unknown format version")
+        }
         let count = try reader.count()
         var mutations: [SyncMutation] = []
         mutations.reserveCapacity(count)
@@ -44,9 +48,11 @@ extension Outbox {
                 for _ in 0..<3 { lists.append(try (0..<reader.count()).map { _ in try reader.recordID() }) }
                 links[name] = LinkDelta(added: lists[0], removed: lists[1], order: lists[2])
             }
-            mutations.append(SyncMutation(
-                id: id, kind: kindByte == 0 ? .delete : .put, entity: entity, recordID: recordID, isInsert: kindByte == 2,
-                values: values, links: links, baseServerVersion: base, timestamp: timestamp))
+            mutations.append(
+                SyncMutation(
+                    id: id, kind: kindByte == 0 ? .delete : .put, entity: entity, recordID: recordID,
+                    isInsert: kindByte == 2,
+                    values: values, links: links, baseServerVersion: base, timestamp: timestamp))
         }
         return mutations
     }

@@ -34,20 +34,24 @@ package enum Outbox {
 
     /// Appends the mutations of a committed save: its changes with the records as written (`nil`
     /// for a delete); link deltas come from the working set's link lists.
-    static func append(_ commit: CommitInProgress, to writer: any StorageWriteTransaction, configuration: SyncConfiguration) throws {
+    static func append(
+        _ commit: CommitInProgress, to writer: any StorageWriteTransaction, configuration: SyncConfiguration
+    ) throws {
         let schema = writer.schema
         let workingSet = commit.workingSet
         // An update that only touched the inverse side of a many-to-many travels with the owning
         // side's mutation; on its own it would be an empty put.
-        let items = Array(zip(commit.changes, commit.records).lazy.map { (change: $0, record: $1) }.filter { item in
-            guard item.change.kind == .update, let entity = schema.entity(item.change.entity) else { return true }
-            return item.change.changedProperties.contains { name in
-                entity.isStoredProperty(name) || entity.relationship(name).map { $0.keepsLinkList } ?? false
-            }
-        })
+        let items = Array(
+            zip(commit.changes, commit.records).lazy.map { (change: $0, record: $1) }.filter { item in
+                guard item.change.kind == .update, let entity = schema.entity(item.change.entity) else { return true }
+                return item.change.changedProperties.contains { name in
+                    entity.isStoredProperty(name) || entity.relationship(name).map { $0.keepsLinkList } ?? false
+                }
+            })
         guard !items.isEmpty else { return }
         var state = try State.read(writer)
-        let timestamp = HybridTimestamp.next(after: state.clock, now: configuration.clock(), node: configuration.clientID)
+        let timestamp = HybridTimestamp.next(
+            after: state.clock, now: configuration.clock(), node: configuration.clientID)
         let first = state.sequence + 1
         // Written straight from the records: building `SyncMutation` values first would cost as
         // much as the save itself on large saves.
@@ -63,7 +67,8 @@ package enum Outbox {
             let entity = schema.entity(change.entity)
             let isPut = record != nil && change.kind != .delete && entity != nil
             writeHeader(
-                clientID: configuration.clientID, sequence: state.sequence, kind: isPut ? (change.kind == .insert ? 2 : 1) : 0,
+                clientID: configuration.clientID, sequence: state.sequence,
+                kind: isPut ? (change.kind == .insert ? 2 : 1) : 0,
                 entity: change.entity, id: change.id, base: base, timestamp: timestamp, &bytes)
             guard isPut, let record, let entity else {
                 bytes.unsigned(0)
@@ -87,7 +92,8 @@ package enum Outbox {
                 let original = workingSet.linkEntries[listKey]?.original ?? []
                 let current = try workingSet.links(change.entity, relationship: relationship.name, from: change.id)
                 let delta = MembershipDelta(from: original, to: current)
-                writeLinks(relationship.name, LinkDelta(added: delta.added, removed: delta.removed, order: current), &bytes)
+                writeLinks(
+                    relationship.name, LinkDelta(added: delta.added, removed: delta.removed, order: current), &bytes)
             }
         }
         try writer.setMetadata(entryKey(first), bytes.bytes)
@@ -97,7 +103,8 @@ package enum Outbox {
     }
 
     static func writeHeader(
-        clientID: String, sequence: UInt64, kind: UInt8, entity: String, id: RecordID, base: Int64?, timestamp: HybridTimestamp,
+        clientID: String, sequence: UInt64, kind: UInt8, entity: String, id: RecordID, base: Int64?,
+        timestamp: HybridTimestamp,
         _ writer: inout BinaryWriter
     ) {
         writer.string(clientID)
@@ -192,7 +199,9 @@ package enum Outbox {
     }
 
     /// Appends mutations made by the sync engine itself (a record the client's policy kept, sent whole).
-    static func appendRaw(_ build: (UInt64) -> [SyncMutation], in writer: any StorageWriteTransaction) throws -> [SyncMutation] {
+    static func appendRaw(_ build: (UInt64) -> [SyncMutation], in writer: any StorageWriteTransaction) throws
+        -> [SyncMutation]
+    {
         var state = try State.read(writer)
         let mutations = build(state.sequence + 1)
         guard !mutations.isEmpty else { return [] }

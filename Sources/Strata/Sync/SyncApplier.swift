@@ -49,7 +49,9 @@ struct SyncApplier {
         conflicts += 1
         let key = change.key
         let local = try workingSet.record(key.entity, id: key.id)
-        let server = change.values.map { Record(entity: key.entity, id: key.id, version: change.serverVersion, values: $0) }
+        let server = change.values.map {
+            Record(entity: key.entity, id: key.id, version: change.serverVersion, values: $0)
+        }
         var pendingProperties: Set<String> = []
         for mutation in pending where mutation.kind == .put {
             pendingProperties.formUnion(mutation.values.keys)
@@ -65,9 +67,11 @@ struct SyncApplier {
         case .lastWriterWins:
             decision = (localTimestamp.map { $0 > change.timestamp } ?? false) ? .clientWins : .serverWins
         case .custom(let decide):
-            decision = decide(SyncConflict(
-                entity: key.entity, id: key.id, local: local, server: server, pendingProperties: pendingProperties.sorted(),
-                localTimestamp: localTimestamp, serverTimestamp: change.timestamp))
+            decision = decide(
+                SyncConflict(
+                    entity: key.entity, id: key.id, local: local, server: server,
+                    pendingProperties: pendingProperties.sorted(),
+                    localTimestamp: localTimestamp, serverTimestamp: change.timestamp))
         }
         try Outbox.setServerVersion(key, change.isTombstone ? nil : change.serverVersion, in: writer)
         switch decision {
@@ -92,7 +96,8 @@ struct SyncApplier {
             var links = change.links
             for mutation in pending where mutation.kind == .put {
                 for (name, delta) in mutation.links {
-                    links[name] = MembershipDelta(added: delta.added, removed: delta.removed).applied(to: links[name] ?? [])
+                    links[name] = MembershipDelta(added: delta.added, removed: delta.removed).applied(
+                        to: links[name] ?? [])
                 }
             }
             try stage(key, merged, links: links)
@@ -106,11 +111,15 @@ struct SyncApplier {
     /// Sets the deferred link lists, now that every record of the batch is staged.
     mutating func finishLinks() throws {
         for (key, links) in linkPasses {
-            guard try workingSet.record(key.entity, id: key.id) != nil, let entity = workingSet.schema.entity(key.entity) else { continue }
+            guard try workingSet.record(key.entity, id: key.id) != nil,
+                let entity = workingSet.schema.entity(key.entity)
+            else { continue }
             for (name, targets) in links.sorted(by: { $0.key < $1.key }) {
                 guard let relationship = entity.relationship(name), relationship.keepsLinkList else { continue }
                 let present = try workingSet.existing(targets, of: relationship.destination)
-                if let owner = try workingSet.record(key.entity, id: key.id), try workingSet.relatedIDs(of: owner, relationship) != present {
+                if let owner = try workingSet.record(key.entity, id: key.id),
+                    try workingSet.relatedIDs(of: owner, relationship) != present
+                {
                     try session.setRelated(key, name, present)
                 }
             }
@@ -123,10 +132,12 @@ struct SyncApplier {
     func finishOutbox() throws {
         try Outbox.remove(superseded, in: writer)
         guard !wholePuts.isEmpty else { return }
-        let timestamp = HybridTimestamp.next(after: try Outbox.clock(in: writer), now: configuration.clock(), node: configuration.clientID)
+        let timestamp = HybridTimestamp.next(
+            after: try Outbox.clock(in: writer), now: configuration.clock(), node: configuration.clientID)
         var puts: [(RecordKey, Record, [String: LinkDelta])] = []
         for (key, serverLinks) in wholePuts {
-            guard let record = try writer.record(key.entity, id: key.id), let entity = writer.schema.entity(key.entity) else { continue }
+            guard let record = try writer.record(key.entity, id: key.id), let entity = writer.schema.entity(key.entity)
+            else { continue }
             var links: [String: LinkDelta] = [:]
             for relationship in entity.relationships where relationship.keepsLinkList {
                 // Sent whole: every local member, and removal of what only the server has.
@@ -139,12 +150,15 @@ struct SyncApplier {
             puts.append((key, Record(entity: key.entity, id: key.id, values: values), links))
         }
         let base = try puts.map { try Outbox.serverVersion($0.0, in: writer) }
-        _ = try Outbox.appendRaw({ first in
-            puts.enumerated().map { index, put in
-                SyncMutation(
-                    id: MutationID(clientID: configuration.clientID, sequence: first + UInt64(index)), kind: .put, entity: put.0.entity,
-                    recordID: put.0.id, isInsert: true, values: put.1.values, links: put.2, baseServerVersion: base[index], timestamp: timestamp)
-            }
-        }, in: writer)
+        _ = try Outbox.appendRaw(
+            { first in
+                puts.enumerated().map { index, put in
+                    SyncMutation(
+                        id: MutationID(clientID: configuration.clientID, sequence: first + UInt64(index)), kind: .put,
+                        entity: put.0.entity,
+                        recordID: put.0.id, isInsert: true, values: put.1.values, links: put.2,
+                        baseServerVersion: base[index], timestamp: timestamp)
+                }
+            }, in: writer)
     }
 }

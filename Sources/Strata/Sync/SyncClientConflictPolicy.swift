@@ -120,7 +120,10 @@ public struct RetryPolicy: Sendable, Hashable {
     public var interval: Duration
 
     /// A retry policy; `interval` is how often the background loop syncs when all is well.
-    public init(initialDelay: Duration = .milliseconds(250), maximumDelay: Duration = .seconds(30), jitter: Double = 0.5, interval: Duration = .seconds(5)) {
+    public init(
+        initialDelay: Duration = .milliseconds(250), maximumDelay: Duration = .seconds(30), jitter: Double = 0.5,
+        interval: Duration = .seconds(5)
+    ) {
         self.initialDelay = initialDelay
         self.maximumDelay = maximumDelay
         self.jitter = min(max(jitter, 0), 1)

@@ -11,11 +11,14 @@ extension SyncEngine {
             total += try await resetFromSnapshot()
         }
         var resets = 0
-        var waitMillis = options.pullWait.map { Int($0.components.seconds * 1000 + $0.components.attoseconds / 1_000_000_000_000_000) }
+        var waitMillis = options.pullWait.map {
+            Int($0.components.seconds * 1000 + $0.components.attoseconds / 1_000_000_000_000_000)
+        }
         while true {
             let cursor = try await store.backend.read { try Outbox.cursor(in: $0) }
             let request = PullRequest(
-                clientID: configuration.clientID, cursor: cursor, limit: limit, schemaVersion: store.schema.version, waitMillis: waitMillis)
+                clientID: configuration.clientID, cursor: cursor, limit: limit, schemaVersion: store.schema.version,
+                waitMillis: waitMillis)
             // Only the first request of a drain waits: once changes flow, the rest follow at once.
             waitMillis = nil
             let response: PullResponse
@@ -24,7 +27,7 @@ extension SyncEngine {
                     attempts += 1
                     return try await remote.pull(request)
                 }
-            } catch where Self.requiresReset(error) {
+            } catch  where Self.requiresReset(error) {
                 // A second reset in one drain means the server cannot serve even a fresh
                 // snapshot's cursor: stop rather than loop.
                 resets += 1
@@ -33,18 +36,22 @@ extension SyncEngine {
                 continue
             }
             // Applying a peer's changes takes no participants: the outbox must not echo them.
-            let found = try await store.commit(author: nil, contextName: "sync", participants: []) { session, transaction, commit -> Int in
+            let found = try await store.commit(author: nil, contextName: "sync", participants: []) {
+                session, transaction, commit -> Int in
                 // Another pull may have moved the cursor meanwhile; apply only from where we asked.
                 guard try Outbox.cursor(in: transaction) == cursor else { return 0 }
                 var applier = SyncApplier(session: session, writer: transaction, configuration: configuration)
                 var pending: [RecordKey: [SyncMutation]] = [:]
                 if try Outbox.pendingCount(in: transaction) > 0 {
-                    for mutation in try Outbox.mutations(in: transaction) { pending[mutation.key, default: []].append(mutation) }
+                    for mutation in try Outbox.mutations(in: transaction) {
+                        pending[mutation.key, default: []].append(mutation)
+                    }
                 }
                 try Outbox.observe(response.changes.map(\.timestamp), in: transaction)
                 for change in response.changes {
                     if let mine = pending[change.key], !mine.isEmpty {
-                        try applier.resolve(change, pending: mine, policy: options.policies[change.entity] ?? options.defaultPolicy)
+                        try applier.resolve(
+                            change, pending: mine, policy: options.policies[change.entity] ?? options.defaultPolicy)
                     } else {
                         try applier.applyServerState(change)
                     }

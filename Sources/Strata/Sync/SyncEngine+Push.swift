@@ -16,7 +16,8 @@ extension SyncEngine {
             publish()
             let response: PushResponse
             do {
-                let request = PushRequest(clientID: configuration.clientID, mutations: batch, schemaVersion: store.schema.version)
+                let request = PushRequest(
+                    clientID: configuration.clientID, mutations: batch, schemaVersion: store.schema.version)
                 response = try await call {
                     attempts += 1
                     return try await remote.push(request)
@@ -31,7 +32,9 @@ extension SyncEngine {
                 throw error
             }
             let byID = Dictionary(batch.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
-            let newRejections: [SyncRejection] = try await store.commit(author: nil, contextName: "sync", participants: []) { session, transaction, commit in
+            let newRejections: [SyncRejection] = try await store.commit(
+                author: nil, contextName: "sync", participants: []
+            ) { session, transaction, commit in
                 var applier = SyncApplier(session: session, writer: transaction, configuration: configuration)
                 var acknowledged: Set<MutationID> = []
                 var rejections: [SyncRejection] = []
@@ -46,7 +49,9 @@ extension SyncEngine {
                             try Outbox.setServerVersion(mutation.key, version, in: transaction)
                         }
                     case .rejected:
-                        rejections.append(SyncRejection(mutation: mutation, code: result.code ?? "rejected", reason: result.reason ?? ""))
+                        rejections.append(
+                            SyncRejection(
+                                mutation: mutation, code: result.code ?? "rejected", reason: result.reason ?? ""))
                         if let current = result.current { try applier.applyServerState(current) }
                     }
                 }
@@ -60,7 +65,9 @@ extension SyncEngine {
             total += response.results.count
             status.inFlight = 0
             // A server that acknowledges nothing would loop forever: stop and let the caller retry.
-            if response.results.isEmpty { throw SyncTransportError("the server acknowledged none of \(batch.count) mutations") }
+            if response.results.isEmpty {
+                throw SyncTransportError("the server acknowledged none of \(batch.count) mutations")
+            }
         }
         return (total, rejectedCount)
     }

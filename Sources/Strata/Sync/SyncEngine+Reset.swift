@@ -15,20 +15,25 @@ extension SyncEngine {
         let (configuration, options, executor) = (configuration, options, store.executor)
         var applied = 0
         while true {
-            let state = try await store.backend.read { try ResetState.read($0) } ?? ResetState(position: nil, cursor: nil)
+            let state =
+                try await store.backend.read { try ResetState.read($0) } ?? ResetState(position: nil, cursor: nil)
             let request = SnapshotRequest(
-                clientID: configuration.clientID, position: state.position, limit: options.pullLimit, schemaVersion: store.schema.version)
+                clientID: configuration.clientID, position: state.position, limit: options.pullLimit,
+                schemaVersion: store.schema.version)
             let page = try await call {
                 attempts += 1
                 return try await remote.snapshot(request)
             }
-            let finished = try await store.commit(author: nil, contextName: "sync", participants: []) { session, transaction, commit -> Bool in
+            let finished = try await store.commit(author: nil, contextName: "sync", participants: []) {
+                session, transaction, commit -> Bool in
                 // Another run may have applied this page meanwhile.
                 guard try ResetState.read(transaction)?.position == state.position else { return false }
                 var applier = SyncApplier(session: session, writer: transaction, configuration: configuration)
                 var pending: [RecordKey: [SyncMutation]] = [:]
                 if try Outbox.pendingCount(in: transaction) > 0 {
-                    for mutation in try Outbox.mutations(in: transaction) { pending[mutation.key, default: []].append(mutation) }
+                    for mutation in try Outbox.mutations(in: transaction) {
+                        pending[mutation.key, default: []].append(mutation)
+                    }
                 }
                 // What this page's range holds locally, before anything is staged.
                 var range: [FilterExpression] = []
@@ -36,20 +41,23 @@ extension SyncEngine {
                     range.append(.compare("id", .greater, after.value, []))
                 }
                 if let through = page.through { range.append(.compare("id", .lessOrEqual, through.value, [])) }
-                let local = try executor.fetch(FetchPlan(entity: page.entity, predicate: range.isEmpty ? nil : .and(range)), in: transaction)
+                let local = try executor.fetch(
+                    FetchPlan(entity: page.entity, predicate: range.isEmpty ? nil : .and(range)), in: transaction)
                 let kept = Set(page.records.map(\.recordID))
                 try Outbox.observe(page.records.map(\.timestamp), in: transaction)
                 for change in page.records {
                     if let mine = pending[change.key], !mine.isEmpty {
-                        try applier.resolve(change, pending: mine, policy: options.policies[change.entity] ?? options.defaultPolicy)
+                        try applier.resolve(
+                            change, pending: mine, policy: options.policies[change.entity] ?? options.defaultPolicy)
                     } else {
                         try applier.applyServerState(change)
                     }
                 }
                 for record in local where !kept.contains(record.id) && pending[record.key] == nil {
-                    try applier.applyServerState(RemoteChange(
-                        entity: record.entity, recordID: record.id, values: nil, links: [:], serverVersion: 0,
-                        timestamp: HybridTimestamp(millis: 0, node: "server"), origin: nil))
+                    try applier.applyServerState(
+                        RemoteChange(
+                            entity: record.entity, recordID: record.id, values: nil, links: [:], serverVersion: 0,
+                            timestamp: HybridTimestamp(millis: 0, node: "server"), origin: nil))
                 }
                 try applier.finishLinks()
                 _ = try commit()
@@ -86,7 +94,8 @@ package struct ResetState: Equatable {
         var state = ResetState()
         if try reader.byte() == 1 {
             let entity = try reader.string()
-            state.position = SnapshotPosition(entity: entity, after: try reader.byte() == 1 ? try reader.recordID() : nil)
+            state.position = SnapshotPosition(
+                entity: entity, after: try reader.byte() == 1 ? try reader.recordID() : nil)
         }
         if try reader.byte() == 1 {
             let value = try reader.signed()

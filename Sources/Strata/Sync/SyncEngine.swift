@@ -112,7 +112,9 @@ public actor SyncEngine {
     /// Reads the outbox size and cursor into `status`.
     @discardableResult
     public func refreshStatus() async throws -> SyncStatus {
-        let (pending, cursor) = try await store.backend.read { (try Outbox.pendingCount(in: $0), try Outbox.cursor(in: $0)) }
+        let (pending, cursor) = try await store.backend.read {
+            (try Outbox.pendingCount(in: $0), try Outbox.cursor(in: $0))
+        }
         status.pendingCount = pending
         status.lastSyncedCursor = cursor
         publish()

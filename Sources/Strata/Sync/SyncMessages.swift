@@ -16,7 +16,9 @@ public struct MutationID: Sendable, Hashable, Codable, Comparable, CustomStringC
         self.sequence = sequence
     }
 
-    public static func < (lhs: MutationID, rhs: MutationID) -> Bool { (lhs.clientID, lhs.sequence) < (rhs.clientID, rhs.sequence) }
+    public static func < (lhs: MutationID, rhs: MutationID) -> Bool {
+        (lhs.clientID, lhs.sequence) < (rhs.clientID, rhs.sequence)
+    }
     public var description: String { "\(clientID)#\(sequence)" }
 }
 
@@ -69,7 +71,8 @@ public struct SyncMutation: Sendable, Hashable, Codable {
 
     /// A mutation.
     public init(
-        id: MutationID, kind: Kind, entity: String, recordID: RecordID, isInsert: Bool = false, values: [String: Value] = [:],
+        id: MutationID, kind: Kind, entity: String, recordID: RecordID, isInsert: Bool = false,
+        values: [String: Value] = [:],
         links: [String: LinkDelta] = [:], baseServerVersion: Int64? = nil, timestamp: HybridTimestamp
     ) {
         self.id = id
@@ -222,7 +225,9 @@ public struct PullRequest: Sendable, Hashable, Codable {
     public var waitMillis: Int?
 
     /// A pull after `cursor`.
-    public init(clientID: String, cursor: SyncCursor?, limit: Int = 1_000, schemaVersion: String? = nil, waitMillis: Int? = nil) {
+    public init(
+        clientID: String, cursor: SyncCursor?, limit: Int = 1_000, schemaVersion: String? = nil, waitMillis: Int? = nil
+    ) {
         self.clientID = clientID
         self.cursor = cursor
         self.limit = limit

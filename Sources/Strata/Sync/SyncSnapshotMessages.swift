@@ -58,7 +58,9 @@ public struct SnapshotResponse: Sendable, Hashable, Codable {
     public var cursor: SyncCursor?
 
     /// A page of a snapshot.
-    public init(entity: String, records: [RemoteChange], through: RecordID?, next: SnapshotPosition?, cursor: SyncCursor?) {
+    public init(
+        entity: String, records: [RemoteChange], through: RecordID?, next: SnapshotPosition?, cursor: SyncCursor?
+    ) {
         self.entity = entity
         self.records = records
         self.through = through

@@ -33,7 +33,10 @@ public enum SyncWire {
         public var body: [UInt8]
 
         /// A request.
-        public init(method: String, path: String, query: [String: String] = [:], headers: [String: String] = [:], body: [UInt8] = []) {
+        public init(
+            method: String, path: String, query: [String: String] = [:], headers: [String: String] = [:],
+            body: [UInt8] = []
+        ) {
             self.method = method
             self.path = path
             self.query = query
@@ -125,8 +128,12 @@ public enum SyncWire {
 
     package static func pullRequest(_ query: [String: String]) throws -> PullRequest {
         let version = try integer(query, "v") ?? 0
-        guard version == PullRequest.currentVersion else { throw versionError("pull", version, PullRequest.currentVersion) }
-        guard let client = query["client"], !client.isEmpty else { throw StrataError(.invalidQuery, "pull: `client` is required") }
+        guard version == PullRequest.currentVersion else {
+            throw versionError("pull", version, PullRequest.currentVersion)
+        }
+        guard let client = query["client"], !client.isEmpty else {
+            throw StrataError(.invalidQuery, "pull: `client` is required")
+        }
         // A cursor is a history token the server handed out: 0 (before everything) or more. A
         // negative one, like a negative limit or wait, is malformed — never "from the start".
         let cursor = try integer(query, "cursor", atLeast: 0).map { SyncCursor(Int64($0), epoch: query["epoch"]) }
@@ -148,13 +155,19 @@ public enum SyncWire {
 
     package static func snapshotRequest(_ query: [String: String]) throws -> SnapshotRequest {
         let version = try integer(query, "v") ?? 0
-        guard version == SnapshotRequest.currentVersion else { throw versionError("snapshot", version, SnapshotRequest.currentVersion) }
-        guard let client = query["client"], !client.isEmpty else { throw StrataError(.invalidQuery, "snapshot: `client` is required") }
+        guard version == SnapshotRequest.currentVersion else {
+            throw versionError("snapshot", version, SnapshotRequest.currentVersion)
+        }
+        guard let client = query["client"], !client.isEmpty else {
+            throw StrataError(.invalidQuery, "snapshot: `client` is required")
+        }
         var position: SnapshotPosition?
         if let entity = query["entity"] {
             var after: RecordID?
             if let text = query["after"] {
-                guard let id = decodeID(text) else { throw StrataError(.invalidQuery, "snapshot: `after` is not a record ID") }
+                guard let id = decodeID(text) else {
+                    throw StrataError(.invalidQuery, "snapshot: `after` is not a record ID")
+                }
                 after = id
             }
             position = SnapshotPosition(entity: entity, after: after)
@@ -167,12 +180,18 @@ public enum SyncWire {
     private static func integer(_ query: [String: String], _ name: String, atLeast minimum: Int? = nil) throws -> Int? {
         guard let text = query[name] else { return nil }
         guard let value = Int(text) else { throw StrataError(.invalidQuery, "`\(name)` is not an integer") }
-        if let minimum, value < minimum { throw StrataError(.invalidQuery, "`\(name)` may not be less than "
-            + "\(minimum)") }
+        if let minimum, value < minimum {
+            throw StrataError(
+                .invalidQuery,
+                "`\(name)` may not be less than "
+                    + "\(minimum)")
+        }
         return value
     }
 
     package static func versionError(_ message: String, _ version: Int, _ supported: Int) -> StrataError {
-        StrataError(.unsupportedStore, "\(message) format version \(version) is not supported (this server speaks \(supported))")
+        StrataError(
+            .unsupportedStore, "\(message) format version \(version) is not supported (this server speaks \(supported))"
+        )
     }
 }

@@ -26,7 +26,9 @@ public struct SyncWireClient: Sendable {
         } catch {
             throw StrataError(.storageFailure, underlying: error, "a push could not be encoded: \(error)")
         }
-        return try await exchange(SyncWire.Request(method: "POST", path: SyncWire.pushPath, headers: ["content-type": "application/json"], body: body))
+        return try await exchange(
+            SyncWire.Request(
+                method: "POST", path: SyncWire.pushPath, headers: ["content-type": "application/json"], body: body))
     }
 
     /// Pulls changes.
@@ -54,7 +56,8 @@ public struct SyncWireClient: Sendable {
             return try JSONDecoder().decode(T.self, from: Data(response.body))
         } catch {
             // A proxy's page, a truncated body, or a newer server's message.
-            throw SyncTransportError(.serverError, "the server's answer is not a sync message of this version", status: 200)
+            throw SyncTransportError(
+                .serverError, "the server's answer is not a sync message of this version", status: 200)
         }
     }
 
@@ -62,7 +65,9 @@ public struct SyncWireClient: Sendable {
     public static func classify(_ response: SyncWire.Response) -> SyncTransportError {
         let failure = try? JSONDecoder().decode(SyncWire.Failure.self, from: Data(response.body))
         let message = failure?.message ?? "the server answered \(response.status)"
-        let retryAfter = response.headers["retry-after"].flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }.map { Duration.seconds($0) }
+        let retryAfter = response.headers["retry-after"].flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }.map {
+            Duration.seconds($0)
+        }
         let kind: SyncTransportError.Kind
         switch response.status {
         case 400, 404, 405: kind = .badRequest

@@ -9,13 +9,15 @@ enum AggregateChecks {
         ConformanceCheck(.aggregates, "countSumAverageMinMaxOverAFilter") { c in
             let (store, data) = try await c.seeded()
             let people = store.repository(Person.self)
-            let (count, ages, averageAge, youngest, oldest) = try await people.aggregate(.count, .sum(\.age), .average(\.age), .min(\.age), .max(\.age))
+            let (count, ages, averageAge, youngest, oldest) = try await people.aggregate(
+                .count, .sum(\.age), .average(\.age), .min(\.age), .max(\.age))
             try expectEqual(count, 4)
             try expectEqual(ages, 107, "34 + 28 + 45; Clara has no age")
             try expectEqual(averageAge, 107.0 / 3.0, "the average of the three ages, not of four records")
             try expectEqual(youngest, 28)
             try expectEqual(oldest, 45)
-            let (rated, ratings, low, high) = try await people.aggregate(.count, .sum(\.rating), .min(\.rating), .max(\.rating), where: \.address.city == "Lisbon")
+            let (rated, ratings, low, high) = try await people.aggregate(
+                .count, .sum(\.rating), .min(\.rating), .max(\.rating), where: \.address.city == "Lisbon")
             try expectEqual(rated, 2, "Ana and Dário live in Lisbon")
             try expectEqual(ratings, 9.0)
             try expectEqual(low, 4.5)
@@ -24,19 +26,24 @@ enum AggregateChecks {
             try expectEqual(try await trips.min(\.start), data.lisbonSpring.start, "dates compare as dates")
             try expectEqual(try await trips.max(\.start), data.lisbonWinter.start)
             try expectEqual(try await trips.sum(\.budget, where: \.traveller == data.ana.id), 2000.0)
-            try expectEqual(try await trips.average(\.budget, where: \.isFavorite == true), 1200.0, "Bruno's favourite has no budget")
+            try expectEqual(
+                try await trips.average(\.budget, where: \.isFavorite == true), 1200.0,
+                "Bruno's favourite has no budget")
             try expectEqual(try await people.min(\.name), "Ana")
-            try expectEqual(try await people.max(\.name), "Dário", "text by UTF-8 bytes: á sorts after every ASCII letter")
+            try expectEqual(
+                try await people.max(\.name), "Dário", "text by UTF-8 bytes: á sorts after every ASCII letter")
         },
         ConformanceCheck(.aggregates, "nullsAreSkippedAndNothingGivesZeroSumsAndNilExtremes") { c in
             let (store, _) = try await c.seeded()
             let trips = store.repository(Trip.self)
-            let (count, budget, average, least) = try await trips.aggregate(.count, .sum(\.budget), .average(\.budget), .min(\.budget), where: \.name == "No such trip")
+            let (count, budget, average, least) = try await trips.aggregate(
+                .count, .sum(\.budget), .average(\.budget), .min(\.budget), where: \.name == "No such trip")
             try expectEqual(count, 0)
             try expectEqual(budget, 0.0, "a sum over nothing is 0, as Core Data's @sum")
             try expectEqual(average, nil)
             try expectEqual(least, nil)
-            let (hikes, hikeBudget, hikeAverage, hikeMax) = try await trips.aggregate(.count, .sum(\.budget), .average(\.budget), .max(\.budget), where: \.name == "Açores Hike")
+            let (hikes, hikeBudget, hikeAverage, hikeMax) = try await trips.aggregate(
+                .count, .sum(\.budget), .average(\.budget), .max(\.budget), where: \.name == "Açores Hike")
             try expectEqual(hikes, 1, "count counts records, null values included")
             try expectEqual(hikeBudget, 0.0, "the only value is null")
             try expectEqual(hikeAverage, nil)
@@ -49,18 +56,27 @@ enum AggregateChecks {
         ConformanceCheck(.aggregates, "resultsAreIntegersOrDoublesByTheAttributesType") { c in
             let (store, _) = try await c.seeded()
             let rows = try await store.read {
-                try $0.aggregate(AggregatePlan(entity: "Person", functions: [
-                    .count, .sum("age"), .sum("rating"), .average("age"), .min("age"), .max("rating"), .min("birthDate"),
-                ]))
+                try $0.aggregate(
+                    AggregatePlan(
+                        entity: "Person",
+                        functions: [
+                            .count, .sum("age"), .sum("rating"), .average("age"), .min("age"), .max("rating"),
+                            .min("birthDate"),
+                        ]))
             }
             try expectEqual(rows.count, 1, "one row without grouping")
             try expectEqual(rows.first?.group, .null)
-            try expectEqual(rows.first?.values, [
-                .int(4), .int(107), .double(12.0), .double(107.0 / 3.0), .int(28), .double(4.5), .date(TravelDomain.day(-13_149)),
-            ], "an integer attribute sums to .int, a double one to .double even when whole; averages are .double")
+            try expectEqual(
+                rows.first?.values,
+                [
+                    .int(4), .int(107), .double(12.0), .double(107.0 / 3.0), .int(28), .double(4.5),
+                    .date(TravelDomain.day(-13_149)),
+                ], "an integer attribute sums to .int, a double one to .double even when whole; averages are .double")
             let empty = try await store.read {
-                try $0.aggregate(AggregatePlan(entity: "Stop", predicate: .compare("city", .equal, .string("Nowhere"), []),
-                                               functions: [.count, .sum("nights"), .average("nights"), .max("nights"), .min("name")]))
+                try $0.aggregate(
+                    AggregatePlan(
+                        entity: "Stop", predicate: .compare("city", .equal, .string("Nowhere"), []),
+                        functions: [.count, .sum("nights"), .average("nights"), .max("nights"), .min("name")]))
             }
             try expectEqual(empty, [AggregateRow(group: .null, values: [.int(0), .int(0), .null, .null, .null])])
         },
@@ -68,18 +84,23 @@ enum AggregateChecks {
             let store = try await c.store()
             let samples = store.repository(Sample.self)
             try await samples.insert(contentsOf: [
-                Sample(id: "a", count: Int.max), Sample(id: "b", count: 5), Sample(id: "c", count: -10), Sample(id: "d", count: nil),
+                Sample(id: "a", count: Int.max), Sample(id: "b", count: 5), Sample(id: "c", count: -10),
+                Sample(id: "d", count: nil),
             ])
             try expectEqual(try await samples.sum(\.count), Int.max - 5, "exact whatever the order of addition")
             try expectEqual(try await samples.average(\.count), Double(Int128(Int.max) - 5) / 3.0)
             try await samples.insert(Sample(id: "e", count: Int.max))
-            try await expectError(.invalidQuery, entity: "Sample", property: "count") { _ = try await samples.sum(\.count) }
-            try expectEqual(try await samples.average(\.count), Double(Int128(Int.max) * 2 - 5) / 4.0, "an average has no overflow")
+            try await expectError(.invalidQuery, entity: "Sample", property: "count") {
+                _ = try await samples.sum(\.count)
+            }
+            try expectEqual(
+                try await samples.average(\.count), Double(Int128(Int.max) * 2 - 5) / 4.0, "an average has no overflow")
             try expectEqual(try await samples.sum(\.count, where: \.count < 100), -5)
         },
         ConformanceCheck(.aggregates, "groupsByAnAttributeInTheContractsOrderNullsFirst") { c in
             let (store, _) = try await c.seeded()
-            let stops = try await store.repository(Stop.self).aggregate(.count, .sum(\.nights), .max(\.name), groupedBy: \.city)
+            let stops = try await store.repository(Stop.self).aggregate(
+                .count, .sum(\.nights), .max(\.name), groupedBy: \.city)
             try expectEqual(stops.map(\.0), ["Lisbon", "Ponta Delgada", "Porto", "Sintra"])
             try expectEqual(stops.map(\.1), [2, 1, 1, 1])
             try expectEqual(stops.map(\.2), [3, 4, 3, 1])
@@ -100,10 +121,15 @@ enum AggregateChecks {
         },
         ConformanceCheck(.aggregates, "groupsByAToOneKeyedByTheDestinationsID") { c in
             let (store, data) = try await c.seeded()
-            let groups = try await store.repository(Trip.self).aggregate(.count, .sum(\.budget), .average(\.budget), groupedBy: \.traveller)
-            let travellers = [data.ana.id, data.bruno.id, data.clara.id].sorted { Value.sortOrder(.uuid($0), .uuid($1)) == .ascending }
+            let groups = try await store.repository(Trip.self).aggregate(
+                .count, .sum(\.budget), .average(\.budget), groupedBy: \.traveller)
+            let travellers = [data.ana.id, data.bruno.id, data.clara.id].sorted {
+                Value.sortOrder(.uuid($0), .uuid($1)) == .ascending
+            }
             try expectEqual(groups.map(\.0), [nil] + travellers, "trips without a traveller first, then by ID order")
-            let expected: [UUID: (Int, Double, Double?)] = [data.ana.id: (2, 2000, 1000), data.bruno.id: (1, 0, nil), data.clara.id: (1, 300, 300)]
+            let expected: [UUID: (Int, Double, Double?)] = [
+                data.ana.id: (2, 2000, 1000), data.bruno.id: (1, 0, nil), data.clara.id: (1, 300, 300),
+            ]
             for (traveller, count, sum, average) in groups {
                 let (wantedCount, wantedSum, wantedAverage) = traveller.flatMap { expected[$0] } ?? (1, 2500, 2500)
                 try expectEqual(count, wantedCount, "\(traveller?.uuidString ?? "no traveller")")
@@ -117,10 +143,13 @@ enum AggregateChecks {
         ConformanceCheck(.aggregates, "aFilterTheBackendCannotEvaluateGivesTheSameAnswer") { c in
             let (store, _) = try await c.seeded()
             let stops = store.repository(Stop.self)
-            let folded = try await stops.aggregate(.count, .sum(\.nights), where: .equals(\.city, "LISBON", options: .caseInsensitive))
+            let folded = try await stops.aggregate(
+                .count, .sum(\.nights), where: .equals(\.city, "LISBON", options: .caseInsensitive))
             try expectEqual(folded.0, 2)
             try expectEqual(folded.1, 3)
-            let related = try await stops.aggregate(.count, .sum(\.nights), groupedBy: \.city, where: .related(\.trip, to: Trip.self, where: \.isFavorite == true))
+            let related = try await stops.aggregate(
+                .count, .sum(\.nights), groupedBy: \.city,
+                where: .related(\.trip, to: Trip.self, where: \.isFavorite == true))
             try expectEqual(related.map(\.0), ["Lisbon", "Ponta Delgada", "Sintra"])
             try expectEqual(related.map(\.2), [3, 4, 1])
         },
@@ -131,26 +160,46 @@ enum AggregateChecks {
             try await stops.insert(Stop(name: "Chiado", city: "Lisbon", nights: 5, trip: data.lisbonSpring.id))
             try await stops.delete(data.ribeira.id)
             let pending = try await stops.aggregate(.count, .sum(\.nights), groupedBy: \.city)
-            try expectEqual(pending.map(\.0), ["Lisbon", "Ponta Delgada", "Sintra"], "Porto's only stop is deleted in the context")
+            try expectEqual(
+                pending.map(\.0), ["Lisbon", "Ponta Delgada", "Sintra"], "Porto's only stop is deleted in the context")
             try expectEqual(pending.map(\.2), [8, 4, 1])
-            try expectEqual(try await store.repository(Stop.self).sum(\.nights), 11, "the store is unchanged before the save")
+            try expectEqual(
+                try await store.repository(Stop.self).sum(\.nights), 11, "the store is unchanged before the save")
             try await context.save()
             try expectEqual(try await store.repository(Stop.self).sum(\.nights), 13)
         },
         ConformanceCheck(.aggregates, "aPlanTheSchemaCannotAnswerIsATypedErrorNamingTheProperty") { c in
             let (store, _) = try await c.seeded()
             func rows(_ plan: AggregatePlan) async throws { _ = try await store.read { try $0.aggregate(plan) } }
-            try await expectError(.typeMismatch, entity: "Person", property: "name") { try await rows(AggregatePlan(entity: "Person", functions: [.sum("name")])) }
-            try await expectError(.typeMismatch, entity: "Person", property: "avatar") { try await rows(AggregatePlan(entity: "Person", functions: [.max("avatar")])) }
-            try await expectError(.typeMismatch, entity: "Person", property: "isVerified") { try await rows(AggregatePlan(entity: "Person", functions: [.average("isVerified")])) }
-            try await expectError(.unknownProperty, entity: "Person", property: "salary") { try await rows(AggregatePlan(entity: "Person", functions: [.sum("salary")])) }
-            try await expectError(.unknownProperty, entity: "Person", property: "trips") { try await rows(AggregatePlan(entity: "Person", groupBy: "trips", functions: [.count])) }
-            try await expectError(.unknownProperty, entity: "Trip", property: "traveller") { try await rows(AggregatePlan(entity: "Trip", functions: [.min("traveller")])) }
-            try await expectError(.invalidQuery, entity: "Person") { try await rows(AggregatePlan(entity: "Person", functions: [])) }
-            try await expectError(.typeMismatch, entity: "Person", property: "age") {
-                try await rows(AggregatePlan(entity: "Person", predicate: .compare("age", .equal, .string("old"), []), functions: [.count]))
+            try await expectError(.typeMismatch, entity: "Person", property: "name") {
+                try await rows(AggregatePlan(entity: "Person", functions: [.sum("name")]))
             }
-            try await expectError(.unknownEntity) { try await rows(AggregatePlan(entity: "Planet", functions: [.count])) }
+            try await expectError(.typeMismatch, entity: "Person", property: "avatar") {
+                try await rows(AggregatePlan(entity: "Person", functions: [.max("avatar")]))
+            }
+            try await expectError(.typeMismatch, entity: "Person", property: "isVerified") {
+                try await rows(AggregatePlan(entity: "Person", functions: [.average("isVerified")]))
+            }
+            try await expectError(.unknownProperty, entity: "Person", property: "salary") {
+                try await rows(AggregatePlan(entity: "Person", functions: [.sum("salary")]))
+            }
+            try await expectError(.unknownProperty, entity: "Person", property: "trips") {
+                try await rows(AggregatePlan(entity: "Person", groupBy: "trips", functions: [.count]))
+            }
+            try await expectError(.unknownProperty, entity: "Trip", property: "traveller") {
+                try await rows(AggregatePlan(entity: "Trip", functions: [.min("traveller")]))
+            }
+            try await expectError(.invalidQuery, entity: "Person") {
+                try await rows(AggregatePlan(entity: "Person", functions: []))
+            }
+            try await expectError(.typeMismatch, entity: "Person", property: "age") {
+                try await rows(
+                    AggregatePlan(
+                        entity: "Person", predicate: .compare("age", .equal, .string("old"), []), functions: [.count]))
+            }
+            try await expectError(.unknownEntity) {
+                try await rows(AggregatePlan(entity: "Planet", functions: [.count]))
+            }
         },
         ConformanceCheck(.aggregates, "randomDataAgreesWithAggregatesComputedInSwift") { c in
             let seed = UInt64(20_261_124)
@@ -159,19 +208,27 @@ enum AggregateChecks {
             for index in 0..<300 {
                 let key = ["a", "b", "c", "é", nil].randomElement(using: &random) ?? nil
                 let count: Int? = Bool.random(using: &random) ? Int.random(in: -1_000...1_000, using: &random) : nil
-                let number: Double? = Bool.random(using: &random) ? Double(Int.random(in: -400...400, using: &random)) / 4 : nil
-                samples.append(Sample(id: "s\(index)", key: key, number: number, amount: number.map { -$0 }, count: count))
+                let number: Double? =
+                    Bool.random(using: &random) ? Double(Int.random(in: -400...400, using: &random)) / 4 : nil
+                samples.append(
+                    Sample(id: "s\(index)", key: key, number: number, amount: number.map { -$0 }, count: count))
             }
             var store = try await c.store()
             try await store.repository(Sample.self).insert(contentsOf: samples)
-            let plans: [(String, Int?, (Sample) -> Bool)] = [("all", nil, { _ in true }), ("count > 100", 100, { ($0.count ?? Int.min) > 100 })]
+            let plans: [(String, Int?, (Sample) -> Bool)] = [
+                ("all", nil, { _ in true }), ("count > 100", 100, { ($0.count ?? Int.min) > 100 }),
+            ]
             func check(_ when: String) async throws {
                 for (name, bound, matches) in plans {
                     let predicate: FilterExpression? = bound.map { .compare("count", .greater, .int(Int64($0)), []) }
                     let rows = try await store.read {
-                        try $0.aggregate(AggregatePlan(entity: "Sample", predicate: predicate, groupBy: "key", functions: [
-                            .count, .sum("count"), .sum("number"), .average("count"), .average("amount"), .min("number"), .max("count"),
-                        ]))
+                        try $0.aggregate(
+                            AggregatePlan(
+                                entity: "Sample", predicate: predicate, groupBy: "key",
+                                functions: [
+                                    .count, .sum("count"), .sum("number"), .average("count"), .average("amount"),
+                                    .min("number"), .max("count"),
+                                ]))
                     }
                     let groups = Dictionary(grouping: samples.filter(matches), by: \.key)
                     // Nulls first, then text by UTF-8 bytes.
@@ -187,13 +244,16 @@ enum AggregateChecks {
                         let numbers: [Double] = members.compactMap { $0.number }
                         let amounts: [Double] = members.compactMap { $0.amount }
                         let countSum = counts.reduce(0, +)
-                        let countAverage: Value = counts.isEmpty ? .null : .double(Double(countSum) / Double(counts.count))
-                        let amountAverage: Value = amounts.isEmpty ? .null : .double(amounts.reduce(0, +) / Double(amounts.count))
+                        let countAverage: Value =
+                            counts.isEmpty ? .null : .double(Double(countSum) / Double(counts.count))
+                        let amountAverage: Value =
+                            amounts.isEmpty ? .null : .double(amounts.reduce(0, +) / Double(amounts.count))
                         let least: Value = numbers.min().map { Value.double($0) } ?? .null
                         let most: Value = counts.max().map { Value.int(Int64($0)) } ?? .null
                         let group: Value = key.map { Value.string($0) } ?? .null
                         let values: [Value] = [
-                            .int(Int64(members.count)), .int(Int64(countSum)), .double(numbers.reduce(0, +)), countAverage, amountAverage, least, most,
+                            .int(Int64(members.count)), .int(Int64(countSum)), .double(numbers.reduce(0, +)),
+                            countAverage, amountAverage, least, most,
                         ]
                         expected.append(AggregateRow(group: group, values: values))
                     }

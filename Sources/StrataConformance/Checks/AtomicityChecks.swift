@@ -53,7 +53,8 @@ enum AtomicityChecks {
             let (store, data) = try await c.seeded()
             try await expectRejected(store, .validationFailed) {
                 try await store.transaction { tx in
-                    try tx.setRelated(Trip.stops, of: data.portoWine.id, to: [data.sintra.id, data.alfama.id, data.ribeira.id])
+                    try tx.setRelated(
+                        Trip.stops, of: data.portoWine.id, to: [data.sintra.id, data.alfama.id, data.ribeira.id])
                     try tx.setRelated(Person.interests, of: data.ana.id, to: ["food", "city"])
                     try tx.insert(Person(name: ""))
                 }
@@ -73,7 +74,10 @@ enum AtomicityChecks {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for task in 0..<16 {
                     group.addTask {
-                        for index in 0..<10 { try await store.repository(Person.self).insert(Person(name: "T\(task)-\(index)", age: index)) }
+                        for index in 0..<10 {
+                            try await store.repository(Person.self).insert(
+                                Person(name: "T\(task)-\(index)", age: index))
+                        }
                     }
                 }
                 try await group.waitForAll()

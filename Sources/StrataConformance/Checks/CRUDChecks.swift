@@ -100,7 +100,8 @@ enum CRUDChecks {
             let (store, _) = try await c.seeded()
             let deleted = try await store.repository(Tag.self).delete(where: .hasPrefix(\.label, "F"))
             try expectEqual(deleted, 1)
-            try expectEqual(try await store.repository(Tag.self).fetch(.all.sorted(by: \.label)).map(\.id), ["beach", "city"])
+            try expectEqual(
+                try await store.repository(Tag.self).fetch(.all.sorted(by: \.label)).map(\.id), ["beach", "city"])
         },
         ConformanceCheck(.crud, "batchInsertInOneSave") { c in
             let store = try await c.store()
@@ -127,7 +128,8 @@ enum CRUDChecks {
             let record = try expectNotNil(try await store.read { try $0.record("Person", id: data.ana.id.recordID) })
             try expectEqual(record["address.city"], .string("Lisbon"))
             try expectEqual(record["address.postcode"], .string("1100"))
-            let trip = try expectNotNil(try await store.read { try $0.record("Trip", id: data.lisbonSpring.id.recordID) })
+            let trip = try expectNotNil(
+                try await store.read { try $0.record("Trip", id: data.lisbonSpring.id.recordID) })
             try expectEqual(trip["traveller"], .uuid(data.ana.id))
             try expectEqual(trip.entity, "Trip")
         },
@@ -135,7 +137,8 @@ enum CRUDChecks {
             let store = try await c.store()
             let id = UUID()
             try await store.transaction { tx in
-                try tx.insert(Record(entity: "Trip", id: .uuid(id), values: ["name": "Raw", "start": .date(TravelDomain.day(1))]))
+                try tx.insert(
+                    Record(entity: "Trip", id: .uuid(id), values: ["name": "Raw", "start": .date(TravelDomain.day(1))]))
             }
             let trip = try expectNotNil(try await store.repository(Trip.self).fetch(id))
             try expectEqual(trip.isFavorite, false)
@@ -159,18 +162,25 @@ enum CRUDChecks {
             try await store.repository(Person.self).insert(person)
             let fetched = try expectNotNil(try await store.repository(Person.self).fetch(person.id))
             try expectEqual(fetched.avatar, bytes)
-            try expect(abs((fetched.birthDate ?? .distantPast).timeIntervalSince(precise)) < 0.000_001, "date precision lost")
+            try expect(
+                abs((fetched.birthDate ?? .distantPast).timeIntervalSince(precise)) < 0.000_001, "date precision lost")
         },
         ConformanceCheck(.crud, "textIsStoredVerbatim") { c in
             let store = try await c.store()
-            let names = ["'); DROP TABLE Person; --", "emoji 🧳✈️", "line\nbreak\ttab", "\"quotes\" and \\backslash", String(repeating: "x", count: 80)]
+            let names = [
+                "'); DROP TABLE Person; --", "emoji 🧳✈️", "line\nbreak\ttab", "\"quotes\" and \\backslash",
+                String(repeating: "x", count: 80),
+            ]
             for name in names { try await store.repository(Person.self).insert(Person(name: name)) }
             let stored = Set(try await store.repository(Person.self).fetch().map(\.name))
             try expectEqual(stored, Set(names))
         },
         ConformanceCheck(.crud, "numericExtremesRoundTrip") { c in
             let store = try await c.store()
-            let people = [Person(name: "a", age: 0, rating: 0), Person(name: "b", age: 150, rating: 5.0), Person(name: "c", rating: 0.1 + 0.2)]
+            let people = [
+                Person(name: "a", age: 0, rating: 0), Person(name: "b", age: 150, rating: 5.0),
+                Person(name: "c", rating: 0.1 + 0.2),
+            ]
             try await store.repository(Person.self).insert(contentsOf: people)
             for person in people { try expectEqual(try await store.repository(Person.self).fetch(person.id), person) }
             try await store.repository(Agency.self).insert(Agency(id: -42, name: "Negative"))
@@ -181,7 +191,9 @@ enum CRUDChecks {
             try await store.repository(Tag.self).insert(Tag(id: "x", label: "X"))
             try await store.close()
             try await expectError(.storeClosed) { _ = try await store.repository(Tag.self).count() }
-            try await expectError(.storeClosed) { try await store.repository(Tag.self).insert(Tag(id: "y", label: "Y")) }
+            try await expectError(.storeClosed) {
+                try await store.repository(Tag.self).insert(Tag(id: "y", label: "Y"))
+            }
             try await store.close()
         },
         ConformanceCheck(.crud, "reopenKeepsRecords", requires: [.reopen]) { c in

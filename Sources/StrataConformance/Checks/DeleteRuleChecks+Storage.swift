@@ -23,8 +23,9 @@ extension DeleteRuleChecks {
             try tx.insert(shelf)
             try tx.insert(book)
         }
-        return DenyPair(a: RecordKey(entity: "Shelf", id: shelf.id.recordID), aRelationship: "books",
-                        b: RecordKey(entity: "Book", id: book.id.recordID), bRelationship: "shelf")
+        return DenyPair(
+            a: RecordKey(entity: "Shelf", id: shelf.id.recordID), aRelationship: "books",
+            b: RecordKey(entity: "Book", id: book.id.recordID), bRelationship: "shelf")
     }
 
     static let derivedPair: MakePair = { store in
@@ -34,8 +35,9 @@ extension DeleteRuleChecks {
             try tx.insert(book)
             try tx.insert(chapter)
         }
-        return DenyPair(a: RecordKey(entity: "Book", id: book.id.recordID), aRelationship: "chapters",
-                        b: RecordKey(entity: "Chapter", id: chapter.id.recordID), bRelationship: "book")
+        return DenyPair(
+            a: RecordKey(entity: "Book", id: book.id.recordID), aRelationship: "chapters",
+            b: RecordKey(entity: "Chapter", id: chapter.id.recordID), bRelationship: "book")
     }
 
     static let linksPair: MakePair = { store in
@@ -46,8 +48,9 @@ extension DeleteRuleChecks {
             try tx.insert(book)
             try tx.link(Author.books, from: author.id, to: book.id)
         }
-        return DenyPair(a: RecordKey(entity: "Author", id: author.id.recordID), aRelationship: "books",
-                        b: RecordKey(entity: "Book", id: book.id.recordID), bRelationship: "authors")
+        return DenyPair(
+            a: RecordKey(entity: "Author", id: author.id.recordID), aRelationship: "books",
+            b: RecordKey(entity: "Book", id: book.id.recordID), bRelationship: "authors")
     }
 
     static func denyCheck(_ name: String, _ makePair: @escaping MakePair) -> ConformanceCheck {
@@ -61,7 +64,9 @@ extension DeleteRuleChecks {
                 }
                 let context = store.makeContext()
                 try await context.deleteRecord(key)
-                try await expectRejected(store, .deleteDenied, entity: key.entity, property: relationship) { try await context.save() }
+                try await expectRejected(store, .deleteDenied, entity: key.entity, property: relationship) {
+                    try await context.save()
+                }
             }
             // Together, in either order, through each write path: allowed.
             for path in ["transaction a→b", "transaction b→a", "context", "batch"] {
@@ -77,15 +82,22 @@ extension DeleteRuleChecks {
                     try await context.save()
                 default:
                     try await store.transaction { tx in
-                        try tx.delete(matching: FetchPlan(entity: fresh.a.entity, predicate: .compare("id", .equal, fresh.a.id.value, [])))
-                        try tx.delete(matching: FetchPlan(entity: fresh.b.entity, predicate: .compare("id", .equal, fresh.b.id.value, [])))
+                        try tx.delete(
+                            matching: FetchPlan(
+                                entity: fresh.a.entity, predicate: .compare("id", .equal, fresh.a.id.value, [])))
+                        try tx.delete(
+                            matching: FetchPlan(
+                                entity: fresh.b.entity, predicate: .compare("id", .equal, fresh.b.id.value, [])))
                     }
                 }
                 for key in [fresh.a, fresh.b] {
-                    try expectEqual(try await store.read { try $0.record(key.entity, id: key.id) }, nil, "\(key) deleted by \(path)")
+                    try expectEqual(
+                        try await store.read { try $0.record(key.entity, id: key.id) }, nil, "\(key) deleted by \(path)"
+                    )
                 }
             }
-            try expectNotNil(try await store.read { try $0.record(pair.a.entity, id: pair.a.id) }, "the first pair is untouched")
+            try expectNotNil(
+                try await store.read { try $0.record(pair.a.entity, id: pair.a.id) }, "the first pair is untouched")
         }
     }
 

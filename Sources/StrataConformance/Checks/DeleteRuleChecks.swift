@@ -72,7 +72,8 @@ enum DeleteRuleChecks {
             let entries = try await store.history(after: before)
             try expectEqual(entries.count, 1)
             let deleted = Set(entries[0].changes.filter { $0.kind == .delete }.map { "\($0.entity):\($0.id)" })
-            try expectEqual(deleted, ["Person:\(data.bruno.id)", "Trip:\(data.azoresHike.id)", "Stop:\(data.pontaDelgada.id)"])
+            try expectEqual(
+                deleted, ["Person:\(data.bruno.id)", "Trip:\(data.azoresHike.id)", "Stop:\(data.pontaDelgada.id)"])
         },
     ]
 
@@ -88,7 +89,8 @@ enum DeleteRuleChecks {
         ConformanceCheck(.deleteRules, "nullifyRemovesFromManyToMany") { c in
             let (store, data) = try await c.seeded()
             try await store.repository(Tag.self).delete("beach")
-            try expectEqual(try await store.repository(Trip.self).related(Trip.tags, of: data.lisbonSpring.id).map(\.id), ["city"])
+            try expectEqual(
+                try await store.repository(Trip.self).related(Trip.tags, of: data.lisbonSpring.id).map(\.id), ["city"])
             try await store.repository(Trip.self).delete(data.portoWine.id)
             try expectEqual(try await store.repository(Tag.self).related(Tag.trips, of: "food"), [])
             try expectNotNil(try await store.repository(Tag.self).fetch("food"), "the tag survives")
@@ -96,7 +98,9 @@ enum DeleteRuleChecks {
         ConformanceCheck(.deleteRules, "nullifyKeepsTheOrderOfTheRest") { c in
             let (store, data) = try await c.seeded()
             try await store.repository(Stop.self).delete(data.belem.id)
-            try expectEqual(try await store.repository(Trip.self).related(Trip.stops, of: data.lisbonSpring.id).map(\.name), ["Alfama", "Sintra"])
+            try expectEqual(
+                try await store.repository(Trip.self).related(Trip.stops, of: data.lisbonSpring.id).map(\.name),
+                ["Alfama", "Sintra"])
         },
         ConformanceCheck(.deleteRules, "nullifyLeavesTheDestinationOfAToOne") { c in
             let (store, data) = try await c.seeded()
@@ -196,8 +200,11 @@ enum DeleteRuleChecks {
             let stored = try expectNotNil(try await store.repository(Trip.self).fetch(trip.id))
             try expectEqual(stored.coverPhoto, photo.id, "the reference is left as it was")
             try expectEqual(try await store.repository(Photo.self).fetch(photo.id), nil, "and reads as not found")
-            try expectEqual(try await store.repository(Trip.self).referenced(Photo.self, by: \.coverPhoto, of: [stored]), [:])
-            try expectEqual(try await store.repository(Trip.self).count(where: .related(\.coverPhoto, where: Filter<Photo>.always)), 0)
+            try expectEqual(
+                try await store.repository(Trip.self).referenced(Photo.self, by: \.coverPhoto, of: [stored]), [:])
+            try expectEqual(
+                try await store.repository(Trip.self).count(where: .related(\.coverPhoto, where: Filter<Photo>.always)),
+                0)
         },
         ConformanceCheck(.deleteRules, "aDanglingReferenceDoesNotBlockOtherUpdates") { c in
             let (store, data) = try await c.seeded()
@@ -229,7 +236,9 @@ enum DeleteRuleChecks {
             let (store, _) = try await c.seeded()
             let deleted = try await store.repository(Trip.self).delete(where: \.agency == nil)
             try expectEqual(deleted, 3)
-            try expectEqual(Set(try await store.repository(Stop.self).fetch().map(\.name)), ["Alfama", "Belém", "Sintra", "Ribeira"])
+            try expectEqual(
+                Set(try await store.repository(Stop.self).fetch().map(\.name)),
+                ["Alfama", "Belém", "Sintra", "Ribeira"])
         },
         ConformanceCheck(.deleteRules, "batchDeleteHonoursDeny") { c in
             let (store, _) = try await c.seeded()

@@ -50,7 +50,8 @@ enum DifferentialChecks {
         func fail(_ what: String) -> ConformanceFailure {
             let prefix = done.enumerated().map { "  \($0.offset): \($0.element)" }.joined(separator: "\n")
             let plans = auditor.report
-            return ConformanceFailure("""
+            return ConformanceFailure(
+                """
                 differential seed \(seed), step \(done.count - 1): \(what)
                 \(plans.isEmpty ? "the step sent the backend no fetch or count plan" : plans)
                 replay with STRATA_DIFFERENTIAL_SEED=\(seed) STRATA_DIFFERENTIAL_SEEDS=1 STRATA_DIFFERENTIAL_STEPS=\(done.count)
@@ -61,11 +62,14 @@ enum DifferentialChecks {
         var tally: [String: Int] = [:]
         defer {
             if verbosity > 0 {
-                print("differential \(c.backend.name) seed \(seed): \(done.count) operations; " + tally.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
+                print(
+                    "differential \(c.backend.name) seed \(seed): \(done.count) operations; "
+                        + tally.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
             }
         }
         for _ in 0..<steps {
-            let operation = generator.operation(canReopen: features.contains(.reopen), canAbruptlyStop: features.contains(.abruptStop))
+            let operation = generator.operation(
+                canReopen: features.contains(.reopen), canAbruptlyStop: features.contains(.abruptStop))
             done.append(operation)
             auditor.beginStep()
             let got = await tested.run(operation)
@@ -75,7 +79,9 @@ enum DifferentialChecks {
             tally["\(operation.kind) \(got.isFailure ? "failed" : "done")\(detail)", default: 0] += 1
             for target in [DifferentialTarget.server, .client] where target == .server || operation.touchesClient {
                 let (now, reference) = (try await tested.state(target), try await expected.state(target))
-                if now != reference { throw fail("\(target) differs from the reference:\n\(now.difference(from: reference))") }
+                if now != reference {
+                    throw fail("\(target) differs from the reference:\n\(now.difference(from: reference))")
+                }
                 generator.observe(reference.snapshot, of: target)
             }
         }
@@ -86,7 +92,8 @@ extension DifferentialOperation {
     /// Whether the operation can change the client store (the server only changes through sync).
     var touchesClient: Bool {
         switch self {
-        case .transaction(let target, _), .repository(let target, _), .context(let target, _, _, _, _, _): target == .client
+        case .transaction(let target, _), .repository(let target, _), .context(let target, _, _, _, _, _):
+            target == .client
         case .sync: true
         case .query, .reopen: false
         }

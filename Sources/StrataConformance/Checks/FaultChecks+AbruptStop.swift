@@ -22,11 +22,13 @@ extension FaultChecks {
             try await context.update(trip)
             try await context.link(Trip.tags, from: data.portoWine.id, to: data.city.id)
             try await context.save()
-            try await store.repository(Sample.self).insert(Sample(id: "s", number: -.infinity, when: Date(timeIntervalSinceReferenceDate: 1.0 / 3.0)))
+            try await store.repository(Sample.self).insert(
+                Sample(id: "s", number: -.infinity, when: Date(timeIntervalSinceReferenceDate: 1.0 / 3.0)))
             let acknowledged = try await observe(store)
             let reopened = try await c.reopenAfterAbruptStop(store).withSync(sync)
             let after = try await observe(reopened)
-            try expectEqual(after.snapshot, acknowledged.snapshot, after.snapshot.difference(from: acknowledged.snapshot))
+            try expectEqual(
+                after.snapshot, acknowledged.snapshot, after.snapshot.difference(from: acknowledged.snapshot))
             try expectEqual(after.outbox, acknowledged.outbox, "the outbox is as whole as the data")
             try expectEqual(after.history, acknowledged.history)
             // The reopened store takes writes and keeps counting versions and history from there.

@@ -16,8 +16,11 @@ enum FaultChecks {
     }
 
     static func observe(_ store: Store) async throws -> Observed {
-        let outbox = store.sync == nil ? [] : try await SyncEngine(store: store, remote: NoRemote()).pendingMutations().map(\.id)
-        return Observed(snapshot: try await StoreSnapshot.take(store), outbox: outbox, history: try await store.history().map(\.token))
+        let outbox =
+            store.sync == nil ? [] : try await SyncEngine(store: store, remote: NoRemote()).pendingMutations().map(\.id)
+        return Observed(
+            snapshot: try await StoreSnapshot.take(store), outbox: outbox,
+            history: try await store.history().map(\.token))
     }
 
     /// Makes `save` fail at every write position it reaches and at commit, expecting a typed
@@ -36,27 +39,37 @@ enum FaultChecks {
             do { try await save() } catch { thrown = error }
             if expectFailure {
                 guard let error = thrown as? StrataError, error.code == .storageFailure else {
-                    throw ConformanceFailure("\(label), \(fault): expected storageFailure, got \(thrown.map { "\($0)" } ?? "success")",
-                                             fileID: fileID, filePath: filePath, line: line)
+                    throw ConformanceFailure(
+                        "\(label), \(fault): expected storageFailure, got \(thrown.map { "\($0)" } ?? "success")",
+                        fileID: fileID, filePath: filePath, line: line)
                 }
             }
             let after = try await observed()
             if after != before {
-                throw ConformanceFailure("\(label), \(fault): the failed save left \(after.snapshot.difference(from: before.snapshot)) outbox \(before.outbox.count) → \(after.outbox.count)",
-                                         fileID: fileID, filePath: filePath, line: line)
+                throw ConformanceFailure(
+                    "\(label), \(fault): the failed save left \(after.snapshot.difference(from: before.snapshot)) outbox \(before.outbox.count) → \(after.outbox.count)",
+                    fileID: fileID, filePath: filePath, line: line)
             }
         }
         try await attempt(.failAtCommit)
         let writes = faulty.writesInLastTransaction
-        if writes == 0 { throw ConformanceFailure("\(label): the save made no writes to fail", fileID: fileID, filePath: filePath, line: line) }
+        if writes == 0 {
+            throw ConformanceFailure(
+                "\(label): the save made no writes to fail", fileID: fileID, filePath: filePath, line: line)
+        }
         for position in 1...writes { try await attempt(.failWrite(position)) }
         try await save()
-        if try await observed() == before { throw ConformanceFailure("\(label): the save without a fault changed nothing", fileID: fileID, filePath: filePath, line: line) }
+        if try await observed() == before {
+            throw ConformanceFailure(
+                "\(label): the save without a fault changed nothing", fileID: fileID, filePath: filePath, line: line)
+        }
         return writes + 1
     }
 
     /// A store over the faulty wrapper of a fresh store from the backend under test.
-    static func faultyStore(_ c: ConformanceContext, sync: SyncConfiguration? = nil) async throws -> (Store, FaultInjectingBackend) {
+    static func faultyStore(_ c: ConformanceContext, sync: SyncConfiguration? = nil) async throws -> (
+        Store, FaultInjectingBackend
+    ) {
         let inner = try await c.store()
         let faulty = FaultInjectingBackend(wrapping: inner.backend)
         return (Store(backend: faulty, location: inner.location, sync: sync), faulty)
@@ -101,11 +114,14 @@ enum FaultChecks {
             try await context.link(Trip.tags, from: data.portoWine.id, to: data.city.id)
             try await context.delete(Trip.self, id: data.lisbonSpring.id)
             try await context.insert(Tag(id: "new", label: "New"))
-            try await sweep(faulty, "context save", observed: {
-                var observed = try await observe(store)
-                observed.pending = await context.pendingChanges
-                return observed
-            }) {
+            try await sweep(
+                faulty, "context save",
+                observed: {
+                    var observed = try await observe(store)
+                    observed.pending = await context.pendingChanges
+                    return observed
+                }
+            ) {
                 try await context.save()
             }
             try expect(!(await context.hasChanges), "saved at last")
@@ -120,7 +136,8 @@ enum FaultChecks {
             try await sweep(faulty, "server push", observed: { try await observe(serverStore) }, expectFailure: false) {
                 _ = try? await engine.push()
             }
-            try expectEqual(try await engine.pendingMutations().count, 0, "the client's outbox drained once the push applied")
+            try expectEqual(
+                try await engine.pendingMutations().count, 0, "the client's outbox drained once the push applied")
             try await engine.syncNow()
             try await expectSettled([client], server: server)
             try expectEqual(try await serverStore.history().count, 1, "the seed was applied once")
@@ -133,7 +150,8 @@ enum FaultChecks {
             try await sweep(faulty, "client pull", observed: { try await observe(client) }, expectFailure: false) {
                 _ = try? await engine.pull()
             }
-            try expectEqual(try await client.repository(Trip.self).fetch(data.lisbonSpring.id)?.name, data.lisbonSpring.name)
+            try expectEqual(
+                try await client.repository(Trip.self).fetch(data.lisbonSpring.id)?.name, data.lisbonSpring.name)
             try await expectSettled([client], server: server)
         },
         ConformanceCheck(.faults, "aFailedHistoryPurgeKeepsTheHistory") { c in

@@ -38,13 +38,18 @@ enum HistoryChecks {
             let (store, _) = try await c.seeded()
             try await store.repository(Tag.self).delete("food")
             let changes = try expectNotNil(try await store.history().last?.changes)
-            try expect(changes.contains { $0.kind == .delete && $0.entity == "Tag" && $0.id == .string("food") }, "delete recorded")
-            try expect(changes.contains { $0.kind == .update && $0.entity == "Trip" && $0.changedProperties == ["tags"] },
-                       "the trip that lost the tag is recorded as changed")
+            try expect(
+                changes.contains { $0.kind == .delete && $0.entity == "Tag" && $0.id == .string("food") },
+                "delete recorded")
+            try expect(
+                changes.contains { $0.kind == .update && $0.entity == "Trip" && $0.changedProperties == ["tags"] },
+                "the trip that lost the tag is recorded as changed")
         },
         ConformanceCheck(.history, "authorAndContextNameAreRecorded") { c in
             let store = try await c.store()
-            try await store.transaction(author: "importer", contextName: "nightly") { try $0.insert(Tag(id: "a", label: "A")) }
+            try await store.transaction(author: "importer", contextName: "nightly") {
+                try $0.insert(Tag(id: "a", label: "A"))
+            }
             let entry = try expectNotNil(try await store.history().last)
             try expectEqual(entry.author, "importer")
             try expectEqual(entry.contextName, "nightly")
@@ -67,7 +72,9 @@ enum HistoryChecks {
             try expectEqual(purged, 2)
             try expectEqual(try await store.history().map(\.token), [all[2].token, all[3].token])
             try await store.repository(Tag.self).insert(Tag(id: "p4", label: "P4"))
-            try expect((try await store.history().last?.token ?? HistoryToken(0)) > all[3].token, "tokens keep increasing after a purge")
+            try expect(
+                (try await store.history().last?.token ?? HistoryToken(0)) > all[3].token,
+                "tokens keep increasing after a purge")
         },
         ConformanceCheck(.history, "aSaveThatChangesNothingAppendsNothing") { c in
             let (store, data) = try await c.seeded()
@@ -82,14 +89,18 @@ enum HistoryChecks {
             try await store.repository(Passport.self).insert(passport)
             let changes = try expectNotNil(try await store.history().last?.changes)
             try expect(changes.contains { $0.entity == "Passport" && $0.kind == .insert }, "passport insert recorded")
-            try expect(changes.contains { $0.entity == "Person" && $0.kind == .update && $0.changedProperties == ["passport"] },
-                       "the person's side of the one-to-one is recorded")
+            try expect(
+                changes.contains {
+                    $0.entity == "Person" && $0.kind == .update && $0.changedProperties == ["passport"]
+                },
+                "the person's side of the one-to-one is recorded")
         },
         ConformanceCheck(.history, "manyToManyChangesAreRecordedOnBothSides") { c in
             let (store, data) = try await c.seeded()
             try await store.repository(Trip.self).link(Trip.tags, from: data.azoresHike.id, to: "beach")
             let changes = try expectNotNil(try await store.history().last?.changes)
-            try expectEqual(Set(changes.map { "\($0.entity).\($0.changedProperties)" }), ["Trip.[\"tags\"]", "Tag.[\"trips\"]"])
+            try expectEqual(
+                Set(changes.map { "\($0.entity).\($0.changedProperties)" }), ["Trip.[\"tags\"]", "Tag.[\"trips\"]"])
             try expectEqual(try await store.read { try $0.record("Trip", id: data.azoresHike.id.recordID)?.version }, 2)
             try expectEqual(try await store.read { try $0.record("Tag", id: .string("beach"))?.version }, 2)
         },
@@ -114,7 +125,9 @@ enum HistoryChecks {
             let reopened = try await c.reopen(store)
             try expectEqual(try await reopened.history(), before)
             try await reopened.repository(Tag.self).insert(Tag(id: "r2", label: "R2"))
-            try expect((try await reopened.currentHistoryToken() ?? HistoryToken(0)) > (before.last?.token ?? HistoryToken(0)), "tokens continue")
+            try expect(
+                (try await reopened.currentHistoryToken() ?? HistoryToken(0)) > (before.last?.token ?? HistoryToken(0)),
+                "tokens continue")
         },
     ]
 }

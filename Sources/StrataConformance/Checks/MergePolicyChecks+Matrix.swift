@@ -24,14 +24,16 @@ extension MergePolicyChecks {
         try expectEqual(conflict.context?["name"], "Ana Context")
         try expectEqual(conflict.contextChanges, ["name"])
         try expectEqual(conflict.storeChanges, ["name"])
-        let expected: String = switch policy {
-        case .error, .storeTrumpByProperty, .rollback: "Ana Store"
-        case .objectTrumpByProperty, .overwrite: "Ana Context"
-        case .custom: "Ana Store|Ana Context"
-        }
+        let expected: String =
+            switch policy {
+            case .error, .storeTrumpByProperty, .rollback: "Ana Store"
+            case .objectTrumpByProperty, .overwrite: "Ana Context"
+            case .custom: "Ana Store|Ana Context"
+            }
         try expectEqual(try await store.repository(Person.self).fetch(data.ana.id)?.name, expected)
         // After a save the context holds what was stored; after a refused one, its own change.
-        try expectEqual(try await context.fetch(Person.self, id: data.ana.id)?.name, policy == .error ? "Ana Context" : expected)
+        try expectEqual(
+            try await context.fetch(Person.self, id: data.ana.id)?.name, policy == .error ? "Ana Context" : expected)
     }
 
     static func updateUpdateDifferentProperties(_ c: ConformanceContext, _ policy: PolicyUnderTest) async throws {
@@ -46,12 +48,13 @@ extension MergePolicyChecks {
         let conflict = try await saveExpectingConflicts(context, store, policy)[0]
         try expectEqual(conflict.contextChanges, ["name"])
         try expectEqual(conflict.storeChanges, ["age"])
-        let (name, age): (String, Int?) = switch policy {
-        case .error: ("Ana", 40)
-        case .objectTrumpByProperty, .storeTrumpByProperty, .custom: ("Ana Context", 40)
-        case .overwrite: ("Ana Context", 34)
-        case .rollback: ("Ana", 40)
-        }
+        let (name, age): (String, Int?) =
+            switch policy {
+            case .error: ("Ana", 40)
+            case .objectTrumpByProperty, .storeTrumpByProperty, .custom: ("Ana Context", 40)
+            case .overwrite: ("Ana Context", 34)
+            case .rollback: ("Ana", 40)
+            }
         let stored = try expectNotNil(try await store.repository(Person.self).fetch(data.ana.id))
         try expectEqual(stored.name, name)
         try expectEqual(stored.age, age)
@@ -145,7 +148,8 @@ extension MergePolicyChecks {
         }
         // References to the merged-away record are redirected, and the inverse agrees.
         try expectEqual(try await store.repository(Trip.self).fetch(trip.id)?.traveller, theirs.id)
-        try expectEqual(try await store.repository(Person.self).related(Person.trips, of: theirs.id).map(\.id), [trip.id])
+        try expectEqual(
+            try await store.repository(Person.self).related(Person.trips, of: theirs.id).map(\.id), [trip.id])
     }
 
     static func relationshipChangedOnBothSides(_ c: ConformanceContext, _ policy: PolicyUnderTest) async throws {
@@ -162,11 +166,12 @@ extension MergePolicyChecks {
         try expectEqual(conflict.memberships["tags"]?.base, [.string("beach"), .string("city")])
         try expectEqual(conflict.memberships["tags"]?.stored, [.string("city")])
         try expectEqual(conflict.memberships["tags"]?.context, [.string("beach"), .string("food")])
-        let expected: [String] = switch policy {
-        case .error, .storeTrumpByProperty, .rollback: ["city"]
-        case .objectTrumpByProperty, .custom: ["food"]
-        case .overwrite: ["beach", "food"]
-        }
+        let expected: [String] =
+            switch policy {
+            case .error, .storeTrumpByProperty, .rollback: ["city"]
+            case .objectTrumpByProperty, .custom: ["food"]
+            case .overwrite: ["beach", "food"]
+            }
         let trips = store.repository(Trip.self)
         try expectEqual(try await trips.related(Trip.tags, of: trip).map(\.id), expected)
         for tag in ["beach", "city", "food"] {
@@ -179,7 +184,9 @@ extension MergePolicyChecks {
         let (store, data) = try await c.seeded()
         let contexts = (0..<3).map { store.makeContext(name: "racer\($0)", mergePolicy: policy.policy) }
         var copies: [Person] = []
-        for context in contexts { copies.append(try expectNotNil(try await context.fetch(Person.self, id: data.ana.id))) }
+        for context in contexts {
+            copies.append(try expectNotNil(try await context.fetch(Person.self, id: data.ana.id)))
+        }
         copies[0].name = "A"
         copies[1].age = 40
         copies[2].name = "C"
@@ -191,13 +198,14 @@ extension MergePolicyChecks {
         let third = try await saveExpectingConflicts(contexts[2], store, policy)[0]
         try expectEqual(third.baseVersion, 1)
         try expectEqual(third.storedVersion, policy == .error || policy == .rollback ? 2 : 3)
-        let (name, age): (String, Int?) = switch policy {
-        case .error, .rollback: ("A", 34)
-        case .objectTrumpByProperty: ("C", 40)
-        case .storeTrumpByProperty: ("A", 40)
-        case .overwrite: ("C", 34)
-        case .custom: ("A|C", 40)
-        }
+        let (name, age): (String, Int?) =
+            switch policy {
+            case .error, .rollback: ("A", 34)
+            case .objectTrumpByProperty: ("C", 40)
+            case .storeTrumpByProperty: ("A", 40)
+            case .overwrite: ("C", 34)
+            case .custom: ("A|C", 40)
+            }
         let stored = try expectNotNil(try await store.repository(Person.self).fetch(data.ana.id))
         try expectEqual(stored.name, name)
         try expectEqual(stored.age, age)

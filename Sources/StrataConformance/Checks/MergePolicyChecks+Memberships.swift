@@ -44,8 +44,12 @@ extension MergePolicyChecks {
 
         func contextLinks(_ context: ModelContext, _ data: TravelData) async throws {
             switch owner.entity {
-            case "Trip": try await context.link(Trip.tags, from: data.portoWine.id, to: try requireID(RecordKey(entity: "Tag", id: contextAdds)))
-            default: try await context.link(Person.trips, from: data.ana.id, to: try requireID(RecordKey(entity: "Trip", id: contextAdds)))
+            case "Trip":
+                try await context.link(
+                    Trip.tags, from: data.portoWine.id, to: try requireID(RecordKey(entity: "Tag", id: contextAdds)))
+            default:
+                try await context.link(
+                    Person.trips, from: data.ana.id, to: try requireID(RecordKey(entity: "Trip", id: contextAdds)))
             }
         }
 
@@ -57,7 +61,10 @@ extension MergePolicyChecks {
         }
 
         func stored(_ store: Store) async throws -> Set<RecordID> {
-            Set(try await store.read { try $0.relatedRecords(owner.entity, relationship, owners: [owner.id])[owner.id] ?? [] }.map(\.id))
+            Set(
+                try await store.read {
+                    try $0.relatedRecords(owner.entity, relationship, owners: [owner.id])[owner.id] ?? []
+                }.map(\.id))
         }
 
         /// What the store holds after the save under `policy`; `nil` when the save must fail.
@@ -71,13 +78,17 @@ extension MergePolicyChecks {
         }
     }
 
-    static func membershipConflictCheck(_ storage: MembershipStorage, contextFirst: Bool, _ policy: PolicyUnderTest) -> ConformanceCheck {
+    static func membershipConflictCheck(_ storage: MembershipStorage, contextFirst: Bool, _ policy: PolicyUnderTest)
+        -> ConformanceCheck
+    {
         let timing = contextFirst ? "ContextChangesFirst" : "StoreChangesFirst"
-        return ConformanceCheck(.mergePolicies, "toManyConflict/\(storage.rawValue)/\(timing)/\(policy.rawValue)") { c in
+        return ConformanceCheck(.mergePolicies, "toManyConflict/\(storage.rawValue)/\(timing)/\(policy.rawValue)") {
+            c in
             let (store, data) = try await c.seeded()
             let scenario = MembershipScenario(storage, data)
             let context = store.makeContext(name: "editor", mergePolicy: policy.policy)
-            try expectEqual(try await scenario.contextReads(context, data), scenario.base, "the context reads the membership")
+            try expectEqual(
+                try await scenario.contextReads(context, data), scenario.base, "the context reads the membership")
             if contextFirst {
                 try await scenario.contextLinks(context, data)
                 try await scenario.storeLinks(store)
@@ -86,24 +97,34 @@ extension MergePolicyChecks {
                 try await scenario.contextLinks(context, data)
             }
             guard let expected = scenario.expected(policy) else {
-                let error = try await expectRejected(store, .mergeConflict, entity: scenario.owner.entity) { try await context.save() }
-                let conflict = try expectNotNil(error.conflicts.first { $0.id == scenario.owner.id }, "the owner's conflict is listed")
-                let membership = try expectNotNil(conflict.memberships[scenario.relationship], "the conflict carries the membership")
+                let error = try await expectRejected(store, .mergeConflict, entity: scenario.owner.entity) {
+                    try await context.save()
+                }
+                let conflict = try expectNotNil(
+                    error.conflicts.first { $0.id == scenario.owner.id }, "the owner's conflict is listed")
+                let membership = try expectNotNil(
+                    conflict.memberships[scenario.relationship], "the conflict carries the membership")
                 try expectEqual(Set(membership.base), scenario.base)
                 try expectEqual(Set(membership.stored), scenario.base.union([scenario.storeAdds]))
                 try expectEqual(Set(membership.context), scenario.base.union([scenario.contextAdds]))
-                try expect(conflict.storeChanges.contains(scenario.relationship), "the store's change names the relationship")
+                try expect(
+                    conflict.storeChanges.contains(scenario.relationship), "the store's change names the relationship")
                 return
             }
             let result = try await context.save()
-            try expect(result.conflicts.contains { $0.id == scenario.owner.id }, "\(policy): the conflict is reported as resolved")
+            try expect(
+                result.conflicts.contains { $0.id == scenario.owner.id },
+                "\(policy): the conflict is reported as resolved")
             try expectEqual(try await scenario.stored(store), expected, "\(policy)")
             // The other side agrees with the owner's side.
             for member in expected {
                 let inverse = try await store.read { reader -> [RecordID] in
                     let destination = scenario.owner.entity == "Trip" ? "Tag" : "Trip"
                     let name = scenario.owner.entity == "Trip" ? "trips" : "traveller"
-                    if name == "traveller" { return RecordID(try reader.record(destination, id: member)?["traveller"] ?? .null).map { [$0] } ?? [] }
+                    if name == "traveller" {
+                        return RecordID(try reader.record(destination, id: member)?["traveller"] ?? .null).map { [$0] }
+                            ?? []
+                    }
                     return (try reader.relatedRecords(destination, name, owners: [member])[member] ?? []).map(\.id)
                 }
                 try expect(inverse.contains(scenario.owner.id), "\(policy): \(member) points back at the owner")

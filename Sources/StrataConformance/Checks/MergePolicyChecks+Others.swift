@@ -33,7 +33,9 @@ extension MergePolicyChecks {
                 }
                 try await group.waitForAll()
             }
-            try expectEqual(try await store.repository(Person.self).fetch(data.clara.id)?.age, tasks * increments, "no update was lost")
+            try expectEqual(
+                try await store.repository(Person.self).fetch(data.clara.id)?.age, tasks * increments,
+                "no update was lost")
             // A refused attempt wrote nothing: Clara's history is the seed, the reset, and one save per increment.
             let saves = try await store.history().filter { $0.changes.contains { $0.id == .uuid(data.clara.id) } }
             try expectEqual(saves.count, tasks * increments + 2)
@@ -78,7 +80,9 @@ extension MergePolicyChecks {
             try await context.update(ana)
             try expectEqual(Set(try await context.fetch(porto).map(\.name)), ["Nuno", "Ana"])
             try expectEqual(try await context.count(porto), 2)
-            try expectEqual(try await store.repository(Person.self).fetch(porto).map(\.name), ["Bruno"], "the store is untouched before save")
+            try expectEqual(
+                try await store.repository(Person.self).fetch(porto).map(\.name), ["Bruno"],
+                "the store is untouched before save")
             let trip = Trip(name: "Nuno's trip", start: TravelDomain.day(500), traveller: newcomer.id)
             try await context.insert(trip)
             try expectEqual(try await context.related(Person.trips, of: newcomer.id).map(\.id), [trip.id])
@@ -97,7 +101,8 @@ extension MergePolicyChecks {
             try await context.update(bruno)
             try await context.delete(Person.self, id: data.ana.id)
             try await context.save()
-            try expectEqual(try await store.repository(Trip.self).count(where: \.traveller == data.ana.id), 0, "cascade ran")
+            try expectEqual(
+                try await store.repository(Trip.self).count(where: \.traveller == data.ana.id), 0, "cascade ran")
             try expectEqual(try await store.repository(Person.self).fetch(data.bruno.id)?.age, 29)
             let history = try expectNotNil(try await store.history().last)
             try expectEqual(history.contextName, nil)
@@ -141,7 +146,9 @@ extension MergePolicyChecks {
             try expectEqual(refresh.refreshed, [RecordKey(entity: "Person", id: .uuid(data.ana.id))])
             try expectEqual(refresh.conflicting, [RecordKey(entity: "Person", id: .uuid(data.bruno.id))])
             try expectEqual(refresh.deleted, [RecordKey(entity: "Person", id: .uuid(data.dario.id))])
-            try expectEqual(try await context.fetch(Person.self, id: data.ana.id)?.name, "Ana Maria", "unchanged record took the new value")
+            try expectEqual(
+                try await context.fetch(Person.self, id: data.ana.id)?.name, "Ana Maria",
+                "unchanged record took the new value")
             let mine = try expectNotNil(try await context.fetch(Person.self, id: data.bruno.id))
             try expectEqual(mine.name, "Bruno", "a changed record keeps the context's values until save")
             try expectEqual(mine.rating, 1.0)
@@ -195,9 +202,12 @@ extension MergePolicyChecks {
             try await context.update(mine)
             try expectEqual(try await context.save().conflicts.count, 1)
             let people = store.repository(Person.self)
-            try expect(try await people.related(Person.trips, of: data.bruno.id).contains { $0.id == data.portoWine.id })
-            try expect(!(try await people.related(Person.trips, of: data.clara.id).contains { $0.id == data.portoWine.id }))
-            try expect(!(try await people.related(Person.trips, of: data.ana.id).contains { $0.id == data.portoWine.id }))
+            try expect(
+                try await people.related(Person.trips, of: data.bruno.id).contains { $0.id == data.portoWine.id })
+            try expect(
+                !(try await people.related(Person.trips, of: data.clara.id).contains { $0.id == data.portoWine.id }))
+            try expect(
+                !(try await people.related(Person.trips, of: data.ana.id).contains { $0.id == data.portoWine.id }))
         },
         ConformanceCheck(.mergePolicies, "inverseOnAnUntouchedRecordIsNoConflict") { c in
             let (store, data) = try await c.seeded()
@@ -211,13 +221,15 @@ extension MergePolicyChecks {
             try await context.update(trip)
             try expectEqual(try await context.save().conflicts.count, 0)
             try expectEqual(try await store.repository(Person.self).fetch(data.bruno.id)?.rating, 3.5)
-            try expectEqual(Set(try await store.repository(Person.self).related(Person.trips, of: data.bruno.id).map(\.id)),
-                            [data.azoresHike.id, data.portoWine.id])
+            try expectEqual(
+                Set(try await store.repository(Person.self).related(Person.trips, of: data.bruno.id).map(\.id)),
+                [data.azoresHike.id, data.portoWine.id])
             // Many-to-many: tagging from the trip side changes the tag's side too.
             try await context.link(Trip.tags, from: data.azoresHike.id, to: "food")
             try await context.save()
-            try expectEqual(Set(try await store.repository(Tag.self).related(Tag.trips, of: "food").map(\.id)),
-                            [data.portoWine.id, data.azoresHike.id])
+            try expectEqual(
+                Set(try await store.repository(Tag.self).related(Tag.trips, of: "food").map(\.id)),
+                [data.portoWine.id, data.azoresHike.id])
         },
         ConformanceCheck(.mergePolicies, "deletedOnBothSidesIsNoConflict") { c in
             let (store, data) = try await c.seeded()

@@ -26,7 +26,9 @@ enum PolicyUnderTest: String, CaseIterable, Sendable {
         case .updatedInBoth:
             guard var merged = conflict.stored, let mine = conflict.context else { return .fail }
             for name in conflict.contextChanges where merged.values[name] != nil || mine.values[name] != nil {
-                if conflict.storeChanges.contains(name), case .string(let theirs) = merged[name], case .string(let ours) = mine[name] {
+                if conflict.storeChanges.contains(name), case .string(let theirs) = merged[name],
+                    case .string(let ours) = mine[name]
+                {
                     merged[name] = .string("\(theirs)|\(ours)")
                 } else {
                     merged[name] = mine[name]
@@ -53,7 +55,9 @@ enum MergePolicyChecks {
             + others
     }
 
-    static func matrix(_ scenario: String, _ body: @escaping @Sendable (ConformanceContext, PolicyUnderTest) async throws -> Void) -> [ConformanceCheck] {
+    static func matrix(
+        _ scenario: String, _ body: @escaping @Sendable (ConformanceContext, PolicyUnderTest) async throws -> Void
+    ) -> [ConformanceCheck] {
         PolicyUnderTest.allCases.map { policy in
             ConformanceCheck(.mergePolicies, "\(scenario)_\(policy.rawValue)") { c in try await body(c, policy) }
         }
@@ -67,16 +71,23 @@ enum MergePolicyChecks {
         fileID: String = #fileID, filePath: String = #filePath, line: Int = #line
     ) async throws -> [MergeConflict] {
         if policy == .error {
-            let error = try await expectRejected(store, .mergeConflict, fileID: fileID, filePath: filePath, line: line) {
+            let error = try await expectRejected(store, .mergeConflict, fileID: fileID, filePath: filePath, line: line)
+            {
                 try await context.save()
             }
-            try expectEqual(error.conflicts.count, count, "conflicts listed", fileID: fileID, filePath: filePath, line: line)
-            try expect(await context.hasChanges, "a failed save keeps the context's changes", fileID: fileID, filePath: filePath, line: line)
+            try expectEqual(
+                error.conflicts.count, count, "conflicts listed", fileID: fileID, filePath: filePath, line: line)
+            try expect(
+                await context.hasChanges, "a failed save keeps the context's changes", fileID: fileID,
+                filePath: filePath, line: line)
             return error.conflicts
         }
         let result = try await context.save()
-        try expectEqual(result.conflicts.count, count, "conflicts resolved", fileID: fileID, filePath: filePath, line: line)
-        try expect(!(await context.hasChanges), "a saved context has nothing pending", fileID: fileID, filePath: filePath, line: line)
+        try expectEqual(
+            result.conflicts.count, count, "conflicts resolved", fileID: fileID, filePath: filePath, line: line)
+        try expect(
+            !(await context.hasChanges), "a saved context has nothing pending", fileID: fileID, filePath: filePath,
+            line: line)
         return result.conflicts
     }
 }

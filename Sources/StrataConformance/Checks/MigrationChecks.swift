@@ -18,22 +18,30 @@ enum MigrationChecks {
     /// Opening `store` with `schema` fails naming `entity` and `property` and saying `said`; the
     /// store reopened with its own schema holds exactly what it held.
     static func expectRefused(
-        _ c: ConformanceContext, _ store: Store, with schema: Schema, entity: String, property: String?, saying said: String,
+        _ c: ConformanceContext, _ store: Store, with schema: Schema, entity: String, property: String?,
+        saying said: String,
         fileID: String = #fileID, filePath: String = #filePath, line: Int = #line
     ) async throws -> Store {
         let before = try await StoreSnapshot.take(store)
         let original = store.schema
-        let error = try await expectError(.incompatibleStore, entity: entity, property: property, fileID: fileID, filePath: filePath, line: line) {
+        let error = try await expectError(
+            .incompatibleStore, entity: entity, property: property, fileID: fileID, filePath: filePath, line: line
+        ) {
             _ = try await c.reopen(store, with: schema)
         }
-        try expect(error.message.contains(said), "the error says \"\(said)\": \(error)", fileID: fileID, filePath: filePath, line: line)
+        try expect(
+            error.message.contains(said), "the error says \"\(said)\": \(error)", fileID: fileID, filePath: filePath,
+            line: line)
         let reopened = try await c.reopen(store, with: original)
-        try expectEqual(try await StoreSnapshot.take(reopened), before, "the store is untouched", fileID: fileID, filePath: filePath, line: line)
+        try expectEqual(
+            try await StoreSnapshot.take(reopened), before, "the store is untouched", fileID: fileID,
+            filePath: filePath, line: line)
         return reopened
     }
 
     static let all: [ConformanceCheck] = [
-        ConformanceCheck(.migration, "openingWithTheSameSchemaChangesNothing", requires: [.reopenWithAnotherSchema]) { c in
+        ConformanceCheck(.migration, "openingWithTheSameSchemaChangesNothing", requires: [.reopenWithAnotherSchema]) {
+            c in
             let (store, _) = try await c.seeded()
             let before = try await StoreSnapshot.take(store)
             let reopened = try await c.reopen(store, with: try TravelDomain.schema())
@@ -42,38 +50,63 @@ enum MigrationChecks {
         },
         ConformanceCheck(.migration, "anAddedAttributeIsNamed", requires: [.reopenWithAnotherSchema]) { c in
             let (store, _) = try await c.seeded()
-            let changed = try schema(changing: "Tag") { $0.attributes.append(AttributeDescription(name: "pinned", type: .bool, defaultValue: .bool(false))) }
-            _ = try await expectRefused(c, store, with: changed, entity: "Tag", property: "pinned", saying: "Tag: attribute `pinned` added (bool)")
+            let changed = try schema(changing: "Tag") {
+                $0.attributes.append(AttributeDescription(name: "pinned", type: .bool, defaultValue: .bool(false)))
+            }
+            _ = try await expectRefused(
+                c, store, with: changed, entity: "Tag", property: "pinned",
+                saying: "Tag: attribute `pinned` added (bool)")
         },
-        ConformanceCheck(.migration, "anIndexAddedToAnAttributeIsNamedNotAnsweredFromAnEmptyIndex", requires: [.reopenWithAnotherSchema]) { c in
+        ConformanceCheck(
+            .migration, "anIndexAddedToAnAttributeIsNamedNotAnsweredFromAnEmptyIndex",
+            requires: [.reopenWithAnotherSchema]
+        ) { c in
             let (store, data) = try await c.seeded()
             let changed = try schema(changing: "Stop") { entity in
-                if let index = entity.attributes.firstIndex(where: { $0.name == "name" }) { entity.attributes[index].isIndexed = true }
+                if let index = entity.attributes.firstIndex(where: { $0.name == "name" }) {
+                    entity.attributes[index].isIndexed = true
+                }
             }
-            let reopened = try await expectRefused(c, store, with: changed, entity: "Stop", property: "name", saying: "Stop: index on `name` added")
-            try expectEqual(try await reopened.repository(Stop.self).fetch(where: \.name == data.alfama.name).map(\.id), [data.alfama.id])
+            let reopened = try await expectRefused(
+                c, store, with: changed, entity: "Stop", property: "name", saying: "Stop: index on `name` added")
+            try expectEqual(
+                try await reopened.repository(Stop.self).fetch(where: \.name == data.alfama.name).map(\.id),
+                [data.alfama.id])
         },
-        ConformanceCheck(.migration, "aRemovedAttributeAndATypeChangeAreBothNamed", requires: [.reopenWithAnotherSchema]) { c in
+        ConformanceCheck(
+            .migration, "aRemovedAttributeAndATypeChangeAreBothNamed", requires: [.reopenWithAnotherSchema]
+        ) { c in
             let (store, _) = try await c.seeded()
             let changed = try schema(changing: "Stop") { entity in
                 entity.attributes.removeAll { $0.name == "city" }
                 entity.indexes.removeAll { $0.contains("city") }
-                if let index = entity.attributes.firstIndex(where: { $0.name == "nights" }) { entity.attributes[index].type = .double }
+                if let index = entity.attributes.firstIndex(where: { $0.name == "nights" }) {
+                    entity.attributes[index].type = .double
+                }
             }
-            let reopened = try await expectRefused(c, store, with: changed, entity: "Stop", property: "nights", saying: "Stop: attribute `nights` type int → double")
+            let reopened = try await expectRefused(
+                c, store, with: changed, entity: "Stop", property: "nights",
+                saying: "Stop: attribute `nights` type int → double")
             _ = reopened
             let error = try await expectError(.incompatibleStore) { _ = try await c.reopen(reopened, with: changed) }
             try expect(error.message.contains("Stop: attribute `city` removed"), "every difference is named: \(error)")
         },
-        ConformanceCheck(.migration, "optionalityAndUniqueConstraintChangesAreNamed", requires: [.reopenWithAnotherSchema]) { c in
+        ConformanceCheck(
+            .migration, "optionalityAndUniqueConstraintChangesAreNamed", requires: [.reopenWithAnotherSchema]
+        ) { c in
             let (store, _) = try await c.seeded()
             let changed = try schema(changing: "Person") { entity in
-                if let index = entity.attributes.firstIndex(where: { $0.name == "age" }) { entity.attributes[index].isOptional = false }
+                if let index = entity.attributes.firstIndex(where: { $0.name == "age" }) {
+                    entity.attributes[index].isOptional = false
+                }
                 entity.uniqueConstraints.append(["name"])
             }
-            let reopened = try await expectRefused(c, store, with: changed, entity: "Person", property: "age", saying: "Person: attribute `age` optional → required")
+            let reopened = try await expectRefused(
+                c, store, with: changed, entity: "Person", property: "age",
+                saying: "Person: attribute `age` optional → required")
             let error = try await expectError(.incompatibleStore) { _ = try await c.reopen(reopened, with: changed) }
-            try expect(error.message.contains("Person: unique constraint (name) added"), "every difference is named: \(error)")
+            try expect(
+                error.message.contains("Person: unique constraint (name) added"), "every difference is named: \(error)")
         },
     ]
 }

@@ -49,7 +49,9 @@ extension ObservationChecks {
             try expectEqual(values[2].models, try await store.repository(Tag.self).fetch(byLabel))
             try expectReplays(values)
         },
-        ConformanceCheck(.observation, "anotherProcessesCommitsReachTheChangeStreamOnceInOrder", requires: [.otherProcesses]) { c in
+        ConformanceCheck(
+            .observation, "anotherProcessesCommitsReachTheChangeStreamOnceInOrder", requires: [.otherProcesses]
+        ) { c in
             let store = try await c.store()
             let stream = store.changes(entities: ["Tag"])
             try await eventually("the change stream is registered") { store.observerCount > 0 }

@@ -25,7 +25,8 @@ extension ObservationChecks {
             let values = try await probe.wait(for: 2, "after the purge")
             try expectEqual(values.last?.models, try await store.repository(Tag.self).fetch(byLabel))
             try expectEqual(values.last?.models.map(\.id), ["a1", "city", "food", "p1"])
-            try expectEqual(values[1].diff.removed, IndexSet(integer: first.models.firstIndex { $0.id == "beach" } ?? -1))
+            try expectEqual(
+                values[1].diff.removed, IndexSet(integer: first.models.firstIndex { $0.id == "beach" } ?? -1))
             try expectReplays(values)
         },
         ConformanceCheck(.observation, "aPartlyPurgedGapIsReadAgainNotSkipped") { c in

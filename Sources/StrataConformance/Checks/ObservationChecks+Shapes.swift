@@ -40,7 +40,8 @@ extension ObservationChecks {
             let removed = try await store.repository(Stop.self).delete(where: \Stop.nights >= 2)
             let values = try await probe.wait(for: 2)
             try expectEqual(values[1].diff.removed.count, removed)
-            try expectEqual(values[1].diff.removed, IndexSet(first.models.indices.filter { first.models[$0].nights >= 2 }))
+            try expectEqual(
+                values[1].diff.removed, IndexSet(first.models.indices.filter { first.models[$0].nights >= 2 }))
             try expectEqual(values[1].models, try await store.repository(Stop.self).fetch(query))
             try await probe.expectNoMore(than: 2, "one batch delete, one value")
         },
@@ -72,7 +73,9 @@ extension ObservationChecks {
             let values = try await probe.wait(for: 2)
             let offset = try expectNotNil(first.models.firstIndex { $0.id == ribeira.id })
             try expectEqual(values[1].diff.modified, IndexSet(integer: offset))
-            try expect(values[1].diff.moved.isEmpty && values[1].diff.removed.isEmpty && values[1].diff.inserted.isEmpty, "in place")
+            try expect(
+                values[1].diff.moved.isEmpty && values[1].diff.removed.isEmpty && values[1].diff.inserted.isEmpty,
+                "in place")
             try expectEqual(values[1].models[offset].city, "Gaia")
         },
         ConformanceCheck(.observation, "aDescendingSortWithTiesKeepsIDOrder") { c in
@@ -93,7 +96,8 @@ extension ObservationChecks {
             let (store, data) = try await c.seeded()
             let seed: UInt64 = 0x1_4C4E
             var random = SeededRandom(seed: seed)
-            let query = Query<Stop>.where(\.nights >= 1 && \.city != "Sintra").sorted(by: \.nights, .descending).sorted(by: \.name)
+            let query = Query<Stop>.where(\.nights >= 1 && \.city != "Sintra").sorted(by: \.nights, .descending).sorted(
+                by: \.name)
             let probe = ObservationProbe(store.observe(query))
             _ = try await probe.wait(for: 1)
             let trips = data.trips.map(\.id)
@@ -103,7 +107,8 @@ extension ObservationChecks {
                 switch random.next() % 5 {
                 case let pick where pick == 0 || (pick == 1 && stops.count < 4):
                     let stop = Stop(
-                        name: "S\(random.next() % 7)", city: random.next() % 4 == 0 ? "Sintra" : "C", nights: Int(random.next() % 4),
+                        name: "S\(random.next() % 7)", city: random.next() % 4 == 0 ? "Sintra" : "C",
+                        nights: Int(random.next() % 4),
                         trip: trips[Int(random.next() % UInt64(trips.count))])
                     try await repository.insert(stop)
                     stops.append(stop)
@@ -128,7 +133,9 @@ extension ObservationChecks {
                 }
             }
             let expected = try await store.repository(Stop.self).fetch(query)
-            try await eventually("the last value equals a fresh fetch (seed \(seed))") { probe.values.last?.models == expected }
+            try await eventually("the last value equals a fresh fetch (seed \(seed))") {
+                probe.values.last?.models == expected
+            }
             try expectReplays(probe.values)
         },
     ]
@@ -165,6 +172,6 @@ extension ObservationChecks {
             try expectReplays(values)
             probe.cancel()
             try await eventually("the observation is released") { store.observerCount == 0 }
-        },
+        }
     ]
 }

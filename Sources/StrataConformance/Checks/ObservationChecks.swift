@@ -5,15 +5,23 @@ import Strata
 /// it, and commits that cannot change the results deliver nothing.
 enum ObservationChecks {
     /// Every delivered value equals a fresh fetch at the end, and each diff replays.
-    static func expectReplays<M: PersistentModel & Equatable>(_ values: [QueryResults<M>], fileID: String = #fileID, filePath: String = #filePath, line: Int = #line) throws {
+    static func expectReplays<M: PersistentModel & Equatable>(
+        _ values: [QueryResults<M>], fileID: String = #fileID, filePath: String = #filePath, line: Int = #line
+    ) throws {
         var previous: [M] = []
         for (index, value) in values.enumerated() {
             let replayed = value.diff.apply(to: previous, new: value.models)
-            try expectEqual(replayed, value.models, "value \(index): applying its diff to the previous value", fileID: fileID, filePath: filePath, line: line)
+            try expectEqual(
+                replayed, value.models, "value \(index): applying its diff to the previous value", fileID: fileID,
+                filePath: filePath, line: line)
             if let difference = value.diff.collectionDifference(from: previous, to: value.models) {
-                try expectEqual(previous.applying(difference), value.models, "value \(index) as a CollectionDifference", fileID: fileID, filePath: filePath, line: line)
+                try expectEqual(
+                    previous.applying(difference), value.models, "value \(index) as a CollectionDifference",
+                    fileID: fileID, filePath: filePath, line: line)
             } else {
-                try expect(false, "value \(index): the diff is not a valid CollectionDifference", fileID: fileID, filePath: filePath, line: line)
+                try expect(
+                    false, "value \(index): the diff is not a valid CollectionDifference", fileID: fileID,
+                    filePath: filePath, line: line)
             }
             previous = value.models
         }
@@ -43,11 +51,13 @@ enum ObservationChecks {
             try await store.repository(Person.self).update(ana)  // another entity
             try await store.repository(Tag.self).insert(Tag(id: "zz", label: "Zoo"))
             let values = try await probe.wait(for: 2)
-            try expectEqual(values[1].models.map(\.id), ["beach", "city", "food", "zz"], "the next value is the matching commit")
+            try expectEqual(
+                values[1].models.map(\.id), ["beach", "city", "food", "zz"], "the next value is the matching commit")
             try expectEqual(values[1].diff.inserted, IndexSet(integer: 3))
             try await probe.expectNoMore(than: 2, "one matching commit, one value")
         },
-        ConformanceCheck(.observation, "anUpdateToPropertiesTheQueryDoesNotReadOfARecordOutsideItDeliversNothing") { c in
+        ConformanceCheck(.observation, "anUpdateToPropertiesTheQueryDoesNotReadOfARecordOutsideItDeliversNothing") {
+            c in
             let (store, data) = try await c.seeded()
             let probe = ObservationProbe(store.observe(Query<Stop>.where(\.nights >= 3)))
             _ = try await probe.wait(for: 1)
@@ -59,7 +69,8 @@ enum ObservationChecks {
             ribeira.name = "Ribeira quay"
             try await store.repository(Stop.self).update(ribeira)
             let values = try await probe.wait(for: 2)
-            try expectEqual(values[1].diff.modified, IndexSet(integer: values[1].models.firstIndex { $0.id == ribeira.id } ?? -1))
+            try expectEqual(
+                values[1].diff.modified, IndexSet(integer: values[1].models.firstIndex { $0.id == ribeira.id } ?? -1))
             try expect(values[1].diff.inserted.isEmpty && values[1].diff.removed.isEmpty, "modified only")
         },
         ConformanceCheck(.observation, "insertIntoTheFilterReportsItsOffset") { c in
@@ -67,10 +78,13 @@ enum ObservationChecks {
             let query = Query<Stop>.where(\.nights >= 2).sorted(by: \.nights)
             let probe = ObservationProbe(store.observe(query))
             _ = try await probe.wait(for: 1)
-            try await store.repository(Stop.self).insert(Stop(name: "Douro", city: "Pinhão", nights: 3, trip: data.portoWine.id))
-            try await store.repository(Stop.self).insert(Stop(name: "Flores", city: "Flores", nights: 1, trip: data.azoresHike.id))
+            try await store.repository(Stop.self).insert(
+                Stop(name: "Douro", city: "Pinhão", nights: 3, trip: data.portoWine.id))
+            try await store.repository(Stop.self).insert(
+                Stop(name: "Flores", city: "Flores", nights: 1, trip: data.azoresHike.id))
             let values = try await probe.wait(for: 2)
-            try expectEqual(values[1].models.map(\.name), try await store.repository(Stop.self).fetch(query).map(\.name))
+            try expectEqual(
+                values[1].models.map(\.name), try await store.repository(Stop.self).fetch(query).map(\.name))
             let offset = try expectNotNil(values[1].models.firstIndex { $0.name == "Douro" })
             try expectEqual(values[1].diff.inserted, IndexSet(integer: offset))
             try await probe.expectNoMore(than: 2, "a stop outside the filter")
@@ -129,7 +143,8 @@ enum ObservationChecks {
             let values = try await probe.wait(for: 2)
             try expectEqual(values[1].models.first?.name, "Aalto")
             try expectEqual(values[1].diff.inserted, IndexSet(integer: 0))
-            try expectEqual(values[1].diff.removed, IndexSet(integer: first.models.count - 1), "the last falls out of the window")
+            try expectEqual(
+                values[1].diff.removed, IndexSet(integer: first.models.count - 1), "the last falls out of the window")
             try expectReplays(values)
         },
         ConformanceCheck(.observation, "aRelatedFilterFollowsTheRelatedRecord") { c in
@@ -168,7 +183,8 @@ enum ObservationChecks {
             try await store.repository(Trip.self).delete(data.lisbonSpring.id)  // cascades to its three stops
             let values = try await probe.wait(for: 2)
             let gone = Set([data.alfama.id, data.belem.id, data.sintra.id])
-            try expectEqual(values[1].diff.removed, IndexSet(first.models.indices.filter { gone.contains(first.models[$0].id) }))
+            try expectEqual(
+                values[1].diff.removed, IndexSet(first.models.indices.filter { gone.contains(first.models[$0].id) }))
             try expectReplays(values)
         },
         ConformanceCheck(.observation, "cancellingReleasesTheObservation") { c in
@@ -184,7 +200,9 @@ enum ObservationChecks {
             let (store, _) = try await c.seeded()
             var iterator = store.observe(byLabel).makeAsyncIterator()
             var values = [try expectNotNil(try await iterator.next())]
-            for index in 0..<20 { try await store.repository(Tag.self).insert(Tag(id: "s\(index)", label: "Slow \(index)")) }
+            for index in 0..<20 {
+                try await store.repository(Tag.self).insert(Tag(id: "s\(index)", label: "Slow \(index)"))
+            }
             let expected = try await store.repository(Tag.self).fetch(byLabel)
             while values.last?.models != expected {
                 values.append(try expectNotNil(try await iterator.next()))
@@ -212,7 +230,8 @@ enum ObservationChecks {
             try await eventually("the change stream is registered") { store.observerCount > 0 }
             for index in 0..<5 {
                 try await store.repository(Tag.self).insert(Tag(id: "c\(index)", label: "C\(index)"))
-                try await store.repository(Agency.self).insert(Agency(id: Int64(index), name: "A\(index)"))  // filtered out
+                // Filtered out.
+                try await store.repository(Agency.self).insert(Agency(id: Int64(index), name: "A\(index)"))
             }
             var received: [HistoryTransaction] = []
             for try await transaction in stream {
@@ -221,7 +240,8 @@ enum ObservationChecks {
             }
             try expectEqual(received.flatMap { $0.changes.map(\.id) }, (0..<5).map { .string("c\($0)") })
             try expect(zip(received, received.dropFirst()).allSatisfy { $0.token < $1.token }, "in token order")
-            try expect(received.allSatisfy { $0.changes.allSatisfy { $0.entity == "Tag" } }, "only the entities asked for")
+            try expect(
+                received.allSatisfy { $0.changes.allSatisfy { $0.entity == "Tag" } }, "only the entities asked for")
         },
         ConformanceCheck(.observation, "randomSavesReplayToAFreshFetch") { c in
             let (store, data) = try await c.seeded()
@@ -236,7 +256,9 @@ enum ObservationChecks {
                 let repository = store.repository(Stop.self)
                 switch random.next() % 4 {
                 case let pick where pick == 0 || (pick == 1 && stops.count < 4):
-                    let stop = Stop(name: "S\(step)", city: "C", nights: Int(random.next() % 5), trip: trips[Int(random.next() % UInt64(trips.count))])
+                    let stop = Stop(
+                        name: "S\(step)", city: "C", nights: Int(random.next() % 5),
+                        trip: trips[Int(random.next() % UInt64(trips.count))])
                     try await repository.insert(stop)
                     stops.append(stop)
                 case 1:
@@ -245,12 +267,18 @@ enum ObservationChecks {
                     stops.remove(at: index)
                 default:
                     let index = Int(random.next() % UInt64(stops.count))
-                    if random.next() % 2 == 0 { stops[index].nights = Int(random.next() % 5) } else { stops[index].name = "R\(step)" }
+                    if random.next() % 2 == 0 {
+                        stops[index].nights = Int(random.next() % 5)
+                    } else {
+                        stops[index].name = "R\(step)"
+                    }
                     try await repository.update(stops[index])
                 }
             }
             let expected = try await store.repository(Stop.self).fetch(query)
-            try await eventually("the last value equals a fresh fetch (seed \(seed))") { probe.values.last?.models == expected }
+            try await eventually("the last value equals a fresh fetch (seed \(seed))") {
+                probe.values.last?.models == expected
+            }
             try expectReplays(probe.values)
         },
     ]

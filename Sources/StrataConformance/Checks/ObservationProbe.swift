@@ -21,7 +21,8 @@ final class ObservationProbe<Model: PersistentModel>: Sendable {
     /// How long a check waits to be sure a value does not come.
     static var quiet: Duration { .milliseconds(300) }
 
-    init<Observation: AsyncSequence & Sendable>(_ observation: Observation) where Observation.Element == QueryResults<Model> {
+    init<Observation: AsyncSequence & Sendable>(_ observation: Observation)
+    where Observation.Element == QueryResults<Model> {
         let inbox = inbox
         task = Task {
             do {
@@ -39,13 +40,17 @@ final class ObservationProbe<Model: PersistentModel>: Sendable {
     var failure: (any Error)? { inbox.failure.withLock { $0 } }
 
     /// Waits for the observation to end with an error and returns it.
-    func waitForFailure(_ what: String, fileID: String = #fileID, filePath: String = #filePath, line: Int = #line) async throws -> any Error {
+    func waitForFailure(_ what: String, fileID: String = #fileID, filePath: String = #filePath, line: Int = #line)
+        async throws -> any Error
+    {
         try await eventually(what, { self.failure != nil }, fileID: fileID, filePath: filePath, line: line)
         return try expectNotNil(failure, what, fileID: fileID, filePath: filePath, line: line)
     }
 
     /// The first `count` values; fails when they do not arrive within ``patience``.
-    func wait(for count: Int, _ what: String = "", fileID: String = #fileID, filePath: String = #filePath, line: Int = #line) async throws -> [QueryResults<Model>] {
+    func wait(
+        for count: Int, _ what: String = "", fileID: String = #fileID, filePath: String = #filePath, line: Int = #line
+    ) async throws -> [QueryResults<Model>] {
         let deadline = ContinuousClock.now + Self.patience
         while ContinuousClock.now < deadline {
             if let error = inbox.failure.withLock({ $0 }) { throw error }
@@ -53,12 +58,16 @@ final class ObservationProbe<Model: PersistentModel>: Sendable {
             if values.count >= count { return values }
             try await Task.sleep(for: .milliseconds(5))
         }
-        try expect(false, "expected \(count) value(s) \(what), got \(values.count)", fileID: fileID, filePath: filePath, line: line)
+        try expect(
+            false, "expected \(count) value(s) \(what), got \(values.count)", fileID: fileID, filePath: filePath,
+            line: line)
         return values
     }
 
     /// Waits ``quiet`` and checks that no more than `count` values arrived.
-    func expectNoMore(than count: Int, _ what: String, fileID: String = #fileID, filePath: String = #filePath, line: Int = #line) async throws {
+    func expectNoMore(
+        than count: Int, _ what: String, fileID: String = #fileID, filePath: String = #filePath, line: Int = #line
+    ) async throws {
         try await Task.sleep(for: Self.quiet)
         try expectEqual(values.count, count, what, fileID: fileID, filePath: filePath, line: line)
     }
@@ -69,8 +78,10 @@ final class ObservationProbe<Model: PersistentModel>: Sendable {
 }
 
 /// Waits until `condition` holds, up to `patience`.
-func eventually(_ what: String, patience: Duration = .seconds(60), _ condition: () async throws -> Bool,
-                fileID: String = #fileID, filePath: String = #filePath, line: Int = #line) async throws {
+func eventually(
+    _ what: String, patience: Duration = .seconds(60), _ condition: () async throws -> Bool,
+    fileID: String = #fileID, filePath: String = #filePath, line: Int = #line
+) async throws {
     let deadline = ContinuousClock.now + patience
     while ContinuousClock.now < deadline {
         if try await condition() { return }

@@ -32,7 +32,9 @@ enum OfflineFirstChecks {
             let tagPut = try expectNotNil(mutations.first { $0.recordID == .string("city") })
             try expectEqual(tagPut.links["trips"]?.added, [.uuid(trip.id)])
             // A save that fails appends nothing.
-            try await expectRejected(store, .validationFailed) { try await store.repository(Person.self).insert(Person(name: "")) }
+            try await expectRejected(store, .validationFailed) {
+                try await store.repository(Person.self).insert(Person(name: ""))
+            }
             try expectEqual(try await engine.pendingMutations().count, 4)
             // An update carries only what changed; a delete carries its cascade.
             var renamed = ana
@@ -44,7 +46,8 @@ enum OfflineFirstChecks {
             try expectEqual(update.kind, .put)
             try expectEqual(Array(update.values.keys), ["age"])
             let deleted = Set(mutations.dropFirst(5).filter { $0.kind == .delete }.map(\.recordID))
-            try expectEqual(deleted, [.uuid(ana.id), .uuid(trip.id), .uuid(stop.id)], "cascaded deletes are in the outbox")
+            try expectEqual(
+                deleted, [.uuid(ana.id), .uuid(trip.id), .uuid(stop.id)], "cascaded deletes are in the outbox")
             // A store without sync writes no outbox.
             let plain = store.withSync(nil)
             try await plain.repository(Tag.self).insert(Tag(id: "food", label: "Food"))
@@ -106,20 +109,26 @@ enum OfflineFirstChecks {
             let (late, engineLate) = try await world.client("late")
             try await engineLate.syncNow()
             for store in [world.server.store, b, late] {
-                try expectEqual(try await store.repository(Trip.self).fetch(data.portoWine.id)?.coverPhoto, photo.id, "noAction leaves the reference")
+                try expectEqual(
+                    try await store.repository(Trip.self).fetch(data.portoWine.id)?.coverPhoto, photo.id,
+                    "noAction leaves the reference")
                 try expectEqual(try await store.repository(Photo.self).fetch(photo.id), nil)
             }
             try await expectSettled([a, b, late], server: world.server)
         },
         ConformanceCheck(.offlineFirst, "serverPoliciesRejectStaleWritesOrDecideInCode") { c in
-            let world = try await SyncWorld.make(c, policies: [
-                "Person": .rejectStale,
-                // Tags keep the longest label anyone sent.
-                "Tag": .custom { stored, mutation in
-                    guard case .string(let label)? = mutation.values["label"], case .string(let current) = stored["label"] else { return mutation.values }
-                    return label.count >= current.count ? mutation.values : [:]
-                },
-            ])
+            let world = try await SyncWorld.make(
+                c,
+                policies: [
+                    "Person": .rejectStale,
+                    // Tags keep the longest label anyone sent.
+                    "Tag": .custom { stored, mutation in
+                        guard case .string(let label)? = mutation.values["label"],
+                            case .string(let current) = stored["label"]
+                        else { return mutation.values }
+                        return label.count >= current.count ? mutation.values : [:]
+                    },
+                ])
             let (a, engineA) = try await world.client("a")
             let (b, engineB) = try await world.client("b")
             let data = try await TravelData.seed(a)
@@ -136,9 +145,15 @@ enum OfflineFirstChecks {
             try await engineA.syncNow()
             try await engineB.syncNow()
             try await engineA.syncNow()
-            try expectEqual(await engineB.rejections.map(\.code), ["mergeConflict"], "B wrote against a server version A had replaced")
-            try expectEqual(try await b.repository(Person.self).fetch(data.ana.id)?.age, 40, "B's record was restored from the server")
-            try expectEqual(try await world.server.store.repository(Tag.self).fetch("city")?.label, "City and coast", "the custom rule kept the longer label")
+            try expectEqual(
+                await engineB.rejections.map(\.code), ["mergeConflict"],
+                "B wrote against a server version A had replaced")
+            try expectEqual(
+                try await b.repository(Person.self).fetch(data.ana.id)?.age, 40,
+                "B's record was restored from the server")
+            try expectEqual(
+                try await world.server.store.repository(Tag.self).fetch("city")?.label, "City and coast",
+                "the custom rule kept the longer label")
             try await expectSettled([a, b], server: world.server)
         },
         ConformanceCheck(.offlineFirst, "badMutationsAreRejectedWithTypedReasonsAndChangeNothing") { c in
@@ -146,21 +161,35 @@ enum OfflineFirstChecks {
             let data = try await TravelData.seed(world.server.store)
             let before = try await StoreSnapshot.take(world.server.store)
             let stamp = HybridTimestamp(millis: 1, node: "rogue")
-            func put(_ sequence: UInt64, _ entity: String, _ id: RecordID, _ values: [String: Value], insert: Bool = false) -> SyncMutation {
-                SyncMutation(id: MutationID(clientID: "rogue", sequence: sequence), kind: .put, entity: entity, recordID: id,
-                             isInsert: insert, values: values, timestamp: stamp)
+            func put(
+                _ sequence: UInt64, _ entity: String, _ id: RecordID, _ values: [String: Value], insert: Bool = false
+            ) -> SyncMutation {
+                SyncMutation(
+                    id: MutationID(clientID: "rogue", sequence: sequence), kind: .put, entity: entity, recordID: id,
+                    isInsert: insert, values: values, timestamp: stamp)
             }
-            let request = PushRequest(clientID: "rogue", mutations: [
-                put(1, "Person", .uuid(data.ana.id), ["age": "old"]),
-                put(2, "Person", .uuid(data.ana.id), ["shoeSize": 42]),
-                put(3, "Spaceship", .int(1), ["name": "x"], insert: true),
-                put(4, "Person", .uuid(UUID()), ["name": "Copy", "address.city": "Porto", "email": "bruno@example.com"], insert: true),
-                put(5, "Trip", .uuid(UUID()), ["name": "Orphan", "start": .date(TravelDomain.day(1)), "traveller": .uuid(UUID())], insert: true),
-            ])
+            let request = PushRequest(
+                clientID: "rogue",
+                mutations: [
+                    put(1, "Person", .uuid(data.ana.id), ["age": "old"]),
+                    put(2, "Person", .uuid(data.ana.id), ["shoeSize": 42]),
+                    put(3, "Spaceship", .int(1), ["name": "x"], insert: true),
+                    put(
+                        4, "Person", .uuid(UUID()),
+                        ["name": "Copy", "address.city": "Porto", "email": "bruno@example.com"], insert: true),
+                    put(
+                        5, "Trip", .uuid(UUID()),
+                        ["name": "Orphan", "start": .date(TravelDomain.day(1)), "traveller": .uuid(UUID())],
+                        insert: true),
+                ])
             let response = try await InProcessTransport(server: world.server).push(request)
             try expectEqual(response.results.map(\.outcome), Array(repeating: .rejected, count: 5))
-            try expectEqual(response.results.map(\.code), ["typeMismatch", "unknownProperty", "unknownEntity", "uniqueViolation", "invalidReference"])
-            try expect(response.results[0].reason?.contains("Person(\(data.ana.id)).age") == true, "the reason names entity, record and property")
+            try expectEqual(
+                response.results.map(\.code),
+                ["typeMismatch", "unknownProperty", "unknownEntity", "uniqueViolation", "invalidReference"])
+            try expect(
+                response.results[0].reason?.contains("Person(\(data.ana.id)).age") == true,
+                "the reason names entity, record and property")
             try expectEqual(try await StoreSnapshot.take(world.server.store), before, "the server's store is unchanged")
             // Retried, the same mutations get the same answers, not a silent "duplicate".
             let again = try await world.server.push(request)
@@ -182,8 +211,10 @@ enum OfflineFirstChecks {
             let rejections = await engineB.rejections
             try expectEqual(Set(rejections.map(\.code)), ["uniqueViolation", "notFound"])
             try expect(rejections.allSatisfy { !$0.reason.isEmpty }, "each rejection says why")
-            try expectEqual(try await b.repository(Person.self).fetch(twin.id), nil, "the refused insert is undone locally")
-            try expectEqual(try await b.repository(Person.self).fetch(data.dario.id), nil, "the server's delete is restored")
+            try expectEqual(
+                try await b.repository(Person.self).fetch(twin.id), nil, "the refused insert is undone locally")
+            try expectEqual(
+                try await b.repository(Person.self).fetch(data.dario.id), nil, "the server's delete is restored")
             try await expectSettled([a, b], server: world.server)
         },
     ]
@@ -209,7 +240,8 @@ enum OfflineFirstChecks {
             try expectEqual(sent.count, 10, "6 inserts, an update, a delete, the tag, and the link on its owning side")
             let failures = try await syncUntilSettled(engine)
             if fault != .slow { try expect(failures > 0, "the fault was injected") }
-            try expectEqual(await engine.rejections.count, 0, "a mutation applied twice would have been refused (duplicate ID)")
+            try expectEqual(
+                await engine.rejections.count, 0, "a mutation applied twice would have been refused (duplicate ID)")
             try expectEqual(try await world.server.lastAppliedSequence(of: "tablet"), sent.last?.id.sequence ?? 0)
             // The server's history holds exactly one insert per inserted record.
             let history = try await world.server.store.history()
@@ -230,7 +262,8 @@ enum OfflineFirstChecks {
             let (a, engineA) = try await world.client("a", clock: { clockA.now })
             let uploadDown = FaultInjectingRemote(world.transport)
             let (b, engineB) = try await world.client(
-                "b", remote: uploadDown, options: .init(policies: ["Person": policy.policy]), clock: { Date(timeIntervalSince1970: 1_000_000) })
+                "b", remote: uploadDown, options: .init(policies: ["Person": policy.policy]),
+                clock: { Date(timeIntervalSince1970: 1_000_000) })
             let data = try await TravelData.seed(a)
             try await engineA.syncNow()
             try await engineB.syncNow()
@@ -252,12 +285,13 @@ enum OfflineFirstChecks {
             // The pull ran despite the failed push and met B's pending edit: the policy decided.
             try await engineB.syncNow()
             try await engineA.syncNow()
-            let (name, age, rating): (String, Int?, Double?) = switch policy {
-            case .serverWins, .lastWriterWins: ("Ana", 34, 1.0)
-            case .clientWins: ("Ana B", 50, 4.5)
-            case .propertyMerge: ("Ana B", 50, 1.0)
-            case .custom: ("Ana B", 34, 1.0)
-            }
+            let (name, age, rating): (String, Int?, Double?) =
+                switch policy {
+                case .serverWins, .lastWriterWins: ("Ana", 34, 1.0)
+                case .clientWins: ("Ana B", 50, 4.5)
+                case .propertyMerge: ("Ana B", 50, 1.0)
+                case .custom: ("Ana B", 34, 1.0)
+                }
             for store in [world.server.store, a, b] {
                 let ana = try expectNotNil(try await store.repository(Person.self).fetch(data.ana.id))
                 try expectEqual(ana.name, name)
@@ -292,7 +326,8 @@ enum OfflineFirstChecks {
             let (world, a, engineA, b, engineB, data) = try await SyncWorld.twoSyncedClients(c)
             // Both edit different things: memberships, order, to-ones, deletes, inserts.
             try await a.repository(Trip.self).link(Trip.tags, from: data.portoWine.id, to: "beach")
-            try await a.repository(Trip.self).setRelated(Trip.stops, of: data.lisbonSpring.id, to: [data.sintra.id, data.alfama.id, data.belem.id])
+            try await a.repository(Trip.self).setRelated(
+                Trip.stops, of: data.lisbonSpring.id, to: [data.sintra.id, data.alfama.id, data.belem.id])
             try await b.repository(Trip.self).unlink(Trip.tags, from: data.lisbonSpring.id, to: "city")
             var trip = data.azoresHike
             trip.traveller = data.clara.id
@@ -306,7 +341,9 @@ enum OfflineFirstChecks {
             try await expectSettled([a, b], server: world.server)
             let stops = try await b.repository(Trip.self).related(Trip.stops, of: data.lisbonSpring.id).map(\.name)
             try expectEqual(stops, ["Sintra", "Alfama", "Belém"], "order travels")
-            try expectEqual(Set(try await a.repository(Trip.self).related(Trip.tags, of: data.lisbonSpring.id).map(\.id)), ["beach"])
+            try expectEqual(
+                Set(try await a.repository(Trip.self).related(Trip.tags, of: data.lisbonSpring.id).map(\.id)), ["beach"]
+            )
         },
         ConformanceCheck(.offlineFirst, "offlineRetriesWithBackoffAndPublishesStatus") { c in
             let world = try await SyncWorld.make(c)
@@ -314,7 +351,8 @@ enum OfflineFirstChecks {
             // A status stream keeps the newest 16. Once settled, the loop waits an hour before its next
             // sync, so the outage's statuses (about ten) are never pushed out of the stream however long
             // a busy test machine takes to read them.
-            let retry = RetryPolicy(initialDelay: .milliseconds(5), maximumDelay: .milliseconds(20), jitter: 0.5, interval: .seconds(3600))
+            let retry = RetryPolicy(
+                initialDelay: .milliseconds(5), maximumDelay: .milliseconds(20), jitter: 0.5, interval: .seconds(3600))
             let (store, engine) = try await world.client("watch", remote: flaky, options: .init(retry: retry))
             try await store.repository(Tag.self).insert(Tag(id: "late", label: "Late"))
             let updates = await engine.statusUpdates()

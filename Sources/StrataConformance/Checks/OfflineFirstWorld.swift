@@ -13,9 +13,13 @@ struct SyncWorld {
     /// rate limit.
     let transport: any SyncRemote
 
-    static func make(_ c: ConformanceContext, policies: [String: SyncServerConflictPolicy] = [:]) async throws -> SyncWorld {
+    static func make(_ c: ConformanceContext, policies: [String: SyncServerConflictPolicy] = [:]) async throws
+        -> SyncWorld
+    {
         let server = SyncServer(store: try await c.store(), policies: policies)
-        guard let harness = c.transport else { return SyncWorld(server: server, context: c, transport: InProcessTransport(server: server)) }
+        guard let harness = c.transport else {
+            return SyncWorld(server: server, context: c, transport: InProcessTransport(server: server))
+        }
         let endpoint = SyncEndpoint(
             server: server, authenticator: StaticTokenAuthenticator(["world-token": SyncIdentity("world")]),
             limits: SyncLimits(rate: nil))
@@ -25,7 +29,9 @@ struct SyncWorld {
     }
 
     /// A server and clients `a` and `b`, both synced after `a` seeded the travel data.
-    static func twoSyncedClients(_ c: ConformanceContext) async throws -> (SyncWorld, Store, SyncEngine, Store, SyncEngine, TravelData) {
+    static func twoSyncedClients(_ c: ConformanceContext) async throws -> (
+        SyncWorld, Store, SyncEngine, Store, SyncEngine, TravelData
+    ) {
         let world = try await make(c)
         let (a, engineA) = try await world.client("a")
         let (b, engineB) = try await world.client("b")
@@ -37,7 +43,8 @@ struct SyncWorld {
 
     /// A client store with sync on, and its engine over `remote` (the in-process transport by default).
     func client(
-        _ id: String, remote: (any SyncRemote)? = nil, options: SyncEngine.Options = .init(), clock: (@Sendable () -> Date)? = nil
+        _ id: String, remote: (any SyncRemote)? = nil, options: SyncEngine.Options = .init(),
+        clock: (@Sendable () -> Date)? = nil
     ) async throws -> (Store, SyncEngine) {
         let configuration = clock.map { SyncConfiguration(clientID: id, clock: $0) } ?? SyncConfiguration(clientID: id)
         let store = try await context.store().withSync(configuration)
@@ -59,7 +66,9 @@ struct SyncedState: Equatable {
     func difference(from other: SyncedState) -> String {
         var notes: [String] = []
         for key in Set(records.keys).union(other.records.keys) where records[key] != other.records[key] {
-            notes.append("\(key): \(records[key].map { "\($0)" } ?? "absent") ≠ \(other.records[key].map { "\($0)" } ?? "absent")")
+            notes.append(
+                "\(key): \(records[key].map { "\($0)" } ?? "absent") ≠ \(other.records[key].map { "\($0)" } ?? "absent")"
+            )
         }
         for key in Set(related.keys).union(other.related.keys) where related[key] != other.related[key] {
             notes.append("\(key): \(related[key] ?? []) ≠ \(other.related[key] ?? [])")
@@ -75,11 +84,14 @@ func expectSettled(
     for store in stores {
         let state = try await SyncedState.take(store)
         if state != expected {
-            throw ConformanceFailure("client and server differ: \(state.difference(from: expected))", fileID: fileID, filePath: filePath, line: line)
+            throw ConformanceFailure(
+                "client and server differ: \(state.difference(from: expected))", fileID: fileID, filePath: filePath,
+                line: line)
         }
         let pending = try await SyncEngine(store: store, remote: InProcessTransport(server: server)).pendingMutations()
         if !pending.isEmpty {
-            throw ConformanceFailure("outbox not empty: \(pending.count) mutation(s) left", fileID: fileID, filePath: filePath, line: line)
+            throw ConformanceFailure(
+                "outbox not empty: \(pending.count) mutation(s) left", fileID: fileID, filePath: filePath, line: line)
         }
     }
 }
@@ -96,7 +108,8 @@ func syncUntilSettled(_ engine: SyncEngine, attempts: Int = 12) async throws -> 
             failures += 1
         }
     }
-    throw ConformanceFailure("sync did not succeed in \(attempts) attempts", fileID: #fileID, filePath: #filePath, line: #line)
+    throw ConformanceFailure(
+        "sync did not succeed in \(attempts) attempts", fileID: #fileID, filePath: #filePath, line: #line)
 }
 
 /// A wall clock a check sets by hand.

@@ -45,7 +45,8 @@ extension QueryChecks {
                 let expected = try await store.repository(Person.self).fetch(query)
                 for size in [1, 7, 40] {
                     let paged = try await allPages(store, query, size: size)
-                    try expectEqual(paged.map(\.id), expected.map(\.id), "query \(index), pages of \(size) (seed \(seed))")
+                    try expectEqual(
+                        paged.map(\.id), expected.map(\.id), "query \(index), pages of \(size) (seed \(seed))")
                 }
             }
         },
@@ -56,7 +57,8 @@ extension QueryChecks {
             let repository = store.repository(Person.self)
             let first = try await repository.fetch(query, after: nil)
             let cursor = try expectNotNil(first.next)
-            let rest = try await repository.fetch(Query<Person>.all.sorted(by: \.name).sorted(by: \.age)).map(\.id).dropFirst(10)
+            let rest = try await repository.fetch(Query<Person>.all.sorted(by: \.name).sorted(by: \.age)).map(\.id)
+                .dropFirst(10)
             // Saves before the cursor: a record that sorts first, and one from the first page gone.
             try await repository.insert(Person(name: "A first", age: 1))
             try await repository.delete(try expectNotNil(first.models.first).id)
@@ -70,13 +72,19 @@ extension QueryChecks {
             let store = try await c.store()
             _ = try await people(store, seed: 0xBAD)
             let repository = store.repository(Person.self)
-            let cursor = try expectNotNil(try await repository.fetch(Query<Person>.all.sorted(by: \.name).limit(5), after: nil).next)
-            try await expectError(.invalidQuery) { _ = try await repository.fetch(Query<Person>.all.sorted(by: \.age).limit(5), after: cursor) }
+            let cursor = try expectNotNil(
+                try await repository.fetch(Query<Person>.all.sorted(by: \.name).limit(5), after: nil).next)
             try await expectError(.invalidQuery) {
-                _ = try await store.repository(Tag.self).fetch(Query<Tag>.all.sorted(by: \.label).limit(5), after: cursor)
+                _ = try await repository.fetch(Query<Person>.all.sorted(by: \.age).limit(5), after: cursor)
+            }
+            try await expectError(.invalidQuery) {
+                _ = try await store.repository(Tag.self).fetch(
+                    Query<Tag>.all.sorted(by: \.label).limit(5), after: cursor)
             }
             try await expectError(.invalidQuery) { _ = try PageCursor(token: "not a cursor") }
-            try await expectError(.invalidQuery) { _ = try await repository.fetch(Query<Person>.all.sorted(by: \.name).limit(5).offset(1), after: cursor) }
+            try await expectError(.invalidQuery) {
+                _ = try await repository.fetch(Query<Person>.all.sorted(by: \.name).limit(5).offset(1), after: cursor)
+            }
         },
     ]
 }

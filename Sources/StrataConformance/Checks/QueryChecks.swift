@@ -40,7 +40,8 @@ enum QueryChecks {
         ConformanceCheck(.queries, "compareDoubles") { c in
             let (store, _) = try await c.seeded()
             try expectEqual(try await trips(store, \.budget > 800), ["Lisbon Spring", "São Paulo Business"])
-            try expectEqual(try await trips(store, \.budget >= 800), ["Lisbon Spring", "São Paulo Business", "Porto Wine"])
+            try expectEqual(
+                try await trips(store, \.budget >= 800), ["Lisbon Spring", "São Paulo Business", "Porto Wine"])
         },
         ConformanceCheck(.queries, "compareDates") { c in
             let (store, _) = try await c.seeded()
@@ -65,8 +66,9 @@ enum QueryChecks {
         ConformanceCheck(.queries, "betweenIsInclusive") { c in
             let (store, _) = try await c.seeded()
             try expectEqual(try await people(store, .between(\.age, 28, 34)), ["Ana", "Bruno"])
-            try expectEqual(try await trips(store, .between(\.start, TravelDomain.day(129), TravelDomain.day(257))),
-                            ["Porto Wine", "Açores Hike", "São Paulo Business"])
+            try expectEqual(
+                try await trips(store, .between(\.start, TravelDomain.day(129), TravelDomain.day(257))),
+                ["Porto Wine", "Açores Hike", "São Paulo Business"])
         },
         ConformanceCheck(.queries, "compositeFieldIsQueryable") { c in
             let (store, _) = try await c.seeded()
@@ -110,28 +112,36 @@ enum QueryChecks {
         },
         ConformanceCheck(.queries, "hasPrefixCaseInsensitive") { c in
             let (store, _) = try await c.seeded()
-            try expectEqual(try await trips(store, .hasPrefix(\.name, "LISBON", options: .caseInsensitive)), ["Lisbon Spring", "lisbon winter"])
+            try expectEqual(
+                try await trips(store, .hasPrefix(\.name, "LISBON", options: .caseInsensitive)),
+                ["Lisbon Spring", "lisbon winter"])
             try expectEqual(try await trips(store, .hasPrefix(\.name, "lisbon")), ["lisbon winter"])
         },
         ConformanceCheck(.queries, "hasSuffix") { c in
             let (store, _) = try await c.seeded()
             try expectEqual(try await trips(store, .hasSuffix(\.name, "Hike")), ["Açores Hike"])
             try expectEqual(try await trips(store, .hasSuffix(\.name, "hike")), [])
-            try expectEqual(try await trips(store, .hasSuffix(\.name, "HIKE", options: .caseInsensitive)), ["Açores Hike"])
+            try expectEqual(
+                try await trips(store, .hasSuffix(\.name, "HIKE", options: .caseInsensitive)), ["Açores Hike"])
         },
         ConformanceCheck(.queries, "diacriticInsensitive") { c in
             let (store, _) = try await c.seeded()
             try expectEqual(try await trips(store, .contains(\.name, "Acores")), [])
-            try expectEqual(try await trips(store, .contains(\.name, "Acores", options: .diacriticInsensitive)), ["Açores Hike"])
-            try expectEqual(try await trips(store, .hasPrefix(\.name, "sao paulo", options: [.caseInsensitive, .diacriticInsensitive])),
-                            ["São Paulo Business"])
+            try expectEqual(
+                try await trips(store, .contains(\.name, "Acores", options: .diacriticInsensitive)), ["Açores Hike"])
+            try expectEqual(
+                try await trips(
+                    store, .hasPrefix(\.name, "sao paulo", options: [.caseInsensitive, .diacriticInsensitive])),
+                ["São Paulo Business"])
         },
         ConformanceCheck(.queries, "equalsWithTextOptions") { c in
             let (store, _) = try await c.seeded()
             try expectEqual(try await people(store, .equals(\.name, "ANA", options: .caseInsensitive)), ["Ana"])
-            try expectEqual(try await people(store, .equals(\.name, "Dario", options: .diacriticInsensitive)), ["Dário"])
+            try expectEqual(
+                try await people(store, .equals(\.name, "Dario", options: .diacriticInsensitive)), ["Dário"])
             try expectEqual(try await people(store, \.name == "Dario"), [])
-            try expectEqual(try await people(store, .in(\.name, ["ANA", "BRUNO"], options: .caseInsensitive)), ["Ana", "Bruno"])
+            try expectEqual(
+                try await people(store, .in(\.name, ["ANA", "BRUNO"], options: .caseInsensitive)), ["Ana", "Bruno"])
         },
         ConformanceCheck(.queries, "textOperatorsNeverMatchNil") { c in
             let (store, _) = try await c.seeded()
@@ -152,7 +162,8 @@ enum QueryChecks {
             let (store, _) = try await c.seeded()
             try expectEqual(try await people(store, \.age > 30 && \.isVerified == true), ["Ana"])
             try expectEqual(try await people(store, \.age < 30 || \.rating == nil), ["Bruno"])
-            try expectEqual(try await people(store, .any([\.status == .gold, \.address.city == "Porto"])), ["Ana", "Bruno"])
+            try expectEqual(
+                try await people(store, .any([\.status == .gold, \.address.city == "Porto"])), ["Ana", "Bruno"])
             try expectEqual(try await people(store, .all([])), ["Ana", "Bruno", "Clara", "Dário"])
         },
         ConformanceCheck(.queries, "notIsTwoValuedOverNil") { c in
@@ -166,30 +177,38 @@ enum QueryChecks {
     static let relationships: [ConformanceCheck] = [
         ConformanceCheck(.queries, "conditionAcrossToOne") { c in
             let (store, _) = try await c.seeded()
-            try expectEqual(try await trips(store, .related(\.traveller, where: \Person.name == "Ana")), ["Lisbon Spring", "Porto Wine"])
-            try expectEqual(try await trips(store, .related(\.traveller, where: \Person.address.city == "Porto")), ["Açores Hike"])
+            try expectEqual(
+                try await trips(store, .related(\.traveller, where: \Person.name == "Ana")),
+                ["Lisbon Spring", "Porto Wine"])
+            try expectEqual(
+                try await trips(store, .related(\.traveller, where: \Person.address.city == "Porto")), ["Açores Hike"])
         },
         ConformanceCheck(.queries, "negatedToOneConditionIncludesNilReference") { c in
             let (store, _) = try await c.seeded()
-            try expectEqual(try await trips(store, !.related(\.traveller, where: \Person.name == "Ana")),
-                            ["Açores Hike", "São Paulo Business", "lisbon winter"])
+            try expectEqual(
+                try await trips(store, !.related(\.traveller, where: \Person.name == "Ana")),
+                ["Açores Hike", "São Paulo Business", "lisbon winter"])
         },
         ConformanceCheck(.queries, "anyOverToMany") { c in
             let (store, _) = try await c.seeded()
             try expectEqual(try await trips(store, .any(Trip.stops, where: \Stop.city == "Lisbon")), ["Lisbon Spring"])
-            try expectEqual(try await trips(store, .any(Trip.stops, where: \Stop.nights >= 3)), ["Porto Wine", "Açores Hike"])
+            try expectEqual(
+                try await trips(store, .any(Trip.stops, where: \Stop.nights >= 3)), ["Porto Wine", "Açores Hike"])
             try expectEqual(try await trips(store, .any(Trip.stops)), ["Lisbon Spring", "Porto Wine", "Açores Hike"])
         },
         ConformanceCheck(.queries, "noneOverToMany") { c in
             let (store, _) = try await c.seeded()
             try expectEqual(try await trips(store, .none(Trip.stops)), ["São Paulo Business", "lisbon winter"])
-            try expectEqual(try await trips(store, .none(Trip.stops, where: \Stop.city == "Lisbon")),
-                            ["Porto Wine", "Açores Hike", "São Paulo Business", "lisbon winter"])
+            try expectEqual(
+                try await trips(store, .none(Trip.stops, where: \Stop.city == "Lisbon")),
+                ["Porto Wine", "Açores Hike", "São Paulo Business", "lisbon winter"])
         },
         ConformanceCheck(.queries, "anyOverManyToManyFromBothSides") { c in
             let (store, _) = try await c.seeded()
             try expectEqual(try await trips(store, .any(Trip.tags, where: \Tag.label == "Food")), ["Porto Wine"])
-            let tags = Set(try await store.repository(Tag.self).fetch(where: .any(Tag.trips, where: \Trip.isFavorite == true)).map(\.id))
+            let tags = Set(
+                try await store.repository(Tag.self).fetch(where: .any(Tag.trips, where: \Trip.isFavorite == true)).map(
+                    \.id))
             try expectEqual(tags, ["beach", "city"])
         },
         ConformanceCheck(.queries, "anyAndNoneOverDerivedToMany") { c in
@@ -201,7 +220,8 @@ enum QueryChecks {
             let (store, _) = try await c.seeded()
             let predicate: Filter<Person> = .any(Person.trips, where: .any(Trip.stops, where: \Stop.city == "Porto"))
             try expectEqual(try await people(store, predicate), ["Ana"])
-            let agencyTrips: Filter<Trip> = .related(\.traveller, where: .any(Person.trips, where: \Trip.isFavorite == true))
+            let agencyTrips: Filter<Trip> = .related(
+                \.traveller, where: .any(Person.trips, where: \Trip.isFavorite == true))
             try expectEqual(try await trips(store, agencyTrips), ["Lisbon Spring", "Porto Wine", "Açores Hike"])
         },
     ]
@@ -209,13 +229,15 @@ enum QueryChecks {
     static let ordering: [ConformanceCheck] = [
         ConformanceCheck(.queries, "sortAscendingPutsNilFirst") { c in
             let (store, _) = try await c.seeded()
-            try expectEqual(try await tripNames(store, Query.all.sorted(by: \.budget)),
-                            ["Açores Hike", "lisbon winter", "Porto Wine", "Lisbon Spring", "São Paulo Business"])
+            try expectEqual(
+                try await tripNames(store, Query.all.sorted(by: \.budget)),
+                ["Açores Hike", "lisbon winter", "Porto Wine", "Lisbon Spring", "São Paulo Business"])
         },
         ConformanceCheck(.queries, "sortDescendingPutsNilLast") { c in
             let (store, _) = try await c.seeded()
-            try expectEqual(try await tripNames(store, Query.all.sorted(by: \.budget, .descending)),
-                            ["São Paulo Business", "Lisbon Spring", "Porto Wine", "lisbon winter", "Açores Hike"])
+            try expectEqual(
+                try await tripNames(store, Query.all.sorted(by: \.budget, .descending)),
+                ["São Paulo Business", "Lisbon Spring", "Porto Wine", "lisbon winter", "Açores Hike"])
         },
         ConformanceCheck(.queries, "sortedPagesOverAnIndexedAttributeWithNulls") { c in
             let (store, data) = try await c.seeded()
@@ -224,37 +246,51 @@ enum QueryChecks {
             let all = try await tripNames(store, Query.all.sorted(by: \.budget))
             try expectEqual(Array(all.prefix(2)).sorted(), ["Açores Hike", "No budget"], "nulls first ascending")
             try expectEqual(try await tripNames(store, Query.all.sorted(by: \.budget).limit(3)), Array(all.prefix(3)))
-            try expectEqual(try await tripNames(store, Query.all.sorted(by: \.budget).offset(2).limit(3)), Array(all[2..<5]))
+            try expectEqual(
+                try await tripNames(store, Query.all.sorted(by: \.budget).offset(2).limit(3)), Array(all[2..<5]))
             let descending = try await tripNames(store, Query.all.sorted(by: \.budget, .descending))
-            try expectEqual(try await tripNames(store, Query.all.sorted(by: \.budget, .descending).limit(4)), Array(descending.prefix(4)))
-            try expectEqual(Array(descending.suffix(2)).sorted(), ["Açores Hike", "No budget"], "nulls last descending")
+            try expectEqual(
+                try await tripNames(store, Query.all.sorted(by: \.budget, .descending).limit(4)),
+                Array(descending.prefix(4)))
+            try expectEqual(
+                Array(descending.suffix(2)).sorted(), ["Açores Hike", "No budget"], "nulls last descending")
             // With a filter: the favourites (Lisbon Spring, Açores Hike) are skipped; São Paulo
             // (2500) leads, then the two 800 budgets in ID order.
             let nonFavourites = descending.filter { $0 != data.lisbonSpring.name && $0 != data.azoresHike.name }
-            try expectEqual(try await tripNames(store, Query.where(\.isFavorite == false).sorted(by: \.budget, .descending).limit(3)),
-                            Array(nonFavourites.prefix(3)))
+            try expectEqual(
+                try await tripNames(
+                    store, Query.where(\.isFavorite == false).sorted(by: \.budget, .descending).limit(3)),
+                Array(nonFavourites.prefix(3)))
             try expectEqual(nonFavourites.first, "São Paulo Business")
         },
         ConformanceCheck(.queries, "multiKeySort") { c in
             let (store, _) = try await c.seeded()
-            let names = try await store.repository(Person.self).fetch(Query.all.sorted(by: \.rating, .descending).sorted(by: \.name)).map(\.name)
+            let names = try await store.repository(Person.self).fetch(
+                Query.all.sorted(by: \.rating, .descending).sorted(by: \.name)
+            ).map(\.name)
             try expectEqual(names, ["Ana", "Dário", "Clara", "Bruno"])
-            let byCity = try await store.repository(Person.self).fetch(Query.all.sorted(by: \.address.city).sorted(by: \.age, .descending)).map(\.name)
+            let byCity = try await store.repository(Person.self).fetch(
+                Query.all.sorted(by: \.address.city).sorted(by: \.age, .descending)
+            ).map(\.name)
             try expectEqual(byCity, ["Dário", "Ana", "Bruno", "Clara"])
         },
         ConformanceCheck(.queries, "tiesAreOrderedByIDAndStable") { c in
             let (store, data) = try await c.seeded()
             let query = Query<Person>.where(\.rating == 4.5).sorted(by: \.rating)
             let expected = [data.ana, data.dario].sorted { $0.id.recordID < $1.id.recordID }.map(\.name)
-            for _ in 0..<3 { try expectEqual(try await store.repository(Person.self).fetch(query).map(\.name), expected) }
+            for _ in 0..<3 {
+                try expectEqual(try await store.repository(Person.self).fetch(query).map(\.name), expected)
+            }
         },
         ConformanceCheck(.queries, "sortByStringAndDate") { c in
             let (store, _) = try await c.seeded()
-            try expectEqual(try await tripNames(store, Query.all.sorted(by: \.start, .descending)),
-                            ["lisbon winter", "São Paulo Business", "Açores Hike", "Porto Wine", "Lisbon Spring"])
+            try expectEqual(
+                try await tripNames(store, Query.all.sorted(by: \.start, .descending)),
+                ["lisbon winter", "São Paulo Business", "Açores Hike", "Porto Wine", "Lisbon Spring"])
             // Unicode scalar order: uppercase before lowercase, "Á"-like letters after ASCII.
-            try expectEqual(try await tripNames(store, Query.all.sorted(by: \.name)),
-                            ["Açores Hike", "Lisbon Spring", "Porto Wine", "São Paulo Business", "lisbon winter"])
+            try expectEqual(
+                try await tripNames(store, Query.all.sorted(by: \.name)),
+                ["Açores Hike", "Lisbon Spring", "Porto Wine", "São Paulo Business", "lisbon winter"])
         },
         ConformanceCheck(.queries, "limitAndOffset") { c in
             let (store, _) = try await c.seeded()
@@ -277,7 +313,9 @@ enum QueryChecks {
             try await store.repository(Person.self).insert(contentsOf: people)
             var seen: [UUID] = []
             let query = Query<Person>.all.sorted(by: \.age).sorted(by: \.name, .descending)
-            for page in 0..<8 { seen += try await store.repository(Person.self).fetch(query.offset(page * 5).limit(5)).map(\.id) }
+            for page in 0..<8 {
+                seen += try await store.repository(Person.self).fetch(query.offset(page * 5).limit(5)).map(\.id)
+            }
             try expectEqual(seen.count, 37)
             try expectEqual(Set(seen), Set(people.map(\.id)))
             try expectEqual(seen, try await store.repository(Person.self).fetch(query).map(\.id))
@@ -286,7 +324,8 @@ enum QueryChecks {
             let (store, data) = try await c.seeded()
             let all = try await store.repository(Trip.self).fetch().map(\.id)
             try expectEqual(all, data.trips.map(\.id).sorted { $0.recordID < $1.recordID })
-            try expectEqual(try await store.repository(Trip.self).fetch(Query.all.offset(1).limit(2)).map(\.id), Array(all[1...2]))
+            try expectEqual(
+                try await store.repository(Trip.self).fetch(Query.all.offset(1).limit(2)).map(\.id), Array(all[1...2]))
         },
         ConformanceCheck(.queries, "countWithPredicateAndPage") { c in
             let (store, _) = try await c.seeded()
@@ -299,7 +338,9 @@ enum QueryChecks {
         },
         ConformanceCheck(.queries, "firstFollowsSort") { c in
             let (store, _) = try await c.seeded()
-            try expectEqual(try await store.repository(Trip.self).first(Query.all.sorted(by: \.start, .descending))?.name, "lisbon winter")
+            try expectEqual(
+                try await store.repository(Trip.self).first(Query.all.sorted(by: \.start, .descending))?.name,
+                "lisbon winter")
             try expectEqual(try await store.repository(Trip.self).first(.where(\.budget > 10_000)), nil)
         },
     ]
@@ -323,24 +364,35 @@ enum QueryChecks {
         ConformanceCheck(.queries, "relationshipOfTheWrongKindIsATypedError") { c in
             let (store, _) = try await c.seeded()
             try await expectError(.invalidQuery, entity: "Trip", property: "stops") {
-                _ = try await store.read { try $0.fetch(FetchPlan(entity: "Trip", predicate: .relatedOne(relationship: "stops", .constant(true)))) }
+                _ = try await store.read {
+                    try $0.fetch(
+                        FetchPlan(entity: "Trip", predicate: .relatedOne(relationship: "stops", .constant(true))))
+                }
             }
         },
         ConformanceCheck(.queries, "aConstantOfTheWrongTypeIsATypedError") { c in
             let (store, _) = try await c.seeded()
             try await expectError(.typeMismatch, entity: "Person", property: "age") {
-                _ = try await store.read { try $0.fetch(FetchPlan(entity: "Person", predicate: .compare("age", .less, .string("30"), []))) }
+                _ = try await store.read {
+                    try $0.fetch(FetchPlan(entity: "Person", predicate: .compare("age", .less, .string("30"), [])))
+                }
             }
             try await expectError(.typeMismatch, entity: "Trip", property: "traveller") {
-                _ = try await store.read { try $0.fetch(FetchPlan(entity: "Trip", predicate: .compare("traveller", .equal, .int(1), []))) }
+                _ = try await store.read {
+                    try $0.fetch(FetchPlan(entity: "Trip", predicate: .compare("traveller", .equal, .int(1), [])))
+                }
             }
             try await expectError(.typeMismatch, entity: "Person", property: "age") {
-                _ = try await store.read { try $0.fetch(FetchPlan(entity: "Person", predicate: .text("age", .contains, "3", []))) }
+                _ = try await store.read {
+                    try $0.fetch(FetchPlan(entity: "Person", predicate: .text("age", .contains, "3", [])))
+                }
             }
         },
         ConformanceCheck(.queries, "negativeLimitIsATypedError") { c in
             let (store, _) = try await c.seeded()
-            try await expectError(.invalidQuery) { _ = try await store.repository(Trip.self).fetch(Query.all.limit(-1)) }
+            try await expectError(.invalidQuery) {
+                _ = try await store.repository(Trip.self).fetch(Query.all.limit(-1))
+            }
         },
     ]
 }

@@ -31,7 +31,11 @@ extension RelationshipChecks {
                 let (first, second) = (Shelf(label: "1"), Shelf(label: "2"))
                 let book = Book(title: "B", shelf: first.id)
                 let other = Book(title: "O", shelf: first.id)
-                try await store.transaction { tx in for model in [first, second] { try tx.insert(model) }; try tx.insert(book); try tx.insert(other) }
+                try await store.transaction { tx in
+                    for model in [first, second] { try tx.insert(model) }
+                    try tx.insert(book)
+                    try tx.insert(other)
+                }
                 let key = RecordKey(entity: "Book", id: book.id.recordID)
                 let firstVersion = try await version(store, "Shelf", first.id.recordID)
                 let before = try await store.currentHistoryToken()
@@ -42,14 +46,25 @@ extension RelationshipChecks {
                 } else {
                     try await path.set(store, key, "shelf", second.id.recordID.value)
                 }
-                try expectEqual(try await store.repository(Shelf.self).related(Shelf.books, of: first.id).map(\.id), [other.id], "\(path): the old list lets go")
-                try expectEqual(try await store.repository(Shelf.self).related(Shelf.books, of: second.id).map(\.id), [book.id], "\(path): the new list holds it")
-                try expectEqual(try await version(store, "Shelf", first.id.recordID), firstVersion.map { $0 + 1 }, "\(path): the old owner's version moves")
+                try expectEqual(
+                    try await store.repository(Shelf.self).related(Shelf.books, of: first.id).map(\.id), [other.id],
+                    "\(path): the old list lets go")
+                try expectEqual(
+                    try await store.repository(Shelf.self).related(Shelf.books, of: second.id).map(\.id), [book.id],
+                    "\(path): the new list holds it")
+                try expectEqual(
+                    try await version(store, "Shelf", first.id.recordID), firstVersion.map { $0 + 1 },
+                    "\(path): the old owner's version moves")
                 let changes = try await store.history(after: before).flatMap(\.changes)
-                try expect(changes.contains { $0.entity == "Shelf" && $0.id == first.id.recordID && $0.changedProperties == ["books"] },
-                           "\(path): history names the old owner's list: \(changes)")
+                try expect(
+                    changes.contains {
+                        $0.entity == "Shelf" && $0.id == first.id.recordID && $0.changedProperties == ["books"]
+                    },
+                    "\(path): history names the old owner's list: \(changes)")
                 try await path.set(store, key, "shelf", .null)
-                try expectEqual(try await store.repository(Shelf.self).related(Shelf.books, of: second.id), [], "\(path): moved to nil")
+                try expectEqual(
+                    try await store.repository(Shelf.self).related(Shelf.books, of: second.id), [],
+                    "\(path): moved to nil")
                 try expectEqual(try await store.repository(Book.self).fetch(book.id)?.shelf, nil)
             }
         },
@@ -60,11 +75,20 @@ extension RelationshipChecks {
                 try await store.repository(Trip.self).insert(trip)
                 let key = RecordKey(entity: "Trip", id: trip.id.recordID)
                 try await path.set(store, key, "traveller", data.bruno.id.recordID.value)
-                try expect(!(try await store.repository(Person.self).related(Person.trips, of: data.ana.id)).contains { $0.id == trip.id }, "\(path): Ana lets go")
-                try expect(try await store.repository(Person.self).related(Person.trips, of: data.bruno.id).contains { $0.id == trip.id }, "\(path): Bruno holds it")
+                try expect(
+                    !(try await store.repository(Person.self).related(Person.trips, of: data.ana.id)).contains {
+                        $0.id == trip.id
+                    }, "\(path): Ana lets go")
+                try expect(
+                    try await store.repository(Person.self).related(Person.trips, of: data.bruno.id).contains {
+                        $0.id == trip.id
+                    }, "\(path): Bruno holds it")
                 try expectEqual(try await version(store, "Trip", trip.id.recordID), 2)
                 try await path.set(store, key, "traveller", .null)
-                try expect(!(try await store.repository(Person.self).related(Person.trips, of: data.bruno.id)).contains { $0.id == trip.id }, "\(path): to nil")
+                try expect(
+                    !(try await store.repository(Person.self).related(Person.trips, of: data.bruno.id)).contains {
+                        $0.id == trip.id
+                    }, "\(path): to nil")
             }
         },
         ConformanceCheck(.relationships, "movingAOneToOneAwayClearsTheOldPartnerFromEitherSide") { c in
@@ -77,20 +101,30 @@ extension RelationshipChecks {
                 }
                 let oldVersion = try await version(store, "Passport", old.id.recordID)
                 // From the person's side, to another passport.
-                try await path.set(store, RecordKey(entity: "Person", id: data.ana.id.recordID), "passport", new.id.recordID.value)
-                try expectEqual(try await store.repository(Passport.self).fetch(old.id)?.owner, nil, "\(path): the old partner lets go")
-                try expectEqual(try await version(store, "Passport", old.id.recordID), oldVersion.map { $0 + 1 }, "\(path): its version moves")
+                try await path.set(
+                    store, RecordKey(entity: "Person", id: data.ana.id.recordID), "passport", new.id.recordID.value)
+                try expectEqual(
+                    try await store.repository(Passport.self).fetch(old.id)?.owner, nil,
+                    "\(path): the old partner lets go")
+                try expectEqual(
+                    try await version(store, "Passport", old.id.recordID), oldVersion.map { $0 + 1 },
+                    "\(path): its version moves")
                 try expectEqual(try await store.repository(Passport.self).fetch(new.id)?.owner, data.ana.id)
                 // From the person's side, to nil.
                 try await path.set(store, RecordKey(entity: "Person", id: data.ana.id.recordID), "passport", .null)
                 try expectEqual(try await store.repository(Passport.self).fetch(new.id)?.owner, nil, "\(path): to nil")
                 // From the passport's side: it moves from Ana to Bruno, then to nil.
-                try await path.set(store, RecordKey(entity: "Passport", id: new.id.recordID), "owner", data.ana.id.recordID.value)
-                try await path.set(store, RecordKey(entity: "Passport", id: new.id.recordID), "owner", data.bruno.id.recordID.value)
-                try expectEqual(try await store.repository(Person.self).fetch(data.ana.id)?.passport, nil, "\(path): Ana lets go")
+                try await path.set(
+                    store, RecordKey(entity: "Passport", id: new.id.recordID), "owner", data.ana.id.recordID.value)
+                try await path.set(
+                    store, RecordKey(entity: "Passport", id: new.id.recordID), "owner", data.bruno.id.recordID.value)
+                try expectEqual(
+                    try await store.repository(Person.self).fetch(data.ana.id)?.passport, nil, "\(path): Ana lets go")
                 try expectEqual(try await store.repository(Person.self).fetch(data.bruno.id)?.passport, new.id)
                 try await path.set(store, RecordKey(entity: "Passport", id: new.id.recordID), "owner", .null)
-                try expectEqual(try await store.repository(Person.self).fetch(data.bruno.id)?.passport, nil, "\(path): Bruno lets go")
+                try expectEqual(
+                    try await store.repository(Person.self).fetch(data.bruno.id)?.passport, nil,
+                    "\(path): Bruno lets go")
                 try await store.transaction { tx in
                     try tx.delete(Passport.self, id: old.id)
                     try tx.delete(Passport.self, id: new.id)
@@ -113,7 +147,9 @@ extension ModelContext {
         }
     }
 
-    private func changed<M: PersistentModel>(_ type: M.Type, _ key: RecordKey, _ property: String, _ value: Value) async throws -> M {
+    private func changed<M: PersistentModel>(_ type: M.Type, _ key: RecordKey, _ property: String, _ value: Value)
+        async throws -> M
+    {
         guard let id = M.ID(recordID: key.id), let model = try await fetch(M.self, id: id) else {
             throw StrataError(.notFound, entity: key.entity, recordID: key.id, "record does not exist")
         }

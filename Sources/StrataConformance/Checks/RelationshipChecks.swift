@@ -35,8 +35,10 @@ enum RelationshipChecks {
         },
         ConformanceCheck(.relationships, "linkFromToManySideSetsTheToOne") { c in
             let (store, data) = try await c.seeded()
-            try await store.repository(Person.self).link(Person.trips, from: data.dario.id, to: data.saoPauloBusiness.id)
-            try expectEqual(try await store.repository(Trip.self).fetch(data.saoPauloBusiness.id)?.traveller, data.dario.id)
+            try await store.repository(Person.self).link(
+                Person.trips, from: data.dario.id, to: data.saoPauloBusiness.id)
+            try expectEqual(
+                try await store.repository(Trip.self).fetch(data.saoPauloBusiness.id)?.traveller, data.dario.id)
             try expectEqual(try await tripsOf(store, data.dario.id), ["São Paulo Business"])
         },
         ConformanceCheck(.relationships, "unlinkFromToManySideClearsTheToOne") { c in
@@ -47,7 +49,8 @@ enum RelationshipChecks {
         },
         ConformanceCheck(.relationships, "setRelatedReplacesAToManyMembership") { c in
             let (store, data) = try await c.seeded()
-            try await store.repository(Person.self).setRelated(Person.trips, of: data.ana.id, to: [data.portoWine.id, data.lisbonWinter.id])
+            try await store.repository(Person.self).setRelated(
+                Person.trips, of: data.ana.id, to: [data.portoWine.id, data.lisbonWinter.id])
             try expectEqual(try await tripsOf(store, data.ana.id), ["Porto Wine", "lisbon winter"])
             try expectEqual(try await tripsOf(store, data.clara.id), [])
             try expectEqual(try await store.repository(Trip.self).fetch(data.lisbonSpring.id)?.traveller, nil)
@@ -69,7 +72,8 @@ enum RelationshipChecks {
         },
         ConformanceCheck(.relationships, "setRelatedReordersAnOrderedToMany") { c in
             let (store, data) = try await c.seeded()
-            try await store.repository(Trip.self).setRelated(Trip.stops, of: data.lisbonSpring.id, to: [data.sintra.id, data.alfama.id, data.belem.id])
+            try await store.repository(Trip.self).setRelated(
+                Trip.stops, of: data.lisbonSpring.id, to: [data.sintra.id, data.alfama.id, data.belem.id])
             try expectEqual(try await stopNames(store, data.lisbonSpring.id), ["Sintra", "Alfama", "Belém"])
         },
         ConformanceCheck(.relationships, "movingAnOrderedMemberAppendsItToItsNewOwner") { c in
@@ -82,17 +86,20 @@ enum RelationshipChecks {
         },
         ConformanceCheck(.relationships, "setRelatedCanMoveMembersBetweenOwners") { c in
             let (store, data) = try await c.seeded()
-            try await store.repository(Trip.self).setRelated(Trip.stops, of: data.portoWine.id, to: [data.sintra.id, data.ribeira.id])
+            try await store.repository(Trip.self).setRelated(
+                Trip.stops, of: data.portoWine.id, to: [data.sintra.id, data.ribeira.id])
             try expectEqual(try await stopNames(store, data.portoWine.id), ["Sintra", "Ribeira"])
             try expectEqual(try await stopNames(store, data.lisbonSpring.id), ["Alfama", "Belém"])
             try expectEqual(try await store.repository(Stop.self).fetch(data.sintra.id)?.trip, data.portoWine.id)
         },
         ConformanceCheck(.relationships, "orderSurvivesReopen", requires: [.reopen]) { c in
             let (store, data) = try await c.seeded()
-            try await store.repository(Trip.self).setRelated(Trip.stops, of: data.lisbonSpring.id, to: [data.belem.id, data.sintra.id, data.alfama.id])
+            try await store.repository(Trip.self).setRelated(
+                Trip.stops, of: data.lisbonSpring.id, to: [data.belem.id, data.sintra.id, data.alfama.id])
             let reopened = try await c.reopen(store)
             try expectEqual(try await stopNames(reopened, data.lisbonSpring.id), ["Belém", "Sintra", "Alfama"])
-            try expectEqual(try await reopened.repository(Tag.self).related(Tag.trips, of: "beach").map(\.name), ["Lisbon Spring"])
+            try expectEqual(
+                try await reopened.repository(Tag.self).related(Tag.trips, of: "beach").map(\.name), ["Lisbon Spring"])
         },
         ConformanceCheck(.relationships, "orderedManyToManyKeepsOrder") { c in
             let (store, data) = try await c.seeded()
@@ -100,7 +107,8 @@ enum RelationshipChecks {
             try await people.link(Person.interests, from: data.ana.id, to: "food")
             try await people.link(Person.interests, from: data.ana.id, to: "beach")
             try await people.link(Person.interests, from: data.ana.id, to: "city")
-            try expectEqual(try await people.related(Person.interests, of: data.ana.id).map(\.id), ["food", "beach", "city"])
+            try expectEqual(
+                try await people.related(Person.interests, of: data.ana.id).map(\.id), ["food", "beach", "city"])
             try await people.setRelated(Person.interests, of: data.ana.id, to: ["city", "food"])
             try expectEqual(try await people.related(Person.interests, of: data.ana.id).map(\.id), ["city", "food"])
             try expectEqual(try await store.repository(Tag.self).related(Tag.people, of: "beach"), [])
@@ -111,14 +119,20 @@ enum RelationshipChecks {
     static let manyToMany: [ConformanceCheck] = [
         ConformanceCheck(.relationships, "manyToManyIsVisibleFromBothSides") { c in
             let (store, data) = try await c.seeded()
-            try expectEqual(Set(try await store.repository(Trip.self).related(Trip.tags, of: data.lisbonSpring.id).map(\.id)), ["beach", "city"])
-            try expectEqual(try await store.repository(Tag.self).related(Tag.trips, of: "food").map(\.name), ["Porto Wine"])
+            try expectEqual(
+                Set(try await store.repository(Trip.self).related(Trip.tags, of: data.lisbonSpring.id).map(\.id)),
+                ["beach", "city"])
+            try expectEqual(
+                try await store.repository(Tag.self).related(Tag.trips, of: "food").map(\.name), ["Porto Wine"])
         },
         ConformanceCheck(.relationships, "manyToManyLinkFromTheOtherSide") { c in
             let (store, data) = try await c.seeded()
             try await store.repository(Tag.self).link(Tag.trips, from: "beach", to: data.azoresHike.id)
-            try expectEqual(try await store.repository(Trip.self).related(Trip.tags, of: data.azoresHike.id).map(\.id), ["beach"])
-            try expectEqual(Set(try await store.repository(Tag.self).related(Tag.trips, of: "beach").map(\.name)), ["Lisbon Spring", "Açores Hike"])
+            try expectEqual(
+                try await store.repository(Trip.self).related(Trip.tags, of: data.azoresHike.id).map(\.id), ["beach"])
+            try expectEqual(
+                Set(try await store.repository(Tag.self).related(Tag.trips, of: "beach").map(\.name)),
+                ["Lisbon Spring", "Açores Hike"])
         },
         ConformanceCheck(.relationships, "manyToManyUnlinkFromEitherSide") { c in
             let (store, data) = try await c.seeded()
@@ -131,12 +145,16 @@ enum RelationshipChecks {
             let (store, data) = try await c.seeded()
             try await store.repository(Trip.self).link(Trip.tags, from: data.portoWine.id, to: "food")
             try await store.repository(Tag.self).link(Tag.trips, from: "food", to: data.portoWine.id)
-            try expectEqual(try await store.repository(Trip.self).related(Trip.tags, of: data.portoWine.id).map(\.id), ["food"])
+            try expectEqual(
+                try await store.repository(Trip.self).related(Trip.tags, of: data.portoWine.id).map(\.id), ["food"])
         },
         ConformanceCheck(.relationships, "manyToManySetRelated") { c in
             let (store, data) = try await c.seeded()
-            try await store.repository(Tag.self).setRelated(Tag.trips, of: "food", to: [data.azoresHike.id, data.lisbonWinter.id])
-            try expectEqual(Set(try await store.repository(Tag.self).related(Tag.trips, of: "food").map(\.name)), ["Açores Hike", "lisbon winter"])
+            try await store.repository(Tag.self).setRelated(
+                Tag.trips, of: "food", to: [data.azoresHike.id, data.lisbonWinter.id])
+            try expectEqual(
+                Set(try await store.repository(Tag.self).related(Tag.trips, of: "food").map(\.name)),
+                ["Açores Hike", "lisbon winter"])
             try expectEqual(try await store.repository(Trip.self).related(Trip.tags, of: data.portoWine.id), [])
         },
     ]
@@ -165,7 +183,8 @@ enum RelationshipChecks {
             var moved = second
             moved.owner = data.ana.id
             try await store.repository(Passport.self).update(moved)
-            try expectEqual(try await store.repository(Passport.self).fetch(first.id)?.owner, nil, "the old partner lets go")
+            try expectEqual(
+                try await store.repository(Passport.self).fetch(first.id)?.owner, nil, "the old partner lets go")
             try expectEqual(try await store.repository(Person.self).fetch(data.ana.id)?.passport, second.id)
             // From the other side: Bruno takes Ana's passport, Ana loses it.
             var bruno = data.bruno
@@ -237,13 +256,17 @@ enum RelationshipChecks {
             let travellers = try await store.repository(Trip.self).referenced(Person.self, by: \.traveller, of: trips)
             try expectEqual(Set(travellers.keys), [data.ana.id, data.bruno.id, data.clara.id])
             for trip in trips {
-                if let id = trip.traveller { try expectEqual(travellers[id], try await store.repository(Person.self).fetch(id)) }
+                if let id = trip.traveller {
+                    try expectEqual(travellers[id], try await store.repository(Person.self).fetch(id))
+                }
             }
         },
         ConformanceCheck(.relationships, "prefetchOfALargePageSpansBatches") { c in
             let store = try await c.store()
             let people = (0..<1_100).map { Person(name: "P\($0)") }
-            let trips = people.enumerated().map { Trip(name: "T\($0.offset)", start: TravelDomain.day(Double($0.offset)), traveller: $0.element.id) }
+            let trips = people.enumerated().map {
+                Trip(name: "T\($0.offset)", start: TravelDomain.day(Double($0.offset)), traveller: $0.element.id)
+            }
             try await store.repository(Person.self).insert(contentsOf: people)
             try await store.repository(Trip.self).insert(contentsOf: trips)
             let page = try await store.repository(Person.self).fetch(.all, including: Person.trips)

@@ -11,7 +11,9 @@ enum StorageChecks {
     static let overLongID = RecordID.string(String(repeating: "x", count: RecordID.maximumStringIDLength + 1))
 
     static func tags(_ range: Range<Int>, version: Int64 = 1) -> [Record] {
-        range.map { Record(entity: "Tag", id: .string("tag \($0)"), version: version, values: ["label": .string("Label \($0)")]) }
+        range.map {
+            Record(entity: "Tag", id: .string("tag \($0)"), version: version, values: ["label": .string("Label \($0)")])
+        }
     }
 
     static let all: [ConformanceCheck] = [
@@ -20,7 +22,10 @@ enum StorageChecks {
             try await store.backend.write { tx in try tx.put(contentsOf: tags(0..<1_200)) }
             let people = data.people.map { RecordID.uuid($0.id) }
             try await store.backend.read { tx in
-                let asked = (0..<1_300).map { RecordID.string("tag \($0)") } + [.string("tag 7"), .string("tag 1199"), overLongID]
+                let asked =
+                    (0..<1_300).map { RecordID.string("tag \($0)") } + [
+                        .string("tag 7"), .string("tag 1199"), overLongID,
+                    ]
                 var expected: [RecordID: Record] = [:]
                 for id in asked { if let record = try tx.record("Tag", id: id) { expected[id] = record } }
                 try expectEqual(expected.count, 1_200, "the single lookups")
@@ -34,7 +39,9 @@ enum StorageChecks {
                     if !found.isEmpty { referrers[target] = found }
                 }
                 try expect(!referrers.isEmpty, "the seeded trips have travellers")
-                try expectEqual(try tx.referrers("Trip", property: "traveller", toEach: targets), referrers, "referrers of many targets")
+                try expectEqual(
+                    try tx.referrers("Trip", property: "traveller", toEach: targets), referrers,
+                    "referrers of many targets")
             }
         },
         ConformanceCheck(.storage, "batchedWritesAnswerAsSingleOnes") { c in
@@ -55,8 +62,12 @@ enum StorageChecks {
             // Delete a set: present, missing and repeated IDs; a deleted owner's link lists go too.
             // Which side of Trip–Tag keeps the list is the schema's choice.
             let schema = store.backend.schema
-            let (ownerEntity, relationship) = schema.entity("Trip")?.relationship("tags")?.keepsLinkList == true ? ("Trip", "tags") : ("Tag", "trips")
-            let candidates = ownerEntity == "Trip" ? data.trips.map { RecordID.uuid($0.id) } : [data.beach, data.city, data.food].map { RecordID.string($0.id) }
+            let (ownerEntity, relationship) =
+                schema.entity("Trip")?.relationship("tags")?.keepsLinkList == true ? ("Trip", "tags") : ("Tag", "trips")
+            let candidates =
+                ownerEntity == "Trip"
+                ? data.trips.map { RecordID.uuid($0.id) }
+                : [data.beach, data.city, data.food].map { RecordID.string($0.id) }
             let owners = try await store.backend.read { tx in
                 try candidates.filter { try !tx.links(ownerEntity, relationship: relationship, from: $0).isEmpty }
             }
@@ -64,21 +75,28 @@ enum StorageChecks {
             let targets = try await store.backend.read { tx in
                 try Set(owners.flatMap { try tx.links(ownerEntity, relationship: relationship, from: $0) })
             }
-            let doomed = (0..<700).map { RecordID.string("tag \($0)") } + [.string("tag 3"), .string("never stored"), overLongID]
+            let doomed =
+                (0..<700).map { RecordID.string("tag \($0)") } + [
+                    .string("tag 3"), .string("never stored"), overLongID,
+                ]
             try await store.backend.write { tx in
                 try tx.delete("Tag", ids: doomed)
                 try tx.delete(ownerEntity, ids: owners + [owners[0]])
             }
             try await store.backend.read { tx in
                 try expectEqual(try tx.records("Tag", ids: doomed), [:], "deleted set")
-                try expectEqual(try tx.records("Tag", ids: (700..<1_250).map { .string("tag \($0)") }).count, 550, "the rest stay")
+                try expectEqual(
+                    try tx.records("Tag", ids: (700..<1_250).map { .string("tag \($0)") }).count, 550, "the rest stay")
                 for owner in owners {
                     try expectEqual(try tx.record(ownerEntity, id: owner), nil)
-                    try expectEqual(try tx.links(ownerEntity, relationship: relationship, from: owner), [], "a deleted owner's links")
+                    try expectEqual(
+                        try tx.links(ownerEntity, relationship: relationship, from: owner), [],
+                        "a deleted owner's links")
                 }
                 for target in targets {
                     let remaining = try tx.linkOwners(ownerEntity, relationship: relationship, to: target)
-                    try expect(Set(remaining).isDisjoint(with: owners), "link owners of \(target) still name a deleted owner")
+                    try expect(
+                        Set(remaining).isDisjoint(with: owners), "link owners of \(target) still name a deleted owner")
                 }
             }
         },
@@ -94,7 +112,9 @@ enum StorageChecks {
                 try expect(false, "the write should have thrown")
             } catch is Abort {}
             try expectEqual(try await StoreSnapshot.take(store), before)
-            try await store.backend.read { tx in try expectEqual(try tx.records("Tag", ids: tags(0..<1_000).map(\.id)), [:]) }
+            try await store.backend.read { tx in
+                try expectEqual(try tx.records("Tag", ids: tags(0..<1_000).map(\.id)), [:])
+            }
         },
         // A set delete may update an index per key (dropping a key whose IDs all go, as a
         // cascade does to a parent's children): queries over the index must still agree.
@@ -110,7 +130,9 @@ enum StorageChecks {
             try expectEqual(try await repository.fetch(where: \Sample.count == 1).count, 18, "a key that lost two IDs")
             try expectEqual(try await repository.fetch(where: \Sample.count == 2).count, 20, "an untouched key")
             try expectEqual(try await repository.count(where: \Sample.count < 2), 18, "a range over the index")
-            try expectEqual(try await repository.fetch(Query<Sample>.all.sorted(by: \Sample.count).limit(5)).map(\.count), [1, 1, 1, 1, 1], "a sorted page")
+            try expectEqual(
+                try await repository.fetch(Query<Sample>.all.sorted(by: \Sample.count).limit(5)).map(\.count),
+                [1, 1, 1, 1, 1], "a sorted page")
             try expectEqual(try await repository.count(), 38)
             // A dropped key takes new IDs as a new one would.
             try await repository.insert(Sample(id: "again", count: 0))

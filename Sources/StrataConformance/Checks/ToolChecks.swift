@@ -11,7 +11,8 @@ enum ToolChecks {
             let store = try await c.store(schema)
             try expectEqual(try await store.declaredSchema(), nil, "a store wrapped around a backend records nothing")
             let opened = try await c.migrate(store, to: schema, plan: nil)
-            let declared = try expectNotNil(try await opened.declaredSchema(), "opening with the app's schema records it")
+            let declared = try expectNotNil(
+                try await opened.declaredSchema(), "opening with the app's schema records it")
             try expectEqual(declared, SchemaFile(schema))
             let trip = try expectNotNil(declared.entities.first { $0.name == "Trip" })
             try expectEqual(trip.relationships.first { $0.name == "coverPhoto" }?.deleteRule, .noAction)
@@ -24,11 +25,18 @@ enum ToolChecks {
             try await store.close()
             let tool = try await Store.openWithStoredSchema(location: store.location, opening: opening)
             c.adopt(tool)
-            try expectEqual(tool.schema.entity("Person")?.relationship("trips")?.deleteRule, .cascade, "the recorded rules, not the bare shape's nullify")
+            try expectEqual(
+                tool.schema.entity("Person")?.relationship("trips")?.deleteRule, .cascade,
+                "the recorded rules, not the bare shape's nullify")
             try await tool.transaction { try $0.delete("Trip", id: data.lisbonSpring.id.recordID) }
-            let stops = try await tool.read { try $0.fetch(FetchPlan(entity: "Stop", predicate: .compare("trip", .equal, data.lisbonSpring.id.recordID.value, []))) }
+            let stops = try await tool.read {
+                try $0.fetch(
+                    FetchPlan(
+                        entity: "Stop", predicate: .compare("trip", .equal, data.lisbonSpring.id.recordID.value, [])))
+            }
             try expectEqual(stops.count, 0, "deleting a trip through the tool's store cascades to its stops")
-            try expectEqual(try await tool.declaredSchema(), SchemaFile(try TravelDomain.schema()), "a tool's open records nothing")
+            try expectEqual(
+                try await tool.declaredSchema(), SchemaFile(try TravelDomain.schema()), "a tool's open records nothing")
         },
         ConformanceCheck(.tools, "danglingReferencesAreJudgedByTheRecordedDeleteRules", requires: [.migrate]) { c in
             let (seeded, data) = try await c.seeded()

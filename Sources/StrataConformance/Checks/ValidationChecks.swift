@@ -7,7 +7,9 @@ enum ValidationChecks {
         Record(entity: entity, id: id, values: values)
     }
 
-    static let validPerson: [String: Value] = ["name": "Raw", "address.city": "Lisbon", "status": "regular", "isVerified": false]
+    static let validPerson: [String: Value] = [
+        "name": "Raw", "address.city": "Lisbon", "status": "regular", "isVerified": false,
+    ]
 
     static let all: [ConformanceCheck] = [
         ConformanceCheck(.validation, "missingRequiredAttribute") { c in
@@ -32,7 +34,9 @@ enum ValidationChecks {
         ConformanceCheck(.validation, "wrongTypeForAReference") { c in
             let (store, data) = try await c.seeded()
             try await expectRejected(store, .typeMismatch, entity: "Trip", property: "agency") {
-                try await store.transaction { try $0.update("Trip", id: data.portoWine.id.recordID, set: ["agency": .string("1")]) }
+                try await store.transaction {
+                    try $0.update("Trip", id: data.portoWine.id.recordID, set: ["agency": .string("1")])
+                }
             }
         },
         ConformanceCheck(.validation, "unknownEntity") { c in
@@ -53,7 +57,9 @@ enum ValidationChecks {
         ConformanceCheck(.validation, "toManyIsNotAStoredValue") { c in
             let (store, data) = try await c.seeded()
             try await expectRejected(store, .unknownProperty, entity: "Person", property: "trips") {
-                try await store.transaction { try $0.update("Person", id: data.ana.id.recordID, set: ["trips": .uuid(data.azoresHike.id)]) }
+                try await store.transaction {
+                    try $0.update("Person", id: data.ana.id.recordID, set: ["trips": .uuid(data.azoresHike.id)])
+                }
             }
         },
         ConformanceCheck(.validation, "wrongIDKind") { c in
@@ -68,7 +74,8 @@ enum ValidationChecks {
                 try await store.repository(Person.self).insert(Person(name: "Old", age: 151))
             }
             try await expectRejected(store, .validationFailed, entity: "Trip", property: "budget") {
-                try await store.repository(Trip.self).insert(Trip(name: "Negative", start: TravelDomain.day(1), budget: -1))
+                try await store.repository(Trip.self).insert(
+                    Trip(name: "Negative", start: TravelDomain.day(1), budget: -1))
             }
         },
         ConformanceCheck(.validation, "lengthRule") { c in
@@ -77,7 +84,8 @@ enum ValidationChecks {
                 try await store.repository(Person.self).insert(Person(name: ""))
             }
             try await expectRejected(store, .validationFailed, entity: "Person", property: "address.postcode") {
-                try await store.repository(Person.self).insert(Person(name: "Post", address: Address(city: "X", postcode: "1")))
+                try await store.repository(Person.self).insert(
+                    Person(name: "Post", address: Address(city: "X", postcode: "1")))
             }
         },
         ConformanceCheck(.validation, "patternRule") { c in
@@ -89,13 +97,16 @@ enum ValidationChecks {
         ConformanceCheck(.validation, "customRecordCheck") { c in
             let (store, _) = try await c.seeded()
             try await expectRejected(store, .validationFailed, entity: "Trip", property: "end") {
-                try await store.repository(Trip.self).insert(Trip(name: "Backwards", start: TravelDomain.day(10), end: TravelDomain.day(9)))
+                try await store.repository(Trip.self).insert(
+                    Trip(name: "Backwards", start: TravelDomain.day(10), end: TravelDomain.day(9)))
             }
         },
         ConformanceCheck(.validation, "enumValueOutsideItsCases") { c in
             let (store, data) = try await c.seeded()
             try await expectRejected(store, .validationFailed, entity: "Person", property: "status") {
-                try await store.transaction { try $0.update("Person", id: data.ana.id.recordID, set: ["status": "platinum"]) }
+                try await store.transaction {
+                    try $0.update("Person", id: data.ana.id.recordID, set: ["status": "platinum"])
+                }
             }
         },
         ConformanceCheck(.validation, "uniqueAgainstTheStore") { c in
@@ -161,7 +172,8 @@ enum ValidationChecks {
         ConformanceCheck(.validation, "referenceToAMissingRecord") { c in
             let (store, _) = try await c.seeded()
             try await expectRejected(store, .invalidReference, entity: "Trip", property: "traveller") {
-                try await store.repository(Trip.self).insert(Trip(name: "Orphan", start: TravelDomain.day(3), traveller: UUID()))
+                try await store.repository(Trip.self).insert(
+                    Trip(name: "Orphan", start: TravelDomain.day(3), traveller: UUID()))
             }
         },
         ConformanceCheck(.validation, "referenceToARecordInsertedInTheSameSave") { c in
@@ -172,7 +184,8 @@ enum ValidationChecks {
                 try tx.insert(trip)
                 try tx.insert(person)
             }
-            try expectEqual(try await store.repository(Person.self).related(Person.trips, of: person.id).map(\.id), [trip.id])
+            try expectEqual(
+                try await store.repository(Person.self).related(Person.trips, of: person.id).map(\.id), [trip.id])
         },
         ConformanceCheck(.validation, "referenceToARecordDeletedInTheSameSave") { c in
             let (store, _) = try await c.seeded()
@@ -194,7 +207,9 @@ enum ValidationChecks {
         ConformanceCheck(.validation, "requiredToOneMissing") { c in
             let (store, _) = try await c.seeded()
             try await expectRejected(store, .missingValue, entity: "Stop", property: "trip") {
-                try await store.transaction { try $0.insert(raw("Stop", ["name": "Lost", "city": "Nowhere", "nights": 1])) }
+                try await store.transaction {
+                    try $0.insert(raw("Stop", ["name": "Lost", "city": "Nowhere", "nights": 1]))
+                }
             }
         },
         ConformanceCheck(.validation, "toManyCountBounds") { c in

@@ -13,11 +13,13 @@ enum ValueChecks {
 
     /// The contract's text order: Unicode scalar values of the NFC form.
     static func scalarOrder(_ a: String, _ b: String) -> Bool {
-        Array(a.precomposedStringWithCanonicalMapping.utf8).lexicographicallyPrecedes(b.precomposedStringWithCanonicalMapping.utf8)
+        Array(a.precomposedStringWithCanonicalMapping.utf8).lexicographicallyPrecedes(
+            b.precomposedStringWithCanonicalMapping.utf8)
     }
 
     static let mixedText = [
-        "Zoë", "Émile", "E\u{0301}mil", "Eve", "éclair", "e\u{0301}cole", "ábaco", "Ana", "a", "Ω", "ñandú", "n\u{0303}u",
+        "Zoë", "Émile", "E\u{0301}mil", "Eve", "éclair", "e\u{0301}cole", "ábaco", "Ana", "a", "Ω", "ñandú",
+        "n\u{0303}u",
         "Ångström", "A\u{030A}sa", "zebra", "Ærø", "straße", "Straße", "中文", "😀", "e", "é", "f",
     ]
 
@@ -42,18 +44,31 @@ enum ValueChecks {
             try await samples.insert(Sample(id: "2", key: decomposed + "s", text: decomposed + "s"))
             for property in ["key", "text"] {  // indexed and plain
                 for (constant, expected) in [(decomposed, ["1"]), (composed, ["1"]), (composed + "s", ["2"])] {
-                    let equal = try await store.read { try $0.fetch(FetchPlan(entity: "Sample", predicate: .compare(property, .equal, .string(constant), []))) }
+                    let equal = try await store.read {
+                        try $0.fetch(
+                            FetchPlan(entity: "Sample", predicate: .compare(property, .equal, .string(constant), [])))
+                    }
                     try expectEqual(equal.map(\.id.description), expected, "\(property) == \(scalars(constant))")
-                    let listed = try await store.read { try $0.fetch(FetchPlan(entity: "Sample", predicate: .inList(property, [.string(constant), "zzz"], []))) }
+                    let listed = try await store.read {
+                        try $0.fetch(
+                            FetchPlan(entity: "Sample", predicate: .inList(property, [.string(constant), "zzz"], [])))
+                    }
                     try expectEqual(listed.map(\.id.description), expected, "\(property) in [\(scalars(constant))]")
-                    let notEqual = try await store.read { try $0.count(FetchPlan(entity: "Sample", predicate: .compare(property, .notEqual, .string(constant), []))) }
+                    let notEqual = try await store.read {
+                        try $0.count(
+                            FetchPlan(entity: "Sample", predicate: .compare(property, .notEqual, .string(constant), []))
+                        )
+                    }
                     try expectEqual(notEqual, 1, "\(property) != \(scalars(constant))")
                 }
             }
-            try expectEqual(try await samples.count(where: \Sample.key == decomposed), 1, "typed == on an indexed attribute")
-            try expectEqual(try await samples.count(where: \Sample.text == decomposed), 1, "typed == on a plain attribute")
+            try expectEqual(
+                try await samples.count(where: \Sample.key == decomposed), 1, "typed == on an indexed attribute")
+            try expectEqual(
+                try await samples.count(where: \Sample.text == decomposed), 1, "typed == on a plain attribute")
             try expectEqual(try await samples.count(where: .in(\Sample.key, [decomposed])), 1, "typed in")
-            try expectEqual(try await samples.count(where: .hasPrefix(\Sample.text, "E\u{0301}")), 2, "a decomposed prefix")
+            try expectEqual(
+                try await samples.count(where: .hasPrefix(\Sample.text, "E\u{0301}")), 2, "a decomposed prefix")
         },
         ConformanceCheck(.values, "uniqueConstraintsAndIDsTreatEquivalentTextAsEqual") { c in
             let store = try await c.store()
@@ -64,7 +79,8 @@ enum ValueChecks {
             try await expectRejected(store, .duplicateID, entity: "Sample") {
                 try await store.repository(Sample.self).insert(Sample(id: decomposed))
             }
-            try expectNotNil(try await store.repository(Sample.self).fetch(decomposed), "looked up by the decomposed ID")
+            try expectNotNil(
+                try await store.repository(Sample.self).fetch(decomposed), "looked up by the decomposed ID")
             let untyped = try await store.read { try $0.record("Sample", id: .string(decomposed)) }
             try expectEqual(untyped?.id, .string(composed), "an untyped lookup normalises too")
             // A link to a decomposed string ID finds the composed record.
@@ -72,7 +88,9 @@ enum ValueChecks {
             try await store.repository(Tag.self).insert(Tag(id: composed, label: "L"))
             try await store.repository(Trip.self).insert(trip)
             try await store.repository(Trip.self).link(Trip.tags, from: trip.id, to: decomposed)
-            try expectEqual(try await store.repository(Trip.self).related(Trip.tags, of: trip.id).map { scalars($0.id) }, [scalars(composed)])
+            try expectEqual(
+                try await store.repository(Trip.self).related(Trip.tags, of: trip.id).map { scalars($0.id) },
+                [scalars(composed)])
         },
         ConformanceCheck(.values, "textSortsByUnicodeScalarsOnIndexedAndPlainAttributes") { c in
             let store = try await c.store()
@@ -85,23 +103,36 @@ enum ValueChecks {
             for property in ["key", "text"] {
                 for ascending in [true, false] {
                     let want = ascending ? expected : expected.reversed()
-                    let all = try await store.read { try $0.fetch(FetchPlan(entity: "Sample", sort: [SortKey(property, ascending: ascending)])) }
-                    try expectEqual(all.map { scalars($0[property].stringValue) }, want, "\(property) \(ascending ? "ascending" : "descending")")
+                    let all = try await store.read {
+                        try $0.fetch(FetchPlan(entity: "Sample", sort: [SortKey(property, ascending: ascending)]))
+                    }
+                    try expectEqual(
+                        all.map { scalars($0[property].stringValue) }, want,
+                        "\(property) \(ascending ? "ascending" : "descending")")
                     // Paging walks the same order: pages of 5 put together give the whole order.
                     var paged: [[UInt32]] = []
                     for offset in stride(from: 0, to: mixedText.count, by: 5) {
                         let page = try await store.read {
-                            try $0.fetch(FetchPlan(entity: "Sample", sort: [SortKey(property, ascending: ascending)], limit: 5, offset: offset))
+                            try $0.fetch(
+                                FetchPlan(
+                                    entity: "Sample", sort: [SortKey(property, ascending: ascending)], limit: 5,
+                                    offset: offset))
                         }
                         paged += page.map { scalars($0[property].stringValue) }
                     }
                     try expectEqual(paged, want, "\(property) paged")
                 }
                 // A range follows the same order.
-                let below = try await store.read { try $0.count(FetchPlan(entity: "Sample", predicate: .compare(property, .less, "f", []))) }
+                let below = try await store.read {
+                    try $0.count(FetchPlan(entity: "Sample", predicate: .compare(property, .less, "f", [])))
+                }
                 try expectEqual(below, mixedText.filter { scalarOrder($0, "f") }.count, "\(property) < \"f\"")
             }
-            let ids = try await store.read { try $0.fetch(FetchPlan(entity: "Sample", predicate: .compare("id", .greaterOrEqual, "s10", []), sort: [SortKey("id")])) }
+            let ids = try await store.read {
+                try $0.fetch(
+                    FetchPlan(
+                        entity: "Sample", predicate: .compare("id", .greaterOrEqual, "s10", []), sort: [SortKey("id")]))
+            }
             try expectEqual(ids.map(\.id.description), (10..<mixedText.count).map { String(format: "s%02d", $0) })
         },
         ConformanceCheck(.values, "foldingOptionsAgreeForComposedAndDecomposedText") { c in
@@ -109,11 +140,18 @@ enum ValueChecks {
             let samples = store.repository(Sample.self)
             try await samples.insert(Sample(id: "1", key: "São Paulo", text: "ÉCOLE"))
             try await samples.insert(Sample(id: "2", key: "Sao Paulo", text: "école"))
-            try expectEqual(try await samples.count(where: .equals(\Sample.key, "Sa\u{0303}o Paulo", options: .diacriticInsensitive)), 2)
-            try expectEqual(try await samples.count(where: .equals(\Sample.key, "sa\u{0303}o paulo", options: .caseInsensitive)), 1)
-            try expectEqual(try await samples.count(where: .equals(\Sample.text, "e\u{0301}cole", options: .caseInsensitive)), 2)
-            try expectEqual(try await samples.count(where: .contains(\Sample.text, "E\u{0301}C", options: [.caseInsensitive])), 2)
-            try expectEqual(try await samples.count(where: .hasPrefix(\Sample.text, "ec", options: [.caseInsensitive, .diacriticInsensitive])), 2)
+            try expectEqual(
+                try await samples.count(
+                    where: .equals(\Sample.key, "Sa\u{0303}o Paulo", options: .diacriticInsensitive)), 2)
+            try expectEqual(
+                try await samples.count(where: .equals(\Sample.key, "sa\u{0303}o paulo", options: .caseInsensitive)), 1)
+            try expectEqual(
+                try await samples.count(where: .equals(\Sample.text, "e\u{0301}cole", options: .caseInsensitive)), 2)
+            try expectEqual(
+                try await samples.count(where: .contains(\Sample.text, "E\u{0301}C", options: [.caseInsensitive])), 2)
+            try expectEqual(
+                try await samples.count(
+                    where: .hasPrefix(\Sample.text, "ec", options: [.caseInsensitive, .diacriticInsensitive])), 2)
         },
         ConformanceCheck(.values, "nanIsRejectedAsValueAndAsQueryConstant") { c in
             let (store, data) = try await c.seeded()
@@ -130,7 +168,9 @@ enum ValueChecks {
             }
             let context = store.makeContext()
             try await context.insert(Sample(id: "n", number: .nan))
-            try await expectRejected(store, .validationFailed, entity: "Sample", property: "number") { try await context.save() }
+            try await expectRejected(store, .validationFailed, entity: "Sample", property: "number") {
+                try await context.save()
+            }
             try await expectError(.validationFailed, entity: "Sample", property: "number") {
                 _ = try await store.repository(Sample.self).count(where: \Sample.number > Double.nan)
             }
@@ -139,19 +179,33 @@ enum ValueChecks {
             var store = try await c.store()
             let numbers: [Double] = [.infinity, -1.5, 0, -.infinity, 1e308, -1e-308, .greatestFiniteMagnitude, 42]
             try await store.transaction { tx in
-                for (index, number) in numbers.enumerated() { try tx.insert(Sample(id: "n\(index)", number: number, amount: number)) }
+                for (index, number) in numbers.enumerated() {
+                    try tx.insert(Sample(id: "n\(index)", number: number, amount: number))
+                }
                 try tx.insert(Sample(id: "nil"))
             }
             store = try await c.reopen(store)
             let samples = store.repository(Sample.self)
             for property in ["number", "amount"] {
-                let sorted = try await store.read { try $0.fetch(FetchPlan(entity: "Sample", sort: [SortKey(property)])) }
-                try expectEqual(sorted.map { $0[property] }, [.null] + numbers.sorted().map(Value.double), "\(property) ascending, nil first")
-                let positive = try await store.read { try $0.count(FetchPlan(entity: "Sample", predicate: .compare(property, .greater, .double(0), []))) }
+                let sorted = try await store.read {
+                    try $0.fetch(FetchPlan(entity: "Sample", sort: [SortKey(property)]))
+                }
+                try expectEqual(
+                    sorted.map { $0[property] }, [.null] + numbers.sorted().map(Value.double),
+                    "\(property) ascending, nil first")
+                let positive = try await store.read {
+                    try $0.count(FetchPlan(entity: "Sample", predicate: .compare(property, .greater, .double(0), [])))
+                }
                 try expectEqual(positive, numbers.filter { $0 > 0 }.count, "\(property) > 0")
-                let infinite = try await store.read { try $0.fetch(FetchPlan(entity: "Sample", predicate: .compare(property, .equal, .double(-.infinity), []))) }
+                let infinite = try await store.read {
+                    try $0.fetch(
+                        FetchPlan(entity: "Sample", predicate: .compare(property, .equal, .double(-.infinity), [])))
+                }
                 try expectEqual(infinite.map(\.id.description), ["n3"], "\(property) == -infinity")
-                let between = try await store.read { try $0.count(FetchPlan(entity: "Sample", predicate: .between(property, .double(-.infinity), .double(0)))) }
+                let between = try await store.read {
+                    try $0.count(
+                        FetchPlan(entity: "Sample", predicate: .between(property, .double(-.infinity), .double(0))))
+                }
                 try expectEqual(between, 4, "\(property) between -infinity and 0")
             }
             try expectEqual(try await samples.fetch("n0")?.number, .infinity)
@@ -166,10 +220,16 @@ enum ValueChecks {
                 return number.isFinite ? number : nil
             }
             generated += (0..<400).map { _ in Double(random.below(10_000_000)) / 100 - 50_000 }
-            let numbers = generated + [-0.13000000000000075, 123.45678901234568, .leastNonzeroMagnitude, -2.2250738585072014e-308, .greatestFiniteMagnitude]
+            let numbers =
+                generated + [
+                    -0.13000000000000075, 123.45678901234568, .leastNonzeroMagnitude, -2.2250738585072014e-308,
+                    .greatestFiniteMagnitude,
+                ]
             var store = try await c.store()
             try await store.transaction { tx in
-                for (index, number) in numbers.enumerated() { try tx.insert(Sample(id: "x\(index)", number: number, amount: number)) }
+                for (index, number) in numbers.enumerated() {
+                    try tx.insert(Sample(id: "x\(index)", number: number, amount: number))
+                }
             }
             for round in ["before reopen", "after reopen"] {
                 if round == "after reopen" { store = try await c.reopen(store) }
@@ -178,9 +238,13 @@ enum ValueChecks {
                 for (index, number) in numbers.enumerated() {
                     for property in ["number", "amount"] {
                         guard case .double(let got) = byID["x\(index)"]?[property] else {
-                            throw ConformanceFailure("seed \(seed): x\(index).\(property) \(round) is missing", fileID: #fileID, filePath: #filePath, line: #line)
+                            throw ConformanceFailure(
+                                "seed \(seed): x\(index).\(property) \(round) is missing", fileID: #fileID,
+                                filePath: #filePath, line: #line)
                         }
-                        try expectEqual(got.bitPattern, (number == 0 ? 0 : number).bitPattern, "seed \(seed): \(number) \(round) came back as \(got)")
+                        try expectEqual(
+                            got.bitPattern, (number == 0 ? 0 : number).bitPattern,
+                            "seed \(seed): \(number) \(round) came back as \(got)")
                     }
                 }
             }
@@ -189,31 +253,41 @@ enum ValueChecks {
             var store = try await c.store()
             let seconds: [Double] = [
                 1.0 / 3.0, 1e-7, 800_000_000.123_456_7, -1e-9, 0, -0.0, 1_767_225_600.000_001, -978_307_200.5,
-                Date.distantPast.timeIntervalSinceReferenceDate, Date.distantFuture.timeIntervalSinceReferenceDate, 0.1 + 0.2,
+                Date.distantPast.timeIntervalSinceReferenceDate, Date.distantFuture.timeIntervalSinceReferenceDate,
+                0.1 + 0.2,
                 -70_000_000_000, 400_000_000_000.25,  // years before 1 and after 9999
             ]
             let dates = seconds.map(Date.init(timeIntervalSinceReferenceDate:))
             // −0 is stored as 0 (they are equal; one bit pattern on every backend).
             let exact = seconds.map { $0 == 0 ? 0 : $0 }
             try await store.transaction { tx in
-                for (index, date) in dates.enumerated() { try tx.insert(Sample(id: "d\(index)", when: date, moment: date)) }
+                for (index, date) in dates.enumerated() {
+                    try tx.insert(Sample(id: "d\(index)", when: date, moment: date))
+                }
             }
             for round in ["before reopen", "after reopen"] {
                 if round == "after reopen" { store = try await c.reopen(store) }
                 for (index, date) in dates.enumerated() {
                     let sample = try expectNotNil(try await store.repository(Sample.self).fetch("d\(index)"))
                     for stored in [sample.when, sample.moment] {
-                        try expectEqual(stored?.timeIntervalSinceReferenceDate.bitPattern, exact[index].bitPattern,
-                                        "\(seconds[index]) \(round): got \(stored?.timeIntervalSinceReferenceDate ?? .nan)")
+                        try expectEqual(
+                            stored?.timeIntervalSinceReferenceDate.bitPattern, exact[index].bitPattern,
+                            "\(seconds[index]) \(round): got \(stored?.timeIntervalSinceReferenceDate ?? .nan)")
                     }
                     for property in ["when", "moment"] {
-                        let found = try await store.read { try $0.count(FetchPlan(entity: "Sample", predicate: .compare(property, .equal, .date(date), []))) }
-                        try expectEqual(found, seconds.filter { $0 == seconds[index] }.count, "\(property) == \(seconds[index]) \(round)")
+                        let found = try await store.read {
+                            try $0.count(
+                                FetchPlan(entity: "Sample", predicate: .compare(property, .equal, .date(date), [])))
+                        }
+                        try expectEqual(
+                            found, seconds.filter { $0 == seconds[index] }.count,
+                            "\(property) == \(seconds[index]) \(round)")
                     }
                 }
             }
             try await expectRejected(store, .validationFailed, entity: "Sample", property: "when") {
-                try await store.repository(Sample.self).insert(Sample(id: "bad", when: Date(timeIntervalSinceReferenceDate: .infinity)))
+                try await store.repository(Sample.self).insert(
+                    Sample(id: "bad", when: Date(timeIntervalSinceReferenceDate: .infinity)))
             }
         },
         ConformanceCheck(.values, "stringIDsHaveOneLengthLimit", requires: [.reopen]) { c in
@@ -237,7 +311,9 @@ enum ValueChecks {
                 try await expectRejected(store, .validationFailed, entity: "Tag", property: "id") {
                     try await store.repository(Tag.self).update(Tag(id: id, label: "absent"))
                 }
-                let found = try await store.backend.read { try $0.records("Tag", ids: [.string(id), .string(longest)]) }
+                let found = try await store.backend.read {
+                    try $0.records("Tag", ids: [.string(id), .string(longest)])
+                }
                 try expectEqual(found.count, 1)
                 try await expectRejected(store, .validationFailed, entity: "Sample", property: "id") {
                     let context = store.makeContext()
@@ -248,13 +324,16 @@ enum ValueChecks {
                 try expectEqual(try await store.read { try $0.record("Tag", id: .string(id)) }, nil)
                 try expectEqual(try await store.repository(Tag.self).count(where: \Tag.id == id), 0)
                 try expectEqual(try await store.repository(Tag.self).count(where: .in(\Tag.id, [id, longest])), 1)
-                try await expectRejected(store, .notFound, entity: "Tag") { try await store.repository(Tag.self).delete(id) }
+                try await expectRejected(store, .notFound, entity: "Tag") {
+                    try await store.repository(Tag.self).delete(id)
+                }
                 try await expectRejected(store, .invalidReference, entity: "Trip", property: "tags") {
                     try await store.repository(Trip.self).link(Trip.tags, from: trip.id, to: id)
                 }
                 try await expectRejected(store, .invalidReference, entity: "Node", property: "next") {
                     try await store.transaction { tx in
-                        try tx.insert(Record(entity: "Node", id: .string("n"), values: ["label": "n", "next": .string(id)]))
+                        try tx.insert(
+                            Record(entity: "Node", id: .string("n"), values: ["label": "n", "next": .string(id)]))
                     }
                 }
             }
@@ -271,8 +350,13 @@ enum ValueChecks {
             try expectEqual(try await store.repository(Photo.self).fetch(photo.id), photo)
             try expectEqual(try await store.repository(Sample.self).fetch("e")?.text, "")
             for property in ["key", "text"] {
-                try expectEqual(try await store.read { try $0.count(FetchPlan(entity: "Sample", predicate: .isNil(property))) }, 0, "\(property): empty is not nil")
-                try expectEqual(try await store.read { try $0.count(FetchPlan(entity: "Sample", predicate: .compare(property, .equal, "", []))) }, 1)
+                try expectEqual(
+                    try await store.read { try $0.count(FetchPlan(entity: "Sample", predicate: .isNil(property))) }, 0,
+                    "\(property): empty is not nil")
+                try expectEqual(
+                    try await store.read {
+                        try $0.count(FetchPlan(entity: "Sample", predicate: .compare(property, .equal, "", [])))
+                    }, 1)
             }
             try expectEqual(try await store.repository(Person.self).count(where: .isNil(\Person.avatar)), 0)
         },
@@ -285,30 +369,43 @@ enum ValueChecks {
             store = try await c.reopen(store)
             for (index, number) in numbers.enumerated() {
                 try expectEqual(try await store.repository(Sample.self).fetch("i\(index)")?.count, number)
-                try expectEqual(try await store.repository(Sample.self).fetch(where: \Sample.count == number).map(\.id), ["i\(index)"])
+                try expectEqual(
+                    try await store.repository(Sample.self).fetch(where: \Sample.count == number).map(\.id),
+                    ["i\(index)"])
             }
             let sorted = try await store.repository(Sample.self).fetch(Query<Sample>.all.sorted(by: \.count))
             try expectEqual(sorted.compactMap(\.count), numbers.sorted())
             try expectEqual(try await store.repository(Sample.self).count(where: \Sample.count < -1), 2)
-            try expectEqual(try await store.repository(Sample.self).count(where: .between(\Sample.count, Int.min, Int.min + 1)), 2)
+            try expectEqual(
+                try await store.repository(Sample.self).count(where: .between(\Sample.count, Int.min, Int.min + 1)), 2)
         },
         ConformanceCheck(.values, "indexedTextOfAnyLengthIsAnsweredExactly") { c in
             let store = try await c.store()
             let prefix = String(repeating: "ab", count: 600)  // 1,200 bytes shared
             let texts = [prefix + "1", prefix + "2", prefix, prefix + "é", String(repeating: "é", count: 5_000)]
             try await store.transaction { tx in
-                for (index, text) in texts.enumerated() { try tx.insert(Sample(id: "t\(index)", key: text, text: text, code: text)) }
+                for (index, text) in texts.enumerated() {
+                    try tx.insert(Sample(id: "t\(index)", key: text, text: text, code: text))
+                }
             }
             let samples = store.repository(Sample.self)
             for (index, text) in texts.enumerated() {
-                try expectEqual(try await samples.fetch(where: \Sample.key == text).map(\.id), ["t\(index)"], "indexed == on text \(index)")
-                try expectEqual(try await samples.fetch(where: \Sample.code == text).map(\.id), ["t\(index)"], "unique == on text \(index)")
-                try expectEqual(try await samples.fetch(where: \Sample.text == text).map(\.id), ["t\(index)"], "plain == on text \(index)")
+                try expectEqual(
+                    try await samples.fetch(where: \Sample.key == text).map(\.id), ["t\(index)"],
+                    "indexed == on text \(index)")
+                try expectEqual(
+                    try await samples.fetch(where: \Sample.code == text).map(\.id), ["t\(index)"],
+                    "unique == on text \(index)")
+                try expectEqual(
+                    try await samples.fetch(where: \Sample.text == text).map(\.id), ["t\(index)"],
+                    "plain == on text \(index)")
             }
             try expectEqual(try await samples.count(where: .in(\Sample.key, [texts[0], texts[3], "nope"])), 2)
-            try expectEqual(try await samples.count(where: \Sample.key > prefix), texts.filter { scalarOrder(prefix, $0) }.count)
+            try expectEqual(
+                try await samples.count(where: \Sample.key > prefix), texts.filter { scalarOrder(prefix, $0) }.count)
             let sorted = try await samples.fetch(Query<Sample>.all.sorted(by: \.key))
-            try expectEqual(sorted.map(\.id), texts.indices.sorted { scalarOrder(texts[$0], texts[$1]) }.map { "t\($0)" })
+            try expectEqual(
+                sorted.map(\.id), texts.indices.sorted { scalarOrder(texts[$0], texts[$1]) }.map { "t\($0)" })
             try await expectRejected(store, .uniqueViolation, entity: "Sample", property: "code") {
                 try await samples.insert(Sample(id: "dup", code: texts[1]))
             }

@@ -63,19 +63,26 @@ struct DifferentialGenerator {
 
     // MARK: Values
 
-    static let texts = ["", "a", "A", "abc", "ABC", "é", "e\u{0301}", "Émile", "E\u{0301}mile", "Zoë", "straße", "中文", "😀", "lisbon", "Lisbon", "São", "Sao"]
+    static let texts = [
+        "", "a", "A", "abc", "ABC", "é", "e\u{0301}", "Émile", "E\u{0301}mile", "Zoë", "straße", "中文", "😀", "lisbon",
+        "Lisbon", "São", "Sao",
+    ]
     static let numbers: [Double] = [0, 1, -1, 0.5, 2.25, 3.0, 4.75, 1e300, -1e300, .infinity, -.infinity, 1.0 / 3.0]
     static let seconds: [Double] = [0, 1.0 / 3.0, 1e-7, 800_000_000.123_456_7, 86_400, -86_400.5, 1_767_225_600]
 
     mutating func text() -> Value { .string(random.pick(Self.texts)) }
     mutating func optionalText() -> Value { random.chance(0.2) ? .null : text() }
     mutating func number() -> Value { random.chance(0.2) ? .null : .double(random.pick(Self.numbers)) }
-    mutating func date() -> Value { .date(Date(timeIntervalSinceReferenceDate: random.pick(Self.seconds) + Double(random.int(0...3)) * 86_400)) }
+    mutating func date() -> Value {
+        .date(Date(timeIntervalSinceReferenceDate: random.pick(Self.seconds) + Double(random.int(0...3)) * 86_400))
+    }
     mutating func optionalDate() -> Value { random.chance(0.2) ? .null : date() }
     /// A to-one value: nil now and then, mostly an existing record, rarely a missing one.
     mutating func reference(_ entity: String, nilChance: Double = 0.3) -> Value {
         if random.chance(nilChance) { return .null }
-        if (existing[target]?[entity] ?? []).isEmpty, random.chance(0.9) { return nilChance > 0.1 ? .null : id(entity).value }
+        if (existing[target]?[entity] ?? []).isEmpty, random.chance(0.9) {
+            return nilChance > 0.1 ? .null : id(entity).value
+        }
         return id(entity).value
     }
 
@@ -84,7 +91,10 @@ struct DifferentialGenerator {
 
     // MARK: Records
 
-    static let entities = ["Sample", "Sample", "Person", "Trip", "Trip", "Stop", "Tag", "Agency", "Passport", "Node", "Shelf", "Book", "Chapter", "Author"]
+    static let entities = [
+        "Sample", "Sample", "Person", "Trip", "Trip", "Stop", "Tag", "Agency", "Passport", "Node", "Shelf", "Book",
+        "Chapter", "Author",
+    ]
 
     func pool(_ entity: String) -> [RecordID] {
         switch entity {
@@ -113,13 +123,18 @@ struct DifferentialGenerator {
         switch entity {
         case "Person":
             values = [
-                "name": random.chance(0.02) ? "" : .string(random.pick(["Ana", "Bruno", "Émile", "E\u{0301}mile", "Zoë"])),
-                "email": random.chance(0.5) ? .null : .string(random.chance(0.05) ? "not-an-email" : random.pick(["a@x.io", "b@x.io", "c@x.io", "d@x.io"])),
+                "name": random.chance(0.02)
+                    ? "" : .string(random.pick(["Ana", "Bruno", "Émile", "E\u{0301}mile", "Zoë"])),
+                "email": random.chance(0.5)
+                    ? .null
+                    : .string(
+                        random.chance(0.05) ? "not-an-email" : random.pick(["a@x.io", "b@x.io", "c@x.io", "d@x.io"])),
                 "age": random.chance(0.2) ? .null : .int(Int64(random.int(0...155))),
                 "address.city": .string(random.pick(["Lisbon", "Porto", "São Paulo"])),
                 "address.street": optionalText(),
                 "address.postcode": random.chance(0.7) ? .null : .string(random.pick(["1100", "4000", "4000", "12"])),
-                "status": .string(random.pick(["regular", "silver", "gold", random.chance(0.1) ? "platinum" : "gold"])),
+                "status": .string(
+                    random.pick(["regular", "silver", "gold", random.chance(0.1) ? "platinum" : "gold"])),
                 "rating": random.chance(0.3) ? .null : .double(random.pick([0, 1.5, 3, 4.5, 5, 5, 6])),
                 "isVerified": .bool(random.chance(0.5)),
                 "birthDate": optionalDate(),
@@ -130,7 +145,8 @@ struct DifferentialGenerator {
             values = [
                 "name": .string(random.pick(["Spring", "Wine", "Hike", "São", "Sa\u{0303}o"])),
                 "start": .date(Date(timeIntervalSinceReferenceDate: Double(random.int(0...3)) * 86_400)),
-                "end": random.chance(0.6) ? .null : .date(Date(timeIntervalSinceReferenceDate: Double(random.int(2...6)) * 86_400 - 1)),
+                "end": random.chance(0.6)
+                    ? .null : .date(Date(timeIntervalSinceReferenceDate: Double(random.int(2...6)) * 86_400 - 1)),
                 "budget": random.chance(0.03) ? .double(-5) : number(),
                 "isFavorite": .bool(random.chance(0.3)),
                 "traveller": reference("Person"),
@@ -138,22 +154,38 @@ struct DifferentialGenerator {
                 "coverPhoto": .null,
             ]
         case "Stop":
-            values = ["name": text(), "city": .string(random.pick(["Lisbon", "Porto", "Sintra"])), "nights": .int(Int64(random.int(0...5))),
-                      "trip": reference("Trip", nilChance: 0.05)]
+            values = [
+                "name": text(), "city": .string(random.pick(["Lisbon", "Porto", "Sintra"])),
+                "nights": .int(Int64(random.int(0...5))),
+                "trip": reference("Trip", nilChance: 0.05),
+            ]
         case "Tag": values = ["label": .string(random.pick(["Beach", "City", "Food", "É", "E\u{0301}"]))]
-        case "Agency": values = ["name": .string(random.pick(["Sol", "Mar", "Céu"])), "owner": reference("Person", nilChance: 0.5)]
+        case "Agency":
+            values = [
+                "name": .string(random.pick(["Sol", "Mar", "Céu"])), "owner": reference("Person", nilChance: 0.5),
+            ]
         case "Passport":
-            values = ["number": .string(random.pick(["P1", "P2", "P3", "P4"])), "country": .string(random.pick(["PT", "ES", "PT", "P"])),
-                      "owner": reference("Person", nilChance: 0.5)]
-        case "Node": values = ["label": text(), "next": reference("Node", nilChance: 0.5), "previous": reference("Node", nilChance: 0.5)]
+            values = [
+                "number": .string(random.pick(["P1", "P2", "P3", "P4"])),
+                "country": .string(random.pick(["PT", "ES", "PT", "P"])),
+                "owner": reference("Person", nilChance: 0.5),
+            ]
+        case "Node":
+            values = [
+                "label": text(), "next": reference("Node", nilChance: 0.5),
+                "previous": reference("Node", nilChance: 0.5),
+            ]
         case "Shelf": values = ["label": text()]
         case "Book": values = ["title": text(), "shelf": reference("Shelf", nilChance: 0.5)]
         case "Chapter": values = ["title": text(), "book": reference("Book", nilChance: 0.4)]
         case "Author": values = ["name": text()]
         default:
-            values = ["key": optionalText(), "text": optionalText(), "number": number(), "amount": number(), "when": optionalDate(),
-                      "moment": optionalDate(), "count": random.chance(0.2) ? .null : .int(Int64(random.int(-3...3))),
-                      "code": random.chance(0.5) ? .null : .string(random.pick(["x", "y", "é", "e\u{0301}"]))]
+            values = [
+                "key": optionalText(), "text": optionalText(), "number": number(), "amount": number(),
+                "when": optionalDate(),
+                "moment": optionalDate(), "count": random.chance(0.2) ? .null : .int(Int64(random.int(-3...3))),
+                "code": random.chance(0.5) ? .null : .string(random.pick(["x", "y", "é", "e\u{0301}"])),
+            ]
         }
         return Record(entity: entity, id: id, values: values)
     }
@@ -169,8 +201,10 @@ struct DifferentialGenerator {
 
     static let toMany: [(entity: String, name: String, destination: String)] = [
         ("Trip", "tags", "Tag"), ("Tag", "trips", "Trip"), ("Person", "trips", "Trip"), ("Person", "interests", "Tag"),
-        ("Tag", "people", "Person"), ("Trip", "stops", "Stop"), ("Agency", "bookings", "Trip"), ("Shelf", "books", "Book"),
-        ("Book", "chapters", "Chapter"), ("Book", "authors", "Author"), ("Author", "books", "Book"), ("Person", "ownedAgencies", "Agency"),
+        ("Tag", "people", "Person"), ("Trip", "stops", "Stop"), ("Agency", "bookings", "Trip"),
+        ("Shelf", "books", "Book"),
+        ("Book", "chapters", "Chapter"), ("Book", "authors", "Author"), ("Author", "books", "Book"),
+        ("Person", "ownedAgencies", "Agency"),
     ]
 
     mutating func edit() -> DifferentialEdit {
@@ -207,12 +241,23 @@ struct DifferentialGenerator {
     mutating func comparable(_ entity: String) -> (String, Value) {
         switch entity {
         case "Trip":
-            return random.pick([("name", text()), ("budget", number()), ("start", date()), ("end", date()), ("isFavorite", .bool(random.chance(0.5))),
-                                ("traveller", id("Person").value)])
+            return random.pick([
+                ("name", text()), ("budget", number()), ("start", date()), ("end", date()),
+                ("isFavorite", .bool(random.chance(0.5))),
+                ("traveller", id("Person").value),
+            ])
         case "Person":
-            return random.pick([("name", .string(random.pick(["Ana", "Émile", "E\u{0301}mile", "Zoë"]))), ("age", .int(Int64(random.int(0...160)))),
-                                ("address.city", .string(random.pick(["Lisbon", "Porto", "São Paulo"]))), ("rating", number()), ("status", .string("gold"))])
-        case "Stop": return random.pick([("city", .string(random.pick(["Lisbon", "Porto"]))), ("nights", .int(Int64(random.int(0...5)))), ("name", text())])
+            return random.pick([
+                ("name", .string(random.pick(["Ana", "Émile", "E\u{0301}mile", "Zoë"]))),
+                ("age", .int(Int64(random.int(0...160)))),
+                ("address.city", .string(random.pick(["Lisbon", "Porto", "São Paulo"]))), ("rating", number()),
+                ("status", .string("gold")),
+            ])
+        case "Stop":
+            return random.pick([
+                ("city", .string(random.pick(["Lisbon", "Porto"]))), ("nights", .int(Int64(random.int(0...5)))),
+                ("name", text()),
+            ])
         case "Tag": return ("label", .string(random.pick(["Beach", "É", "E\u{0301}", "Food"])))
         case "Agency": return ("name", .string(random.pick(["Sol", "Mar", "Céu"])))
         case "Passport": return ("number", .string(random.pick(["P1", "P2"])))
@@ -222,15 +267,21 @@ struct DifferentialGenerator {
         case "Chapter": return ("title", text())
         case "Author": return ("name", text())
         default:
-            return random.pick([("key", text()), ("text", text()), ("number", number()), ("amount", number()), ("when", date()), ("moment", date()),
-                                ("count", .int(Int64(random.int(-3...3)))), ("code", text()), ("id", id("Sample").value)])
+            return random.pick([
+                ("key", text()), ("text", text()), ("number", number()), ("amount", number()), ("when", date()),
+                ("moment", date()),
+                ("count", .int(Int64(random.int(-3...3)))), ("code", text()), ("id", id("Sample").value),
+            ])
         }
     }
 
     mutating func predicate(_ entity: String, depth: Int = 0) -> FilterExpression {
         let (property, constant) = comparable(entity)
         switch random.int(0...(depth < 2 ? 11 : 6)) {
-        case 0, 1: return .compare(property, random.pick([.equal, .notEqual, .less, .lessOrEqual, .greater, .greaterOrEqual]), constant, [])
+        case 0, 1:
+            return .compare(
+                property, random.pick([.equal, .notEqual, .less, .lessOrEqual, .greater, .greaterOrEqual]), constant, []
+            )
         case 2:
             let (_, other) = comparable(entity)
             let sameKind = other.attributeType == constant.attributeType ? other : constant
@@ -240,7 +291,9 @@ struct DifferentialGenerator {
             return .between(property, constant, other.attributeType == constant.attributeType ? other : constant)
         case 4:
             guard case .string(let needle) = constant, property != "id" else { return .isNil(property) }
-            let options = random.pick([TextOptions(), .caseInsensitive, .diacriticInsensitive, [.caseInsensitive, .diacriticInsensitive]])
+            let options = random.pick([
+                TextOptions(), .caseInsensitive, .diacriticInsensitive, [.caseInsensitive, .diacriticInsensitive],
+            ])
             if random.chance(0.3) { return .compare(property, .equal, constant, options) }
             return .text(property, random.pick([.contains, .hasPrefix, .hasSuffix]), String(needle.prefix(2)), options)
         case 5: return .isNil(property)
@@ -251,11 +304,16 @@ struct DifferentialGenerator {
         default:
             switch entity {
             case "Trip":
-                if random.chance(0.4) { return .relatedOne(relationship: "traveller", predicate("Person", depth: depth + 1)) }
-                return random.chance(0.5) ? .anyRelated(relationship: "tags", predicate("Tag", depth: depth + 1))
+                if random.chance(0.4) {
+                    return .relatedOne(relationship: "traveller", predicate("Person", depth: depth + 1))
+                }
+                return random.chance(0.5)
+                    ? .anyRelated(relationship: "tags", predicate("Tag", depth: depth + 1))
                     : .noneRelated(relationship: "stops", predicate("Stop", depth: depth + 1))
-            case "Person": return random.chance(0.5) ? .anyRelated(relationship: "trips", predicate("Trip", depth: depth + 1))
-                : .noneRelated(relationship: "interests", predicate("Tag", depth: depth + 1))
+            case "Person":
+                return random.chance(0.5)
+                    ? .anyRelated(relationship: "trips", predicate("Trip", depth: depth + 1))
+                    : .noneRelated(relationship: "interests", predicate("Tag", depth: depth + 1))
             case "Stop": return .relatedOne(relationship: "trip", predicate("Trip", depth: depth + 1))
             case "Book": return .anyRelated(relationship: "authors", predicate("Author", depth: depth + 1))
             default: return predicate(entity, depth: depth + 1)
@@ -284,11 +342,14 @@ struct DifferentialGenerator {
             let reads = (0..<random.int(0...3)).map { _ in key(random.pick(Self.entities)) }
             let memberships = (0..<random.int(0...2)).map { _ in
                 let relationship = random.pick(Self.toMany)
-                return DifferentialOperation.MembershipRead(owner: key(relationship.entity), relationship: relationship.name)
+                return DifferentialOperation.MembershipRead(
+                    owner: key(relationship.entity), relationship: relationship.name)
             }
             let interleaved = (0..<random.int(0...2)).map { _ in edit() }
             let changes = (0..<random.int(1...3)).map { _ in edit() }
-            return .context(target, random.pick(PolicyUnderTest.allCases), reads: reads, memberships: memberships, interleaved: interleaved, changes: changes)
+            return .context(
+                target, random.pick(PolicyUnderTest.allCases), reads: reads, memberships: memberships,
+                interleaved: interleaved, changes: changes)
         case 64...73: return .sync
         case 74...96: return .query(target, query(random.pick(Self.entities)))
         case 97...98 where canReopen: return .reopen(abrupt: false)

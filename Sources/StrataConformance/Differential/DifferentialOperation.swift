@@ -45,7 +45,8 @@ enum DifferentialEdit: Sendable, CustomStringConvertible {
         case .deleteMatching(let plan): try tx.delete(matching: plan)
         case .link(let owner, let name, let target): try tx.link(owner.entity, id: owner.id, name, to: target)
         case .unlink(let owner, let name, let target): try tx.unlink(owner.entity, id: owner.id, name, from: target)
-        case .setRelated(let owner, let name, let targets): try tx.setRelated(owner.entity, id: owner.id, name, to: targets)
+        case .setRelated(let owner, let name, let targets):
+            try tx.setRelated(owner.entity, id: owner.id, name, to: targets)
         }
     }
 
@@ -57,8 +58,10 @@ enum DifferentialEdit: Sendable, CustomStringConvertible {
         case .update(let key, let values): try await TypedModel.require(key.entity).update(store, key, values)
         case .delete(let key): try await TypedModel.require(key.entity).delete(store, key.id)
         case .deleteMatching(let plan): try await store.transaction { tx in try tx.delete(matching: plan) }
-        case .link(let owner, let name, let target): try await TypedRelationship.require(owner.entity, name).link(store, owner.id, target)
-        case .unlink(let owner, let name, let target): try await TypedRelationship.require(owner.entity, name).unlink(store, owner.id, target)
+        case .link(let owner, let name, let target):
+            try await TypedRelationship.require(owner.entity, name).link(store, owner.id, target)
+        case .unlink(let owner, let name, let target):
+            try await TypedRelationship.require(owner.entity, name).unlink(store, owner.id, target)
         case .setRelated(let owner, let name, let targets):
             try await TypedRelationship.require(owner.entity, name).setRelated(store, owner.id, targets)
         }
@@ -67,7 +70,8 @@ enum DifferentialEdit: Sendable, CustomStringConvertible {
     /// Stages the edit in a context (saved later with the context's other changes).
     func stage(in context: ModelContext) async throws {
         switch self {
-        case .insert(let record), .upsert(let record): try await TypedModel.require(record.entity).contextInsert(context, record)
+        case .insert(let record), .upsert(let record):
+            try await TypedModel.require(record.entity).contextInsert(context, record)
         case .update(let key, let values): try await TypedModel.require(key.entity).contextUpdate(context, key, values)
         case .delete(let key): try await TypedModel.require(key.entity).contextDelete(context, key.id)
         case .deleteMatching: break  // contexts delete by ID
@@ -89,7 +93,9 @@ enum DifferentialOperation: Sendable, CustomStringConvertible {
     case repository(DifferentialTarget, DifferentialEdit)
     /// A context reads records and memberships, the store changes meanwhile (`interleaved`, one
     /// transaction), the context stages `changes` and saves under `policy`.
-    case context(DifferentialTarget, PolicyUnderTest, reads: [RecordKey], memberships: [MembershipRead], interleaved: [DifferentialEdit], changes: [DifferentialEdit])
+    case context(
+        DifferentialTarget, PolicyUnderTest, reads: [RecordKey], memberships: [MembershipRead],
+        interleaved: [DifferentialEdit], changes: [DifferentialEdit])
     /// The client pushes and pulls.
     case sync
     /// A fetch and a count.
@@ -105,13 +111,15 @@ enum DifferentialOperation: Sendable, CustomStringConvertible {
 
     var description: String {
         switch self {
-        case .transaction(let target, let edits): "\(target) transaction [\(edits.map(\.description).joined(separator: "; "))]"
+        case .transaction(let target, let edits):
+            "\(target) transaction [\(edits.map(\.description).joined(separator: "; "))]"
         case .repository(let target, let edit): "\(target) repository \(edit)"
         case .context(let target, let policy, let reads, let memberships, let interleaved, let changes):
             "\(target) context(\(policy.rawValue)) reads \(reads) \(memberships), meanwhile [\(interleaved.map(\.description).joined(separator: "; "))], "
                 + "then [\(changes.map(\.description).joined(separator: "; "))] and save"
         case .sync: "client sync"
-        case .query(let target, let plan): "\(target) query \(plan.entity) where \(plan.predicate.map { "\($0)" } ?? "true") sort \(plan.sort.map { "\($0.property)\($0.ascending ? "↑" : "↓")" }) limit \(plan.limit.map(String.init) ?? "-") offset \(plan.offset)"
+        case .query(let target, let plan):
+            "\(target) query \(plan.entity) where \(plan.predicate.map { "\($0)" } ?? "true") sort \(plan.sort.map { "\($0.property)\($0.ascending ? "↑" : "↓")" }) limit \(plan.limit.map(String.init) ?? "-") offset \(plan.offset)"
         case .reopen(let abrupt): abrupt ? "server reopen after an abrupt stop" : "server close and reopen"
         }
     }

@@ -30,7 +30,14 @@ enum DifferentialOutcome: Equatable, Sendable, CustomStringConvertible {
 /// A clock that advances one second per call, so hybrid timestamps are the same in both worlds.
 final class StepClock: Sendable {
     private let ticks = Mutex<Double>(0)
-    func now() -> Date { Date(timeIntervalSince1970: 1_800_000_000 + ticks.withLock { $0 += 1; return $0 }) }
+    func now() -> Date {
+        Date(
+            timeIntervalSince1970: 1_800_000_000
+                + ticks.withLock {
+                    $0 += 1
+                    return $0
+                })
+    }
 }
 
 /// A sync server's store and a client store (sync on) of one backend, with the client's engine.
@@ -57,7 +64,9 @@ final class DifferentialWorld {
         switch operation {
         case .transaction(let target, let edits):
             return await .of {
-                try await store(target).transaction(author: "differential") { tx in for edit in edits { try edit.apply(tx) } }
+                try await store(target).transaction(author: "differential") { tx in
+                    for edit in edits { try edit.apply(tx) }
+                }
                 return ""
             }
         case .repository(let target, let edit):
@@ -70,31 +79,53 @@ final class DifferentialWorld {
             let context = store.makeContext(name: "differential", mergePolicy: policy.policy)
             var steps: [DifferentialOutcome] = []
             for key in reads {
-                steps.append(await .of { try await TypedModel.require(key.entity).contextFetch(context, key.id); return "read" })
+                steps.append(
+                    await .of {
+                        try await TypedModel.require(key.entity).contextFetch(context, key.id)
+                        return "read"
+                    })
             }
             for read in memberships {
-                steps.append(await .of { try await TypedRelationship.require(read.owner.entity, read.relationship).contextRelated(context, read.owner.id); return "related" })
+                steps.append(
+                    await .of {
+                        try await TypedRelationship.require(read.owner.entity, read.relationship).contextRelated(
+                            context, read.owner.id)
+                        return "related"
+                    })
             }
             if !interleaved.isEmpty {
-                steps.append(await .of {
-                    try await store.transaction(author: "meanwhile") { tx in for edit in interleaved { try edit.apply(tx) } }
-                    return "meanwhile"
-                })
+                steps.append(
+                    await .of {
+                        try await store.transaction(author: "meanwhile") { tx in
+                            for edit in interleaved { try edit.apply(tx) }
+                        }
+                        return "meanwhile"
+                    })
             }
-            for change in changes { steps.append(await .of { try await change.stage(in: context); return "staged" }) }
-            steps.append(await .of {
-                let result = try await context.save()
-                return "saved, \(result.conflicts.count) conflict(s) resolved"
-            })
+            for change in changes {
+                steps.append(
+                    await .of {
+                        try await change.stage(in: context)
+                        return "staged"
+                    })
+            }
+            steps.append(
+                await .of {
+                    let result = try await context.save()
+                    return "saved, \(result.conflicts.count) conflict(s) resolved"
+                })
             return .done(steps.map(\.description).joined(separator: "; "))
         case .sync:
             return await .of {
                 let report = try await engine.syncNow()
-                return "pushed \(report.pushed) pulled \(report.pulled) rejected \(report.rejected) conflicts \(report.conflicts)"
+                return
+                    "pushed \(report.pushed) pulled \(report.pulled) rejected \(report.rejected) conflicts \(report.conflicts)"
             }
         case .query(let target, let plan):
             return await .of {
-                let (records, count) = try await store(target).read { reader in (try reader.fetch(plan), try reader.count(plan)) }
+                let (records, count) = try await store(target).read { reader in
+                    (try reader.fetch(plan), try reader.count(plan))
+                }
                 return "\(records.map(\.id)) count \(count)"
             }
         case .reopen(let abrupt):
@@ -113,10 +144,13 @@ final class DifferentialWorld {
         let store = store(target)
         let history = try await store.history(after: seen[target])
         if let last = history.last?.token { seen[target] = last }
-        let outbox = target == .client ? try await engine.pendingMutations().map { "\($0.id) \($0.kind) \($0.key)" } : []
+        let outbox =
+            target == .client ? try await engine.pendingMutations().map { "\($0.id) \($0.kind) \($0.key)" } : []
         return DifferentialState(
             snapshot: try await StoreSnapshot.take(store),
-            history: history.map { "\($0.token) \($0.author ?? "-") \($0.contextName ?? "-") \($0.changes.map { "\($0.kind) \($0.entity)(\($0.id)) \($0.changedProperties) v\($0.version)" })" },
+            history: history.map {
+                "\($0.token) \($0.author ?? "-") \($0.contextName ?? "-") \($0.changes.map { "\($0.kind) \($0.entity)(\($0.id)) \($0.changedProperties) v\($0.version)" })"
+            },
             outbox: outbox)
     }
 }

@@ -33,7 +33,8 @@ struct TypedModel: Sendable {
             update: { store, key, values in
                 let repository = store.repository(M.self)
                 guard let model = try await repository.fetch(try id(M.self, key.id)) else {
-                    throw StrataError(.notFound, entity: key.entity, recordID: key.id, "cannot update a record that does not exist")
+                    throw StrataError(
+                        .notFound, entity: key.entity, recordID: key.id, "cannot update a record that does not exist")
                 }
                 try await repository.update(try patched(model, values))
             },
@@ -42,7 +43,8 @@ struct TypedModel: Sendable {
             contextInsert: { context, record in try await context.insert(try M(record: record)) },
             contextUpdate: { context, key, values in
                 guard let model = try await context.fetch(M.self, id: try id(M.self, key.id)) else {
-                    throw StrataError(.notFound, entity: key.entity, recordID: key.id, "cannot update a record that does not exist")
+                    throw StrataError(
+                        .notFound, entity: key.entity, recordID: key.id, "cannot update a record that does not exist")
                 }
                 try await context.update(try patched(model, values))
             },
@@ -50,13 +52,17 @@ struct TypedModel: Sendable {
     }
 
     static let byEntity: [String: TypedModel] = [
-        "Person": of(Person.self), "Trip": of(Trip.self), "Stop": of(Stop.self), "Tag": of(Tag.self), "Agency": of(Agency.self),
-        "Passport": of(Passport.self), "Node": of(Node.self), "Sample": of(Sample.self), "Shelf": of(Shelf.self), "Book": of(Book.self),
+        "Person": of(Person.self), "Trip": of(Trip.self), "Stop": of(Stop.self), "Tag": of(Tag.self),
+        "Agency": of(Agency.self),
+        "Passport": of(Passport.self), "Node": of(Node.self), "Sample": of(Sample.self), "Shelf": of(Shelf.self),
+        "Book": of(Book.self),
         "Chapter": of(Chapter.self), "Author": of(Author.self),
     ]
 
     static func require(_ entity: String) throws -> TypedModel {
-        guard let typed = byEntity[entity] else { throw StrataError(.unknownEntity, entity: entity, "no typed path for \(entity)") }
+        guard let typed = byEntity[entity] else {
+            throw StrataError(.unknownEntity, entity: entity, "no typed path for \(entity)")
+        }
         return typed
     }
 }
@@ -100,13 +106,17 @@ struct TypedRelationship: Sendable {
                 let (source, destinations) = try ids(owner, targets)
                 try await context.setRelated(relationship, of: source, to: destinations)
             },
-            contextRelated: { context, owner in _ = try await context.related(relationship, of: try TypedModel.id(M.self, owner)) })
+            contextRelated: { context, owner in
+                _ = try await context.related(relationship, of: try TypedModel.id(M.self, owner))
+            })
     }
 
     /// Every to-many of the fixture domain the differential changes, by `Entity.relationship`.
     static let byName: [String: TypedRelationship] = [
-        "Trip.tags": of(Trip.tags), "Tag.trips": of(Tag.trips), "Person.trips": of(Person.trips), "Person.interests": of(Person.interests),
-        "Tag.people": of(Tag.people), "Trip.stops": of(Trip.stops), "Agency.bookings": of(Agency.bookings), "Shelf.books": of(Shelf.books),
+        "Trip.tags": of(Trip.tags), "Tag.trips": of(Tag.trips), "Person.trips": of(Person.trips),
+        "Person.interests": of(Person.interests),
+        "Tag.people": of(Tag.people), "Trip.stops": of(Trip.stops), "Agency.bookings": of(Agency.bookings),
+        "Shelf.books": of(Shelf.books),
         "Book.chapters": of(Book.chapters), "Book.authors": of(Book.authors), "Author.books": of(Author.books),
         "Person.ownedAgencies": of(Person.ownedAgencies),
     ]

@@ -35,7 +35,9 @@ public enum DamageHarness {
     }
 
     /// Runs `trials` seeded trials against the template in `directory`.
-    public static func run(_ backend: DurableBackend, in directory: String, trials: Int, seed: UInt64) async throws -> DurabilityTally {
+    public static func run(_ backend: DurableBackend, in directory: String, trials: Int, seed: UInt64) async throws
+        -> DurabilityTally
+    {
         let schema = try LedgerEntry.schema()
         var tally = DurabilityTally()
         let manager = FileManager.default
@@ -46,9 +48,13 @@ public enum DamageHarness {
             try manager.copyItem(atPath: directory + "/template", toPath: trialDirectory)
             let location = backend.location(trialDirectory)
             let candidates = backend.files(location).filter { manager.fileExists(atPath: $0.path) }
-            guard !candidates.isEmpty else { throw StrataError(.storageFailure, "\(backend.name): the template has no files") }
+            guard !candidates.isEmpty else {
+                throw StrataError(.storageFailure, "\(backend.name): the template has no files")
+            }
             let logs = candidates.filter { $0.role != "data" }
-            let file = !logs.isEmpty && random.chance(0.3) ? random.pick(logs) : random.pick(candidates.filter { $0.role == "data" })
+            let file =
+                !logs.isEmpty && random.chance(0.3)
+                ? random.pick(logs) : random.pick(candidates.filter { $0.role == "data" })
             let kind = random.pick(DamageKind.allCases)
             let what = try kind.apply(to: file.path, pageSize: backend.pageSize, random: &random)
             let category = "\(file.role) \(kind.rawValue)"

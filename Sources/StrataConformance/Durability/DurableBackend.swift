@@ -59,7 +59,9 @@ public struct DurabilityTally: Sendable, CustomStringConvertible {
     /// An empty tally.
     public init() {}
 
-    mutating func add(_ category: String, _ outcome: String) { counts[category, default: [:]][outcome, default: 0] += 1 }
+    mutating func add(_ category: String, _ outcome: String) {
+        counts[category, default: [:]][outcome, default: 0] += 1
+    }
 
     mutating func fail(_ category: String, _ message: String) {
         add(category, "FAILED")
@@ -68,7 +70,8 @@ public struct DurabilityTally: Sendable, CustomStringConvertible {
 
     public var description: String {
         counts.sorted { $0.key < $1.key }.map { category, outcomes in
-            "  \(category): " + outcomes.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+            "  \(category): "
+                + outcomes.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
         }.joined(separator: "\n")
     }
 }
@@ -104,12 +107,17 @@ public enum DurabilityRun {
     }
 
     /// Kills a child process in `window` at random moments and tallies what reopening finds.
-    public static func kills(_ backend: DurableBackend, window: KillHarness.Window, filter: String) async throws -> DurabilityTally {
+    public static func kills(_ backend: DurableBackend, window: KillHarness.Window, filter: String) async throws
+        -> DurabilityTally
+    {
         let trials = DurabilitySettings.count("STRATA_KILL_TRIALS", default: 10)
         let seed = DurabilitySettings.seed("STRATA_KILL_SEED", default: 0x4B111)
         return try await inScratchDirectory { directory in
-            let tally = try await KillHarness.run(backend, window: window, in: directory, trials: trials, seed: seed, filter: filter)
-            print("\(backend.name): \(trials) kills in the \(window.rawValue) window, seed \(seed) (STRATA_KILL_SEED):\n\(tally)")
+            let tally = try await KillHarness.run(
+                backend, window: window, in: directory, trials: trials, seed: seed, filter: filter)
+            print(
+                "\(backend.name): \(trials) kills in the \(window.rawValue) window, seed \(seed) (STRATA_KILL_SEED):\n\(tally)"
+            )
             return tally
         }
     }
@@ -117,14 +125,21 @@ public enum DurabilityRun {
     /// Kills during a migration: in place (`STRATA_MIGRATION_KILL_TRIALS`, default 50), or
     /// through a shadow copy keeping a backup (`STRATA_SHADOW_KILL_TRIALS`, default 25); seeded by
     /// `STRATA_KILL_SEED`.
-    public static func migrationKills(_ backend: DurableBackend, filter: String, throughShadowCopy: Bool = false) async throws -> DurabilityTally {
-        let trials = throughShadowCopy
-            ? DurabilitySettings.count("STRATA_SHADOW_KILL_TRIALS", default: 25) : DurabilitySettings.count("STRATA_MIGRATION_KILL_TRIALS", default: 50)
+    public static func migrationKills(_ backend: DurableBackend, filter: String, throughShadowCopy: Bool = false)
+        async throws -> DurabilityTally
+    {
+        let trials =
+            throughShadowCopy
+            ? DurabilitySettings.count("STRATA_SHADOW_KILL_TRIALS", default: 25)
+            : DurabilitySettings.count("STRATA_MIGRATION_KILL_TRIALS", default: 50)
         let seed = DurabilitySettings.seed("STRATA_KILL_SEED", default: 0x4B111)
         return try await inScratchDirectory { directory in
             let tally = try await MigrationKillHarness.run(
-                backend, in: directory, trials: trials, seed: seed, filter: filter, throughShadowCopy: throughShadowCopy)
-            print("\(backend.name): \(trials) kills during a migration\(throughShadowCopy ? " through a shadow copy" : ""), seed \(seed) (STRATA_KILL_SEED):\n\(tally)")
+                backend, in: directory, trials: trials, seed: seed, filter: filter, throughShadowCopy: throughShadowCopy
+            )
+            print(
+                "\(backend.name): \(trials) kills during a migration\(throughShadowCopy ? " through a shadow copy" : ""), seed \(seed) (STRATA_KILL_SEED):\n\(tally)"
+            )
             return tally
         }
     }
@@ -135,7 +150,9 @@ public enum DurabilityRun {
     }
 
     static func inScratchDirectory<T>(_ body: (String) async throws -> T) async throws -> T {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("strata-durability-\(UUID().uuidString)").path
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "strata-durability-\(UUID().uuidString)"
+        ).path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
         return try await body(directory)

@@ -1,7 +1,7 @@
 import Foundation
 import Strata
-import StrataSyncServer
 import StrataInMemory
+import StrataSyncServer
 
 /// Kill -9 trials: a child process writes saves (and compacts, in that window) until the parent
 /// kills it with SIGKILL at a seeded moment; the parent then opens the store in this process and
@@ -47,9 +47,12 @@ public enum KillHarness {
     /// each acknowledgement (one line) after its save returned; in the compaction window,
     /// compact after every save. Runs until killed.
     public static func childMain(_ backend: DurableBackend) async throws {
-        guard let window = childWindow, let location = ProcessInfo.processInfo.environment[locationVariable] else { return }
+        guard let window = childWindow, let location = ProcessInfo.processInfo.environment[locationVariable] else {
+            return
+        }
         if window == .migration || window == .shadowMigration {
-            return try await MigrationKillHarness.childMain(backend, location: location, throughShadowCopy: window == .shadowMigration)
+            return try await MigrationKillHarness.childMain(
+                backend, location: location, throughShadowCopy: window == .shadowMigration)
         }
         let acks = location + ".acks"
         _ = FileManager.default.createFile(atPath: location + ".opening", contents: nil)
@@ -86,7 +89,8 @@ public enum KillHarness {
             child.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
             child.arguments = ["--testing-library", "swift-testing", "--filter", filter]
             child.environment = ProcessInfo.processInfo.environment.merging(
-                [windowVariable: window.rawValue, locationVariable: location, syncVariable: sync ? "1" : "0"], uniquingKeysWith: { $1 })
+                [windowVariable: window.rawValue, locationVariable: location, syncVariable: sync ? "1" : "0"],
+                uniquingKeysWith: { $1 })
             child.standardOutput = FileHandle.nullDevice
             child.standardError = FileHandle.nullDevice
             try child.run()
@@ -95,16 +99,19 @@ public enum KillHarness {
             func acknowledged() -> Int {
                 (manager.contents(atPath: acks).map { $0.filter { $0 == 0x0A }.count }) ?? 0
             }
-            let ready: () -> Bool = switch window {
-            case .firstOpen: { manager.fileExists(atPath: location + ".opening") }
-            case .save: { acknowledged() >= 1 }
-            case .compaction: { acknowledged() >= 2 }
-            case .migration, .shadowMigration: { false }
-            }
+            let ready: () -> Bool =
+                switch window {
+                case .firstOpen: { manager.fileExists(atPath: location + ".opening") }
+                case .save: { acknowledged() >= 1 }
+                case .compaction: { acknowledged() >= 2 }
+                case .migration, .shadowMigration: { false }
+                }
             let deadline = Date().addingTimeInterval(120)
             while !ready(), child.isRunning, Date() < deadline { usleep(500) }
             guard child.isRunning else {
-                tally.fail(category, "\(label): the child ended by itself (status \(child.terminationStatus)) before the window")
+                tally.fail(
+                    category,
+                    "\(label): the child ended by itself (status \(child.terminationStatus)) before the window")
                 continue
             }
             // The first open takes a few milliseconds: most first-open kills land inside it.
@@ -113,7 +120,8 @@ public enum KillHarness {
             child.waitUntilExit()
             let acked = acknowledged()
 
-            if backend.files(location).filter({ $0.role == "data" }).allSatisfy({ manager.fileExists(atPath: $0.path) }) {
+            if backend.files(location).filter({ $0.role == "data" }).allSatisfy({ manager.fileExists(atPath: $0.path) })
+            {
                 let report = try await backend.verify(location, schema)
                 if !report.isSound { tally.fail(category, "\(label): verify found damage after a kill: \(report)") }
             }
@@ -127,16 +135,23 @@ public enum KillHarness {
             let store = Store(backend: opened, sync: sync ? SyncConfiguration(clientID: clientID) : nil)
             do {
                 let observation = try await LedgerObservation.observe(store, batchSize: batchSize)
-                if let problem = try await historyAndOutboxProblem(store, schema: schema, observation: observation, sync: sync) {
+                if let problem = try await historyAndOutboxProblem(
+                    store, schema: schema, observation: observation, sync: sync)
+                {
                     tally.fail(category, "\(label): \(problem)")
                 } else if !observation.isSaveBoundary {
                     tally.fail(category, "\(label): not a save boundary: \(observation)")
                 } else if observation.wholeBatches < acked {
-                    tally.fail(category, "\(label): LOST acknowledged saves: \(acked) acknowledged, \(observation.wholeBatches) present")
+                    tally.fail(
+                        category,
+                        "\(label): LOST acknowledged saves: \(acked) acknowledged, \(observation.wholeBatches) present")
                 } else if observation.wholeBatches > acked + 1 {
-                    tally.fail(category, "\(label): \(observation.wholeBatches) saves present, only \(acked) acknowledged")
+                    tally.fail(
+                        category, "\(label): \(observation.wholeBatches) saves present, only \(acked) acknowledged")
                 } else {
-                    let outcome = observation.wholeBatches == acked ? "every acknowledged save" : "every acknowledged save + the one in flight"
+                    let outcome =
+                        observation.wholeBatches == acked
+                        ? "every acknowledged save" : "every acknowledged save + the one in flight"
                     tally.add(category, acked == 0 ? "\(outcome) (killed before the first acknowledgement)" : outcome)
                 }
             } catch {
@@ -149,17 +164,25 @@ public enum KillHarness {
 
     /// One history transaction per save; with sync, one outbox mutation per record, and a push
     /// that brings a server to the same records.
-    static func historyAndOutboxProblem(_ store: Store, schema: Schema, observation: LedgerObservation, sync: Bool) async throws -> String? {
+    static func historyAndOutboxProblem(_ store: Store, schema: Schema, observation: LedgerObservation, sync: Bool)
+        async throws -> String?
+    {
         let history = try await store.history().count
-        guard history == observation.wholeBatches else { return "\(history) history transactions for \(observation.wholeBatches) saves" }
+        guard history == observation.wholeBatches else {
+            return "\(history) history transactions for \(observation.wholeBatches) saves"
+        }
         guard sync else { return nil }
         let server = SyncServer(store: Store(backend: InMemoryBackend(schema: schema)))
         let engine = try SyncEngine(store: store, remote: InProcessTransport(server: server))
         let pending = try await engine.pendingMutations().count
-        guard pending == observation.records else { return "\(pending) outbox mutations for \(observation.records) records" }
+        guard pending == observation.records else {
+            return "\(pending) outbox mutations for \(observation.records) records"
+        }
         try await engine.syncNow()
         let pushed = try await server.store.repository(LedgerEntry.self).count()
-        guard pushed == observation.records else { return "a push brought \(pushed) of \(observation.records) records to the server" }
+        guard pushed == observation.records else {
+            return "a push brought \(pushed) of \(observation.records) records to the server"
+        }
         return nil
     }
 }

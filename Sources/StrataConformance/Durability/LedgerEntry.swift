@@ -31,14 +31,16 @@ public struct LedgerEntry: PersistentModel, Equatable {
         self.when = when
     }
 
-    public static let entity = Entity<LedgerEntry>("LedgerEntry", [
-        .attribute(\.batch, indexed: true),
-        .attribute(\.position),
-        .attribute(\.label, indexed: true),
-        .attribute(\.amount),
-        .attribute(\.note),
-        .attribute(\.when),
-    ])
+    public static let entity = Entity<LedgerEntry>(
+        "LedgerEntry",
+        [
+            .attribute(\.batch, indexed: true),
+            .attribute(\.position),
+            .attribute(\.label, indexed: true),
+            .attribute(\.amount),
+            .attribute(\.note),
+            .attribute(\.when),
+        ])
 
     /// The schema of the harness's stores.
     public static func schema() throws -> Schema { try Schema(LedgerEntry.self) }
@@ -47,10 +49,12 @@ public struct LedgerEntry: PersistentModel, Equatable {
     public static func expected(batch: Int, position: Int) -> LedgerEntry {
         let seed = batch &* 7_919 &+ position &* 104_729
         let noteLength = (batch * 37 + position) % 37 == 0 ? 3_000 : seed % 240
-        let note = String(repeating: "abcdefghijklmnopqrstuvwxyz0123456789", count: noteLength / 36 + 1).prefix(noteLength)
+        let note = String(repeating: "abcdefghijklmnopqrstuvwxyz0123456789", count: noteLength / 36 + 1).prefix(
+            noteLength)
         return LedgerEntry(
             id: "e\(batch)-\(position)", batch: batch, position: position, label: "batch \(batch) entry \(position)",
-            amount: Double(seed % 100_000) / 100, note: String(note), when: Date(timeIntervalSince1970: 1_700_000_000 + Double(seed % 1_000_000)))
+            amount: Double(seed % 100_000) / 100, note: String(note),
+            when: Date(timeIntervalSince1970: 1_700_000_000 + Double(seed % 1_000_000)))
     }
 
     /// A whole batch, as one save writes it.
@@ -77,7 +81,8 @@ public struct LedgerObservation: Sendable, CustomStringConvertible {
 
     public var description: String {
         "\(records) records, \(wholeBatches) whole batches" + (wrong.isEmpty ? "" : ", WRONG: \(wrong.prefix(5))")
-            + (partial.isEmpty ? "" : ", partial: \(partial.prefix(5))") + (inconsistent.isEmpty ? "" : ", inconsistent: \(inconsistent.prefix(5))")
+            + (partial.isEmpty ? "" : ", partial: \(partial.prefix(5))")
+            + (inconsistent.isEmpty ? "" : ", inconsistent: \(inconsistent.prefix(5))")
     }
 
     /// Reads the store every way a user would — everything, by ID, by the indexed batch — and
@@ -90,7 +95,9 @@ public struct LedgerObservation: Sendable, CustomStringConvertible {
         var byBatch: [Int: Int] = [:]
         for entry in all {
             let parts = entry.id.dropFirst().split(separator: "-").compactMap { Int($0) }
-            guard entry.id.hasPrefix("e"), parts.count == 2, entry == LedgerEntry.expected(batch: parts[0], position: parts[1]), parts[1] < batchSize else {
+            guard entry.id.hasPrefix("e"), parts.count == 2,
+                entry == LedgerEntry.expected(batch: parts[0], position: parts[1]), parts[1] < batchSize
+            else {
                 observation.wrong.append(entry.id)
                 continue
             }
@@ -101,13 +108,18 @@ public struct LedgerObservation: Sendable, CustomStringConvertible {
             observation.partial.append("batch \(batch): \(count) of \(batchSize)")
         }
         // Point lookups and an indexed query must agree with the full read.
-        for batch in Set([0, observation.wholeBatches / 2, max(0, observation.wholeBatches - 1)]) where batch < observation.wholeBatches {
+        for batch in Set([0, observation.wholeBatches / 2, max(0, observation.wholeBatches - 1)])
+        where batch < observation.wholeBatches {
             for position in stride(from: 0, to: batchSize, by: 7) {
                 let expected = LedgerEntry.expected(batch: batch, position: position)
-                if try await entries.fetch(expected.id) != expected { observation.inconsistent.append("fetch(\(expected.id))") }
+                if try await entries.fetch(expected.id) != expected {
+                    observation.inconsistent.append("fetch(\(expected.id))")
+                }
             }
             let found = try await entries.fetch(where: \LedgerEntry.batch == batch).sorted { $0.id < $1.id }
-            if found != LedgerEntry.batch(batch, size: batchSize).sorted(by: { $0.id < $1.id }) { observation.inconsistent.append("batch == \(batch): \(found.count) records") }
+            if found != LedgerEntry.batch(batch, size: batchSize).sorted(by: { $0.id < $1.id }) {
+                observation.inconsistent.append("batch == \(batch): \(found.count) records")
+            }
         }
         return observation
     }

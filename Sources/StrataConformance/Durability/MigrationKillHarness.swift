@@ -30,14 +30,16 @@ public enum MigrationKillHarness {
     public static func plan() throws -> MigrationPlan {
         MigrationPlan(
             versions: [SchemaVersion("1", try LedgerEntry.schema()), SchemaVersion("2", try version2())],
-            stages: [.custom(from: "1", to: "2") { migration in
-                try migration.forEachRecord("LedgerEntry") { record in
-                    guard case .int(let position) = record["position"], position % 2 == 0 else { return }
-                    var checked = record
-                    checked["checked"] = .bool(true)
-                    try migration.put(checked)
+            stages: [
+                .custom(from: "1", to: "2") { migration in
+                    try migration.forEachRecord("LedgerEntry") { record in
+                        guard case .int(let position) = record["position"], position % 2 == 0 else { return }
+                        var checked = record
+                        checked["checked"] = .bool(true)
+                        try migration.put(checked)
+                    }
                 }
-            }])
+            ])
     }
 
     /// What version 2 holds for an entry.
@@ -68,7 +70,9 @@ public enum MigrationKillHarness {
     static func childMain(_ backend: DurableBackend, location: String, throughShadowCopy: Bool) async throws {
         _ = FileManager.default.createFile(atPath: location + ".migrating", contents: nil)
         let plan = try plan(throughShadowCopy: throughShadowCopy, location: location)
-        let store = try await Store.open(schema: try version2(), migrations: plan) { schema in try await backend.open(location, schema) }
+        let store = try await Store.open(schema: try version2(), migrations: plan) { schema in
+            try await backend.open(location, schema)
+        }
         _ = FileManager.default.createFile(atPath: location + ".migrated", contents: nil)
         _ = store
         while true { try await Task.sleep(for: .seconds(60)) }
@@ -76,7 +80,8 @@ public enum MigrationKillHarness {
 
     /// Runs `trials` kills, each in a fresh directory under `directory`.
     public static func run(
-        _ backend: DurableBackend, in directory: String, trials: Int, seed: UInt64, filter: String, throughShadowCopy: Bool = false
+        _ backend: DurableBackend, in directory: String, trials: Int, seed: UInt64, filter: String,
+        throughShadowCopy: Bool = false
     ) async throws -> DurabilityTally {
         var tally = DurabilityTally()
         let manager = FileManager.default
@@ -92,28 +97,37 @@ public enum MigrationKillHarness {
             let location = backend.location(trialDirectory)
             let label = "seed \(seed) trial \(trial)"
             let original = Store(backend: try await backend.open(location, try LedgerEntry.schema()))
-            for batch in 0..<saves { try await DurableBackend.save(original, batch: batch, size: KillHarness.batchSize) }
+            for batch in 0..<saves {
+                try await DurableBackend.save(original, batch: batch, size: KillHarness.batchSize)
+            }
             try await original.close()
 
             let child = Process()
             child.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
             child.arguments = ["--testing-library", "swift-testing", "--filter", filter]
             child.environment = ProcessInfo.processInfo.environment.merging(
-                [KillHarness.windowVariable: window.rawValue, KillHarness.locationVariable: location], uniquingKeysWith: { $1 })
+                [KillHarness.windowVariable: window.rawValue, KillHarness.locationVariable: location],
+                uniquingKeysWith: { $1 })
             child.standardOutput = FileHandle.nullDevice
             child.standardError = FileHandle.nullDevice
             try child.run()
             let deadline = Date().addingTimeInterval(120)
-            while !manager.fileExists(atPath: location + ".migrating"), child.isRunning, Date() < deadline { usleep(200) }
+            while !manager.fileExists(atPath: location + ".migrating"), child.isRunning, Date() < deadline {
+                usleep(200)
+            }
             guard child.isRunning else {
-                tally.fail(category, "\(label): the child ended by itself (status \(child.terminationStatus)) before migrating")
+                tally.fail(
+                    category, "\(label): the child ended by itself (status \(child.terminationStatus)) before migrating"
+                )
                 continue
             }
             if trial == 0 {
                 // The first trial times a whole migration (killed once it is done), so later
                 // kills spread over it and a little after.
                 let began = Date()
-                while !manager.fileExists(atPath: location + ".migrated"), child.isRunning, Date() < deadline { usleep(200) }
+                while !manager.fileExists(atPath: location + ".migrated"), child.isRunning, Date() < deadline {
+                    usleep(200)
+                }
                 span = max(span, UInt32(min(Date().timeIntervalSince(began), 10) * 1_300_000))
             } else {
                 usleep(UInt32(random.below(Int(span))))
@@ -121,7 +135,10 @@ public enum MigrationKillHarness {
             kill(child.processIdentifier, SIGKILL)
             child.waitUntilExit()
             do {
-                tally.add(category, try await examine(backend, location: location, entries: entries, throughShadowCopy: throughShadowCopy))
+                tally.add(
+                    category,
+                    try await examine(
+                        backend, location: location, entries: entries, throughShadowCopy: throughShadowCopy))
             } catch {
                 tally.fail(category, "\(label): \(error)")
             }
@@ -130,7 +147,9 @@ public enum MigrationKillHarness {
     }
 
     /// Which version the store is, checked whole; then (for version 1) the retried migration.
-    static func examine(_ backend: DurableBackend, location: String, entries: [LedgerEntry], throughShadowCopy: Bool) async throws -> String {
+    static func examine(_ backend: DurableBackend, location: String, entries: [LedgerEntry], throughShadowCopy: Bool)
+        async throws -> String
+    {
         let version1 = try LedgerEntry.schema()
         let first: any StorageBackend
         do {
@@ -150,36 +169,54 @@ public enum MigrationKillHarness {
         try await check(old, entries: entries, expected: expected1, history: saves, version: "1")
         try await old.close()
         let plan = try plan(throughShadowCopy: throughShadowCopy, location: location)
-        let retried = try await Store.open(schema: try version2(), migrations: plan) { schema in try await backend.open(location, schema) }
-        try await check(retried, entries: entries, expected: expected2, history: saves + 1, version: "2 after the retry")
+        let retried = try await Store.open(schema: try version2(), migrations: plan) { schema in
+            try await backend.open(location, schema)
+        }
+        try await check(
+            retried, entries: entries, expected: expected2, history: saves + 1, version: "2 after the retry")
         try await retried.close()
         return "version 1, whole; the retry migrated it"
     }
 
-    static func check(_ store: Store, entries: [LedgerEntry], expected: (LedgerEntry) -> [String: Value], history: Int, version: String) async throws {
+    static func check(
+        _ store: Store, entries: [LedgerEntry], expected: (LedgerEntry) -> [String: Value], history: Int,
+        version: String
+    ) async throws {
         let records = try await store.read { try $0.fetch(FetchPlan(entity: "LedgerEntry")) }
         let byID = Dictionary(records.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
         guard records.count == entries.count else {
-            throw ConformanceFailure("\(version): \(records.count) records for \(entries.count)", fileID: #fileID, filePath: #filePath, line: #line)
+            throw ConformanceFailure(
+                "\(version): \(records.count) records for \(entries.count)", fileID: #fileID, filePath: #filePath,
+                line: #line)
         }
         for entry in entries {
             guard let record = byID[.string(entry.id)] else {
-                throw ConformanceFailure("\(version): \(entry.id) is missing", fileID: #fileID, filePath: #filePath, line: #line)
+                throw ConformanceFailure(
+                    "\(version): \(entry.id) is missing", fileID: #fileID, filePath: #filePath, line: #line)
             }
             let values = record.values.filter { !$0.value.isNull }
             if values != expected(entry) {
-                throw ConformanceFailure("\(version): \(entry.id) holds \(values), not \(expected(entry)) — a mix of versions?", fileID: #fileID, filePath: #filePath, line: #line)
+                throw ConformanceFailure(
+                    "\(version): \(entry.id) holds \(values), not \(expected(entry)) — a mix of versions?",
+                    fileID: #fileID, filePath: #filePath, line: #line)
             }
         }
         let transactions = try await store.history().count
         guard transactions == history else {
-            throw ConformanceFailure("\(version): \(transactions) history transactions, expected \(history)", fileID: #fileID, filePath: #filePath, line: #line)
+            throw ConformanceFailure(
+                "\(version): \(transactions) history transactions, expected \(history)", fileID: #fileID,
+                filePath: #filePath, line: #line)
         }
         // The new index answers for every record (an index built by halves would not).
         if version.hasPrefix("2"), let entry = entries.last {
-            let found = try await store.read { try $0.fetch(FetchPlan(entity: "LedgerEntry", predicate: .compare("amount", .equal, .double(entry.amount), []))) }
+            let found = try await store.read {
+                try $0.fetch(
+                    FetchPlan(entity: "LedgerEntry", predicate: .compare("amount", .equal, .double(entry.amount), [])))
+            }
             guard found.contains(where: { $0.id == .string(entry.id) }) else {
-                throw ConformanceFailure("\(version): the amount index does not find \(entry.id)", fileID: #fileID, filePath: #filePath, line: #line)
+                throw ConformanceFailure(
+                    "\(version): the amount index does not find \(entry.id)", fileID: #fileID, filePath: #filePath,
+                    line: #line)
             }
         }
     }

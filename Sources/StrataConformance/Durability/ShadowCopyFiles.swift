@@ -16,7 +16,9 @@ public enum ShadowCopyFiles {
         let before = try await original.read { try $0.fetch(FetchPlan(entity: "LedgerEntry")) }
         let backup = MigrationKillHarness.backup(location)
         let plan = try MigrationKillHarness.plan().strategy(.shadowCopy(backup: backup))
-        let opening: @Sendable (Schema) async throws -> any StorageBackend = { schema in try await backend.open(location, schema) }
+        let opening: @Sendable (Schema) async throws -> any StorageBackend = { schema in
+            try await backend.open(location, schema)
+        }
 
         // `original` is still open: the copy must not replace the file under it.
         do {
@@ -24,25 +26,32 @@ public enum ShadowCopyFiles {
             failures.append("a shadow-copy migration replaced a store another handle had open")
         } catch let error as StrataError where error.code == .storeInUse || error.code == .incompatibleStore {
             // A JSON store open in this process refuses a second open with another schema first.
-            if !error.message.contains("open") { failures.append("the refusal does not say the store is open: \(error)") }
+            if !error.message.contains("open") {
+                failures.append("the refusal does not say the store is open: \(error)")
+            }
         }
         let after = try await original.read { try $0.fetch(FetchPlan(entity: "LedgerEntry")) }
         if after != before { failures.append("the refused migration changed the store") }
-        let leftovers = (try? FileManager.default.contentsOfDirectory(atPath: directory))?.filter { $0.contains("strata-shadow") } ?? []
+        let leftovers =
+            (try? FileManager.default.contentsOfDirectory(atPath: directory))?.filter { $0.contains("strata-shadow") }
+            ?? []
         if !leftovers.isEmpty { failures.append("the refused migration left its copy: \(leftovers)") }
         try await original.close()
 
         // Closed everywhere: it migrates, and the backup holds version 1.
-        let migrated = try await Store.open(schema: try MigrationKillHarness.version2(), migrations: plan, opening: opening)
+        let migrated = try await Store.open(
+            schema: try MigrationKillHarness.version2(), migrations: plan, opening: opening)
         do {
-            try await MigrationKillHarness.check(migrated, entries: entries, expected: MigrationKillHarness.expected2, history: 6, version: "2")
+            try await MigrationKillHarness.check(
+                migrated, entries: entries, expected: MigrationKillHarness.expected2, history: 6, version: "2")
         } catch {
             failures.append("the migrated store: \(error)")
         }
         try await migrated.close()
         do {
             let old = Store(backend: try await backend.open(backup, version1))
-            try await MigrationKillHarness.check(old, entries: entries, expected: MigrationKillHarness.expected1, history: 5, version: "1 (the backup)")
+            try await MigrationKillHarness.check(
+                old, entries: entries, expected: MigrationKillHarness.expected1, history: 5, version: "1 (the backup)")
             try await old.close()
         } catch {
             failures.append("the backup: \(error)")

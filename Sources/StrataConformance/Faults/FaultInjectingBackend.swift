@@ -88,7 +88,9 @@ public final class FaultInjectingBackend: StorageBackend {
     /// wrapped backend, as an I/O error would.
     public func failReads(_ on: Bool) { gate.withLock { $0.failing = on } }
 
-    public func read<T: Sendable>(_ body: @escaping @Sendable (any StorageReadTransaction) throws -> T) async throws -> T {
+    public func read<T: Sendable>(_ body: @escaping @Sendable (any StorageReadTransaction) throws -> T) async throws
+        -> T
+    {
         await withCheckedContinuation { continuation in
             let pass = gate.withLock { gate -> Bool in
                 if gate.held { gate.waiting.append(continuation) } else { gate.active += 1 }
@@ -101,13 +103,16 @@ public final class FaultInjectingBackend: StorageBackend {
         return try await wrapped.read(body)
     }
 
-    public func write<T: Sendable>(_ body: @escaping @Sendable (any StorageWriteTransaction) throws -> T) async throws -> T {
+    public func write<T: Sendable>(_ body: @escaping @Sendable (any StorageWriteTransaction) throws -> T) async throws
+        -> T
+    {
         let fault = pending.withLock { fault in
             defer { fault = nil }
             return fault
         }
         return try await wrapped.write { [self] transaction in
-            let faulty = FaultyWriteTransaction(transaction, failAt: fault.flatMap { if case .failWrite(let n) = $0 { n } else { nil } })
+            let faulty = FaultyWriteTransaction(
+                transaction, failAt: fault.flatMap { if case .failWrite(let n) = $0 { n } else { nil } })
             defer { lastWrites.withLock { $0 = faulty.writes } }
             let result = try body(faulty)
             if fault == .failAtCommit { throw StrataError(.storageFailure, "injected fault: the commit fails") }

@@ -82,7 +82,10 @@ public actor FaultInjectingRemote: SyncRemote {
             failuresInjected += 1
             throw SyncTransportError("connection lost before the acknowledgement")
         case .failMidBatch?:
-            let half = PushRequest(clientID: request.clientID, mutations: Array(request.mutations.prefix(max(1, request.mutations.count / 2))), schemaVersion: request.schemaVersion)
+            let half = PushRequest(
+                clientID: request.clientID,
+                mutations: Array(request.mutations.prefix(max(1, request.mutations.count / 2))),
+                schemaVersion: request.schemaVersion)
             batchSizes.append(half.mutations.count)
             _ = try await remote.push(half)
             failuresInjected += 1

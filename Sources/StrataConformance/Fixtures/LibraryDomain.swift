@@ -20,10 +20,12 @@ public struct Shelf: PersistentModel, Equatable {
     /// The books on the shelf (deny).
     public static let books = ToMany<Shelf, Book>("books")
 
-    public static let entity = Entity<Shelf>("Shelf", [
-        .attribute(\.label),
-        .toMany(books, inverse: \Book.shelf, ordered: true, deleteRule: .deny),
-    ])
+    public static let entity = Entity<Shelf>(
+        "Shelf",
+        [
+            .attribute(\.label),
+            .toMany(books, inverse: \Book.shelf, ordered: true, deleteRule: .deny),
+        ])
 }
 
 /// A book: deny on every relationship storage.
@@ -46,12 +48,14 @@ public struct Book: PersistentModel, Equatable {
     /// The book's authors (many-to-many).
     public static let authors = ToMany<Book, Author>("authors")
 
-    public static let entity = Entity<Book>("Book", [
-        .attribute(\.title),
-        .toOne(\.shelf, Shelf.self, inverse: Shelf.books, deleteRule: .deny),
-        .toMany(chapters, inverse: \Chapter.book, deleteRule: .deny),
-        .toMany(authors, inverse: Author.books, deleteRule: .deny),
-    ])
+    public static let entity = Entity<Book>(
+        "Book",
+        [
+            .attribute(\.title),
+            .toOne(\.shelf, Shelf.self, inverse: Shelf.books, deleteRule: .deny),
+            .toMany(chapters, inverse: \Chapter.book, deleteRule: .deny),
+            .toMany(authors, inverse: Author.books, deleteRule: .deny),
+        ])
 }
 
 /// A chapter of a book.
@@ -69,10 +73,12 @@ public struct Chapter: PersistentModel, Equatable {
         self.book = book
     }
 
-    public static let entity = Entity<Chapter>("Chapter", [
-        .attribute(\.title),
-        .toOne(\.book, Book.self, inverse: Book.chapters, deleteRule: .deny),
-    ])
+    public static let entity = Entity<Chapter>(
+        "Chapter",
+        [
+            .attribute(\.title),
+            .toOne(\.book, Book.self, inverse: Book.chapters, deleteRule: .deny),
+        ])
 }
 
 /// String IDs on a link list.
@@ -90,8 +96,10 @@ public struct Author: PersistentModel, Equatable {
     /// The author's books.
     public static let books = ToMany<Author, Book>("books")
 
-    public static let entity = Entity<Author>("Author", [
-        .attribute(\.name),
-        .toMany(books, inverse: Book.authors, deleteRule: .deny),
-    ])
+    public static let entity = Entity<Author>(
+        "Author",
+        [
+            .attribute(\.name),
+            .toMany(books, inverse: Book.authors, deleteRule: .deny),
+        ])
 }

@@ -24,7 +24,8 @@ public struct Sample: PersistentModel, Equatable {
 
     /// A sample.
     public init(
-        id: String, key: String? = nil, text: String? = nil, number: Double? = nil, amount: Double? = nil, when: Date? = nil,
+        id: String, key: String? = nil, text: String? = nil, number: Double? = nil, amount: Double? = nil,
+        when: Date? = nil,
         moment: Date? = nil, count: Int? = nil, code: String? = nil
     ) {
         self.id = id
@@ -38,14 +39,16 @@ public struct Sample: PersistentModel, Equatable {
         self.code = code
     }
 
-    public static let entity = Entity<Sample>("Sample", [
-        .attribute(\.key, indexed: true),
-        .attribute(\.text),
-        .attribute(\.number, indexed: true),
-        .attribute(\.amount),
-        .attribute(\.when, indexed: true),
-        .attribute(\.moment),
-        .attribute(\.count, indexed: true),
-        .attribute(\.code, unique: true),
-    ])
+    public static let entity = Entity<Sample>(
+        "Sample",
+        [
+            .attribute(\.key, indexed: true),
+            .attribute(\.text),
+            .attribute(\.number, indexed: true),
+            .attribute(\.amount),
+            .attribute(\.when, indexed: true),
+            .attribute(\.moment),
+            .attribute(\.count, indexed: true),
+            .attribute(\.code, unique: true),
+        ])
 }

@@ -11,15 +11,18 @@ import Strata
 public struct TravelData: Sendable {
     /// 34, Lisbon, gold, rated 4.5.
     public var ana = Person(
-        name: "Ana", email: "ana@example.com", age: 34, address: Address(city: "Lisbon", street: "Rua Augusta", postcode: "1100"),
+        name: "Ana", email: "ana@example.com", age: 34,
+        address: Address(city: "Lisbon", street: "Rua Augusta", postcode: "1100"),
         status: .gold, rating: 4.5, isVerified: true, birthDate: TravelDomain.day(-13_149), avatar: Data([1, 2, 3]))
     /// 28, Porto, silver, unrated.
     public var bruno = Person(
-        name: "Bruno", email: "bruno@example.com", age: 28, address: Address(city: "Porto"), status: .silver, isVerified: false)
+        name: "Bruno", email: "bruno@example.com", age: 28, address: Address(city: "Porto"), status: .silver,
+        isVerified: false)
     /// No age or email, São Paulo, rated 3.0.
     public var clara = Person(name: "Clara", address: Address(city: "São Paulo"), rating: 3.0, isVerified: true)
     /// 45, Lisbon, rated 4.5.
-    public var dario = Person(name: "Dário", email: "dario@example.com", age: 45, address: Address(city: "Lisbon"), rating: 4.5)
+    public var dario = Person(
+        name: "Dário", email: "dario@example.com", age: 45, address: Address(city: "Lisbon"), rating: 4.5)
 
     /// The agency of Ana's trips.
     public var sol = Agency(id: 1, name: "Sol Travel")
@@ -54,9 +57,11 @@ public struct TravelData: Sendable {
 
     /// The data set with fresh IDs.
     public init() {
-        lisbonSpring = Trip(name: "Lisbon Spring", start: TravelDomain.day(59), end: TravelDomain.day(66), budget: 1200,
-                            isFavorite: true, traveller: ana.id, agency: sol.id)
-        portoWine = Trip(name: "Porto Wine", start: TravelDomain.day(129), budget: 800, traveller: ana.id, agency: sol.id)
+        lisbonSpring = Trip(
+            name: "Lisbon Spring", start: TravelDomain.day(59), end: TravelDomain.day(66), budget: 1200,
+            isFavorite: true, traveller: ana.id, agency: sol.id)
+        portoWine = Trip(
+            name: "Porto Wine", start: TravelDomain.day(129), budget: 800, traveller: ana.id, agency: sol.id)
         azoresHike = Trip(name: "Açores Hike", start: TravelDomain.day(181), isFavorite: true, traveller: bruno.id)
         saoPauloBusiness = Trip(name: "São Paulo Business", start: TravelDomain.day(257), budget: 2500)
         lisbonWinter = Trip(name: "lisbon winter", start: TravelDomain.day(334), budget: 300, traveller: clara.id)

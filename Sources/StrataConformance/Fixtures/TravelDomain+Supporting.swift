@@ -24,12 +24,14 @@ public struct Agency: PersistentModel, Equatable {
     /// Guides (nullified onto a required to-one).
     public static let guides = ToMany<Agency, Guide>("guides")
 
-    public static let entity = Entity<Agency>("Agency", [
-        .attribute(\.name, unique: true),
-        .toOne(\.owner, Person.self, inverse: Person.ownedAgencies),
-        .toMany(bookings, inverse: \Trip.agency, deleteRule: .deny),
-        .toMany(guides, inverse: \Guide.agency),
-    ])
+    public static let entity = Entity<Agency>(
+        "Agency",
+        [
+            .attribute(\.name, unique: true),
+            .toOne(\.owner, Person.self, inverse: Person.ownedAgencies),
+            .toMany(bookings, inverse: \Trip.agency, deleteRule: .deny),
+            .toMany(guides, inverse: \Guide.agency),
+        ])
 }
 
 /// A passport, one-to-one with its owner.
@@ -50,11 +52,13 @@ public struct Passport: PersistentModel, Equatable {
         self.owner = owner
     }
 
-    public static let entity = Entity<Passport>("Passport", [
-        .attribute(\.number, unique: true),
-        .attribute(\.country, rules: [.length(2...2)]),
-        .toOne(\.owner, Person.self, inverse: \Person.passport),
-    ])
+    public static let entity = Entity<Passport>(
+        "Passport",
+        [
+            .attribute(\.number, unique: true),
+            .attribute(\.country, rules: [.length(2...2)]),
+            .toOne(\.owner, Person.self, inverse: \Person.passport),
+        ])
 }
 
 /// A photo a trip may use as its cover.
@@ -75,11 +79,13 @@ public struct Photo: PersistentModel, Equatable {
     /// Trips using it as their cover (noAction).
     public static let coverOf = ToMany<Photo, Trip>("coverOf")
 
-    public static let entity = Entity<Photo>("Photo", [
-        .attribute(\.caption),
-        .attribute(\.bytes),
-        .toMany(coverOf, inverse: \Trip.coverPhoto, deleteRule: .noAction),
-    ])
+    public static let entity = Entity<Photo>(
+        "Photo",
+        [
+            .attribute(\.caption),
+            .attribute(\.bytes),
+            .toMany(coverOf, inverse: \Trip.coverPhoto, deleteRule: .noAction),
+        ])
 }
 
 /// A guide must belong to an agency: nullifying that reference fails validation.
@@ -97,10 +103,12 @@ public struct Guide: PersistentModel, Equatable {
         self.agency = agency
     }
 
-    public static let entity = Entity<Guide>("Guide", [
-        .attribute(\.name),
-        .toOne(\.agency, Agency.self, inverse: Agency.guides),
-    ])
+    public static let entity = Entity<Guide>(
+        "Guide",
+        [
+            .attribute(\.name),
+            .toOne(\.agency, Agency.self, inverse: Agency.guides),
+        ])
 }
 
 /// A self-referential one-to-one that cascades both ways: a ring of nodes is a cascade cycle.
@@ -121,9 +129,11 @@ public struct Node: PersistentModel, Equatable {
         self.previous = previous
     }
 
-    public static let entity = Entity<Node>("Node", [
-        .attribute(\.label),
-        .toOne(\.next, Node.self, inverse: \Node.previous, deleteRule: .cascade),
-        .toOne(\.previous, Node.self, inverse: \Node.next, deleteRule: .cascade),
-    ])
+    public static let entity = Entity<Node>(
+        "Node",
+        [
+            .attribute(\.label),
+            .toOne(\.next, Node.self, inverse: \Node.previous, deleteRule: .cascade),
+            .toOne(\.previous, Node.self, inverse: \Node.next, deleteRule: .cascade),
+        ])
 }

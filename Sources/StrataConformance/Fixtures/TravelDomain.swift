@@ -68,7 +68,8 @@ public struct Person: PersistentModel, Equatable {
 
     /// A person.
     public init(
-        id: UUID = UUID(), name: String, email: String? = nil, age: Int? = nil, address: Address = Address(city: "Lisbon"),
+        id: UUID = UUID(), name: String, email: String? = nil, age: Int? = nil,
+        address: Address = Address(city: "Lisbon"),
         status: MemberStatus = .regular, rating: Double? = nil, isVerified: Bool = false, birthDate: Date? = nil,
         avatar: Data? = nil, passport: Passport.ID? = nil
     ) {
@@ -92,21 +93,23 @@ public struct Person: PersistentModel, Equatable {
     /// Their interests (ordered many-to-many).
     public static let interests = ToMany<Person, Tag>("interests")
 
-    public static let entity = Entity<Person>("Person", [
-        .attribute(\.name, rules: [.length(1...80)]),
-        .attribute(\.email, unique: true, rules: [.pattern(#"[^@\s]+@[^@\s]+\.[a-z]{2,}"#)]),
-        .attribute(\.age, rules: [.range(0...150)]),
-        .composite(\.address),
-        .attribute(\.status, default: .regular),
-        .attribute(\.rating, rules: [.range(0.0...5.0)]),
-        .attribute(\.isVerified, default: false),
-        .attribute(\.birthDate),
-        .attribute(\.avatar, rules: [.length(0...1_000_000)]),
-        .toOne(\.passport, Passport.self, inverse: \Passport.owner, deleteRule: .cascade),
-        .toMany(trips, inverse: \Trip.traveller, deleteRule: .cascade),
-        .toMany(ownedAgencies, inverse: \Agency.owner, deleteRule: .cascade),
-        .toMany(interests, inverse: Tag.people, ordered: true),
-    ])
+    public static let entity = Entity<Person>(
+        "Person",
+        [
+            .attribute(\.name, rules: [.length(1...80)]),
+            .attribute(\.email, unique: true, rules: [.pattern(#"[^@\s]+@[^@\s]+\.[a-z]{2,}"#)]),
+            .attribute(\.age, rules: [.range(0...150)]),
+            .composite(\.address),
+            .attribute(\.status, default: .regular),
+            .attribute(\.rating, rules: [.range(0.0...5.0)]),
+            .attribute(\.isVerified, default: false),
+            .attribute(\.birthDate),
+            .attribute(\.avatar, rules: [.length(0...1_000_000)]),
+            .toOne(\.passport, Passport.self, inverse: \Passport.owner, deleteRule: .cascade),
+            .toMany(trips, inverse: \Trip.traveller, deleteRule: .cascade),
+            .toMany(ownedAgencies, inverse: \Agency.owner, deleteRule: .cascade),
+            .toMany(interests, inverse: Tag.people, ordered: true),
+        ])
 }
 
 /// A trip: a to-one nullified, a deny inverse, noAction, ordered stops and limited tags.
@@ -150,20 +153,22 @@ public struct Trip: PersistentModel, Equatable {
     /// Its tags (at most 5).
     public static let tags = ToMany<Trip, Tag>("tags")
 
-    public static let entity = Entity<Trip>("Trip", [
-        .attribute(\.name, rules: [.length(1...100)]),
-        .attribute(\.start, indexed: true),
-        .attribute(\.end),
-        .attribute(\.budget, indexed: true, rules: [.range(0.0...)]),
-        .attribute(\.isFavorite, default: false),
-        .toOne(\.traveller, Person.self, inverse: Person.trips),
-        .toOne(\.agency, Agency.self, inverse: Agency.bookings),
-        .toOne(\.coverPhoto, Photo.self, inverse: Photo.coverOf, deleteRule: .noAction),
-        .toMany(stops, inverse: \Stop.trip, ordered: true, deleteRule: .cascade),
-        .toMany(tags, inverse: Tag.trips, maxCount: 5),
-        .unique(\.name, \.start),
-        .check("endAfterStart", on: \.end) { trip in trip.end.map { $0 >= trip.start } ?? true },
-    ])
+    public static let entity = Entity<Trip>(
+        "Trip",
+        [
+            .attribute(\.name, rules: [.length(1...100)]),
+            .attribute(\.start, indexed: true),
+            .attribute(\.end),
+            .attribute(\.budget, indexed: true, rules: [.range(0.0...)]),
+            .attribute(\.isFavorite, default: false),
+            .toOne(\.traveller, Person.self, inverse: Person.trips),
+            .toOne(\.agency, Agency.self, inverse: Agency.bookings),
+            .toOne(\.coverPhoto, Photo.self, inverse: Photo.coverOf, deleteRule: .noAction),
+            .toMany(stops, inverse: \Stop.trip, ordered: true, deleteRule: .cascade),
+            .toMany(tags, inverse: Tag.trips, maxCount: 5),
+            .unique(\.name, \.start),
+            .check("endAfterStart", on: \.end) { trip in trip.end.map { $0 >= trip.start } ?? true },
+        ])
 }
 
 /// A stop of a trip.
@@ -187,13 +192,15 @@ public struct Stop: PersistentModel, Equatable {
         self.trip = trip
     }
 
-    public static let entity = Entity<Stop>("Stop", [
-        .attribute(\.name),
-        .attribute(\.city),
-        .attribute(\.nights, rules: [.range(0...365)]),
-        .toOne(\.trip, Trip.self, inverse: Trip.stops),
-        .index(\.city),
-    ])
+    public static let entity = Entity<Stop>(
+        "Stop",
+        [
+            .attribute(\.name),
+            .attribute(\.city),
+            .attribute(\.nights, rules: [.range(0...365)]),
+            .toOne(\.trip, Trip.self, inverse: Trip.stops),
+            .index(\.city),
+        ])
 }
 
 /// String IDs.
@@ -213,11 +220,13 @@ public struct Tag: PersistentModel, Equatable {
     /// People interested.
     public static let people = ToMany<Tag, Person>("people")
 
-    public static let entity = Entity<Tag>("Tag", [
-        .attribute(\.label, unique: true),
-        .toMany(trips, inverse: Trip.tags),
-        .toMany(people, inverse: Person.interests),
-    ])
+    public static let entity = Entity<Tag>(
+        "Tag",
+        [
+            .attribute(\.label, unique: true),
+            .toMany(trips, inverse: Trip.tags),
+            .toMany(people, inverse: Person.interests),
+        ])
 }
 
 /// The fixture schema.

@@ -92,8 +92,17 @@ public struct InProcessHarness: SyncTransportHarness {
         let stopped: @Sendable () -> Bool
 
         func check() throws { if stopped() { throw SyncTransportError(.offline, "connection refused") } }
-        func push(_ request: PushRequest) async throws -> PushResponse { try check(); return try await inner.push(request) }
-        func pull(_ request: PullRequest) async throws -> PullResponse { try check(); return try await inner.pull(request) }
-        func snapshot(_ request: SnapshotRequest) async throws -> SnapshotResponse { try check(); return try await inner.snapshot(request) }
+        func push(_ request: PushRequest) async throws -> PushResponse {
+            try check()
+            return try await inner.push(request)
+        }
+        func pull(_ request: PullRequest) async throws -> PullResponse {
+            try check()
+            return try await inner.pull(request)
+        }
+        func snapshot(_ request: SnapshotRequest) async throws -> SnapshotResponse {
+            try check()
+            return try await inner.snapshot(request)
+        }
     }
 }

@@ -7,7 +7,9 @@ extension TransportChecks {
     static let feeds: [ConformanceCheck] = [
         ConformanceCheck(.transport, "aLongPollWakesOnACommitInScopeAndEndsAtShutdown") { c in
             // Polls that would wait an hour: an answer with a change proves a wake-up, not a deadline.
-            let users = try await TwoUsers.make(c, limits: SyncLimits(maximumWait: .seconds(3600), rate: nil), bOptions: .init(pullWait: .seconds(3600)))
+            let users = try await TwoUsers.make(
+                c, limits: SyncLimits(maximumWait: .seconds(3600), rate: nil), bOptions: .init(pullWait: .seconds(3600))
+            )
             let poll = Task { try await users.engineB.pull() }
             try await Task.sleep(for: .milliseconds(150))
             // Alice's own change wakes the server's wait but is not Bob's: he keeps waiting.
@@ -77,11 +79,15 @@ extension TransportChecks {
             }
             try expectEqual(await dying.snapshots, 2)
             // Started again, it finishes the reset where it stopped, then pulls on.
-            let restarted = try SyncEngine(store: b, remote: world.host.remote(tokens: FixedToken("token-b")), options: .init(pullLimit: 3))
+            let restarted = try SyncEngine(
+                store: b, remote: world.host.remote(tokens: FixedToken("token-b")), options: .init(pullLimit: 3))
             try await restarted.syncNow()
             try expectEqual(await restarted.status.resets, 1)
-            try expect(try await b.repository(Person.self).fetch(data.ana.id) == nil, "a record the server no longer has is gone")
-            try expectEqual(try await b.repository(Stop.self).count(), try await world.server.store.repository(Stop.self).count())
+            try expect(
+                try await b.repository(Person.self).fetch(data.ana.id) == nil,
+                "a record the server no longer has is gone")
+            try expectEqual(
+                try await b.repository(Stop.self).count(), try await world.server.store.repository(Stop.self).count())
             try await expectSettled([b], server: world.server)
             // And it goes on pulling from the snapshot's cursor.
             try await a.repository(Tag.self).insert(Tag(id: "after", label: "After"))

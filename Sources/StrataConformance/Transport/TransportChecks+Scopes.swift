@@ -10,7 +10,9 @@ extension TransportChecks {
         let a: Store, engineA: SyncEngine, b: Store, engineB: SyncEngine, remoteB: ScriptedRemote
         let ana: Person, tripA: Trip, bo: Person, tripB: Trip
 
-        static func make(_ c: ConformanceContext, limits: SyncLimits = SyncLimits(rate: nil), bOptions: SyncEngine.Options = .init()) async throws -> TwoUsers {
+        static func make(
+            _ c: ConformanceContext, limits: SyncLimits = SyncLimits(rate: nil), bOptions: SyncEngine.Options = .init()
+        ) async throws -> TwoUsers {
             let world = try await TransportWorld.make(c, access: TransportWorld.travelScopes, limits: limits)
             let (a, engineA) = try await world.client("a", tokens: FixedToken("token-a"))
             let remoteB = ScriptedRemote(world.host.remote(tokens: FixedToken("token-b")))
@@ -32,7 +34,9 @@ extension TransportChecks {
             try await engineA.syncNow()
             try await engineB.syncNow()
             try await engineA.syncNow()
-            return TwoUsers(world: world, a: a, engineA: engineA, b: b, engineB: engineB, remoteB: remoteB, ana: ana, tripA: tripA, bo: bo, tripB: tripB)
+            return TwoUsers(
+                world: world, a: a, engineA: engineA, b: b, engineB: engineB, remoteB: remoteB, ana: ana, tripA: tripA,
+                bo: bo, tripB: tripB)
         }
 
         /// Every record ID Bob's client was ever sent with values.
@@ -45,23 +49,33 @@ extension TransportChecks {
             try expectEqual(Set(try await users.b.repository(Person.self).fetch().map(\.id)), [users.bo.id])
             try expectEqual(Set(try await users.b.repository(Trip.self).fetch().map(\.id)), [users.tripB.id])
             try expectEqual(Set(try await users.a.repository(Person.self).fetch().map(\.id)), [users.ana.id])
-            try expectNotNil(try await users.b.repository(Tag.self).fetch("shared"), "an unscoped entity reaches everyone")
+            try expectNotNil(
+                try await users.b.repository(Tag.self).fetch("shared"), "an unscoped entity reaches everyone")
             // A snapshot is scoped the same way.
-            var page: SnapshotResponse? = try await users.world.server.snapshot(SnapshotRequest(clientID: "b", position: nil), as: TransportWorld.bob)
+            var page: SnapshotResponse? = try await users.world.server.snapshot(
+                SnapshotRequest(clientID: "b", position: nil), as: TransportWorld.bob)
             var seen: Set<RecordID> = []
             while let current = page {
                 seen.formUnion(current.records.map(\.recordID))
-                page = try await current.next.asyncMap { try await users.world.server.snapshot(SnapshotRequest(clientID: "b", position: $0), as: TransportWorld.bob) }
+                page = try await current.next.asyncMap {
+                    try await users.world.server.snapshot(
+                        SnapshotRequest(clientID: "b", position: $0), as: TransportWorld.bob)
+                }
             }
-            try expect(!seen.contains(.uuid(users.ana.id)) && !seen.contains(.uuid(users.tripA.id)), "Bob's snapshot holds none of Alice's records")
+            try expect(
+                !seen.contains(.uuid(users.ana.id)) && !seen.contains(.uuid(users.tripA.id)),
+                "Bob's snapshot holds none of Alice's records")
             try expect(seen.contains(.uuid(users.bo.id)) && seen.contains(.uuid(users.tripB.id)))
             let received = await users.receivedByB()
-            try expect(!received.contains(.uuid(users.ana.id)) && !received.contains(.uuid(users.tripA.id)), "Bob's pulls carried none of Alice's records")
+            try expect(
+                !received.contains(.uuid(users.ana.id)) && !received.contains(.uuid(users.tripA.id)),
+                "Bob's pulls carried none of Alice's records")
         },
         ConformanceCheck(.transport, "writesOutsideTheScopeAreRejected") { c in
             let users = try await TwoUsers.make(c)
             // Bob reaches for Alice's record, moves his own into her domain, and sets a server-owned property.
-            try await users.b.repository(Person.self).insert(Person(id: users.ana.id, name: "Mallory", email: "mallory@b.example"))
+            try await users.b.repository(Person.self).insert(
+                Person(id: users.ana.id, name: "Mallory", email: "mallory@b.example"))
             var moved = users.bo
             moved.email = "bo@a.example"
             try await users.b.repository(Person.self).update(moved)
@@ -71,12 +85,18 @@ extension TransportChecks {
             try await users.engineB.syncNow()
             let rejections = await users.engineB.rejections
             try expectEqual(rejections.count, 3, "\(rejections.map(\.reason))")
-            try expect(rejections.allSatisfy { $0.code == StrataError.Code.permissionDenied.rawValue }, "\(rejections.map(\.code))")
+            try expect(
+                rejections.allSatisfy { $0.code == StrataError.Code.permissionDenied.rawValue },
+                "\(rejections.map(\.code))")
             let server = users.world.server.store.repository(Person.self)
             try expectEqual(try await server.fetch(users.ana.id)?.name, "Ana")
             try expectEqual(try await server.fetch(users.bo.id), users.bo)
-            try expectEqual(try await users.b.repository(Person.self).fetch(users.bo.id), users.bo, "Bob's record restored from the server")
-            try expect(try await users.b.repository(Person.self).fetch(users.ana.id) == nil, "the rejection did not hand Bob Alice's record")
+            try expectEqual(
+                try await users.b.repository(Person.self).fetch(users.bo.id), users.bo,
+                "Bob's record restored from the server")
+            try expect(
+                try await users.b.repository(Person.self).fetch(users.ana.id) == nil,
+                "the rejection did not hand Bob Alice's record")
             try expect(!(await users.receivedByB()).contains(.uuid(users.ana.id)))
             // Bob under Alice's client ID: refused, his outbox kept.
             let (thief, engine) = try await users.world.client("a", tokens: FixedToken("token-b"))
@@ -100,10 +120,13 @@ extension TransportChecks {
             try await users.world.server.store.repository(Trip.self).delete(users.tripA.id)
             try await users.engineB.syncNow()
             try await users.engineA.syncNow()
-            try expectEqual(try await users.b.repository(Trip.self).count(), 0, "the trip left Bob's scope and his device")
+            try expectEqual(
+                try await users.b.repository(Trip.self).count(), 0, "the trip left Bob's scope and his device")
             try expectEqual(Set(try await users.a.repository(Trip.self).fetch().map(\.id)), [users.tripB.id])
             let received = await users.remoteB.received
-            try expect(!received.contains(where: { $0.id == .uuid(users.tripA.id) }), "Bob never hears of Alice's trip, not even its deletion")
+            try expect(
+                !received.contains(where: { $0.id == .uuid(users.tripA.id) }),
+                "Bob never hears of Alice's trip, not even its deletion")
         },
     ]
 }

@@ -22,7 +22,9 @@ enum TransportChecks {
                 try expect(error.isTransient, "a lost answer is worth retrying: \(error)")
             }
             try expectEqual(try await engine.pendingMutations().count, 18, "nothing acknowledged, nothing dropped")
-            try expectEqual(try await world.server.lastAppliedSequence(of: "a"), 18, "the server applied the batch before the answer was lost")
+            try expectEqual(
+                try await world.server.lastAppliedSequence(of: "a"), 18,
+                "the server applied the batch before the answer was lost")
             let saves = try await world.server.store.history().count
             try await engine.syncNow()
             try expectEqual(try await world.server.store.history().count, saves, "the retry applied nothing again")
@@ -46,7 +48,8 @@ enum TransportChecks {
                 try expect(!error.description.contains("token-a"), "the error never carries the token: \(error)")
             }
             try expectEqual(await engine.status.authentication, .unauthorized)
-            try expectEqual(try await engine.pendingMutations().count, 13, "the first batch was acknowledged, the rest kept")
+            try expectEqual(
+                try await engine.pendingMutations().count, 13, "the first batch was acknowledged, the rest kept")
             try expect(token.refreshes >= 1, "the client asked for a new token once before giving up")
             authenticator.grant("token-a2", TransportWorld.alice)
             token.offer("token-a2")
@@ -56,17 +59,22 @@ enum TransportChecks {
         },
         ConformanceCheck(.transport, "rateLimitedCallsWaitAsToldWithoutSpendingRetries") { c in
             let clock = ManualSeconds()
-            let world = try await TransportWorld.make(c, limits: SyncLimits(rate: SyncRateLimit(perSecond: 1, burst: 2, now: { clock.now })))
-            let (store, engine) = try await world.client("a", tokens: FixedToken("token-a"), options: .init(batchSize: 3, sleep: { clock.sleep($0) }))
+            let world = try await TransportWorld.make(
+                c, limits: SyncLimits(rate: SyncRateLimit(perSecond: 1, burst: 2, now: { clock.now })))
+            let (store, engine) = try await world.client(
+                "a", tokens: FixedToken("token-a"), options: .init(batchSize: 3, sleep: { clock.sleep($0) }))
             _ = try await TravelData.seed(store)
             try await engine.syncNow()
             try expect(clock.waited.count >= 4, "six pushes and a pull over a burst of two wait: \(clock.waited)")
-            try expect(clock.waited.allSatisfy { $0 == .seconds(1) }, "each wait is the server's Retry-After: \(clock.waited)")
+            try expect(
+                clock.waited.allSatisfy { $0 == .seconds(1) }, "each wait is the server's Retry-After: \(clock.waited)")
             try expectEqual(await engine.status.failures, 0, "waiting as told is not a failure")
             try await expectSettled([store], server: world.server)
         },
         ConformanceCheck(.transport, "anOversizedBatchIsRefused413AndSplit") { c in
-            for limits in [SyncLimits(maximumMutationsPerPush: 4, rate: nil), SyncLimits(maximumBodyBytes: 3_000, rate: nil)] {
+            for limits in [
+                SyncLimits(maximumMutationsPerPush: 4, rate: nil), SyncLimits(maximumBodyBytes: 3_000, rate: nil),
+            ] {
                 let world = try await TransportWorld.make(c, limits: limits)
                 let scripted = ScriptedRemote(world.host.remote(tokens: FixedToken("token-a")))
                 let store = try await c.store().withSync(SyncConfiguration(clientID: "a"))
@@ -83,7 +91,9 @@ enum TransportChecks {
         ConformanceCheck(.transport, "unknownVersionsAndCredentialsGetTypedErrors") { c in
             let world = try await TransportWorld.make(c)
             let remote = world.host.remote(tokens: FixedToken("token-a"))
-            func expectKind(_ kind: SyncTransportError.Kind, _ what: String, _ body: () async throws -> Void) async throws {
+            func expectKind(_ kind: SyncTransportError.Kind, _ what: String, _ body: () async throws -> Void)
+                async throws
+            {
                 do {
                     try await body()
                     try expect(false, "\(what) should fail")
@@ -101,7 +111,8 @@ enum TransportChecks {
                 _ = try await remote.pull(PullRequest(clientID: "a", cursor: SyncCursor(1, epoch: "an-older-schema")))
             }
             try await expectKind(.unauthorized, "an unknown token") {
-                _ = try await world.host.remote(tokens: FixedToken("not-a-token")).pull(PullRequest(clientID: "a", cursor: nil))
+                _ = try await world.host.remote(tokens: FixedToken("not-a-token")).pull(
+                    PullRequest(clientID: "a", cursor: nil))
             }
             try await expectKind(.badRequest, "a pull without a client") {
                 _ = try await remote.pull(PullRequest(clientID: "", cursor: nil))

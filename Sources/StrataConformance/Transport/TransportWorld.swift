@@ -21,14 +21,17 @@ struct TransportWorld {
         authenticator: (any SyncAuthenticator)? = nil, schema: Schema? = nil
     ) async throws -> TransportWorld {
         let server = SyncServer(store: try await c.store(schema), access: access)
-        let endpoint = SyncEndpoint(server: server, authenticator: authenticator ?? StaticTokenAuthenticator(tokens), limits: limits)
+        let endpoint = SyncEndpoint(
+            server: server, authenticator: authenticator ?? StaticTokenAuthenticator(tokens), limits: limits)
         let host = try await (c.transport ?? InProcessHarness()).host(endpoint)
         c.onTeardown { await host.shutdown() }
         return TransportWorld(server: server, endpoint: endpoint, host: host, context: c)
     }
 
     /// A client store with sync on, and its engine over the harness.
-    func client(_ id: String, tokens: any SyncTokenProvider, options: SyncEngine.Options = .init()) async throws -> (Store, SyncEngine) {
+    func client(_ id: String, tokens: any SyncTokenProvider, options: SyncEngine.Options = .init()) async throws -> (
+        Store, SyncEngine
+    ) {
         let store = try await context.store().withSync(SyncConfiguration(clientID: id))
         return (store, try SyncEngine(store: store, remote: host.remote(tokens: tokens), options: options))
     }
@@ -110,7 +113,9 @@ actor ScriptedRemote: SyncRemote {
     }
 
     func snapshot(_ request: SnapshotRequest) async throws -> SnapshotResponse {
-        if let limit = failSnapshotsAfter, snapshots >= limit { throw SyncTransportError(.offline, "the client stopped in the middle of a reset") }
+        if let limit = failSnapshotsAfter, snapshots >= limit {
+            throw SyncTransportError(.offline, "the client stopped in the middle of a reset")
+        }
         snapshots += 1
         let response = try await inner.snapshot(request)
         note(response.records)

@@ -59,7 +59,9 @@ public struct MergeConflict: Sendable, Hashable, CustomStringConvertible {
         stored: Record?, context: Record?, contextChanges: [String], storeChanges: [String],
         memberships: [String: Membership], constraint: [String]
     ) {
-        (self.kind, self.entity, self.id, self.baseVersion, self.storedVersion) = (kind, entity, id, baseVersion, storedVersion)
+        (self.kind, self.entity, self.id, self.baseVersion, self.storedVersion) = (
+            kind, entity, id, baseVersion, storedVersion
+        )
         (self.base, self.stored, self.context) = (base, stored, context)
         (self.contextChanges, self.storeChanges, self.memberships, self.constraint) =
             (contextChanges, storeChanges, memberships, constraint)
@@ -73,7 +75,8 @@ public struct MergeConflict: Sendable, Hashable, CustomStringConvertible {
         if kind == .uniqueness, let stored {
             text += ": \(constraint.joined(separator: ",")) already used by \(entity)(\(stored.id))"
         } else {
-            text += ": read at version \(baseVersion.map(String.init) ?? "-"), stored version \(storedVersion.map(String.init) ?? "deleted")"
+            text +=
+                ": read at version \(baseVersion.map(String.init) ?? "-"), stored version \(storedVersion.map(String.init) ?? "deleted")"
             if !contextChanges.isEmpty { text += "; changed here: \(contextChanges.joined(separator: ","))" }
             if !storeChanges.isEmpty { text += "; changed in the store: \(storeChanges.joined(separator: ","))" }
         }

@@ -64,7 +64,9 @@ public struct AggregatePlan: Sendable, Hashable {
     public var functions: [AggregateFunction]
 
     /// A plan for one entity.
-    public init(entity: String, predicate: FilterExpression? = nil, groupBy: String? = nil, functions: [AggregateFunction]) {
+    public init(
+        entity: String, predicate: FilterExpression? = nil, groupBy: String? = nil, functions: [AggregateFunction]
+    ) {
         self.entity = entity
         self.predicate = predicate
         self.groupBy = groupBy
@@ -91,6 +93,8 @@ extension StrataError {
     /// The error every backend gives for an integer sum outside `Int64` (the sum is exact, so it
     /// depends only on the total, never on the order values were added in).
     public static func sumOverflow(entity: String, property: String) -> StrataError {
-        StrataError(.invalidQuery, entity: entity, property: property, "the sum of \(entity).\(property) is outside the 64-bit integer range")
+        StrataError(
+            .invalidQuery, entity: entity, property: property,
+            "the sum of \(entity).\(property) is outside the 64-bit integer range")
     }
 }

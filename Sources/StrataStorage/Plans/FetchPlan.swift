@@ -16,7 +16,9 @@ public struct FetchPlan: Sendable, Hashable {
     public var offset: Int
 
     /// A plan for one entity.
-    public init(entity: String, predicate: FilterExpression? = nil, sort: [SortKey] = [], limit: Int? = nil, offset: Int = 0) {
+    public init(
+        entity: String, predicate: FilterExpression? = nil, sort: [SortKey] = [], limit: Int? = nil, offset: Int = 0
+    ) {
         self.entity = entity
         self.predicate = predicate
         self.sort = sort
@@ -42,7 +44,9 @@ public struct FetchCapabilities: Sendable, Hashable {
     public var aggregating: Bool
 
     /// Declares what a backend evaluates itself.
-    public init(predicateFeatures: Set<PredicateFeature>, sorting: Bool, paging: Bool, counting: Bool, aggregating: Bool = false) {
+    public init(
+        predicateFeatures: Set<PredicateFeature>, sorting: Bool, paging: Bool, counting: Bool, aggregating: Bool = false
+    ) {
         self.predicateFeatures = predicateFeatures
         self.sorting = sorting
         self.paging = paging

@@ -73,17 +73,26 @@ public indirect enum FilterExpression: Sendable, Hashable {
         case .compare(_, let op, _, let textOptions):
             features.insert(op == .equal || op == .notEqual ? .equality : .ordering)
             options(textOptions)
-        case .inList(_, _, let textOptions): features.insert(.inList); options(textOptions)
+        case .inList(_, _, let textOptions):
+            features.insert(.inList)
+            options(textOptions)
         case .between: features.insert(.between)
-        case .text(_, _, _, let textOptions): features.insert(.text); options(textOptions)
+        case .text(_, _, _, let textOptions):
+            features.insert(.text)
+            options(textOptions)
         case .isNil: features.insert(.isNil)
         case .and(let parts), .or(let parts):
             features.insert(.logic)
             for part in parts { part.collectFeatures(into: &features) }
-        case .not(let inner): features.insert(.logic); inner.collectFeatures(into: &features)
-        case .relatedOne(_, let inner): features.insert(.toOne); inner.collectFeatures(into: &features)
+        case .not(let inner):
+            features.insert(.logic)
+            inner.collectFeatures(into: &features)
+        case .relatedOne(_, let inner):
+            features.insert(.toOne)
+            inner.collectFeatures(into: &features)
         case .anyRelated(_, let inner), .noneRelated(_, let inner):
-            features.insert(.toMany); inner.collectFeatures(into: &features)
+            features.insert(.toMany)
+            inner.collectFeatures(into: &features)
         }
     }
 }

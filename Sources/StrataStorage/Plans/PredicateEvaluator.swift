@@ -53,7 +53,8 @@ public struct PredicateEvaluator {
 
     private func anyDestination(of record: Record, _ name: String, matching inner: FilterExpression) throws -> Bool {
         let relationship = try relationship(name, of: record.entity)
-        for destination in try transaction.relatedRecords(of: record, relationship) where try matches(destination, inner) {
+        for destination in try transaction.relatedRecords(of: record, relationship)
+        where try matches(destination, inner) {
             return true
         }
         return false
@@ -61,13 +62,16 @@ public struct PredicateEvaluator {
 
     private func relationship(_ name: String, of entity: String) throws -> RelationshipDescription {
         guard let relationship = transaction.schema.entity(entity)?.relationship(name) else {
-            throw StrataError(.unknownProperty, entity: entity, property: name, "\(name) is not a relationship of \(entity)")
+            throw StrataError(
+                .unknownProperty, entity: entity, property: name, "\(name) is not a relationship of \(entity)")
         }
         return relationship
     }
 
     /// Comparison with the contract's null semantics.
-    public static func compare(_ value: Value, _ op: ComparisonOperator, _ constant: Value, _ options: TextOptions = []) -> Bool {
+    public static func compare(_ value: Value, _ op: ComparisonOperator, _ constant: Value, _ options: TextOptions = [])
+        -> Bool
+    {
         if value.isNull || constant.isNull {
             switch op {
             case .equal: return value.isNull && constant.isNull
@@ -97,7 +101,9 @@ public struct PredicateEvaluator {
 
     /// The text operators, shared with backends that evaluate them natively (SQLite registers this
     /// as an SQL function) so every backend matches identically.
-    public static func textMatches(_ haystack: String, _ op: TextOperator, _ needle: String, _ options: TextOptions) -> Bool {
+    public static func textMatches(_ haystack: String, _ op: TextOperator, _ needle: String, _ options: TextOptions)
+        -> Bool
+    {
         let text = fold(haystack, options)
         let pattern = fold(needle, options)
         switch op {
@@ -167,8 +173,10 @@ public struct PredicateEvaluator {
                 for position in buffer.indices {
                     guard case .uuid(let uuid) = buffer[position].id else { return false }
                     let (high, low) = withUnsafeBytes(of: uuid.uuid) { bytes in
-                        (UInt64(bigEndian: bytes.loadUnaligned(as: UInt64.self)),
-                         UInt64(bigEndian: bytes.loadUnaligned(fromByteOffset: 8, as: UInt64.self)))
+                        (
+                            UInt64(bigEndian: bytes.loadUnaligned(as: UInt64.self)),
+                            UInt64(bigEndian: bytes.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
+                        )
                     }
                     keys.append((high, low, position))
                 }
@@ -183,7 +191,9 @@ public struct PredicateEvaluator {
             return true
         }
         guard complete else { return false }
-        func precedes(_ a: (high: UInt64, low: UInt64, position: Int), _ b: (high: UInt64, low: UInt64, position: Int)) -> Bool {
+        func precedes(_ a: (high: UInt64, low: UInt64, position: Int), _ b: (high: UInt64, low: UInt64, position: Int))
+            -> Bool
+        {
             a.high != b.high ? a.high < b.high : a.low < b.low
         }
         if (1..<keys.count).allSatisfy({ !precedes(keys[$0], keys[$0 - 1]) }) { return true }

@@ -44,7 +44,8 @@ public struct EntityDescription: Sendable {
     mutating func rebuildLookups() {
         layout = .shared(storedPropertyNames)
         attributeIndex = Dictionary(attributes.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { a, _ in a })
-        relationshipIndex = Dictionary(relationships.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { a, _ in a })
+        relationshipIndex = Dictionary(
+            relationships.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { a, _ in a })
     }
 
     /// The attribute with this name (composite fields as `outer.inner`).

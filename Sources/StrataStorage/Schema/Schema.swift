@@ -39,7 +39,8 @@ public struct Schema: Sendable {
             try Self.check(resolved[position], in: entities, index: index)
             for r in resolved[position].relationships.indices {
                 resolved[position].relationships[r].storage = Self.storage(
-                    of: resolved[position].relationships[r], in: resolved[position].name, entities: entities, index: index)
+                    of: resolved[position].relationships[r], in: resolved[position].name, entities: entities,
+                    index: index)
             }
             resolved[position].rebuildLookups()
         }
@@ -66,14 +67,17 @@ public struct Schema: Sendable {
         return entity(relationship.destination)?.relationship(inverse)
     }
 
-    private static func check(_ entity: EntityDescription, in entities: [EntityDescription], index: [String: Int]) throws {
+    private static func check(_ entity: EntityDescription, in entities: [EntityDescription], index: [String: Int])
+        throws
+    {
         func fail(_ property: String?, _ message: String) -> StrataError {
             StrataError(.invalidSchema, entity: entity.name, property: property, message)
         }
         var names: Set<String> = ["id"]
         for attribute in entity.attributes {
             guard names.insert(attribute.name).inserted else {
-                throw fail(attribute.name, "property \(attribute.name) is declared twice (or uses the reserved name id)")
+                throw fail(
+                    attribute.name, "property \(attribute.name) is declared twice (or uses the reserved name id)")
             }
             if let defaultValue = attribute.defaultValue, !defaultValue.isNull, !attribute.type.accepts(defaultValue) {
                 throw fail(attribute.name, "default \(defaultValue) is not a \(attribute.type)")
@@ -86,7 +90,8 @@ public struct Schema: Sendable {
         }
         for relationship in entity.relationships {
             guard names.insert(relationship.name).inserted else {
-                throw fail(relationship.name, "property \(relationship.name) is declared twice (or uses the reserved name id)")
+                throw fail(
+                    relationship.name, "property \(relationship.name) is declared twice (or uses the reserved name id)")
             }
             guard let destinationIndex = index[relationship.destination] else {
                 throw fail(relationship.name, "destination entity \(relationship.destination) is not in the schema")
@@ -110,7 +115,8 @@ public struct Schema: Sendable {
             guard inverse.destination == entity.name, inverse.inverse == relationship.name else {
                 throw fail(
                     relationship.name,
-                    "inverse \(relationship.destination).\(inverseName) does not point back at \(entity.name).\(relationship.name)")
+                    "inverse \(relationship.destination).\(inverseName) does not point back at \(entity.name).\(relationship.name)"
+                )
             }
             if relationship.isOrdered && inverse.isOrdered {
                 throw fail(relationship.name, "a many-to-many relationship can be ordered on one side only")
@@ -128,7 +134,8 @@ public struct Schema: Sendable {
     }
 
     private static func storage(
-        of relationship: RelationshipDescription, in entityName: String, entities: [EntityDescription], index: [String: Int]
+        of relationship: RelationshipDescription, in entityName: String, entities: [EntityDescription],
+        index: [String: Int]
     ) -> RelationshipDescription.Storage {
         if relationship.isToOne { return .reference }
         guard let inverseName = relationship.inverse, let destinationIndex = index[relationship.destination],
@@ -139,7 +146,8 @@ public struct Schema: Sendable {
         // side whose "Entity.relationship" sorts first, so the choice is stable across runs.
         if relationship.isOrdered { return .links }
         if inverse.isOrdered { return .inverseLinks }
-        return "\(entityName).\(relationship.name)" <= "\(relationship.destination).\(inverseName)" ? .links : .inverseLinks
+        return "\(entityName).\(relationship.name)" <= "\(relationship.destination).\(inverseName)"
+            ? .links : .inverseLinks
     }
 }
 
@@ -149,7 +157,11 @@ extension Schema {
     public func destinationIDKind(of entity: String, relationship: String) throws -> RecordID.Kind {
         guard let destination = self.entity(entity)?.relationship(relationship)?.destination,
             let kind = self.entity(destination)?.idKind
-        else { throw StrataError(.unknownProperty, entity: entity, property: relationship, "\(relationship) is not a relationship of \(entity)") }
+        else {
+            throw StrataError(
+                .unknownProperty, entity: entity, property: relationship,
+                "\(relationship) is not a relationship of \(entity)")
+        }
         return kind
     }
 }

@@ -83,7 +83,9 @@ public struct SchemaDescription: Codable, Hashable, Sendable {
                         isOrdered: $0.isOrdered, storage: $0.storage)
                 },
                 indexes: entity.indexes.sorted { $0.joined(separator: ",") < $1.joined(separator: ",") },
-                uniqueConstraints: entity.uniqueConstraints.sorted { $0.joined(separator: ",") < $1.joined(separator: ",") },
+                uniqueConstraints: entity.uniqueConstraints.sorted {
+                    $0.joined(separator: ",") < $1.joined(separator: ",")
+                },
                 layout: entity.layout.names)
         }
     }
@@ -138,8 +140,12 @@ public struct SchemaDescription: Codable, Hashable, Sendable {
         var found: [Change] = []
         let old = Dictionary(stored.entities.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
         let new = Dictionary(entities.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
-        for name in new.keys.sorted() where old[name] == nil { found.append(Change(entity: name, description: "entity `\(name)` added")) }
-        for name in old.keys.sorted() where new[name] == nil { found.append(Change(entity: name, description: "entity `\(name)` removed")) }
+        for name in new.keys.sorted() where old[name] == nil {
+            found.append(Change(entity: name, description: "entity `\(name)` added"))
+        }
+        for name in old.keys.sorted() where new[name] == nil {
+            found.append(Change(entity: name, description: "entity `\(name)` removed"))
+        }
         for name in new.keys.sorted() {
             guard let before = old[name], let after = new[name] else { continue }
             found += Self.differences(before, after)
@@ -150,19 +156,29 @@ public struct SchemaDescription: Codable, Hashable, Sendable {
     private static func differences(_ before: Entity, _ after: Entity) -> [Change] {
         let entity = after.name
         var found: [Change] = []
-        func note(_ property: String?, _ text: String) { found.append(Change(entity: entity, property: property, description: "\(entity): \(text)")) }
+        func note(_ property: String?, _ text: String) {
+            found.append(Change(entity: entity, property: property, description: "\(entity): \(text)"))
+        }
         if before.idKind != after.idKind { note(nil, "ID kind \(before.idKind.rawValue) → \(after.idKind.rawValue)") }
         let oldAttributes = Dictionary(before.attributes.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
         for attribute in after.attributes {
             guard let previous = oldAttributes[attribute.name] else {
-                note(attribute.name, "attribute `\(attribute.name)` added (\(attribute.type.rawValue)\(attribute.isOptional ? ", optional" : "")\(attribute.isIndexed ? ", indexed" : ""))")
+                note(
+                    attribute.name,
+                    "attribute `\(attribute.name)` added (\(attribute.type.rawValue)\(attribute.isOptional ? ", optional" : "")\(attribute.isIndexed ? ", indexed" : ""))"
+                )
                 continue
             }
             if previous.type != attribute.type {
-                note(attribute.name, "attribute `\(attribute.name)` type \(previous.type.rawValue) → \(attribute.type.rawValue)")
+                note(
+                    attribute.name,
+                    "attribute `\(attribute.name)` type \(previous.type.rawValue) → \(attribute.type.rawValue)")
             }
             if previous.isOptional != attribute.isOptional {
-                note(attribute.name, "attribute `\(attribute.name)` \(attribute.isOptional ? "required → optional" : "optional → required")")
+                note(
+                    attribute.name,
+                    "attribute `\(attribute.name)` \(attribute.isOptional ? "required → optional" : "optional → required")"
+                )
             }
             if previous.isIndexed != attribute.isIndexed {
                 note(attribute.name, "index on `\(attribute.name)` \(attribute.isIndexed ? "added" : "removed")")
@@ -175,11 +191,16 @@ public struct SchemaDescription: Codable, Hashable, Sendable {
         let oldRelationships = Dictionary(before.relationships.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
         for relationship in after.relationships {
             guard let previous = oldRelationships[relationship.name] else {
-                note(relationship.name, "relationship `\(relationship.name)` added (\(relationship.cardinality.rawValue) \(relationship.destination))")
+                note(
+                    relationship.name,
+                    "relationship `\(relationship.name)` added (\(relationship.cardinality.rawValue) \(relationship.destination))"
+                )
                 continue
             }
             if previous != relationship {
-                note(relationship.name, "relationship `\(relationship.name)` changed (\(describe(previous)) → \(describe(relationship)))")
+                note(
+                    relationship.name,
+                    "relationship `\(relationship.name)` changed (\(describe(previous)) → \(describe(relationship)))")
             }
         }
         let newRelationshipNames = Set(after.relationships.map(\.name))
@@ -187,10 +208,17 @@ public struct SchemaDescription: Codable, Hashable, Sendable {
             note(relationship.name, "relationship `\(relationship.name)` removed")
         }
         if let old = before.layout, let new = after.layout, old != new, Set(old) == Set(new) {
-            note(nil, "the order of its stored properties changed (\(old.joined(separator: ", ")) → \(new.joined(separator: ", ")))")
+            note(
+                nil,
+                "the order of its stored properties changed (\(old.joined(separator: ", ")) → \(new.joined(separator: ", ")))"
+            )
         }
-        for index in after.indexes where !before.indexes.contains(index) { note(nil, "index (\(index.joined(separator: ", "))) added") }
-        for index in before.indexes where !after.indexes.contains(index) { note(nil, "index (\(index.joined(separator: ", "))) removed") }
+        for index in after.indexes where !before.indexes.contains(index) {
+            note(nil, "index (\(index.joined(separator: ", "))) added")
+        }
+        for index in before.indexes where !after.indexes.contains(index) {
+            note(nil, "index (\(index.joined(separator: ", "))) removed")
+        }
         for unique in after.uniqueConstraints where !before.uniqueConstraints.contains(unique) {
             note(nil, "unique constraint (\(unique.joined(separator: ", "))) added")
         }
@@ -220,7 +248,9 @@ public enum StoredSchema {
     /// Compares what a store holds — its description, or (older stores) only its fingerprint —
     /// with `schema`. A difference is ``StrataError/Code/incompatibleStore`` naming every change;
     /// the store is left untouched.
-    public static func check(description: [UInt8]?, fingerprint: String?, schema: Schema, path: String) throws -> Outcome {
+    public static func check(description: [UInt8]?, fingerprint: String?, schema: Schema, path: String) throws
+        -> Outcome
+    {
         if let description {
             let stored = try SchemaDescription.decode(description, path: path)
             let current = SchemaDescription(schema)
@@ -230,7 +260,8 @@ public enum StoredSchema {
         if fingerprint == schema.fingerprint { return .legacyMatches }
         throw StrataError(
             .incompatibleStore,
-            "\(path) was written with another schema, before stores kept their schema description, so what differs cannot be named and it cannot be migrated; open it with the schema that wrote it once, which records the description")
+            "\(path) was written with another schema, before stores kept their schema description, so what differs cannot be named and it cannot be migrated; open it with the schema that wrote it once, which records the description"
+        )
     }
 }
 
@@ -245,7 +276,10 @@ extension StoredSchema {
         if stored.version != current.version, let wanted = current.version {
             text += " (version \(stored.version ?? "unnamed"); the app's is \(wanted))"
         }
-        text += changes.isEmpty ? ". The shapes are equal." : ". The app's schema differs: \(changes.map(\.description).joined(separator: "; "))."
+        text +=
+            changes.isEmpty
+            ? ". The shapes are equal."
+            : ". The app's schema differs: \(changes.map(\.description).joined(separator: "; "))."
         text += " Open it with a migration plan (Store.open(_:schema:migrations:)) to migrate it."
         return StrataError(
             .incompatibleStore, entity: changes.first?.entity, property: changes.first?.property,
@@ -270,24 +304,33 @@ extension SchemaDescription {
     /// migration's source). Behaviour the description does not keep is absent: no validation
     /// rules or defaults, nullify delete rules, relationships optional.
     public func schema() throws -> Schema {
-        var schema = try Schema(entities: entities.map { entity in
-            // Records are laid out in the stored order: attributes and to-ones as declared.
-            let position = Dictionary((entity.layout ?? []).enumerated().map { ($1, $0) }, uniquingKeysWith: { a, _ in a })
-            func ordered<T>(_ items: [T], _ name: (T) -> String) -> [T] {
-                items.enumerated().sorted { (position[name($0.element)] ?? Int.max, $0.offset) < (position[name($1.element)] ?? Int.max, $1.offset) }.map(\.element)
+        var schema = try Schema(
+            entities: entities.map { entity in
+                // Records are laid out in the stored order: attributes and to-ones as declared.
+                let position = Dictionary(
+                    (entity.layout ?? []).enumerated().map { ($1, $0) }, uniquingKeysWith: { a, _ in a })
+                func ordered<T>(_ items: [T], _ name: (T) -> String) -> [T] {
+                    items.enumerated().sorted {
+                        (position[name($0.element)] ?? Int.max, $0.offset) < (
+                            position[name($1.element)] ?? Int.max, $1.offset
+                        )
+                    }.map(\.element)
+                }
+                return EntityDescription(
+                    name: entity.name, idKind: entity.idKind,
+                    attributes: ordered(entity.attributes, \.name).map {
+                        AttributeDescription(
+                            name: $0.name, type: $0.type, isOptional: $0.isOptional, isIndexed: $0.isIndexed)
+                    },
+                    relationships: ordered(entity.relationships, \.name).map {
+                        RelationshipDescription(
+                            name: $0.name, destination: $0.destination, inverse: $0.inverse,
+                            cardinality: $0.cardinality,
+                            isOrdered: $0.isOrdered)
+                    },
+                    indexes: entity.indexes, uniqueConstraints: entity.uniqueConstraints)
             }
-            return EntityDescription(
-                name: entity.name, idKind: entity.idKind,
-                attributes: ordered(entity.attributes, \.name).map {
-                    AttributeDescription(name: $0.name, type: $0.type, isOptional: $0.isOptional, isIndexed: $0.isIndexed)
-                },
-                relationships: ordered(entity.relationships, \.name).map {
-                    RelationshipDescription(
-                        name: $0.name, destination: $0.destination, inverse: $0.inverse, cardinality: $0.cardinality,
-                        isOrdered: $0.isOrdered)
-                },
-                indexes: entity.indexes, uniqueConstraints: entity.uniqueConstraints)
-        }).versioned(version)
+        ).versioned(version)
         schema.recordsDeclaration = false
         return schema
     }

@@ -19,10 +19,14 @@ extension SchemaFile {
         guard let root = try? ExactJSON.parse(Data(bytes)) as? [String: Any] else {
             throw reader.fail(nil, nil, "is not a JSON object")
         }
-        guard root["strata"] as? String == "schema" else { throw reader.fail(nil, nil, "is not a Strata schema file (no \"strata\": \"schema\")") }
+        guard root["strata"] as? String == "schema" else {
+            throw reader.fail(nil, nil, "is not a Strata schema file (no \"strata\": \"schema\")")
+        }
         let format = root["format"] as? Int ?? 0
         guard format == 1 else { throw reader.fail(nil, nil, "has format \(format); this Strata reads format 1") }
-        guard let entities = root["entities"] as? [[String: Any]] else { throw reader.fail(nil, nil, "has no list of entities") }
+        guard let entities = root["entities"] as? [[String: Any]] else {
+            throw reader.fail(nil, nil, "has no list of entities")
+        }
         var file = SchemaFile(version: root["version"] as? String, entities: [])
         file.entities = try entities.enumerated().map { try reader.entity($1, at: $0) }
         return file
@@ -37,7 +41,8 @@ extension SchemaFile {
 extension SchemaFile.Entity {
     var json: [String: Any] {
         var out: [String: Any] = [
-            "name": name, "idKind": idKind.rawValue, "attributes": attributes.map(\.json), "relationships": relationships.map(\.json),
+            "name": name, "idKind": idKind.rawValue, "attributes": attributes.map(\.json),
+            "relationships": relationships.map(\.json),
         ]
         if !indexes.isEmpty { out["indexes"] = indexes }
         if !uniqueConstraints.isEmpty { out["uniqueConstraints"] = uniqueConstraints }
@@ -81,7 +86,8 @@ extension SchemaFile.Attribute {
 extension SchemaFile.Relationship {
     var json: [String: Any] {
         var out: [String: Any] = [
-            "name": name, "destination": destination, "cardinality": cardinality.rawValue, "deleteRule": deleteRule.rawValue,
+            "name": name, "destination": destination, "cardinality": cardinality.rawValue,
+            "deleteRule": deleteRule.rawValue,
         ]
         if let inverse { out["inverse"] = inverse }
         if isOrdered { out["isOrdered"] = true }
@@ -117,7 +123,9 @@ extension SchemaFile {
 
         func fail(_ entity: String?, _ property: String?, _ text: String) -> StrataError {
             let place = [entity, property].compactMap { $0 }.joined(separator: ".")
-            return StrataError(.invalidSchema, entity: entity, property: property, "\(path)\(place.isEmpty ? "" : ": \(place)") \(text)")
+            return StrataError(
+                .invalidSchema, entity: entity, property: property,
+                "\(path)\(place.isEmpty ? "" : ": \(place)") \(text)")
         }
 
         func entity(_ json: [String: Any], at position: Int) throws -> SchemaFile.Entity {
@@ -127,22 +135,29 @@ extension SchemaFile {
                 throw fail(name, nil, "has idKind \"\(kindText)\"; expected uuid, string or int")
             }
             let attributes = try list(json["attributes"], name, "attributes").map { try attribute($0, in: name) }
-            let relationships = try list(json["relationships"], name, "relationships").map { try relationship($0, in: name) }
+            let relationships = try list(json["relationships"], name, "relationships").map {
+                try relationship($0, in: name)
+            }
             return SchemaFile.Entity(
                 name: name, idKind: idKind, attributes: attributes, relationships: relationships,
-                indexes: try names(json["indexes"], name, "indexes"), uniqueConstraints: try names(json["uniqueConstraints"], name, "uniqueConstraints"),
+                indexes: try names(json["indexes"], name, "indexes"),
+                uniqueConstraints: try names(json["uniqueConstraints"], name, "uniqueConstraints"),
                 recordChecks: json["recordChecks"] as? [String] ?? [], renamedFrom: json["renamedFrom"] as? String)
         }
 
         private func list(_ raw: Any?, _ entity: String, _ key: String) throws -> [[String: Any]] {
             guard let raw else { return [] }
-            guard let items = raw as? [[String: Any]] else { throw fail(entity, nil, "\(key) is not a list of objects") }
+            guard let items = raw as? [[String: Any]] else {
+                throw fail(entity, nil, "\(key) is not a list of objects")
+            }
             return items
         }
 
         private func names(_ raw: Any?, _ entity: String, _ key: String) throws -> [[String]] {
             guard let raw else { return [] }
-            guard let items = raw as? [[String]] else { throw fail(entity, nil, "\(key) is not a list of lists of property names") }
+            guard let items = raw as? [[String]] else {
+                throw fail(entity, nil, "\(key) is not a list of lists of property names")
+            }
             return items
         }
 
@@ -150,48 +165,74 @@ extension SchemaFile {
             guard let name = json["name"] as? String else { throw fail(entity, nil, "has an attribute without a name") }
             let typeText = json["type"] as? String ?? ""
             guard let type = AttributeType(rawValue: typeText) else {
-                throw fail(entity, name, "has type \"\(typeText)\"; expected one of \(AttributeType.allCases.map(\.rawValue).joined(separator: ", "))")
+                throw fail(
+                    entity, name,
+                    "has type \"\(typeText)\"; expected one of \(AttributeType.allCases.map(\.rawValue).joined(separator: ", "))"
+                )
             }
             func value(_ raw: Any, _ what: String) throws -> Value {
-                guard let value = JSONValueForm.value(raw, type: type) else { throw fail(entity, name, "\(what) is not a \(type.rawValue) value") }
+                guard let value = JSONValueForm.value(raw, type: type) else {
+                    throw fail(entity, name, "\(what) is not a \(type.rawValue) value")
+                }
                 return value
             }
             var rules: [SchemaFile.Rule] = []
             for item in json["rules"] as? [[String: Any]] ?? [] {
                 switch item["kind"] as? String {
                 case "range":
-                    rules.append(.range(min: try item["min"].map { try value($0, "a range's min") }, max: try item["max"].map { try value($0, "a range's max") }))
+                    rules.append(
+                        .range(
+                            min: try item["min"].map { try value($0, "a range's min") },
+                            max: try item["max"].map { try value($0, "a range's max") }))
                 case "length":
                     rules.append(.length(min: item["min"] as? Int, max: item["max"] as? Int))
                 case "pattern":
-                    guard let regex = item["pattern"] as? String else { throw fail(entity, name, "has a pattern rule without a pattern") }
+                    guard let regex = item["pattern"] as? String else {
+                        throw fail(entity, name, "has a pattern rule without a pattern")
+                    }
                     rules.append(.pattern(regex))
                 default:
-                    throw fail(entity, name, "has a rule of kind \(item["kind"].map { "\"\($0)\"" } ?? "none"); expected range, length or pattern")
+                    throw fail(
+                        entity, name,
+                        "has a rule of kind \(item["kind"].map { "\"\($0)\"" } ?? "none"); expected range, length or pattern"
+                    )
                 }
             }
             return SchemaFile.Attribute(
-                name: name, type: type, isOptional: json["isOptional"] as? Bool ?? false, isIndexed: json["isIndexed"] as? Bool ?? false,
+                name: name, type: type, isOptional: json["isOptional"] as? Bool ?? false,
+                isIndexed: json["isIndexed"] as? Bool ?? false,
                 defaultValue: try json["defaultValue"].map { try value($0, "defaultValue") },
-                allowedValues: try (json["allowedValues"] as? [Any]).map { try $0.map { try value($0, "an allowed value") } },
-                rules: rules, customRules: json["customRules"] as? [String] ?? [], renamedFrom: json["renamedFrom"] as? String)
+                allowedValues: try (json["allowedValues"] as? [Any]).map {
+                    try $0.map { try value($0, "an allowed value") }
+                },
+                rules: rules, customRules: json["customRules"] as? [String] ?? [],
+                renamedFrom: json["renamedFrom"] as? String)
         }
 
         private func relationship(_ json: [String: Any], in entity: String) throws -> SchemaFile.Relationship {
-            guard let name = json["name"] as? String else { throw fail(entity, nil, "has a relationship without a name") }
-            guard let destination = json["destination"] as? String else { throw fail(entity, name, "has no destination") }
+            guard let name = json["name"] as? String else {
+                throw fail(entity, nil, "has a relationship without a name")
+            }
+            guard let destination = json["destination"] as? String else {
+                throw fail(entity, name, "has no destination")
+            }
             let cardinalityText = json["cardinality"] as? String ?? ""
             guard let cardinality = RelationshipDescription.Cardinality(rawValue: cardinalityText) else {
                 throw fail(entity, name, "has cardinality \"\(cardinalityText)\"; expected toOne or toMany")
             }
             let ruleText = json["deleteRule"] as? String ?? DeleteRule.nullify.rawValue
             guard let deleteRule = DeleteRule(rawValue: ruleText) else {
-                throw fail(entity, name, "has deleteRule \"\(ruleText)\"; expected one of \(DeleteRule.allCases.map(\.rawValue).joined(separator: ", "))")
+                throw fail(
+                    entity, name,
+                    "has deleteRule \"\(ruleText)\"; expected one of \(DeleteRule.allCases.map(\.rawValue).joined(separator: ", "))"
+                )
             }
             return SchemaFile.Relationship(
                 name: name, destination: destination, inverse: json["inverse"] as? String, cardinality: cardinality,
-                isOrdered: json["isOrdered"] as? Bool ?? false, deleteRule: deleteRule, isRequired: json["isRequired"] as? Bool ?? false,
-                minCount: json["minCount"] as? Int, maxCount: json["maxCount"] as? Int, renamedFrom: json["renamedFrom"] as? String)
+                isOrdered: json["isOrdered"] as? Bool ?? false, deleteRule: deleteRule,
+                isRequired: json["isRequired"] as? Bool ?? false,
+                minCount: json["minCount"] as? Int, maxCount: json["maxCount"] as? Int,
+                renamedFrom: json["renamedFrom"] as? String)
         }
     }
 }

@@ -41,8 +41,10 @@ public struct SchemaFile: Sendable, Hashable {
 
         /// An entity as the file describes it.
         public init(
-            name: String, idKind: RecordID.Kind = .uuid, attributes: [Attribute] = [], relationships: [Relationship] = [],
-            indexes: [[String]] = [], uniqueConstraints: [[String]] = [], recordChecks: [String] = [], renamedFrom: String? = nil
+            name: String, idKind: RecordID.Kind = .uuid, attributes: [Attribute] = [],
+            relationships: [Relationship] = [],
+            indexes: [[String]] = [], uniqueConstraints: [[String]] = [], recordChecks: [String] = [],
+            renamedFrom: String? = nil
         ) {
             self.name = name
             self.idKind = idKind
@@ -78,7 +80,8 @@ public struct SchemaFile: Sendable, Hashable {
 
         /// An attribute as the file describes it.
         public init(
-            name: String, type: AttributeType, isOptional: Bool = false, isIndexed: Bool = false, defaultValue: Value? = nil,
+            name: String, type: AttributeType, isOptional: Bool = false, isIndexed: Bool = false,
+            defaultValue: Value? = nil,
             allowedValues: [Value]? = nil, rules: [Rule] = [], customRules: [String] = [], renamedFrom: String? = nil
         ) {
             self.name = name
@@ -128,8 +131,10 @@ public struct SchemaFile: Sendable, Hashable {
 
         /// A relationship as the file describes it.
         public init(
-            name: String, destination: String, inverse: String?, cardinality: RelationshipDescription.Cardinality, isOrdered: Bool = false,
-            deleteRule: DeleteRule = .nullify, isRequired: Bool = false, minCount: Int? = nil, maxCount: Int? = nil, renamedFrom: String? = nil
+            name: String, destination: String, inverse: String?, cardinality: RelationshipDescription.Cardinality,
+            isOrdered: Bool = false,
+            deleteRule: DeleteRule = .nullify, isRequired: Bool = false, minCount: Int? = nil, maxCount: Int? = nil,
+            renamedFrom: String? = nil
         ) {
             self.name = name
             self.destination = destination
@@ -165,8 +170,10 @@ public struct SchemaFile: Sendable, Hashable {
                         }
                     }
                     return Attribute(
-                        name: attribute.name, type: attribute.type, isOptional: attribute.isOptional, isIndexed: attribute.isIndexed,
-                        defaultValue: attribute.defaultValue, allowedValues: attribute.allowedValues, rules: rules, customRules: custom,
+                        name: attribute.name, type: attribute.type, isOptional: attribute.isOptional,
+                        isIndexed: attribute.isIndexed,
+                        defaultValue: attribute.defaultValue, allowedValues: attribute.allowedValues, rules: rules,
+                        customRules: custom,
                         renamedFrom: attribute.renamedFrom)
                 },
                 relationships: entity.relationships.map {
@@ -184,32 +191,37 @@ public struct SchemaFile: Sendable, Hashable {
     /// naming the entity and property). A store does not record it when opened with it — only
     /// an app's own schema is recorded.
     public func schema() throws -> Schema {
-        var schema = try Schema(entities: entities.map { entity in
-            EntityDescription(
-                name: entity.name, idKind: entity.idKind,
-                attributes: entity.attributes.map { attribute in
-                    AttributeDescription(
-                        name: attribute.name, type: attribute.type, isOptional: attribute.isOptional,
-                        defaultValue: attribute.defaultValue, isIndexed: attribute.isIndexed, allowedValues: attribute.allowedValues,
-                        rules: attribute.rules.map { rule in
-                            switch rule {
-                            case .range(let min, let max): ValidationRule(.range(min: min, max: max))
-                            case .length(let min, let max): ValidationRule(.length(min: min, max: max))
-                            case .pattern(let regex): ValidationRule(.pattern(regex))
-                            }
-                        },
-                        renamedFrom: attribute.renamedFrom)
-                },
-                relationships: entity.relationships.map {
-                    var relationship = RelationshipDescription(
-                        name: $0.name, destination: $0.destination, inverse: $0.inverse, cardinality: $0.cardinality,
-                        isOrdered: $0.isOrdered, deleteRule: $0.deleteRule, isRequired: $0.isRequired,
-                        minCount: $0.minCount, maxCount: $0.maxCount)
-                    relationship.renamedFrom = $0.renamedFrom
-                    return relationship
-                },
-                indexes: entity.indexes, uniqueConstraints: entity.uniqueConstraints, renamedFrom: entity.renamedFrom)
-        }).versioned(version)
+        var schema = try Schema(
+            entities: entities.map { entity in
+                EntityDescription(
+                    name: entity.name, idKind: entity.idKind,
+                    attributes: entity.attributes.map { attribute in
+                        AttributeDescription(
+                            name: attribute.name, type: attribute.type, isOptional: attribute.isOptional,
+                            defaultValue: attribute.defaultValue, isIndexed: attribute.isIndexed,
+                            allowedValues: attribute.allowedValues,
+                            rules: attribute.rules.map { rule in
+                                switch rule {
+                                case .range(let min, let max): ValidationRule(.range(min: min, max: max))
+                                case .length(let min, let max): ValidationRule(.length(min: min, max: max))
+                                case .pattern(let regex): ValidationRule(.pattern(regex))
+                                }
+                            },
+                            renamedFrom: attribute.renamedFrom)
+                    },
+                    relationships: entity.relationships.map {
+                        var relationship = RelationshipDescription(
+                            name: $0.name, destination: $0.destination, inverse: $0.inverse,
+                            cardinality: $0.cardinality,
+                            isOrdered: $0.isOrdered, deleteRule: $0.deleteRule, isRequired: $0.isRequired,
+                            minCount: $0.minCount, maxCount: $0.maxCount)
+                        relationship.renamedFrom = $0.renamedFrom
+                        return relationship
+                    },
+                    indexes: entity.indexes, uniqueConstraints: entity.uniqueConstraints,
+                    renamedFrom: entity.renamedFrom)
+            }
+        ).versioned(version)
         schema.recordsDeclaration = false
         return schema
     }

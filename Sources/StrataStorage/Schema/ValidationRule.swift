@@ -54,7 +54,8 @@ public struct ValidationRule: Sendable, CustomStringConvertible {
 
     public var description: String {
         switch kind {
-        case .range(let min, let max): "range(\(min.map(String.init(describing:)) ?? "")...\(max.map(String.init(describing:)) ?? ""))"
+        case .range(let min, let max):
+            "range(\(min.map(String.init(describing:)) ?? "")...\(max.map(String.init(describing:)) ?? ""))"
         case .length(let min, let max): "length(\(min.map(String.init) ?? "")...\(max.map(String.init) ?? ""))"
         case .pattern(let regex): "pattern(\(regex))"
         case .custom(let name, _): name

@@ -52,24 +52,31 @@ public enum MigrationStep: Sendable, Hashable, CustomStringConvertible {
         case .addEntity(let entity): "add entity \(entity)"
         case .removeEntity(let entity): "remove entity \(entity) and its records"
         case .renameEntity(let from, let to): "rename entity \(from) to \(to)"
-        case .addAttribute(let entity, let attribute, let value): "add \(entity).\(attribute)\(value.map { " (existing records: \($0))" } ?? "")"
+        case .addAttribute(let entity, let attribute, let value):
+            "add \(entity).\(attribute)\(value.map { " (existing records: \($0))" } ?? "")"
         case .removeAttribute(let entity, let attribute): "remove \(entity).\(attribute)"
         case .renameAttribute(let entity, let from, let to): "rename \(entity).\(from) to \(to)"
-        case .makeRequired(let entity, let attribute, let value): "make \(entity).\(attribute) required\(value.map { " (nil becomes \($0))" } ?? " (no record may hold nil)")"
+        case .makeRequired(let entity, let attribute, let value):
+            "make \(entity).\(attribute) required\(value.map { " (nil becomes \($0))" } ?? " (no record may hold nil)")"
         case .makeOptional(let entity, let attribute): "make \(entity).\(attribute) optional"
         case .addAttributeIndex(let entity, let attribute): "index \(entity).\(attribute)"
         case .removeAttributeIndex(let entity, let attribute): "drop the index on \(entity).\(attribute)"
         case .addIndex(let entity, let properties): "index \(entity)(\(properties.joined(separator: ", ")))"
         case .removeIndex(let entity, let properties): "drop the index \(entity)(\(properties.joined(separator: ", ")))"
-        case .addUniqueConstraint(let entity, let properties): "make \(entity)(\(properties.joined(separator: ", "))) unique"
-        case .removeUniqueConstraint(let entity, let properties): "drop the unique constraint \(entity)(\(properties.joined(separator: ", ")))"
+        case .addUniqueConstraint(let entity, let properties):
+            "make \(entity)(\(properties.joined(separator: ", "))) unique"
+        case .removeUniqueConstraint(let entity, let properties):
+            "drop the unique constraint \(entity)(\(properties.joined(separator: ", ")))"
         case .addRelationship(let entity, let relationship): "add relationship \(entity).\(relationship)"
         case .removeRelationship(let entity, let relationship): "remove relationship \(entity).\(relationship)"
         case .renameRelationship(let entity, let from, let to): "rename relationship \(entity).\(from) to \(to)"
-        case .changeOrdering(let entity, let relationship, let ordered): "make \(entity).\(relationship) \(ordered ? "ordered" : "unordered")"
-        case .changeCardinality(let entity, let relationship, let cardinality): "make \(entity).\(relationship) \(cardinality.rawValue)"
+        case .changeOrdering(let entity, let relationship, let ordered):
+            "make \(entity).\(relationship) \(ordered ? "ordered" : "unordered")"
+        case .changeCardinality(let entity, let relationship, let cardinality):
+            "make \(entity).\(relationship) \(cardinality.rawValue)"
         case .reorderProperties(let entity): "lay out \(entity)'s records in the new order of its properties"
-        case .changeStorage(let entity, let relationship): "move \(entity).\(relationship)'s members to the side that keeps them now"
+        case .changeStorage(let entity, let relationship):
+            "move \(entity).\(relationship)'s members to the side that keeps them now"
         }
     }
 }

@@ -18,7 +18,8 @@
 ///   the new schema; the handle need not serve other calls with the new layout.
 public protocol SchemaChangingBackend: StorageBackend {
     /// Runs `body` in one write transaction in which the layout can change (see the protocol).
-    func changeSchema<T: Sendable>(_ body: @escaping @Sendable (any SchemaChangeTransaction) throws -> T) async throws -> T
+    func changeSchema<T: Sendable>(_ body: @escaping @Sendable (any SchemaChangeTransaction) throws -> T) async throws
+        -> T
 
     /// Who else has the store open — another process, or a session from another machine — as
     /// far as the backend can tell, in words for an error ("process 4711"); `nil` when no one
@@ -60,7 +61,8 @@ public protocol SchemaChangeTransaction: AnyObject {
     /// Entities of `target` in neither set have the same name and an equal description in
     /// `schema` and keep their storage as it is; the engine guarantees it.
     func change(
-        to target: Schema, rebuilding retired: Set<String>, creating created: Set<String>, reindexing reindexed: Set<String>,
+        to target: Schema, rebuilding retired: Set<String>, creating created: Set<String>,
+        reindexing reindexed: Set<String>,
         _ body: (_ old: any StorageReadTransaction, _ new: any StorageWriteTransaction) throws -> Void
     ) throws
 

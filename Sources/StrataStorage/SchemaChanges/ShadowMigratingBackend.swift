@@ -35,7 +35,8 @@ public struct ShadowCopy: Sendable {
     /// A copy at `path`, opened as `backend`; `install` and `discard` as the protocol describes.
     public init(
         backend: any SchemaChangingBackend, path: String,
-        install: @escaping @Sendable (_ backup: String?) async throws -> Void, discard: @escaping @Sendable () async -> Void
+        install: @escaping @Sendable (_ backup: String?) async throws -> Void,
+        discard: @escaping @Sendable () async -> Void
     ) {
         self.backend = backend
         self.path = path
@@ -48,13 +49,15 @@ public struct ShadowCopy: Sendable {
     /// then `open` to open it. Any failure removes `files` again and rethrows; so does
     /// `discard()`.
     public static func make(
-        at path: String, files: [String], write: () async throws -> Void, open: () async throws -> any SchemaChangingBackend,
+        at path: String, files: [String], write: () async throws -> Void,
+        open: () async throws -> any SchemaChangingBackend,
         install: @escaping @Sendable (_ backup: String?) async throws -> Void
     ) async throws -> ShadowCopy {
         StoreFiles.remove(files)
         do {
             try await write()
-            return ShadowCopy(backend: try await open(), path: path, install: install, discard: { StoreFiles.remove(files) })
+            return ShadowCopy(
+                backend: try await open(), path: path, install: install, discard: { StoreFiles.remove(files) })
         } catch {
             StoreFiles.remove(files)
             throw error

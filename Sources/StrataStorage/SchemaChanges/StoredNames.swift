@@ -12,7 +12,9 @@ package enum StoredNames {
     package static func entities(of schema: Schema, isStored: (String) -> Bool) -> [String: String] {
         var names: [String: String] = [:]
         for entity in schema.entities {
-            if let old = of(entity.name, renamedFrom: entity.renamedFrom, isStored: isStored) { names[entity.name] = old }
+            if let old = of(entity.name, renamedFrom: entity.renamedFrom, isStored: isStored) {
+                names[entity.name] = old
+            }
         }
         return names
     }

@@ -10,7 +10,8 @@ public struct StoreLocation: Sendable, Hashable, CustomStringConvertible {
     /// Parses `scheme:path`. A URL without a colon is ``StrataError/Code/unsupportedStore``.
     public init(_ url: String) throws {
         guard let colon = url.firstIndex(of: ":"), colon != url.startIndex else {
-            throw StrataError(.unsupportedStore, "store URL \"\(url)\" has no scheme (expected e.g. memory: or sqlite:PATH)")
+            throw StrataError(
+                .unsupportedStore, "store URL \"\(url)\" has no scheme (expected e.g. memory: or sqlite:PATH)")
         }
         scheme = url[..<colon].lowercased()
         path = String(url[url.index(after: colon)...])
@@ -44,7 +45,9 @@ public final class BackendRegistry: Sendable {
     package func open(_ location: StoreLocation, schema: Schema) async throws -> any StorageBackend {
         guard let opener = openers.withLock({ $0[location.scheme] }) else {
             let known = schemes.map { "\($0):" }.joined(separator: ", ")
-            throw StrataError(.unsupportedStore, "no backend is registered for \(location.scheme): (registered: \(known.isEmpty ? "none" : known))")
+            throw StrataError(
+                .unsupportedStore,
+                "no backend is registered for \(location.scheme): (registered: \(known.isEmpty ? "none" : known))")
         }
         return try await opener(location, schema)
     }

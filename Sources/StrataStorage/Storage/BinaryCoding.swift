@@ -46,12 +46,25 @@ public struct BinaryWriter {
         switch value {
         case .null: byte(0)
         case .bool(let flag): byte(flag ? 2 : 1)
-        case .int(let number): byte(3); signed(number)
-        case .double(let number): byte(4); unsigned(number.bitPattern)
-        case .string(let text): byte(5); string(text)
-        case .date(let date): byte(6); unsigned(date.timeIntervalSinceReferenceDate.bitPattern)
-        case .uuid(let uuid): byte(7); withUnsafeBytes(of: uuid.uuid) { bytes.append(contentsOf: $0) }
-        case .data(let data): byte(8); unsigned(UInt64(data.count)); bytes.append(contentsOf: data)
+        case .int(let number):
+            byte(3)
+            signed(number)
+        case .double(let number):
+            byte(4)
+            unsigned(number.bitPattern)
+        case .string(let text):
+            byte(5)
+            string(text)
+        case .date(let date):
+            byte(6)
+            unsigned(date.timeIntervalSinceReferenceDate.bitPattern)
+        case .uuid(let uuid):
+            byte(7)
+            withUnsafeBytes(of: uuid.uuid) { bytes.append(contentsOf: $0) }
+        case .data(let data):
+            byte(8)
+            unsigned(UInt64(data.count))
+            bytes.append(contentsOf: data)
         }
     }
 

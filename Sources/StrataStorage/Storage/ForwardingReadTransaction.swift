@@ -31,7 +31,9 @@ extension ForwardingReadTransaction {
     public func existingIDs(_ entity: String, among ids: [RecordID]) throws -> Set<RecordID> {
         try readsGoTo.existingIDs(entity, among: ids)
     }
-    public func referrers(_ entity: String, property: String, toEach targets: [RecordID]) throws -> [RecordID: [RecordID]] {
+    public func referrers(_ entity: String, property: String, toEach targets: [RecordID]) throws -> [RecordID:
+        [RecordID]]
+    {
         try readsGoTo.referrers(entity, property: property, toEach: targets)
     }
     public func links(_ entity: String, relationship: String, from owner: RecordID) throws -> [RecordID] {

@@ -1,4 +1,5 @@
 import Foundation
+
 /// A compact, versioned binary form of a ``Record`` for backends that store bytes (LMDB):
 /// format byte, version, then each stored property's value in the entity's declared order — no
 /// property names, so a record costs little more than its values — then a CRC-32 of those bytes
@@ -19,7 +20,9 @@ public enum RecordCodec {
         writer.signed(record.version)
         for value in record.inLayout(entity.layout).slots { writer.value(value) }  // the engine's records already are
         let checksum = checksum(writer.bytes[...], id: record.id)
-        for shift in stride(from: 0, to: 32, by: 8) { writer.byte(UInt8(truncatingIfNeeded: checksum >> UInt32(shift))) }
+        for shift in stride(from: 0, to: 32, by: 8) {
+            writer.byte(UInt8(truncatingIfNeeded: checksum >> UInt32(shift)))
+        }
         return writer.bytes
     }
 
@@ -60,7 +63,9 @@ public enum RecordCodec {
     ///   - entity: The entity whose layout the bytes follow.
     ///   - requireChecksum: Refuse format 1 (no checksum): a store that has only ever
     ///     written checksummed records says so, so a damaged format byte cannot disable the check.
-    public static func decode(_ bytes: [UInt8], id: RecordID, _ entity: EntityDescription, requireChecksum: Bool = false) throws -> Record {
+    public static func decode(
+        _ bytes: [UInt8], id: RecordID, _ entity: EntityDescription, requireChecksum: Bool = false
+    ) throws -> Record {
         func corrupt(_ why: String) -> StrataError {
             StrataError(.corruptStore, entity: entity.name, recordID: id, "stored record is damaged: \(why)")
         }
@@ -75,7 +80,9 @@ public enum RecordCodec {
             let stored = bytes[payloadEnd...].reversed().reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
             guard checksum(bytes[..<payloadEnd], id: id) == stored else { throw corrupt("its checksum does not match") }
         default:
-            throw StrataError(.incompatibleStore, entity: entity.name, recordID: id, "record written in an unknown format version \(format)")
+            throw StrataError(
+                .incompatibleStore, entity: entity.name, recordID: id,
+                "record written in an unknown format version \(format)")
         }
         var reader = BinaryReader(bytes)
         do {
@@ -86,10 +93,14 @@ public enum RecordCodec {
             slots.reserveCapacity(layout.count)
             for _ in 0..<layout.count { slots.append(try reader.value()) }
             // With the checksum intact, values that do not end where it begins mean another layout.
-            if format == 2, reader.position != payloadEnd { throw corrupt("its values do not fill it (\(reader.position) of \(payloadEnd) bytes)") }
+            if format == 2, reader.position != payloadEnd {
+                throw corrupt("its values do not fill it (\(reader.position) of \(payloadEnd) bytes)")
+            }
             return Record(entity: entity.name, id: id, version: version, layout: layout, slots: slots)
         } catch let error as StrataError where error.entity == nil {
-            throw StrataError(.corruptStore, entity: entity.name, recordID: id, underlying: error, "stored record is damaged: \(error.message)")
+            throw StrataError(
+                .corruptStore, entity: entity.name, recordID: id, underlying: error,
+                "stored record is damaged: \(error.message)")
         }
     }
 }

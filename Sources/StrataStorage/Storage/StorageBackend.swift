@@ -120,7 +120,9 @@ public protocol StorageWriteTransaction: StorageReadTransaction {
 
 extension StorageReadTransaction {
     public func aggregate(_ plan: AggregatePlan) throws -> [AggregateRow] {
-        throw StrataError(.unsupportedStore, entity: plan.entity, "this backend does not aggregate; it must not declare `aggregating`")
+        throw StrataError(
+            .unsupportedStore, entity: plan.entity, "this backend does not aggregate; it must not declare `aggregating`"
+        )
     }
 
     public func existingIDs(_ entity: String, among ids: [RecordID]) throws -> Set<RecordID> {
@@ -135,13 +137,17 @@ extension StorageReadTransaction {
         return found
     }
 
-    public func referrers(_ entity: String, property: String, toEach targets: [RecordID]) throws -> [RecordID: [RecordID]] {
+    public func referrers(_ entity: String, property: String, toEach targets: [RecordID]) throws -> [RecordID:
+        [RecordID]]
+    {
         try referrersOneTargetAtATime(entity, property: property, toEach: targets)
     }
 
     /// The default of `referrers(_:property:toEach:)`, callable by an override for the cases it
     /// does not batch: one `referrers(_:property:to:)` per distinct target.
-    public func referrersOneTargetAtATime(_ entity: String, property: String, toEach targets: [RecordID]) throws -> [RecordID: [RecordID]] {
+    public func referrersOneTargetAtATime(_ entity: String, property: String, toEach targets: [RecordID]) throws
+        -> [RecordID: [RecordID]]
+    {
         var found: [RecordID: [RecordID]] = [:]
         for target in Set(targets) {
             let referrers = try referrers(entity, property: property, to: target)

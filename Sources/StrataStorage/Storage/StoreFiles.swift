@@ -40,7 +40,9 @@ public enum StoreFiles {
     /// Renames `source` over `destination` in one atomic step (both on one file system), then
     /// syncs the directory.
     public static func replace(_ destination: String, with source: String) throws {
-        guard rename(source, destination) == 0 else { throw failure("\(source) cannot be renamed to \(destination)", errno) }
+        guard rename(source, destination) == 0 else {
+            throw failure("\(source) cannot be renamed to \(destination)", errno)
+        }
         syncDirectory(of: destination)
     }
 

@@ -43,7 +43,13 @@ public struct VerifyReport: Sendable, CustomStringConvertible {
     public var description: String {
         var lines = ["\(location): \(isSound ? "sound" : "DAMAGED (\(findings.count + droppedFindings) findings)")"]
         let total = recordsChecked.values.reduce(0, +)
-        lines.append("  \(total) records checked" + (recordsChecked.isEmpty ? "" : " (" + recordsChecked.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ") + ")"))
+        lines.append(
+            "  \(total) records checked"
+                + (recordsChecked.isEmpty
+                    ? ""
+                    : " ("
+                        + recordsChecked.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(
+                            separator: ", ") + ")"))
         lines += notes.map { "  note: \($0)" }
         lines += findings.map { "  damage: \($0)" }
         if droppedFindings > 0 { lines.append("  … and \(droppedFindings) more") }

@@ -20,7 +20,9 @@ public enum ExactJSON {
 
     /// The value of one JSON text (an object, an array or a scalar, with optional whitespace around).
     public static func parse(_ data: Data) throws -> Any {
-        try data.withUnsafeBytes { raw in try parse(UnsafeBufferPointer(start: raw.bindMemory(to: UInt8.self).baseAddress, count: raw.count)) }
+        try data.withUnsafeBytes { raw in
+            try parse(UnsafeBufferPointer(start: raw.bindMemory(to: UInt8.self).baseAddress, count: raw.count))
+        }
     }
 
     /// The value of one JSON text given as its UTF-8 bytes.
@@ -60,9 +62,15 @@ public enum ExactJSON {
             case UInt8(ascii: "{"): return try object(depth: depth)
             case UInt8(ascii: "["): return try array(depth: depth)
             case UInt8(ascii: "\""): return try string()
-            case UInt8(ascii: "t"): try literal("true"); return true
-            case UInt8(ascii: "f"): try literal("false"); return false
-            case UInt8(ascii: "n"): try literal("null"); return NSNull()
+            case UInt8(ascii: "t"):
+                try literal("true")
+                return true
+            case UInt8(ascii: "f"):
+                try literal("false")
+                return false
+            case UInt8(ascii: "n"):
+                try literal("null")
+                return NSNull()
             case .some(let byte) where byte == UInt8(ascii: "-") || (byte >= 0x30 && byte <= 0x39): return try number()
             case nil: throw fail("the text ends where a value should be")
             default: throw fail("unexpected character")
@@ -72,7 +80,9 @@ public enum ExactJSON {
         mutating func literal(_ word: StaticString) throws {
             let count = word.utf8CodeUnitCount
             guard position + count <= bytes.count else { throw fail("the text ends inside \(word)") }
-            for offset in 0..<count where bytes[position + offset] != word.utf8Start[offset] { throw fail("expected \(word)") }
+            for offset in 0..<count where bytes[position + offset] != word.utf8Start[offset] {
+                throw fail("expected \(word)")
+            }
             position += count
         }
 
@@ -96,7 +106,9 @@ public enum ExactJSON {
                 skipSpace()
                 switch current {
                 case UInt8(ascii: ","): position += 1
-                case UInt8(ascii: "}"): position += 1; return result
+                case UInt8(ascii: "}"):
+                    position += 1
+                    return result
                 default: throw fail("expected ',' or '}'")
                 }
             }
@@ -116,7 +128,9 @@ public enum ExactJSON {
                 skipSpace()
                 switch current {
                 case UInt8(ascii: ","): position += 1
-                case UInt8(ascii: "]"): position += 1; return result
+                case UInt8(ascii: "]"):
+                    position += 1
+                    return result
                 default: throw fail("expected ',' or ']'")
                 }
             }
@@ -130,7 +144,8 @@ public enum ExactJSON {
             while let byte = current {
                 if byte >= 0x30 && byte <= 0x39 {
                     position += 1
-                } else if byte == UInt8(ascii: ".") || byte == UInt8(ascii: "e") || byte == UInt8(ascii: "E") || byte == UInt8(ascii: "+")
+                } else if byte == UInt8(ascii: ".") || byte == UInt8(ascii: "e") || byte == UInt8(ascii: "E")
+                    || byte == UInt8(ascii: "+")
                     || (byte == UInt8(ascii: "-") && position > start)
                 {
                     isInteger = false
@@ -180,12 +195,16 @@ public enum ExactJSON {
                     case UInt8(ascii: "u"):
                         var code = try hex4()
                         if (0xD800..<0xDC00).contains(code) {
-                            guard current == UInt8(ascii: "\\"), position + 1 < bytes.count, bytes[position + 1] == UInt8(ascii: "u") else {
+                            guard current == UInt8(ascii: "\\"), position + 1 < bytes.count,
+                                bytes[position + 1] == UInt8(ascii: "u")
+                            else {
                                 throw fail("a lone high surrogate")
                             }
                             position += 2
                             let low = try hex4()
-                            guard (0xDC00..<0xE000).contains(low) else { throw fail("a high surrogate without its low half") }
+                            guard (0xDC00..<0xE000).contains(low) else {
+                                throw fail("a high surrogate without its low half")
+                            }
                             code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)
                         } else if (0xDC00..<0xE000).contains(code) {
                             throw fail("a lone low surrogate")

@@ -111,8 +111,11 @@ public struct Record: Sendable, Hashable {
             for slot in slots.indices where slots[slot] != other.slots[slot] { names.insert(layout.names[slot]) }
             return names
         }
-        for (slot, value) in slots.enumerated() where other[layout.names[slot]] != value { names.insert(layout.names[slot]) }
-        for (slot, value) in other.slots.enumerated() where layout.slot(other.layout.names[slot]) == nil && !value.isNull {
+        for (slot, value) in slots.enumerated() where other[layout.names[slot]] != value {
+            names.insert(layout.names[slot])
+        }
+        for (slot, value) in other.slots.enumerated()
+        where layout.slot(other.layout.names[slot]) == nil && !value.isNull {
             names.insert(other.layout.names[slot])
         }
         return names
@@ -122,7 +125,8 @@ public struct Record: Sendable, Hashable {
     public func differs(from other: Record) -> Bool {
         if layout === other.layout { return slots != other.slots }
         for (slot, value) in slots.enumerated() where other[layout.names[slot]] != value { return true }
-        for (slot, value) in other.slots.enumerated() where layout.slot(other.layout.names[slot]) == nil && !value.isNull {
+        for (slot, value) in other.slots.enumerated()
+        where layout.slot(other.layout.names[slot]) == nil && !value.isNull {
             return true
         }
         return false

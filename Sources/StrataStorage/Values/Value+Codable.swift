@@ -16,7 +16,8 @@ extension Value: Codable {
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: Kind.self)
         guard container.allKeys.count == 1, let kind = container.allKeys.first else {
-            throw DecodingError.dataCorrupted(.init(codingPath: container.codingPath, debugDescription: "a value names exactly one kind"))
+            throw DecodingError.dataCorrupted(
+                .init(codingPath: container.codingPath, debugDescription: "a value names exactly one kind"))
         }
         let payload = try container.nestedContainer(keyedBy: Payload.self, forKey: kind)
         switch kind {
@@ -31,7 +32,8 @@ extension Value: Codable {
                 case "+Infinity": self = .double(.infinity)
                 case "-Infinity": self = .double(-.infinity)
                 case let text:
-                    throw DecodingError.dataCorruptedError(forKey: ._0, in: payload, debugDescription: "\(text) is not a number")
+                    throw DecodingError.dataCorruptedError(
+                        forKey: ._0, in: payload, debugDescription: "\(text) is not a number")
                 }
             }
         case .string: self = .string(try payload.decode(String.self, forKey: ._0))

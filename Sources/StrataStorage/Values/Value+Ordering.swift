@@ -77,11 +77,19 @@ extension Value {
     static func compareUUIDs(_ a: UUID, _ b: UUID) -> ComparisonOrder {
         // Two big-endian 64-bit halves compare like the 16 bytes in order.
         let (l, r) = (a.uuid, b.uuid)
-        let leftHigh = UInt64(l.0) << 56 | UInt64(l.1) << 48 | UInt64(l.2) << 40 | UInt64(l.3) << 32 | UInt64(l.4) << 24 | UInt64(l.5) << 16 | UInt64(l.6) << 8 | UInt64(l.7)
-        let rightHigh = UInt64(r.0) << 56 | UInt64(r.1) << 48 | UInt64(r.2) << 40 | UInt64(r.3) << 32 | UInt64(r.4) << 24 | UInt64(r.5) << 16 | UInt64(r.6) << 8 | UInt64(r.7)
+        let leftHigh =
+            UInt64(l.0) << 56 | UInt64(l.1) << 48 | UInt64(l.2) << 40 | UInt64(l.3) << 32 | UInt64(l.4) << 24 | UInt64(
+                l.5) << 16 | UInt64(l.6) << 8 | UInt64(l.7)
+        let rightHigh =
+            UInt64(r.0) << 56 | UInt64(r.1) << 48 | UInt64(r.2) << 40 | UInt64(r.3) << 32 | UInt64(r.4) << 24 | UInt64(
+                r.5) << 16 | UInt64(r.6) << 8 | UInt64(r.7)
         if leftHigh != rightHigh { return leftHigh < rightHigh ? .ascending : .descending }
-        let leftLow = UInt64(l.8) << 56 | UInt64(l.9) << 48 | UInt64(l.10) << 40 | UInt64(l.11) << 32 | UInt64(l.12) << 24 | UInt64(l.13) << 16 | UInt64(l.14) << 8 | UInt64(l.15)
-        let rightLow = UInt64(r.8) << 56 | UInt64(r.9) << 48 | UInt64(r.10) << 40 | UInt64(r.11) << 32 | UInt64(r.12) << 24 | UInt64(r.13) << 16 | UInt64(r.14) << 8 | UInt64(r.15)
+        let leftLow =
+            UInt64(l.8) << 56 | UInt64(l.9) << 48 | UInt64(l.10) << 40 | UInt64(l.11) << 32 | UInt64(l.12) << 24
+            | UInt64(l.13) << 16 | UInt64(l.14) << 8 | UInt64(l.15)
+        let rightLow =
+            UInt64(r.8) << 56 | UInt64(r.9) << 48 | UInt64(r.10) << 40 | UInt64(r.11) << 32 | UInt64(r.12) << 24
+            | UInt64(r.13) << 16 | UInt64(r.14) << 8 | UInt64(r.15)
         return order(leftLow, rightLow)
     }
 

@@ -46,7 +46,8 @@ public enum ValueRules {
         switch value {
         case .string(let text) where !isNFCStable(text): return .string(text.precomposedStringWithCanonicalMapping)
         case .double(let number) where number == 0 && number.sign == .minus: return .double(0)
-        case .date(let date) where date.timeIntervalSinceReferenceDate == 0 && date.timeIntervalSinceReferenceDate.sign == .minus:
+        case .date(let date)
+        where date.timeIntervalSinceReferenceDate == 0 && date.timeIntervalSinceReferenceDate.sign == .minus:
             return .date(Date(timeIntervalSinceReferenceDate: 0))
         default: return nil
         }
@@ -55,7 +56,9 @@ public enum ValueRules {
     /// The ID with its text normalised.
     @inlinable
     public static func normalized(_ id: RecordID) -> RecordID {
-        if case .string(let text) = id, !isNFCStable(text) { return .string(text.precomposedStringWithCanonicalMapping) }
+        if case .string(let text) = id, !isNFCStable(text) {
+            return .string(text.precomposedStringWithCanonicalMapping)
+        }
         return id
     }
 
@@ -84,11 +87,15 @@ public enum ValueRules {
     package static func requireStorable(_ id: RecordID, entity: String) throws {
         guard !isStorable(id) else { return }
         guard case .string(let text) = id, !text.isEmpty else {
-            throw StrataError(.validationFailed, entity: entity, recordID: id, property: "id", "a string ID may not "
-                + "be empty")
+            throw StrataError(
+                .validationFailed, entity: entity, recordID: id, property: "id",
+                "a string ID may not "
+                    + "be empty")
         }
-        throw StrataError(.validationFailed, entity: entity, recordID: id, property: "id",
-                          "a string ID may be at most \(RecordID.maximumStringIDLength) UTF-8 bytes in NFC; this one has \(id.description.utf8.count)")
+        throw StrataError(
+            .validationFailed, entity: entity, recordID: id, property: "id",
+            "a string ID may be at most \(RecordID.maximumStringIDLength) UTF-8 bytes in NFC; this one has \(id.description.utf8.count)"
+        )
     }
 }
 

@@ -1,3 +1,5 @@
+// swift-format-ignore-file
+// (README and DocC blocks are held here verbatim: ReadmeSampleTests compares them.)
 // The README's code samples, verbatim (ReadmeSampleTests checks every ```swift block of README.md
 // appears in one of these files, so the two cannot drift). Edit both together.
 import Foundation

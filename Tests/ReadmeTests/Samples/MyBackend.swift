@@ -1,3 +1,5 @@
+// swift-format-ignore-file
+// (README and DocC blocks are held here verbatim: ReadmeSampleTests compares them.)
 import Strata
 import StrataSQLite
 
