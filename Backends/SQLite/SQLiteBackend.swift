@@ -256,7 +256,10 @@ public final class SQLiteBackend: StorageBackend {
                     // into the database and truncated, so copying the one file copies the store.
                     // (A reader in another connection can hold the log's end back; the last
                     // connection to close then checkpoints it.)
-                    if writer is DatabasePool {
+                    if let pool = writer as? DatabasePool {
+                        // Readers close first (GRDB closes the writer first): SQLite removes the
+                        // log only when the last connection to close can write.
+                        pool.releaseMemory()
                         _ = try? writer.writeWithoutTransaction { db in
                             try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)")
                         }

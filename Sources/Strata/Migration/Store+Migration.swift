@@ -96,6 +96,7 @@ extension Store {
         opening: @escaping @Sendable (Schema) async throws -> any StorageBackend,
         progress: @escaping @Sendable (MigrationProgress) -> Void
     ) async throws -> Store {
+        let opening = RecordedSchema.checked(opening, path: location?.description ?? "the store")
         // Without a plan nothing can be migrated, so only the shape is compared.
         let app = try migrations?.appSchema(schema) ?? schema.versioned(nil)
         let store: Store
@@ -182,6 +183,9 @@ extension Store {
             try OutboxMigration.prepare(outbox, steps: steps, in: transaction.current)
             try migrator.run(transaction)
             try OutboxMigration.rewrite(outbox, steps: steps, in: transaction.current)
+            // The engine records the shape it migrated to, as it records a new store's.
+            try transaction.current.setMetadata(
+                SchemaDescription.metadataKey, SchemaDescription(transaction.schema).encoded())
         }
     }
 

@@ -61,8 +61,12 @@ extension Store {
         ])
         probe.recordsDeclaration = false
         do {
+            // A backend that leaves the check to the engine opens with any schema; the engine's
+            // recorded description then says what the store holds.
             let backend = try await opening(probe)
+            let stored = try? await RecordedSchema.stored(in: backend, path: name)
             try? await backend.close()
+            if let stored { return stored }
         } catch let error as StrataError {
             guard let mismatch = error.underlying as? StoredSchemaMismatch else { throw error }
             return mismatch.stored

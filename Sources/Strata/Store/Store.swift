@@ -32,6 +32,7 @@ public final class Store: Sendable {
     ) async throws -> Store {
         let location = try StoreLocation(url)
         let backend = try await registry.open(location, schema: schema)
+        try await RecordedSchema.reconcile(backend, schema: schema, path: location.description)
         let store = Store(
             backend: backend, location: location, sync: sync, participants: [], instrumentation: instrumentation)
         await store.opened()

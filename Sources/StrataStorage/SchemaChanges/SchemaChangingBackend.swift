@@ -9,9 +9,11 @@
 ///
 /// ## Contract
 /// - `changeSchema(_:)` runs its closure in **one** write transaction: returning commits every
-///   change (and records the last target's ``SchemaDescription`` and fingerprint the way the
-///   backend records them at creation); throwing leaves the store exactly as it was, on disk and
-///   in this process. A process killed at any moment leaves the old store or the new one.
+///   change (the engine writes the last target's ``SchemaDescription`` under
+///   ``SchemaDescription/metadataKey`` inside the closure, as it does for a new store; a backend
+///   that keeps its own record of the shape updates it here); throwing leaves the store exactly as
+///   it was, on disk and in this process. A process killed at any moment leaves the old store or
+///   the new one.
 /// - Inside it, ``SchemaChangeTransaction/change(to:rebuilding:creating:reindexing:_:)`` may be called several
 ///   times (a plan's chain of stages); each sees the layout the previous one left.
 /// - After a successful change the handle is closed by the engine and the store reopened with

@@ -1,7 +1,7 @@
 // swift-format-ignore-file
 // (README and DocC blocks are held here verbatim: ReadmeSampleTests compares them.)
-// A DocC catalog's code sample, verbatim (ReadmeSampleTests checks every ```swift block of the
-// catalogs it names appears in one of these files). Edit both together.
+// A DocC catalog's code sample, verbatim (ReadmeSampleTests checks every ```swift block of every
+// article appears in one of these files). Edit both together.
 import StrataStorage
 import Synchronization
 
@@ -13,32 +13,54 @@ struct DictionaryState: Sendable {
     var metadata: [String: [UInt8]] = [:]
 }
 
+/// A store's state and its writers' turns, kept by name for the process (`dictionary:NAME`).
+final class DictionaryStore: Sendable {
+    let state = Mutex(DictionaryState())
+    let writers = SerialTurns()  // one write transaction at a time, in arrival order
+
+    private static let named = Mutex<[String: DictionaryStore]>([:])
+
+    /// The store called `name`, created empty the first time.
+    static func named(_ name: String) -> DictionaryStore {
+        named.withLock { stores in
+            if let store = stores[name] { return store }
+            let store = DictionaryStore()
+            stores[name] = store
+            return store
+        }
+    }
+}
+
 /// A backend that keeps its records in dictionaries: `.none` capabilities (the engine filters,
 /// sorts and pages), lookups by scanning. A real backend indexes referrers and link owners.
 final class DictionaryBackend: StorageBackend {
     let schema: Schema
     let capabilities = FetchCapabilities.none
-    private let state = Mutex(DictionaryState())
+    private let store: DictionaryStore
     private let closed = Atomic(false)
-    private let writers = SerialTurns()  // one write transaction at a time, in arrival order
 
-    init(schema: Schema) { self.schema = schema }
+    init(schema: Schema, store: DictionaryStore = DictionaryStore()) {
+        self.schema = schema
+        self.store = store
+    }
 
     static func register(in registry: BackendRegistry = .shared) {
-        registry.register(scheme: "dictionary") { _, schema in DictionaryBackend(schema: schema) }
+        registry.register(scheme: "dictionary") { location, schema in
+            DictionaryBackend(schema: schema, store: .named(location.path))
+        }
     }
 
     func read<T: Sendable>(_ body: @escaping @Sendable (any StorageReadTransaction) throws -> T) async throws -> T {
         try checkOpen()
-        return try body(DictionaryTransaction(schema: schema, state: state.withLock { $0 }))
+        return try body(DictionaryTransaction(schema: schema, state: store.state.withLock { $0 }))
     }
 
     func write<T: Sendable>(_ body: @escaping @Sendable (any StorageWriteTransaction) throws -> T) async throws -> T {
-        try await writers.run {
+        try await store.writers.run {
             try checkOpen()
-            let transaction = DictionaryTransaction(schema: schema, state: state.withLock { $0 })
+            let transaction = DictionaryTransaction(schema: schema, state: store.state.withLock { $0 })
             let result = try body(transaction)  // a throw leaves the state untouched: a rollback
-            state.withLock { $0 = transaction.state }  // the commit
+            store.state.withLock { $0 = transaction.state }  // the commit
             return result
         }
     }
