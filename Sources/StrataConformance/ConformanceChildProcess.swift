@@ -60,22 +60,13 @@ public enum ConformanceChildProcess {
         guard let location = store.location else {
             throw StrataError(.unsupportedStore, "the store has no location another process could open")
         }
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = [location.description] + command
-        let errors = Pipe()
-        process.standardError = errors
-        let status: Int32 = try await withCheckedThrowingContinuation { continuation in
-            process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
-            do {
-                try process.run()
-            } catch {
-                process.terminationHandler = nil
-                continuation.resume(throwing: error)
-            }
-        }
+        let errors = FileManager.default.temporaryDirectory.appendingPathComponent("strata-child-\(UUID()).err").path
+        defer { try? FileManager.default.removeItem(atPath: errors) }
+        let process = try SpawnedProcess(
+            executable: executable.path, arguments: [location.description] + command, standardError: errors)
+        let status = await process.exit()
         guard status == 0 else {
-            let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            let message = (try? String(contentsOfFile: errors, encoding: .utf8)) ?? ""
             throw StrataError(.storageFailure, "the other process exited with \(status): \(message)")
         }
     }

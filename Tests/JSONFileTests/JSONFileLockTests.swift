@@ -24,14 +24,11 @@ struct JSONFileLockTests {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let path = directory.appendingPathComponent("store.json").path
-        let child = Process()
-        child.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
-        child.arguments = ["--testing-library", "swift-testing", "--filter", "JSONFileLockTests"]
-        child.environment = ProcessInfo.processInfo.environment.merging(
-            ["STRATA_JSON_LOCK_CHILD_PATH": path], uniquingKeysWith: { $1 })
-        child.standardOutput = FileHandle.nullDevice
-        child.standardError = FileHandle.nullDevice
-        try child.run()
+        let child = try SpawnedProcess(
+            executable: CommandLine.arguments[0],
+            arguments: ["--testing-library", "swift-testing", "--filter", "JSONFileLockTests"],
+            environment: ProcessInfo.processInfo.environment.merging(
+                ["STRATA_JSON_LOCK_CHILD_PATH": path], uniquingKeysWith: { $1 }))
         let deadline = Date().addingTimeInterval(60)
         while !FileManager.default.fileExists(atPath: path + ".held"), Date() < deadline, child.isRunning {
             try await Task.sleep(for: .milliseconds(10))

@@ -13,15 +13,12 @@ private let childPath = ProcessInfo.processInfo.environment["STRATA_LMDB_CHILD_P
 
 /// Starts this test binary again as a child that opens the store at `path` and then reads or writes
 /// until it is killed; returns once the child has signalled (through a marker file) that it is busy.
-private func startChild(_ mode: String, _ path: String) throws -> Process {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
-    process.arguments = ["--testing-library", "swift-testing", "--filter", "LMDBCrashTests"]
-    process.environment = ProcessInfo.processInfo.environment.merging(
-        ["STRATA_LMDB_CHILD_MODE": mode, "STRATA_LMDB_CHILD_PATH": path], uniquingKeysWith: { $1 })
-    process.standardOutput = FileHandle.nullDevice
-    process.standardError = FileHandle.nullDevice
-    try process.run()
+private func startChild(_ mode: String, _ path: String) throws -> SpawnedProcess {
+    let process = try SpawnedProcess(
+        executable: CommandLine.arguments[0],
+        arguments: ["--testing-library", "swift-testing", "--filter", "LMDBCrashTests"],
+        environment: ProcessInfo.processInfo.environment.merging(
+            ["STRATA_LMDB_CHILD_MODE": mode, "STRATA_LMDB_CHILD_PATH": path], uniquingKeysWith: { $1 }))
     let deadline = Date().addingTimeInterval(60)
     while !FileManager.default.fileExists(atPath: path + "/busy"), Date() < deadline, process.isRunning {
         usleep(10_000)

@@ -37,11 +37,7 @@ struct PostgresBackendTests {
         let executable = directory.appendingPathComponent("PostgresWriterChild")
         #expect(FileManager.default.isExecutableFile(atPath: executable.path), "build with swift build --build-tests")
         let children = try ["a", "b"].map { name in
-            let child = Process()
-            child.executableURL = executable
-            child.arguments = [url, name, "1000"]
-            try child.run()
-            return child
+            try SpawnedProcess(executable: executable.path, arguments: [url, name, "1000"])
         }
         while children.contains(where: \.isRunning) { try await Task.sleep(for: .milliseconds(50)) }
         #expect(children.allSatisfy { $0.terminationStatus == 0 })

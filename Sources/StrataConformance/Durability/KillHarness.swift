@@ -85,15 +85,12 @@ public enum KillHarness {
             let sync = trial % 2 == 1
             let label = "seed \(seed) trial \(trial)\(sync ? " (sync on)" : "")"
 
-            let child = Process()
-            child.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
-            child.arguments = ["--testing-library", "swift-testing", "--filter", filter]
-            child.environment = ProcessInfo.processInfo.environment.merging(
-                [windowVariable: window.rawValue, locationVariable: location, syncVariable: sync ? "1" : "0"],
-                uniquingKeysWith: { $1 })
-            child.standardOutput = FileHandle.nullDevice
-            child.standardError = FileHandle.nullDevice
-            try child.run()
+            let child = try SpawnedProcess(
+                executable: CommandLine.arguments[0],
+                arguments: ["--testing-library", "swift-testing", "--filter", filter],
+                environment: ProcessInfo.processInfo.environment.merging(
+                    [windowVariable: window.rawValue, locationVariable: location, syncVariable: sync ? "1" : "0"],
+                    uniquingKeysWith: { $1 }))
             // Wait for the window to open, then kill at a seeded moment inside it.
             let acks = location + ".acks"
             func acknowledged() -> Int {
@@ -116,7 +113,7 @@ public enum KillHarness {
             }
             // The first open takes a few milliseconds: most first-open kills land inside it.
             usleep(UInt32(random.below(window == .firstOpen ? 8_000 : 60_000)))
-            kill(child.processIdentifier, SIGKILL)
+            child.send(SIGKILL)
             child.waitUntilExit()
             let acked = acknowledged()
 

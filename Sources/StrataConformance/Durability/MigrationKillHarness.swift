@@ -102,15 +102,12 @@ public enum MigrationKillHarness {
             }
             try await original.close()
 
-            let child = Process()
-            child.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
-            child.arguments = ["--testing-library", "swift-testing", "--filter", filter]
-            child.environment = ProcessInfo.processInfo.environment.merging(
-                [KillHarness.windowVariable: window.rawValue, KillHarness.locationVariable: location],
-                uniquingKeysWith: { $1 })
-            child.standardOutput = FileHandle.nullDevice
-            child.standardError = FileHandle.nullDevice
-            try child.run()
+            let child = try SpawnedProcess(
+                executable: CommandLine.arguments[0],
+                arguments: ["--testing-library", "swift-testing", "--filter", filter],
+                environment: ProcessInfo.processInfo.environment.merging(
+                    [KillHarness.windowVariable: window.rawValue, KillHarness.locationVariable: location],
+                    uniquingKeysWith: { $1 }))
             let deadline = Date().addingTimeInterval(120)
             while !manager.fileExists(atPath: location + ".migrating"), child.isRunning, Date() < deadline {
                 usleep(200)
@@ -132,7 +129,7 @@ public enum MigrationKillHarness {
             } else {
                 usleep(UInt32(random.below(Int(span))))
             }
-            kill(child.processIdentifier, SIGKILL)
+            child.send(SIGKILL)
             child.waitUntilExit()
             do {
                 tally.add(
