@@ -85,7 +85,7 @@ enum JSONDocument {
         guard let document = parsed as? [String: Any], let format = document["format"] as? Int,
             let entities = document["entities"] as? [String: Any]
         else { throw StrataError(.notAStore, "\(path) is JSON but not a Strata document") }
-        guard format <= formatVersion else {
+        guard format == formatVersion else {
             throw StrataError(
                 .incompatibleStore,
                 "\(path) was written in document format \(format); this version reads \(formatVersion)")
@@ -96,8 +96,7 @@ enum JSONDocument {
         try JSONIntegrity.checkDigest(data, declared: !Set(document.keys).isSubset(of: known), path: path)
         let description = (document["metadata"] as? [String: Any])?[SchemaDescription.metadataKey]
             .flatMap { $0 as? String }.flatMap { Data(base64Encoded: $0) }.map { Array($0) }
-        _ = try StoredSchema.check(
-            description: description, fingerprint: document["schema"] as? String, schema: schema, path: path)
+        try StoredSchema.check(description: description, schema: schema, path: path)
         var operations: [JSONOperation] = []
         for (name, rawRecords) in entities {
             guard let entity = schema.entity(name), let records = rawRecords as? [String: Any] else {

@@ -28,13 +28,10 @@ extension JSONFileBackend {
 
     /// One journal line's operations; throws when the line is not an intact entry.
     private static func entry(_ line: ArraySlice<UInt8>, schema: Schema) throws -> [JSONOperation] {
-        let integrity = JSONIntegrity.check(line: line)
-        guard integrity != .damaged else {
-            throw StrataError(.corruptStore, "a journal entry does not match its checksum")
+        guard JSONIntegrity.isIntact(line: line) else {
+            throw StrataError(.corruptStore, "a journal entry does not match its size or its checksum")
         }
-        guard let entry = try ExactJSON.parse(Data(line)) as? [String: Any], let ops = entry["ops"] as? [[String: Any]],
-            // Unchecked entries are exactly `{"ops": […]}`: a damaged `crc` key cannot pass as one.
-            integrity == .valid || entry.count == 1
+        guard let entry = try ExactJSON.parse(Data(line)) as? [String: Any], let ops = entry["ops"] as? [[String: Any]]
         else {
             throw StrataError(.corruptStore, "not a journal entry")
         }

@@ -174,8 +174,7 @@ public final class JSONFileBackend: StorageBackend {
 
         let memory = try await rebuild(operations, schema: schema)
         let recovery = try await recovery(from: tail, of: memory, path: path, options: options)
-        // The shape the store holds, kept with it (written out at the next compaction for a
-        // store from before descriptions, and at once for a new one).
+        // The shape a new store holds, kept with it (an existing one's was checked above).
         try await memory.write { tx in
             if try tx.metadata(SchemaDescription.metadataKey) == nil {
                 try tx.setMetadata(SchemaDescription.metadataKey, SchemaDescription(schema).encoded())

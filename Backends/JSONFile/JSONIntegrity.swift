@@ -9,9 +9,8 @@ import StrataStorage
 ///   line after that header, up to its closing brace; `size` is the line's length in bytes, newline
 ///   included (10 digits), with a CRC of those digits. The size lets recovery tell a torn last
 ///   append (shorter than it declares, nothing after it) from damage that swallowed complete,
-///   acknowledged saves (``JSONJournalTail``). Lines with no size (`{"crc": "XXXXXXXX", "ops": `)
-///   or no prefix at all (journals written by earlier releases) are still read — the latter only
-///   when they are exactly `{"ops": […]}`, so damage to the prefix cannot turn the check off.
+///   acknowledged saves (``JSONJournalTail``). Every line of a format 1 journal has this header;
+///   a line without it, or with a size that does not match, is damage.
 /// - **The document** ends `,\n  "digest": "XXXXXXXX"\n}\n`, a CRC of every byte before that
 ///   suffix. A document whose bytes do not match it is `corruptStore` — damaged, or edited by hand:
 ///   deleting the digest line accepts a hand edit (the next compaction writes a new one). A
@@ -21,8 +20,6 @@ enum JSONIntegrity {
     static let linePrefix = Array(#"{"crc": ""#.utf8)
     static let opsPrefix = Array(#"", "ops": "#.utf8)
     static let sizePrefix = Array(#"", "size": ""#.utf8)
-    /// The bytes before a line's ops without a size: `{"crc": "`, 8 hex digits, `", "ops": `.
-    static var lineHeaderLength: Int { linePrefix.count + 8 + opsPrefix.count }
     /// The bytes before a line's ops with a size: `{"crc": "`, 8 hex digits, `", "size": "`,
     /// 10 digits, a space, 8 hex digits, `", "ops": `.
     static var sizedHeaderLength: Int { linePrefix.count + 8 + sizePrefix.count + 19 + opsPrefix.count }
@@ -69,27 +66,20 @@ enum JSONIntegrity {
         return size
     }
 
-    enum LineCheck { case unchecked, valid, damaged }
-
-    /// Whether a journal line (without its newline) carries a CRC, and whether it holds.
-    static func check(line: ArraySlice<UInt8>) -> LineCheck {
-        guard line.starts(with: linePrefix) else { return .unchecked }
+    /// Whether a journal line (without its newline) is exactly as long as it declares and matches
+    /// its CRC.
+    static func isIntact(line: ArraySlice<UInt8>) -> Bool {
         let start = line.startIndex
-        let header: Int
-        if let size = declaredSize(line) {
-            // A sized line is exactly as long as it says (its newline is not in `line`).
-            guard size == line.count + 1 else { return .damaged }
-            header = sizedHeaderLength
-        } else {
-            header = lineHeaderLength
-        }
+        // A line is exactly as long as it says (its newline is not in `line`).
+        guard let size = declaredSize(line), size == line.count + 1 else { return false }
+        let header = sizedHeaderLength
         guard line.count > header, line.last == UInt8(ascii: "}"),
             line[(start + header - opsPrefix.count)...].starts(with: opsPrefix),
             let stored = UInt32(
                 String(decoding: line[(start + linePrefix.count)..<(start + linePrefix.count + 8)], as: UTF8.self),
                 radix: 16)
-        else { return .damaged }
-        return crc(line[(start + header)..<(line.endIndex - 1)]) == stored ? .valid : .damaged
+        else { return false }
+        return crc(line[(start + header)..<(line.endIndex - 1)]) == stored
     }
 
     static let digestStart = Array(",\n  \"digest\": \"".utf8)

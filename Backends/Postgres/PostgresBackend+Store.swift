@@ -36,7 +36,7 @@ extension PostgresBackend {
             }
             var keys = PostgresBindings()
             var names = PostgresWireArray(element: .text)
-            for key in [Self.formatKey, Self.fingerprintKey, SchemaDescription.metadataKey] {
+            for key in [Self.formatKey, SchemaDescription.metadataKey] {
                 names.append(.string(key))
             }
             keys.append(names)
@@ -58,18 +58,8 @@ extension PostgresBackend {
                     "\(location) was written in PostgreSQL store format \(format); this version reads \(PostgresLayout.formatVersion)"
                 )
             }
-            // A store created before writes took their lock through the function gets it now.
-            var function = PostgresBindings()
-            function.append(strata: .string(layout.writeLockFunction + "(bigint,text[])"))
-            if let row = try session.rows("SELECT to_regprocedure($1) IS NULL", function).first,
-                case .bool(true) = try PostgresValues.value(row.makeRandomAccess()[0], as: .bool)
-            {
-                try session.execute(layout.writeLockFunctionStatement)
-            }
-            _ = try StoredSchema.check(
-                description: meta[SchemaDescription.metadataKey],
-                fingerprint: meta[Self.fingerprintKey].map { String(decoding: $0, as: UTF8.self) },
-                schema: schema, path: location.description)
+            try StoredSchema.check(
+                description: meta[SchemaDescription.metadataKey], schema: schema, path: location.description)
         }
     }
 

@@ -2,9 +2,9 @@ import Foundation
 import GRDB
 import StrataStorage
 
-/// The file side of opening a store: reading an existing file without writing to it, recovering a
-/// copy when a killed write left a hot journal, and bringing a store written by an earlier release
-/// to this release's layout.
+/// The file side of opening a store: reading an existing file without writing to it, and
+/// recovering a copy when a killed write left a hot journal. A store of another format than 1 is
+/// refused, naming its format.
 extension SQLiteBackend {
     /// Reads an existing file without writing to it: any reason it is not a store of this schema
     /// is reported before a read-write connection (which switches the file to WAL) is opened.
@@ -149,45 +149,7 @@ extension SQLiteBackend {
                 "\(path) was written in SQLite store format \(format); this version reads \(SQLiteLayout.formatVersion)"
             )
         }
-        // SQLite builds an index from the rows whenever it is created, so a store from before
-        // descriptions needs nothing checked beyond its fingerprint; opening writes its description.
-        _ = try StoredSchema.check(
-            description: description, fingerprint: meta[MetadataKeys.schemaFingerprint], schema: schema, path: path)
+        try StoredSchema.check(description: description, schema: schema, path: path)
         return true
-    }
-
-    /// Brings a store written by an earlier release to this release's secondary indexes (same
-    /// names, other columns: every index now ends in `id`). The indexes hold no data of their own,
-    /// so rebuilding one is always safe; a store already current is left untouched.
-    static func upgradeIndexes(_ db: Database, layout: SQLiteLayout) throws {
-        var present: [String: String] = [:]
-        for row in try Row.fetchAll(
-            db, sql: "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL")
-        {
-            if let name = String.fromDatabaseValue(row[0]), let sql = String.fromDatabaseValue(row[1]) {
-                present[name] = sql
-            }
-        }
-        for entity in layout.schema.entities {
-            for index in layout.indexStatements(entity) where present[index.name] != index.sql {
-                if present[index.name] != nil { try db.execute(sql: "DROP INDEX \(quoted(index.name))") }
-                try db.execute(sql: index.sql)
-            }
-        }
-    }
-
-    /// Gives the tables of a store written before rows carried checksums their checksum column;
-    /// the rows already there keep a NULL checksum and are read unchecked.
-    static func addChecksumColumns(_ db: Database, layout: SQLiteLayout) throws {
-        for entity in layout.schema.entities {
-            guard let table = layout.tables[entity.name] else { continue }
-            let columns = try Row.fetchAll(db, sql: "PRAGMA table_info(\(table.name))").compactMap {
-                String.fromDatabaseValue($0["name"])
-            }
-            if !columns.contains(SQLiteLayout.checksumColumn) {
-                try db.execute(
-                    sql: "ALTER TABLE \(table.name) ADD COLUMN \(quoted(SQLiteLayout.checksumColumn)) INTEGER")
-            }
-        }
     }
 }

@@ -15,7 +15,6 @@ extension SQLiteBackend: SchemaChangingBackend {
         async throws -> T
     {
         let schema = schema
-        let checksums = requiresChecksums.load(ordering: .acquiring)
         let commitsAtCheckpoints = isShadowCopy
         return try await run {
             try await self.writer.writeWithoutTransaction { db in
@@ -29,7 +28,7 @@ extension SQLiteBackend: SchemaChangingBackend {
                     // On a shadow copy no one else reads, each checkpoint commits, so neither
                     // the heap nor the write-ahead log grows with the store.
                     let change = SQLiteSchemaChange(
-                        db: db, schema: schema, requireChecksums: checksums, commitsAtCheckpoints: commitsAtCheckpoints)
+                        db: db, schema: schema, commitsAtCheckpoints: commitsAtCheckpoints)
                     let result = try body(change)
                     try change.recordSchema()
                     try db.execute(sql: "COMMIT")
@@ -45,18 +44,16 @@ extension SQLiteBackend: SchemaChangingBackend {
 
 final class SQLiteSchemaChange: SchemaChangeTransaction {
     let db: Database
-    let requireChecksums: Bool
     let commitsAtCheckpoints: Bool
     private(set) var schema: Schema
     private var transaction: SQLiteWriteTransaction
 
-    init(db: Database, schema: Schema, requireChecksums: Bool, commitsAtCheckpoints: Bool) {
+    init(db: Database, schema: Schema, commitsAtCheckpoints: Bool) {
         self.commitsAtCheckpoints = commitsAtCheckpoints
         self.db = db
         self.schema = schema
-        self.requireChecksums = requireChecksums
         self.transaction = SQLiteWriteTransaction(
-            db: db, layout: SQLiteLayout(schema: schema), requireChecksums: requireChecksums)
+            db: db, layout: SQLiteLayout(schema: schema))
     }
 
     var current: any StorageWriteTransaction { transaction }
@@ -131,8 +128,8 @@ final class SQLiteSchemaChange: SchemaChangeTransaction {
             }
         }
         let old = SQLiteReadTransaction(
-            db: db, layout: SQLiteLayout(schema: schema, setAside: retired), requireChecksums: requireChecksums)
-        let new = SQLiteWriteTransaction(db: db, layout: layout, requireChecksums: requireChecksums)
+            db: db, layout: SQLiteLayout(schema: schema, setAside: retired))
+        let new = SQLiteWriteTransaction(db: db, layout: layout)
         try body(old, new)
         for table in setAside { try db.execute(sql: "DROP TABLE \(table)") }
         schema = target

@@ -91,11 +91,7 @@ extension SQLiteBackend {
             report.add(StrataError(.corruptStore, "\(path): \(message)"))
         }
         let layout = SQLiteLayout(schema: schema)
-        let checksums =
-            try Data.fetchOne(
-                db, sql: "SELECT value FROM \(SQLiteLayout.metaTable) WHERE key = 'strata.sqlite.checksums'")
-            == Data("1".utf8)
-        let reader = SQLiteReadTransaction(db: db, layout: layout, requireChecksums: checksums)
+        let reader = SQLiteReadTransaction(db: db, layout: layout)
         for entity in schema.entities {
             let table = try layout.table(entity.name)
             var checked = 0

@@ -67,8 +67,6 @@ public final class SQLiteBackend: StorageBackend {
     /// `PRAGMA data_version` as last seen on the writer connection; it moves only when another
     /// connection (another `Store` on the file, or another process) commits.
     private let seenDataVersion = Atomic<Int64>(-1)
-    /// Set at open: a store created since rows carry checksums refuses rows without one.
-    let requiresChecksums = Atomic<Bool>(false)
 
     /// The canonical path (nil for `:memory:`): other connections in this process share it.
     public let sharedIdentity: String?
@@ -165,25 +163,16 @@ public final class SQLiteBackend: StorageBackend {
         try await run {
             try await self.writer.write { db in
                 guard try !Self.checkStore(db, schema: schema, path: path) else {
-                    try Self.upgradeIndexes(db, layout: layout)
-                    try db.execute(
-                        sql: "INSERT OR IGNORE INTO \(SQLiteLayout.metaTable) (key, value) VALUES (?, ?)",
-                        arguments: [SchemaDescription.metadataKey, Data(SchemaDescription(schema).encoded())])
-                    try Self.addChecksumColumns(db, layout: layout)
-                    let checksummed = try Data.fetchOne(
-                        db, sql: "SELECT value FROM \(SQLiteLayout.metaTable) WHERE key = 'strata.sqlite.checksums'")
-                    self.requiresChecksums.store(checksummed == Data("1".utf8), ordering: .releasing)
                     return
                 }
                 for statement in layout.creationStatements() { try db.execute(sql: statement) }
                 try db.execute(
                     sql:
-                        "INSERT INTO \(SQLiteLayout.metaTable) (key, value) VALUES ('strata.sqlite.format', ?), ('strata.schema.fingerprint', ?), ('strata.sqlite.checksums', ?), (?, ?)",
+                        "INSERT INTO \(SQLiteLayout.metaTable) (key, value) VALUES ('strata.sqlite.format', ?), ('strata.schema.fingerprint', ?), (?, ?)",
                     arguments: [
-                        Data(SQLiteLayout.formatVersion.utf8), Data(schema.fingerprint.utf8), Data("1".utf8),
+                        Data(SQLiteLayout.formatVersion.utf8), Data(schema.fingerprint.utf8),
                         SchemaDescription.metadataKey, Data(SchemaDescription(schema).encoded()),
                     ])
-                self.requiresChecksums.store(true, ordering: .releasing)
             }
         }
     }
@@ -224,10 +213,9 @@ public final class SQLiteBackend: StorageBackend {
         -> T
     {
         let layout = layout
-        let checksums = requiresChecksums.load(ordering: .acquiring)
         return try await run {
             try await self.writer.read { db in
-                try body(SQLiteReadTransaction(db: db, layout: layout, requireChecksums: checksums))
+                try body(SQLiteReadTransaction(db: db, layout: layout))
             }
         }
     }
@@ -236,10 +224,9 @@ public final class SQLiteBackend: StorageBackend {
         -> T
     {
         let layout = layout
-        let checksums = requiresChecksums.load(ordering: .acquiring)
         return try await run {
             try await self.writer.write { db in
-                try body(SQLiteWriteTransaction(db: db, layout: layout, requireChecksums: checksums))
+                try body(SQLiteWriteTransaction(db: db, layout: layout))
             }
         }
     }

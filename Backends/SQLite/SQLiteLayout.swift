@@ -54,12 +54,13 @@ struct SQLiteLayout: Sendable {
         }
     }
 
+    /// The store format this release writes and reads (`strata.sqlite.format`); any other is
+    /// refused with `incompatibleStore` naming it.
     static let formatVersion = "1"
     /// Bound parameters per many-row statement.
     static let batchArguments = 500
     /// The last column of every entity table: a CRC-32 of the row's ID, version and values (see
-    /// `Checksum.record(id:version:)`), checked on every read. NULL in rows written before
-    /// records carried checksums; stores created since refuse such rows.
+    /// `Checksum.record(id:version:)`), checked on every read; a row without one is damaged.
     static let checksumColumn = "strata_checksum"
     static let metaTable = "strata_meta"
 

@@ -6,15 +6,11 @@ import StrataStorage
 class SQLiteReadTransaction: StorageReadTransaction {
     let db: Database
     let layout: SQLiteLayout
-    /// Whether every row in this store was written with a checksum (stores created since rows
-    /// carry one); otherwise a row without one is an older row, read unchecked.
-    let requireChecksums: Bool
     var schema: Schema { layout.schema }
 
-    init(db: Database, layout: SQLiteLayout, requireChecksums: Bool) {
+    init(db: Database, layout: SQLiteLayout) {
         self.db = db
         self.layout = layout
-        self.requireChecksums = requireChecksums
     }
 
     func statement(_ sql: String, cached: Bool = true) throws -> Statement {
@@ -58,7 +54,7 @@ class SQLiteReadTransaction: StorageReadTransaction {
         case .int64(let stored):
             guard stored == Int64(checksum.final) else { throw corrupt("its checksum does not match") }
         case .null:
-            if requireChecksums { throw corrupt("it has no checksum, in a store whose every row has one") }
+            throw corrupt("it has no checksum, which every row of a format 1 store has")
         default:
             throw corrupt("its checksum is not a number")
         }

@@ -253,6 +253,12 @@ struct JSONFileTests {
             ])
             try newer.write(to: URL(fileURLWithPath: path))
             try await expectOpenFails(.incompatibleStore, at: path)
+            // Format 1 is the only one: an older number is refused as well, never read.
+            let older = try JSONSerialization.data(withJSONObject: [
+                "format": 0, "schema": schema, "entities": [:] as [String: Any],
+            ])
+            try older.write(to: URL(fileURLWithPath: path))
+            try await expectOpenFails(.incompatibleStore, at: path)
             let other = try JSONSerialization.data(withJSONObject: [
                 "format": 1, "schema": "another", "entities": [:] as [String: Any],
             ])

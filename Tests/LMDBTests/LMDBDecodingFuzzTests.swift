@@ -74,7 +74,7 @@ struct LMDBDecodingFuzzTests {
             if damaged != original.bytes {
                 do {
                     let decoded = try RecordCodec.decode(
-                        damaged, id: original.id, original.entity, requireChecksum: true)
+                        damaged, id: original.id, original.entity)
                     Issue.record("\(label): a damaged record decoded as \(decoded)")
                 } catch let error as StrataError {
                     #expect([.corruptStore, .incompatibleStore].contains(error.code), "\(label): \(error)")
@@ -87,29 +87,24 @@ struct LMDBDecodingFuzzTests {
         }
     }
 
-    @Test func recordsWithoutAChecksumReadOnlyInStoresThatHadThem() throws {
-        // Format 1 (written before records carried checksums) still reads in a store that has
-        // such records, and is refused in one created since, where it can only be damage.
+    @Test func aRecordOfAnotherFormatByteOrUnderAnotherIDIsDamage() throws {
+        // Every record of a store of format 1 carries format byte 2 and a checksum; the
+        // unreleased unchecked form (byte 1) is damage like any other byte.
         let schema = try TravelDomain.schema()
         let entity = try schema.requireEntity("Tag")
         var writer = BinaryWriter()
         writer.byte(1)
         writer.signed(3)
         for name in entity.storedPropertyNames { writer.value(name == "label" ? .string("Beach") : .null) }
-        let legacy = writer.bytes
-        let record = try RecordCodec.decode(legacy, id: .string("beach"), entity)
-        #expect(record.version == 3 && record["label"] == .string("Beach"))
-        #expect(throws: StrataError.self) {
-            try RecordCodec.decode(legacy, id: .string("beach"), entity, requireChecksum: true)
+        let unchecked = writer.bytes
+        let error = try #require(throws: StrataError.self) {
+            try RecordCodec.decode(unchecked, id: .string("beach"), entity)
         }
+        #expect(error.code == .corruptStore && error.recordID == .string("beach"))
         // A checksummed record read under another ID is damage too.
         let current = RecordCodec.encode(
             Record(entity: "Tag", id: .string("beach"), version: 3, values: ["label": .string("Beach")]), entity)
-        #expect(throws: StrataError.self) {
-            try RecordCodec.decode(current, id: .string("city"), entity, requireChecksum: true)
-        }
-        #expect(
-            try RecordCodec.decode(current, id: .string("beach"), entity, requireChecksum: true)["label"]
-                == .string("Beach"))
+        #expect(throws: StrataError.self) { try RecordCodec.decode(current, id: .string("city"), entity) }
+        #expect(try RecordCodec.decode(current, id: .string("beach"), entity)["label"] == .string("Beach"))
     }
 }

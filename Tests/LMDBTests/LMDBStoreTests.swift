@@ -106,35 +106,25 @@ struct LMDBStoreTests {
         }
     }
 
-    /// A store from before stores kept their schema description: its fingerprint did not cover
-    /// attribute indexes, so an index added since must be refused, not created empty.
-    @Test func aStoreWithoutADescriptionRefusesAnIndexItNeverHad() async throws {
+    /// Format 1 is the only format: a store of another, or one without the schema description
+    /// every store of format 1 records at creation, is refused naming what it found, untouched.
+    @Test func aStoreOfAnotherFormatOrWithoutADescriptionIsRefused() async throws {
         try await withTemporaryDirectory { path in
             let backend = try await LMDBBackend.open(path: path, schema: try TravelDomain.schema())
-            let store = Store(backend: backend)
-            let data = try await TravelData.seed(store)
-            // As an older release left it.
-            try backend.writeRaw { try $0.setMetadata(SchemaDescription.metadataKey, nil) }
-            try await store.close()
-            var entities = try TravelDomain.schema().entities
-            let stop = try #require(entities.firstIndex { $0.name == "Stop" })
-            let name = try #require(entities[stop].attributes.firstIndex { $0.name == "name" })
-            entities[stop].attributes[name].isIndexed = true
-            let indexed = try Schema(entities: entities)
-            await #expect(throws: StrataError.self) { _ = try await LMDBBackend.open(path: path, schema: indexed) }
+            try backend.writeRaw { try $0.setMetadata(MetadataKeys.lmdbFormat, Array("2".utf8)) }
+            try await backend.close()
+            try await expectOpenFails(.incompatibleStore, at: path, watching: path + "/data.mdb")
             do {
-                _ = try await LMDBBackend.open(path: path, schema: indexed)
+                _ = try await LMDBBackend.open(path: path, schema: try TravelDomain.schema())
             } catch let error as StrataError {
-                #expect(error.code == .incompatibleStore)
-                #expect(error.message.contains("index databases"), "\(error)")
+                #expect(error.message.contains("format 2"), "\(error)")
             }
-            // With its own schema it opens, answers, and now keeps its description.
-            let reopened = try await LMDBBackend.open(path: path, schema: try TravelDomain.schema())
-            #expect(
-                try await Store(backend: reopened).repository(Stop.self).fetch(where: \.name == data.alfama.name).map(
-                    \.id) == [data.alfama.id])
-            #expect(try reopened.readRaw { try $0.metadata(SchemaDescription.metadataKey) } != nil)
-            try await reopened.close()
+        }
+        try await withTemporaryDirectory { path in
+            let backend = try await LMDBBackend.open(path: path, schema: try TravelDomain.schema())
+            try backend.writeRaw { try $0.setMetadata(SchemaDescription.metadataKey, nil) }
+            try await backend.close()
+            try await expectOpenFails(.incompatibleStore, at: path, watching: path + "/data.mdb")
         }
     }
 

@@ -37,38 +37,43 @@ struct SQLiteChecksumTests {
         }
     }
 
-    @Test func rowsWrittenBeforeChecksumsStillRead() async throws {
+    /// A row without a checksum is damage: every row of a store of format 1 has one.
+    @Test func aRowWithoutAChecksumIsDamage() async throws {
         try await withTemporaryPath { path in
             let schema = try TravelDomain.schema()
             let store = Store(backend: try await SQLiteBackend.open(path: path, schema: schema))
-            let old = Person(name: "Written before checksums")
-            try await store.repository(Person.self).insert(old)
+            let person = Person(name: "Ana")
+            try await store.repository(Person.self).insert(person)
             try await store.close()
-            // The layout of a store from before: no checksum column, no checksum flag.
+            let queue = try DatabaseQueue(path: path)
+            try await queue.write { db in try db.execute(sql: "UPDATE Person SET strata_checksum = NULL") }
+            try queue.close()
+            let reopened = Store(backend: try await SQLiteBackend.open(path: path, schema: schema))
+            let error = try await #require(throws: StrataError.self) {
+                try await reopened.repository(Person.self).fetch(person.id)
+            }
+            #expect(error.code == .corruptStore && error.entity == "Person", "\(error)")
+            try await reopened.close()
+        }
+    }
+
+    /// A store of another format than 1 is refused, naming it, and left as it was.
+    @Test func aStoreOfAnotherFormatIsRefusedNamingIt() async throws {
+        try await withTemporaryPath { path in
+            let schema = try TravelDomain.schema()
+            try await SQLiteBackend.open(path: path, schema: schema).close()
             let queue = try DatabaseQueue(path: path)
             try await queue.write { db in
-                for entity in schema.entities {
-                    try db.execute(sql: "ALTER TABLE \(quoted(entity.name)) DROP COLUMN strata_checksum")
-                }
-                try db.execute(sql: "DELETE FROM strata_meta WHERE key = 'strata.sqlite.checksums'")
+                try db.execute(
+                    sql: "UPDATE strata_meta SET value = CAST('2' AS BLOB) WHERE key = 'strata.sqlite.format'")
             }
             try queue.close()
-
-            let reopened = Store(backend: try await SQLiteBackend.open(path: path, schema: schema))
-            #expect(try await reopened.repository(Person.self).fetch(old.id)?.name == old.name)
-            let new = Person(name: "Written after")
-            try await reopened.repository(Person.self).insert(new)
-            #expect(try await reopened.repository(Person.self).count() == 2)
-            try await reopened.close()
-            let check = try DatabaseQueue(path: path)
-            let sums = try await check.read { db in
-                try Row.fetchAll(db, sql: "SELECT name, strata_checksum FROM Person ORDER BY name").map {
-                    ($0["name"] as String, $0["strata_checksum"] as Int64?)
-                }
+            try await expectOpenFails(.incompatibleStore, at: path)
+            do {
+                _ = try await SQLiteBackend.open(path: path, schema: schema)
+            } catch let error as StrataError {
+                #expect(error.message.contains("format 2"), "\(error)")
             }
-            #expect(sums.first { $0.0 == old.name }?.1 == nil, "the old row keeps no checksum")
-            #expect(sums.first { $0.0 == new.name }?.1 != nil, "a new row has one")
-            try check.close()
         }
     }
 }

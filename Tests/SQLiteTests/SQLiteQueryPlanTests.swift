@@ -218,48 +218,4 @@ struct SQLiteQueryPlanTests {
         #expect(!steps.contains { $0.hasPrefix("SCAN t0") }, "\(steps)")
         #expect(!steps.contains { $0.contains("TEMP B-TREE") }, "\(steps)")
     }
-
-    @Test func storesWithEarlierIndexesAreUpgradedAtOpen() async throws {
-        // A store written before indexes ended in `id`: opening it rebuilds them, data intact.
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "strata-upgrade-\(UUID().uuidString).sqlite"
-        ).path
-        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
-        let schema = try TravelDomain.schema()
-        let first = Store(backend: try await SQLiteBackend.open(path: path, schema: schema))
-        try await first.repository(Trip.self).insert(Trip(name: "a", start: TravelDomain.day(1), budget: 5))
-        try await first.close()
-        let database = try DatabaseQueue(path: path)
-        let layout = SQLiteLayout(schema: schema)
-        let names = try TravelDomain.schema().entities.flatMap { layout.indexStatements($0).map(\.name) }
-        try await database.write { db in
-            for name in names {
-                let sql =
-                    try String.fetchOne(db, sql: "SELECT sql FROM sqlite_master WHERE name = ?", arguments: [name])
-                    ?? ""
-                try db.execute(sql: "DROP INDEX \(quoted(name))")
-                try db.execute(sql: sql.replacingOccurrences(of: ", \"id\")", with: ")"))
-            }
-        }
-        let old = try await database.read { db in
-            try String.fetchOne(db, sql: "SELECT sql FROM sqlite_master WHERE name = 'Trip.index0'")
-        }
-        #expect(old?.hasSuffix("\"id\")") == false)
-        try database.close()
-
-        let second = Store(backend: try await SQLiteBackend.open(path: path, schema: schema))
-        #expect(try await second.repository(Trip.self).count(where: \.budget == 5) == 1)
-        try await second.close()
-        let reopened = try DatabaseQueue(path: path)
-        let upgraded = try await reopened.read { db in
-            try String.fetchAll(
-                db,
-                sql:
-                    "SELECT sql FROM sqlite_master WHERE type = 'index' AND name IN (\(names.map { _ in "?" }.joined(separator: ", ")))",
-                arguments: StatementArguments(names))
-        }
-        #expect(upgraded.count == names.count)
-        #expect(upgraded.allSatisfy { $0.hasSuffix("\"id\")") }, "\(upgraded)")
-        try reopened.close()
-    }
 }

@@ -30,27 +30,17 @@ import Testing
         var bytes = HistoryCodec.encode(entry)
         bytes[0] = 99
         let error = try #require(throws: StrataError.self) { try HistoryCodec.decode(bytes) }
-        #expect(error.code == .incompatibleStore)
+        #expect(error.code == .corruptStore)
     }
 
-    /// Entries written before format 2 (names inline per change) still read.
-    @Test func formatOneStillReads() throws {
-        var writer = BinaryWriter()
-        writer.byte(1)
-        writer.signed(entry.token.value)
-        writer.unsigned(entry.timestamp.timeIntervalSince1970.bitPattern)
-        writer.optionalString(entry.author)
-        writer.optionalString(entry.contextName)
-        writer.unsigned(UInt64(entry.changes.count))
-        for change in entry.changes {
-            writer.byte(change.kind == .insert ? 0 : change.kind == .update ? 1 : 2)
-            writer.string(change.entity)
-            writer.recordID(change.id)
-            writer.signed(change.version)
-            writer.unsigned(UInt64(change.changedProperties.count))
-            for name in change.changedProperties { writer.string(name) }
+    /// An entry of another format byte (the unreleased inline-names form among them) is damage.
+    @Test func anotherFormatByteIsDamage() throws {
+        for format: UInt8 in [0, 1, 3] {
+            var bytes = HistoryCodec.encode(entry)
+            bytes[0] = format
+            let error = try #require(throws: StrataError.self) { try HistoryCodec.decode(bytes) }
+            #expect(error.code == .corruptStore, "format \(format)")
         }
-        #expect(try HistoryCodec.decode(writer.bytes) == entry)
     }
 
     /// Names repeat once per entry, not once per change: ten thousand inserts of one entity with

@@ -42,7 +42,6 @@ extension LMDBBackend: SchemaChangingBackend {
     private func changeSchemaInBatches<T>(
         _ environment: LMDBEnvironment, schema: Schema, _ body: (any SchemaChangeTransaction) throws -> T
     ) throws -> T {
-        let checksums = requiresChecksums.load(ordering: .acquiring)
         func begin() throws -> OpaquePointer {
             environment.resizeLock.readLock()
             var txn: OpaquePointer?
@@ -65,7 +64,7 @@ extension LMDBBackend: SchemaChangingBackend {
             guard let first = open else { throw LMDBStatus(code: ENOMEM) }
             let change = LMDBSchemaChange(
                 transaction: LMDBWriteTransaction(
-                    txn: first, environment: environment, schema: schema, requireChecksums: checksums),
+                    txn: first, environment: environment, schema: schema),
                 schema: schema,
                 checkpoints: { txn in
                     open = nil
@@ -172,13 +171,11 @@ final class LMDBSchemaChange: SchemaChangeTransaction {
             if let description = target.entity(entity), !added.isEmpty { indexing.append((description, added)) }
         }
         let old = LMDBReadTransaction(
-            txn: txn, environment: transaction.environment, schema: schema,
-            requireChecksums: transaction.requireChecksums)
+            txn: txn, environment: transaction.environment, schema: schema)
         old.migrationHandles = handles
         old.setAside = retired
         let new = LMDBWriteTransaction(
-            txn: txn, environment: transaction.environment, schema: target,
-            requireChecksums: transaction.requireChecksums)
+            txn: txn, environment: transaction.environment, schema: target)
         new.migrationHandles = handles
         attached += [old, new]
         for (entity, properties) in indexing { try new.buildIndexes(entity, properties, checkpoint: checkpoint) }

@@ -119,11 +119,8 @@ extension LMDBBackend {
             return
         }
         let backend = LMDBBackend(schema: schema, path: path, environment: environment)
-        let (format, fingerprint, checksums) = try backend.readRaw {
-            (
-                try $0.metadata(MetadataKeys.lmdbFormat), try $0.metadata(MetadataKeys.schemaFingerprint),
-                try $0.metadata(MetadataKeys.lmdbChecksums)
-            )
+        let (format, fingerprint) = try backend.readRaw {
+            (try $0.metadata(MetadataKeys.lmdbFormat), try $0.metadata(MetadataKeys.schemaFingerprint))
         }
         if format == nil, fingerprint == nil {
             report.notes.append(
@@ -137,10 +134,7 @@ extension LMDBBackend {
             )
         }
         let description = try backend.readRaw { try $0.metadata(SchemaDescription.metadataKey) }
-        _ = try StoredSchema.check(
-            description: description, fingerprint: fingerprint.map { String(decoding: $0, as: UTF8.self) },
-            schema: schema, path: path)
-        backend.requiresChecksums.store(checksums == Array("1".utf8), ordering: .releasing)
+        try StoredSchema.check(description: description, schema: schema, path: path)
         do {
             try environment.openDatabases(layout.databases, create: false)
         } catch {

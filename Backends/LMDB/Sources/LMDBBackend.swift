@@ -90,7 +90,6 @@ public final class LMDBBackend: StorageBackend {
         }
     }
     /// Set at open: a store created since records carry checksums refuses records without one.
-    let requiresChecksums = Atomic<Bool>(false)
 
     static let formatVersion = "1"
 
@@ -178,40 +177,17 @@ public final class LMDBBackend: StorageBackend {
                         .incompatibleStore,
                         "\(path) was written in LMDB store format \(String(decoding: existing, as: UTF8.self))")
                 }
-                let (description, storedFingerprint) = try self.readRaw {
-                    (try $0.metadata(SchemaDescription.metadataKey), try $0.metadata(MetadataKeys.schemaFingerprint))
-                }
-                let outcome = try StoredSchema.check(
-                    description: description,
-                    fingerprint: storedFingerprint.map { String(decoding: $0, as: UTF8.self) }, schema: self.schema,
-                    path: path)
-                if outcome == .legacyMatches {
-                    // The fingerprint of those stores did not cover attribute indexes, and an
-                    // index database created now would be empty: refuse rather than answer from it.
-                    let missing = try environment.missingDatabases(layout.databases.map(\.name))
-                    if !missing.isEmpty {
-                        throw StrataError(
-                            .incompatibleStore,
-                            "\(path) was written without the index databases \(missing.sorted().joined(separator: ", ")) the app's schema declares (an index was added; migrations are not supported yet)"
-                        )
-                    }
-                }
+                let description = try self.readRaw { try $0.metadata(SchemaDescription.metadataKey) }
+                try StoredSchema.check(description: description, schema: self.schema, path: path)
             }
             try environment.openDatabases(layout.databases, create: true)
-            if try self.readRaw({ try $0.metadata(SchemaDescription.metadataKey) }) == nil {
-                try self.writeRaw {
-                    try $0.setMetadata(SchemaDescription.metadataKey, SchemaDescription(self.schema).encoded())
-                }
-            }
             if existing == nil {
                 try self.writeRaw { tx in
+                    try tx.setMetadata(SchemaDescription.metadataKey, SchemaDescription(self.schema).encoded())
                     try tx.setMetadata(MetadataKeys.lmdbFormat, format)
                     try tx.setMetadata(MetadataKeys.schemaFingerprint, fingerprint)
-                    try tx.setMetadata(MetadataKeys.lmdbChecksums, Array("1".utf8))
                 }
             }
-            let checksummed = try self.readRaw { try $0.metadata(MetadataKeys.lmdbChecksums) } == Array("1".utf8)
-            self.requiresChecksums.store(checksummed, ordering: .releasing)
         }
     }
 
@@ -292,8 +268,7 @@ public final class LMDBBackend: StorageBackend {
             guard let txn else { throw LMDBStatus(code: ENOMEM) }
             return try body(
                 LMDBReadTransaction(
-                    txn: txn, environment: environment, schema: schema,
-                    requireChecksums: requiresChecksums.load(ordering: .acquiring)))
+                    txn: txn, environment: environment, schema: schema))
         }
     }
 
@@ -321,8 +296,7 @@ public final class LMDBBackend: StorageBackend {
             do {
                 result = try body(
                     LMDBWriteTransaction(
-                        txn: txn, environment: environment, schema: schema,
-                        requireChecksums: requiresChecksums.load(ordering: .acquiring)))
+                        txn: txn, environment: environment, schema: schema))
             } catch let status as LMDBStatus where status.isMapFull {
                 mdb_txn_abort(txn)
                 environment.resizeLock.unlock()

@@ -9,24 +9,21 @@ class LMDBReadTransaction: StorageReadTransaction {
     var txn: OpaquePointer
     let environment: LMDBEnvironment
     let schema: Schema
-    /// Whether every record in this store was written with a checksum (see `RecordCodec`).
-    let requireChecksums: Bool
 
     /// Handles a migration opened in this transaction (not yet the environment's), by name.
     var migrationHandles: [String: MDB_dbi] = [:]
     /// Entities whose databases a migration set aside: read under ``LMDBLayout/setAsidePrefix``.
     var setAside: Set<String> = []
 
-    init(txn: OpaquePointer, environment: LMDBEnvironment, schema: Schema, requireChecksums: Bool) {
+    init(txn: OpaquePointer, environment: LMDBEnvironment, schema: Schema) {
         self.txn = txn
         self.environment = environment
         self.schema = schema
-        self.requireChecksums = requireChecksums
     }
 
     /// A stored record, its checksum verified: damage is `corruptStore` naming the entity and ID.
     func decodeRecord(_ bytes: [UInt8], id: RecordID, _ entity: EntityDescription) throws -> Record {
-        try RecordCodec.decode(bytes, id: id, entity, requireChecksum: requireChecksums)
+        try RecordCodec.decode(bytes, id: id, entity)
     }
 
     func database(_ name: String) throws -> MDB_dbi {

@@ -69,34 +69,16 @@ enum HistoryCodec {
 
     static func decode(_ bytes: [UInt8]) throws -> HistoryTransaction {
         var reader = BinaryReader(bytes)
-        let format = try reader.byte()
-        guard format == 1 || format == formatVersion else {
-            throw StrataError(.incompatibleStore, "history entry has an unknown format version")
-        }
+        // Every entry of a store of format 1 is written with this format byte: any other is damage.
+        guard try reader.byte() == formatVersion else { throw reader.corrupt("unknown history entry format") }
         let token = HistoryToken(try reader.signed())
         let timestamp = Date(timeIntervalSince1970: Double(bitPattern: try reader.unsigned()))
         let author = try reader.optionalString()
         let contextName = try reader.optionalString()
-        if format == formatVersion {
-            return try decodeChanges(
-                &reader,
-                HistoryTransaction(
-                    token: token, timestamp: timestamp, author: author, contextName: contextName, changes: []))
-        }
-        let count = try reader.count()
-        var changes: [HistoryChange] = []
-        changes.reserveCapacity(count)
-        for _ in 0..<count {
-            let kind = try changeKind(&reader)
-            let entity = try reader.string()
-            let id = try reader.recordID()
-            let version = try reader.signed()
-            let names = try (0..<reader.count()).map { _ in try reader.string() }
-            changes.append(
-                HistoryChange(kind: kind, entity: entity, id: id, changedProperties: names, version: version))
-        }
-        return HistoryTransaction(
-            token: token, timestamp: timestamp, author: author, contextName: contextName, changes: changes)
+        return try decodeChanges(
+            &reader,
+            HistoryTransaction(
+                token: token, timestamp: timestamp, author: author, contextName: contextName, changes: []))
     }
 
     private static func changeKind(_ reader: inout BinaryReader) throws -> HistoryChange.Kind {

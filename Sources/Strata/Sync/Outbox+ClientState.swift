@@ -33,8 +33,7 @@ extension Outbox {
         guard let bytes = try transaction.metadata(cursorKey) else { return nil }
         var reader = BinaryReader(bytes)
         let value = try reader.signed()
-        // Cursors written before epochs existed end after the value.
-        return SyncCursor(value, epoch: reader.isAtEnd ? nil : try reader.optionalString())
+        return SyncCursor(value, epoch: try reader.optionalString())
     }
 
     static func setCursor(_ cursor: SyncCursor?, in writer: any StorageWriteTransaction) throws {

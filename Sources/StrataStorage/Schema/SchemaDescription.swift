@@ -233,35 +233,24 @@ public struct SchemaDescription: Codable, Hashable, Sendable {
     }
 }
 
-/// How a persistent backend checks, at open, that a store holds the shape of the app's schema.
+/// How a persistent backend checks, at open, that a store holds the shape of the app's schema —
+/// before it changes anything for that schema (the engine checks again, through metadata, after
+/// every open).
 public enum StoredSchema {
-    /// What the check found.
-    public enum Outcome: Sendable, Equatable {
-        /// The stored description equals the schema's.
-        case matches
-        /// A store written before stores kept their description, whose fingerprint matches: the
-        /// backend checks what the fingerprint did not cover (attribute indexes) against what it
-        /// holds, then writes ``SchemaDescription/encoded()`` under ``SchemaDescription/metadataKey``.
-        case legacyMatches
-    }
-
-    /// Compares what a store holds — its description, or (older stores) only its fingerprint —
-    /// with `schema`. A difference is ``StrataError/Code/incompatibleStore`` naming every change;
-    /// the store is left untouched.
-    public static func check(description: [UInt8]?, fingerprint: String?, schema: Schema, path: String) throws
-        -> Outcome
-    {
-        if let description {
-            let stored = try SchemaDescription.decode(description, path: path)
-            let current = SchemaDescription(schema)
-            if stored.isOpenable(as: current) { return .matches }
-            throw mismatch(stored: stored, current: current, path: path)
+    /// Compares the description a store holds with `schema`. A difference is
+    /// ``StrataError/Code/incompatibleStore`` naming every change; a store of format 1 that holds no
+    /// description (every one records it at creation) is ``StrataError/Code/incompatibleStore`` too.
+    /// The store is left untouched.
+    public static func check(description: [UInt8]?, schema: Schema, path: String) throws {
+        guard let description else {
+            throw StrataError(
+                .incompatibleStore,
+                "\(path) holds no schema description, which every store of format 1 records when it is created")
         }
-        if fingerprint == schema.fingerprint { return .legacyMatches }
-        throw StrataError(
-            .incompatibleStore,
-            "\(path) was written with another schema, before stores kept their schema description, so what differs cannot be named and it cannot be migrated; open it with the schema that wrote it once, which records the description"
-        )
+        let stored = try SchemaDescription.decode(description, path: path)
+        let current = SchemaDescription(schema)
+        if stored.isOpenable(as: current) { return }
+        throw mismatch(stored: stored, current: current, path: path)
     }
 }
 

@@ -56,12 +56,12 @@ package enum MetadataKeys {
 
     // MARK: Backends' own format markers
 
-    /// The SQLite backend's layout format (also in its SQL: `strata.sqlite.format`, `strata.sqlite.checksums`).
+    /// The SQLite backend's layout format (also in its SQL: `strata.sqlite.format`).
     package static let sqliteFormat = "strata.sqlite.format"
     /// The LMDB backend's layout format.
     package static let lmdbFormat = "strata.lmdb.format"
     /// Whether the LMDB store's records carry checksums.
-    package static let lmdbChecksums = "strata.lmdb.checksums"
+
     /// The PostgreSQL backend's layout format.
     package static let postgresFormat = "strata.postgres.format"
 }

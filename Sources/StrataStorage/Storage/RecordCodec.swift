@@ -7,7 +7,8 @@ import Foundation
 ///
 /// The checksum makes damage visible: a flipped bit, a zeroed run, a cut end, or a record found
 /// under another key's ID decodes to ``StrataError/Code/corruptStore`` naming the entity and ID,
-/// never to a record with wrong values. Format 1 (no checksum) is still read.
+/// never to a record with wrong values. Every record of a store of format 1 carries format byte 2;
+/// any other byte is damage.
 public enum RecordCodec {
     /// The format byte records are written with.
     public static let formatVersion: UInt8 = 2
@@ -61,29 +62,18 @@ public enum RecordCodec {
     ///   - bytes: The stored form (`encode(_:_:)`'s output).
     ///   - id: The record's ID, kept beside the bytes by the backend.
     ///   - entity: The entity whose layout the bytes follow.
-    ///   - requireChecksum: Refuse format 1 (no checksum): a store that has only ever
-    ///     written checksummed records says so, so a damaged format byte cannot disable the check.
     public static func decode(
-        _ bytes: [UInt8], id: RecordID, _ entity: EntityDescription, requireChecksum: Bool = false
+        _ bytes: [UInt8], id: RecordID, _ entity: EntityDescription
     ) throws -> Record {
         func corrupt(_ why: String) -> StrataError {
             StrataError(.corruptStore, entity: entity.name, recordID: id, "stored record is damaged: \(why)")
         }
         guard let format = bytes.first else { throw corrupt("it is empty") }
-        var payloadEnd = bytes.count
-        switch format {
-        case 1:
-            if requireChecksum { throw corrupt("it has no checksum, in a store whose every record has one") }
-        case 2:
-            guard bytes.count >= 5 else { throw corrupt("it is too short to hold its checksum") }
-            payloadEnd = bytes.count - 4
-            let stored = bytes[payloadEnd...].reversed().reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
-            guard checksum(bytes[..<payloadEnd], id: id) == stored else { throw corrupt("its checksum does not match") }
-        default:
-            throw StrataError(
-                .incompatibleStore, entity: entity.name, recordID: id,
-                "record written in an unknown format version \(format)")
-        }
+        guard format == formatVersion else { throw corrupt("its format byte is \(format), not \(formatVersion)") }
+        guard bytes.count >= 5 else { throw corrupt("it is too short to hold its checksum") }
+        let payloadEnd = bytes.count - 4
+        let stored = bytes[payloadEnd...].reversed().reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+        guard checksum(bytes[..<payloadEnd], id: id) == stored else { throw corrupt("its checksum does not match") }
         var reader = BinaryReader(bytes)
         do {
             _ = try reader.byte()
