@@ -3,7 +3,7 @@ import Strata
 
 /// What record checksums cost where they are paid: LMDB decodes (and so verifies) every record it
 /// reads. Ours: `RecordCodec.decode` of 100k checksummed records; the peer: the same bytes read
-/// value by value with no checksum (what a decode without one would do). Fetch-all and point
+/// value by value into the same record, with no checksum (what a decode without one would do). Fetch-all and point
 /// fetches do this decode once per record, so the difference per record is the checksum's share
 /// of those reads. (SQLite's A/B — the same rows with the checksum column emptied — cannot run
 /// since store format 1, where a row without its checksum is damage; its last figures are in
@@ -26,18 +26,20 @@ public enum ChecksumWorkloads {
         return count
     }
 
-    /// The same bytes read without their checksum: format byte, version, each value.
+    /// The same bytes read without their checksum: format byte, version, each value, then the same
+    /// record built from them.
     static func readAllUnchecked(_ records: [(RecordID, [UInt8])], _ entity: EntityDescription) throws -> Int {
         var count = 0
         let slots = entity.layout.count
-        for (_, bytes) in records {
+        for (id, bytes) in records {
             var reader = BinaryReader(bytes)
             _ = try reader.byte()
-            _ = try reader.signed()
+            let version = try reader.signed()
             var values: [Value] = []
             values.reserveCapacity(slots)
             for _ in 0..<slots { values.append(try reader.value()) }
-            count += values.count
+            let record = Record(entity: entity.name, id: id, version: version, layout: entity.layout, slots: values)
+            count += record.values.count
         }
         return count
     }
