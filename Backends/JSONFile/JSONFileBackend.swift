@@ -92,7 +92,10 @@ public final class JSONFileBackend: StorageBackend {
 
     /// Registers the `json:` scheme.
     public static func register(in registry: BackendRegistry = .shared, options: Options = Options()) {
-        registry.register(scheme: "json") { location, schema in
+        registry.register(
+            scheme: "json",
+            verifier: { location, schema in try await JSONFileBackend.verify(path: location.path, schema: schema) }
+        ) { location, schema in
             try await JSONFileBackend.open(path: location.path, schema: schema, options: options)
         }
     }

@@ -102,7 +102,10 @@ public final class SQLiteBackend: StorageBackend {
 
     /// Registers the `sqlite:` scheme (`sqlite:PATH`, `sqlite::memory:`).
     public static func register(in registry: BackendRegistry = .shared, options: Options = Options()) {
-        registry.register(scheme: "sqlite") { location, schema in
+        registry.register(
+            scheme: "sqlite",
+            verifier: { location, schema in try await SQLiteBackend.verify(path: location.path, schema: schema) }
+        ) { location, schema in
             try await SQLiteBackend.open(path: location.path, schema: schema, options: options)
         }
     }

@@ -1,10 +1,7 @@
 import ArgumentParser
 import Foundation
 import Strata
-import StrataJSONFile
-import StrataLMDB
 import StrataPostgres
-import StrataSQLite
 import StrataTools
 
 /// `strata verify`: a store's files, then its graph.
@@ -41,14 +38,14 @@ struct Verify: AsyncParsableCommand {
         PostgresBackend.register(options: PostgresBackend.Options(createIfMissing: false))
         let location = try StoreLocation(url)
         var report: VerifyReport?
-        if ["sqlite", "lmdb", "json"].contains(location.scheme) {
+        if BackendRegistry.shared.verifies(location.scheme) {
             // The schema the store holds: a probe schema is refused with it.
             let probe = try Schema(entities: [EntityDescription(name: "StrataSchemaProbe", idKind: .uuid)])
             do {
-                report = try await Self.files(location, probe)
+                report = try await BackendRegistry.shared.verify(location, schema: probe)
             } catch let error as StrataError {
                 guard let mismatch = error.underlying as? StoredSchemaMismatch else { throw error }
-                report = try await Self.files(location, try mismatch.stored.schema())
+                report = try await BackendRegistry.shared.verify(location, schema: try mismatch.stored.schema())
             }
         }
         var findings = report?.findings ?? []
@@ -84,15 +81,6 @@ struct Verify: AsyncParsableCommand {
         output.sound = findings.isEmpty
         if json { print(String(decoding: try JSONEncoder.sorted.encode(output), as: UTF8.self)) }
         if !findings.isEmpty { throw ExitCode(2) }
-    }
-
-    static func files(_ location: StoreLocation, _ schema: Schema) async throws -> VerifyReport? {
-        switch location.scheme {
-        case "sqlite": try await SQLiteBackend.verify(path: location.path, schema: schema)
-        case "lmdb": try await LMDBBackend.verify(path: location.path, schema: schema)
-        case "json": try await JSONFileBackend.verify(path: location.path, schema: schema)
-        default: nil
-        }
     }
 }
 

@@ -113,7 +113,10 @@ public final class LMDBBackend: StorageBackend {
 
     /// Registers the `lmdb:` scheme.
     public static func register(in registry: BackendRegistry = .shared, options: Options = Options()) {
-        registry.register(scheme: "lmdb") { location, schema in
+        registry.register(
+            scheme: "lmdb",
+            verifier: { location, schema in try await LMDBBackend.verify(path: location.path, schema: schema) }
+        ) { location, schema in
             try await LMDBBackend.open(path: location.path, schema: schema, options: options)
         }
     }

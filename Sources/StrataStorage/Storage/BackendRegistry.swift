@@ -23,6 +23,10 @@ public struct StoreLocation: Sendable, Hashable, CustomStringConvertible {
 /// Opens a backend for a location. Registered per URL scheme.
 public typealias BackendOpener = @Sendable (StoreLocation, Schema) async throws -> any StorageBackend
 
+/// Checks the files of the store at a location without opening it and without changing anything
+/// (see ``VerifyReport``). Registered per URL scheme, beside the opener, by backends that have files.
+public typealias BackendVerifier = @Sendable (StoreLocation, Schema) async throws -> VerifyReport
+
 /// Maps URL schemes to backends. Each backend module registers its scheme (for example
 /// `InMemoryBackend.register()`), then `Store.open("memory:", schema:)` finds it.
 public final class BackendRegistry: Sendable {
@@ -30,13 +34,26 @@ public final class BackendRegistry: Sendable {
     public static let shared = BackendRegistry()
 
     private let openers = Mutex<[String: BackendOpener]>([:])
+    private let verifiers = Mutex<[String: BackendVerifier]>([:])
 
     /// An empty registry (tests use one of their own).
     public init() {}
 
-    /// Registers (or replaces) the opener for `scheme`.
-    public func register(scheme: String, opener: @escaping BackendOpener) {
+    /// Registers (or replaces) the opener for `scheme`, and the routine that checks a store's files
+    /// without opening it, for a backend that has files (`strata verify` runs it).
+    public func register(scheme: String, verifier: BackendVerifier? = nil, opener: @escaping BackendOpener) {
         openers.withLock { $0[scheme.lowercased()] = opener }
+        verifiers.withLock { $0[scheme.lowercased()] = verifier }
+    }
+
+    /// Whether the backend registered for `scheme` checks files (a ``BackendVerifier``).
+    public func verifies(_ scheme: String) -> Bool { verifiers.withLock { $0[scheme.lowercased()] } != nil }
+
+    /// The report of the files of the store at `location`, checked without opening it by the
+    /// backend registered for its scheme; `nil` when that backend has no files to check.
+    public func verify(_ location: StoreLocation, schema: Schema) async throws -> VerifyReport? {
+        guard let verifier = verifiers.withLock({ $0[location.scheme] }) else { return nil }
+        return try await verifier(location, schema)
     }
 
     /// The registered schemes, sorted.
