@@ -106,7 +106,8 @@ enum JSONIntegrity {
         else {
             throw StrataError(
                 .corruptStore,
-                "\(path) does not match its digest: it is damaged, or was edited by hand (to accept a hand edit, delete its \"digest\" line)"
+                "\(path) does not match its digest: it is damaged, or was edited by hand (to accept a hand edit, "
+                    + "delete its \"digest\" line)"
             )
         }
     }

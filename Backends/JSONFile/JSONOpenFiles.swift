@@ -36,7 +36,8 @@ enum OpenFiles {
                     let changes = description.differences(from: entry.description)
                     throw StrataError(
                         .incompatibleStore,
-                        "\(path) is already open in this process with another schema: \(changes.map(\.description).joined(separator: "; "))"
+                        "\(path) is already open in this process with another schema: "
+                            + "\(changes.map(\.description).joined(separator: "; "))"
                     )
                 }
                 entry.handles += 1

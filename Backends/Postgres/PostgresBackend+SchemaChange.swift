@@ -61,7 +61,8 @@ final class PostgresSchemaChange: SchemaChangeTransaction {
         binds.append(strata: .string(namespace))
         binds.append(strata: .string(table))
         return try session.rows(
-            "SELECT indexname::text FROM pg_indexes WHERE schemaname = $1 AND tablename = $2 AND indexname LIKE 'strata\\_%'",
+            "SELECT indexname::text FROM pg_indexes WHERE schemaname = $1 AND tablename = $2 AND indexname LIKE "
+                + "'strata\\_%'",
             binds
         ).compactMap { row in
             if case .string(let name) = try PostgresValues.value(row.makeRandomAccess()[0], as: .string) { return name }

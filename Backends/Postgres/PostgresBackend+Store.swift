@@ -55,7 +55,8 @@ extension PostgresBackend {
             guard format == PostgresLayout.formatVersion else {
                 throw StrataError(
                     .incompatibleStore,
-                    "\(location) was written in PostgreSQL store format \(format); this version reads \(PostgresLayout.formatVersion)"
+                    "\(location) was written in PostgreSQL store format \(format); this version reads "
+                        + "\(PostgresLayout.formatVersion)"
                 )
             }
             try StoredSchema.check(
@@ -105,7 +106,8 @@ extension PostgresBackend {
         binds.append(keys)
         binds.append(values)
         try session.execute(
-            "INSERT INTO \(layout.metaTable) (key, value) SELECT * FROM unnest($1::text[], $2::bytea[]) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value",
+            "INSERT INTO \(layout.metaTable) (key, value) SELECT * FROM unnest($1::text[], $2::bytea[]) ON "
+                + "CONFLICT (key) DO UPDATE SET value = EXCLUDED.value",
             binds)
     }
 }

@@ -87,7 +87,8 @@ struct PostgresFetchSQL {
         }
         if let group = plan.groupBy {
             sql +=
-                " GROUP BY t0.\(PostgresLayout.column(group)) ORDER BY t0.\(PostgresLayout.column(group)) ASC NULLS FIRST"
+                " GROUP BY t0.\(PostgresLayout.column(group)) ORDER BY t0.\(PostgresLayout.column(group)) ASC "
+                + "NULLS FIRST"
         }
         return sql
     }
@@ -191,7 +192,8 @@ struct PostgresFetchSQL {
             let destination = try layout.table(relationship.destination)
             let other = self.alias()
             return
-                "EXISTS (SELECT 1 FROM \(destination.name) AS \(other) WHERE \(other).\"id\" = \(column(name)) AND \(try condition(inner, destination.entity, other, negated: false)))"
+                "EXISTS (SELECT 1 FROM \(destination.name) AS \(other) WHERE \(other).\"id\" = \(column(name)) AND "
+                + "\(try condition(inner, destination.entity, other, negated: false)))"
         case .anyRelated(let name, let inner):
             return try exists(name, inner, entity, alias)
         case .noneRelated(let name, let inner):
@@ -212,11 +214,13 @@ struct PostgresFetchSQL {
                 "FROM \(destination.name) AS \(other) WHERE \(other).\"id\" = \(alias).\(PostgresLayout.column(name))"
         case .inverseReference:
             join =
-                "FROM \(destination.name) AS \(other) WHERE \(other).\(PostgresLayout.column(relationship.inverse ?? "")) = \(alias).\"id\""
+                "FROM \(destination.name) AS \(other) WHERE "
+                + "\(other).\(PostgresLayout.column(relationship.inverse ?? "")) = \(alias).\"id\""
         case .orderedLinks, .links:
             let link = self.alias()
             join =
-                "FROM \(layout.linkTable(entity.name, name)) AS \(link) JOIN \(destination.name) AS \(other) ON \(other).\"id\" = \(link).target WHERE \(link).owner = \(alias).\"id\""
+                "FROM \(layout.linkTable(entity.name, name)) AS \(link) JOIN \(destination.name) AS \(other) ON "
+                + "\(other).\"id\" = \(link).target WHERE \(link).owner = \(alias).\"id\""
         case .inverseLinks:
             let link = self.alias()
             join =

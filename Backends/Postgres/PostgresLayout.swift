@@ -200,13 +200,16 @@ struct PostgresLayout: Sendable {
             // No unique key on (owner, position): a flush replaces a list by deleting and
             // inserting in one statement, whose parts do not see each other.
             statements.append(
-                "CREATE TABLE \(link) (owner \(ownerType) NOT NULL, target \(targetType) NOT NULL, position bigint NOT NULL)"
+                "CREATE TABLE \(link) (owner \(ownerType) NOT NULL, target \(targetType) NOT NULL, position bigint "
+                    + "NOT NULL)"
             )
             statements.append(
-                "CREATE INDEX \(quoted("strata_l_" + Self.hash("\(name).\(relationship.name).owner"))) ON \(link) (owner, position)"
+                "CREATE INDEX \(quoted("strata_l_" + Self.hash("\(name).\(relationship.name).owner"))) ON \(link) "
+                    + "(owner, position)"
             )
             statements.append(
-                "CREATE INDEX \(quoted("strata_l_" + Self.hash("\(name).\(relationship.name).target"))) ON \(link) (target, owner)"
+                "CREATE INDEX \(quoted("strata_l_" + Self.hash("\(name).\(relationship.name).target"))) ON \(link) "
+                    + "(target, owner)"
             )
         }
         return statements

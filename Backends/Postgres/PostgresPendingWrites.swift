@@ -71,7 +71,8 @@ struct PendingWrites {
                     arrays.append(parameter(values, cast: column.kind.arrayCast))
                 }
                 let insert =
-                    "INSERT INTO \(table.name) (\(names.joined(separator: ", "))) SELECT * FROM unnest(\(arrays.joined(separator: ", ")))"
+                    "INSERT INTO \(table.name) (\(names.joined(separator: ", "))) SELECT * FROM "
+                    + "unnest(\(arrays.joined(separator: ", ")))"
                 clauses.append(
                     index == 0
                         ? insert

@@ -120,7 +120,8 @@ enum PostgresErrors {
         if error is ChannelError || error is IOError {
             return StrataError(
                 .serverUnavailable,
-                "PostgreSQL: the connection to the server failed or was lost (\(type(of: error))); nothing of the operation was committed"
+                "PostgreSQL: the connection to the server failed or was lost (\(type(of: error))); nothing of the "
+                    + "operation was committed"
             )
         }
         // The caller's own errors (thrown from a transaction's closure) pass through.
@@ -158,7 +159,8 @@ enum PostgresErrors {
         case .connectionError, .serverClosedConnection, .clientClosedConnection, .uncleanShutdown, .poolClosed:
             return StrataError(
                 .serverUnavailable,
-                "PostgreSQL: the connection to the server failed or was lost (\(error.code)); nothing of the operation was committed"
+                "PostgreSQL: the connection to the server failed or was lost (\(error.code)); nothing of the "
+                    + "operation was committed"
             )
         case .authMechanismRequiresPassword, .unsupportedAuthMechanism, .saslError:
             return StrataError(.authenticationFailed, "PostgreSQL: authentication failed (\(error.code))")

@@ -130,7 +130,8 @@ extension LMDBBackend {
         guard format == Array(formatVersion.utf8) else {
             throw StrataError(
                 .incompatibleStore,
-                "\(path) was written in LMDB store format \(format.map { String(decoding: $0, as: UTF8.self) } ?? "(none)")"
+                "\(path) was written in LMDB store format "
+                    + "\(format.map { String(decoding: $0, as: UTF8.self) } ?? "(none)")"
             )
         }
         let description = try backend.readRaw { try $0.metadata(SchemaDescription.metadataKey) }
@@ -213,7 +214,8 @@ extension LMDBBackend {
                 report.add(
                     StrataError(
                         .corruptStore, entity: entity.name, property: property,
-                        "\(path): the index is damaged (\(missing) entries missing, \(stray) that no record calls for): queries on \(property) can miss records"
+                        "\(path): the index is damaged (\(missing) entries missing, \(stray) that no record calls "
+                            + "for): queries on \(property) can miss records"
                     ))
             }
         }

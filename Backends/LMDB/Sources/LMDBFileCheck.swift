@@ -54,7 +54,8 @@ enum LMDBFileCheck {
         if overflow || tooLarge || required > UInt64(size) {
             throw StrataError(
                 .corruptStore,
-                "\(path) is truncated: its meta page declares \(overflow || tooLarge ? "an impossible size" : "\(required) bytes"), the file has \(size)"
+                "\(path) is truncated: its meta page declares "
+                    + "\(overflow || tooLarge ? "an impossible size" : "\(required) bytes"), the file has \(size)"
             )
         }
     }
