@@ -1,8 +1,9 @@
-/// Every target is built in Swift 6 language mode with strict concurrency and the two upcoming
-/// features the project has adopted.
-import Foundation
 // swift-tools-version: 6.1
+import Foundation
 import PackageDescription
+
+// Every target is built in Swift 6 language mode with strict concurrency and the two upcoming
+// features the project has adopted.
 
 // `make test` (and so CI) sets STRATA_WARNINGS_AS_ERRORS: a warning in any of the package's own
 // targets fails the build there; dependencies are built as they are. A plain `swift build` is unchanged.

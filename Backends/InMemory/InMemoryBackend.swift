@@ -65,7 +65,7 @@ public final class InMemoryBackend: StorageBackend {
             return created
         }
         let stored = database.description
-        guard stored.isOpenable(as: SchemaDescription(schema)) else {
+        guard stored.sameShape(as: SchemaDescription(schema)) else {
             throw StoredSchema.mismatch(stored: stored, current: SchemaDescription(schema), path: "memory:\(name)")
         }
         return InMemoryBackend(schema: schema, capabilities: capabilities, database: database)
@@ -80,7 +80,7 @@ public final class InMemoryBackend: StorageBackend {
     /// was created with (`StrataError.Code.incompatibleStore` naming every difference otherwise).
     public func reopened(schema: Schema) throws -> InMemoryBackend {
         let stored = database.description
-        guard stored.isOpenable(as: SchemaDescription(schema)) else {
+        guard stored.sameShape(as: SchemaDescription(schema)) else {
             throw StoredSchema.mismatch(stored: stored, current: SchemaDescription(schema), path: "this memory store")
         }
         return InMemoryBackend(schema: schema, capabilities: capabilities, database: database)
@@ -91,12 +91,22 @@ public final class InMemoryBackend: StorageBackend {
         _ = named.withLock { $0.removeValue(forKey: name) }
     }
 
-    /// Registers the `memory:` scheme.
+    /// The shape the process-wide store called `name` holds, or `nil` when there is none (asking
+    /// creates nothing).
+    public static func storedDescription(named name: String) -> SchemaDescription? {
+        named.withLock { $0[name] }?.description
+    }
+
+    /// Registers the `memory:` scheme: `memory:` is a new private store at every open (nothing to
+    /// attach to), `memory:NAME` the process-wide store of that name.
     public static func register(in registry: BackendRegistry = .shared) {
-        registry.register(scheme: "memory") { location, schema in
-            location.path.isEmpty
-                ? InMemoryBackend(schema: schema) : try InMemoryBackend.named(location.path, schema: schema)
-        }
+        registry.register(
+            BackendDescriptor(scheme: "memory") { location in
+                location.path.isEmpty ? nil : storedDescription(named: location.path)
+            } open: { location, schema in
+                location.path.isEmpty
+                    ? InMemoryBackend(schema: schema) : try InMemoryBackend.named(location.path, schema: schema)
+            })
     }
 
     var isClosedNow: Bool { isClosed.load(ordering: .acquiring) }

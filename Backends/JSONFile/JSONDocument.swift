@@ -76,6 +76,14 @@ enum JSONDocument {
 
     /// The operations that rebuild a store from document bytes; typed errors for anything else.
     static func operations(_ data: Data, path: String, schema: Schema) throws -> [JSONOperation] {
+        let (document, description) = try checkedDocument(data, path: path)
+        try StoredSchema.check(description: description, schema: schema, path: path)
+        return try operations(document: document, path: path, schema: schema)
+    }
+
+    /// The document's entities and the schema description it records, once its format and digest
+    /// are checked (what an attach reads, without a schema).
+    static func checkedDocument(_ data: Data, path: String) throws -> (document: [String: Any], description: [UInt8]?) {
         let parsed: Any
         do {
             parsed = try ExactJSON.parse(data)
@@ -83,7 +91,7 @@ enum JSONDocument {
             throw StrataError(.notAStore, underlying: error, "\(path) is not JSON")
         }
         guard let document = parsed as? [String: Any], let format = document["format"] as? Int,
-            let entities = document["entities"] as? [String: Any]
+            document["entities"] is [String: Any]
         else { throw StrataError(.notAStore, "\(path) is JSON but not a Strata document") }
         guard format == formatVersion else {
             throw StrataError(
@@ -96,7 +104,11 @@ enum JSONDocument {
         try JSONIntegrity.checkDigest(data, declared: !Set(document.keys).isSubset(of: known), path: path)
         let description = (document["metadata"] as? [String: Any])?[SchemaDescription.metadataKey]
             .flatMap { $0 as? String }.flatMap { Data(base64Encoded: $0) }.map { Array($0) }
-        try StoredSchema.check(description: description, schema: schema, path: path)
+        return (document, description)
+    }
+
+    private static func operations(document: [String: Any], path: String, schema: Schema) throws -> [JSONOperation] {
+        let entities = document["entities"] as? [String: Any] ?? [:]
         var operations: [JSONOperation] = []
         for (name, rawRecords) in entities {
             guard let entity = schema.entity(name), let records = rawRecords as? [String: Any] else {

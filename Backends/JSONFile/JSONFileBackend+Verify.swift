@@ -9,13 +9,17 @@ extension JSONFileBackend {
     /// every record rebuilt from both.
     /// - Throws: `StrataError` `notAStore` or `incompatibleStore` when `path` is not a Strata
     ///   JSON store of `schema`; everything else is a finding in the report.
-    public static func verify(path: String, schema: Schema) async throws -> VerifyReport {
+    ///
+    /// `schema` `nil` checks the store against the schema it holds (what `strata verify` does).
+    public static func verify(path: String, schema given: Schema? = nil) async throws -> VerifyReport {
         var report = VerifyReport(location: "json:\(path)")
         guard let document = FileManager.default.contents(atPath: path) else {
             throw StrataError(.notAStore, "\(path) cannot be read")
         }
         var operations: [JSONOperation]
+        let schema: Schema
         do {
+            schema = try given ?? (storedDescription(path: path)?.schema() ?? Schema(entities: []))
             operations = try JSONDocument.operations(document, path: path, schema: schema)
         } catch let error as StrataError where error.code == .corruptStore {
             report.add(error)

@@ -93,11 +93,12 @@ public final class JSONFileBackend: StorageBackend {
     /// Registers the `json:` scheme.
     public static func register(in registry: BackendRegistry = .shared, options: Options = Options()) {
         registry.register(
-            scheme: "json",
-            verifier: { location, schema in try await JSONFileBackend.verify(path: location.path, schema: schema) }
-        ) { location, schema in
-            try await JSONFileBackend.open(path: location.path, schema: schema, options: options)
-        }
+            BackendDescriptor(
+                scheme: "json", attach: { location in try storedDescription(path: location.path) },
+                verify: { location, schema in try await JSONFileBackend.verify(path: location.path, schema: schema) }
+            ) { location, schema in
+                try await JSONFileBackend.open(path: location.path, schema: schema, options: options)
+            })
     }
 
     private init(schema: Schema, path: String, shared: OpenFile) {

@@ -118,9 +118,12 @@ public final class PostgresBackend: StorageBackend {
     /// Registers the `postgres:` and `postgresql:` schemes.
     public static func register(in registry: BackendRegistry = .shared, options: Options = Options()) {
         for scheme in ["postgres", "postgresql"] {
-            registry.register(scheme: scheme) { location, schema in
-                try await PostgresBackend.open(url: location.description, schema: schema, options: options)
-            }
+            registry.register(
+                BackendDescriptor(scheme: scheme) { location in
+                    try await storedDescription(url: location.description, options: options)
+                } open: { location, schema in
+                    try await PostgresBackend.open(url: location.description, schema: schema, options: options)
+                })
         }
     }
 

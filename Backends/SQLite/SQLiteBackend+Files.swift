@@ -9,8 +9,16 @@ extension SQLiteBackend {
     /// Reads an existing file without writing to it: any reason it is not a store of this schema
     /// is reported before a read-write connection (which switches the file to WAL) is opened.
     static func inspectExistingFile(at path: String, schema: Schema) throws {
+        if case .store(let description) = try inspectExistingFile(at: path) {
+            try StoredSchema.check(description: description, schema: schema, path: path)
+        }
+    }
+
+    /// What the file at `path` holds, read without writing to it (the backend's attach): nothing
+    /// (no file, an empty one), or a store of format 1 and the schema description it records.
+    static func inspectExistingFile(at path: String) throws -> SQLiteFileContents {
         var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { return }
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { return .empty }
         if isDirectory.boolValue {
             throw StrataError(.notAStore, "\(path) is a directory, not an SQLite store")
         }
@@ -20,7 +28,7 @@ extension SQLiteBackend {
         defer { try? handle.close() }
         let header = (try? handle.read(upToCount: 100)) ?? Data()
         let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
-        if size == 0 { return }
+        if size == 0 { return .empty }
         guard header.count >= 100, header.prefix(16) == Data("SQLite format 3\0".utf8) else {
             throw StrataError(.notAStore, "\(path) is not an SQLite database")
         }
@@ -40,14 +48,14 @@ extension SQLiteBackend {
             configuration.readonly = true
             let queue = try DatabaseQueue(path: path, configuration: configuration)
             defer { try? queue.close() }
-            _ = try queue.read { db in try checkStore(db, schema: schema, path: path) }
+            return try queue.read { db in try contents(db, path: path) }
         } catch let error as DatabaseError where hasHotJournal(path) {
             // A write was interrupted (a killed process, often during the first open, when the
             // file is switched to WAL) and left a hot rollback journal. A read-only connection
             // cannot roll it back, so every later open would fail. Recover a copy instead: if the
             // copy is a store of this schema, the read-write open that follows rolls the original
             // back the same way; if not, the original files are left exactly as they were.
-            try inspectRecoveredCopy(of: path, schema: schema, readOnlyError: error)
+            return try inspectRecoveredCopy(of: path, readOnlyError: error)
         }
     }
 
@@ -58,7 +66,7 @@ extension SQLiteBackend {
 
     /// Copies the database and its journal to a private directory, opens the copy read-write (so
     /// SQLite rolls the journal back there) and checks that copy; the copy is then removed.
-    static func inspectRecoveredCopy(of path: String, schema: Schema, readOnlyError: DatabaseError) throws {
+    static func inspectRecoveredCopy(of path: String, readOnlyError: DatabaseError) throws -> SQLiteFileContents {
         try withPrivateCopy(
             of: path, suffixes: ["-journal"],
             failure: { error in
@@ -66,7 +74,7 @@ extension SQLiteBackend {
                     .storageFailure, underlying: readOnlyError,
                     "\(path) has an interrupted write to recover, and it could not be copied: \(error)")
             }
-        ) { copy in try checkRecovered(copy, original: path, schema: schema) }
+        ) { copy in try checkRecovered(copy, original: path) }
     }
 
     /// Copies the database and those of its side files (`-wal`, `-journal`) that exist into a
@@ -106,11 +114,11 @@ extension SQLiteBackend {
         return (directory, copy)
     }
 
-    private static func checkRecovered(_ copy: String, original path: String, schema: Schema) throws {
+    private static func checkRecovered(_ copy: String, original path: String) throws -> SQLiteFileContents {
         let queue = try DatabaseQueue(path: copy)
         defer { try? queue.close() }
         do {
-            _ = try queue.read { db in try checkStore(db, schema: schema, path: path) }
+            return try queue.read { db in try contents(db, path: path) }
         } catch let error as DatabaseError {
             throw map(error, path: path)
         }
@@ -119,8 +127,16 @@ extension SQLiteBackend {
     /// Whether the database is an empty file (`false`), a Strata store of this schema (`true`), or an error.
     @discardableResult
     static func checkStore(_ db: Database, schema: Schema, path: String) throws -> Bool {
+        guard case .store(let description) = try contents(db, path: path) else { return false }
+        try StoredSchema.check(description: description, schema: schema, path: path)
+        return true
+    }
+
+    /// What an open database holds: nothing, or a Strata store of format 1 and its schema
+    /// description; another database or format is a typed error.
+    static func contents(_ db: Database, path: String) throws -> SQLiteFileContents {
         let tables = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'")
-        if tables.isEmpty { return false }
+        if tables.isEmpty { return .empty }
         guard tables.contains(SQLiteLayout.metaTable) else {
             throw StrataError(.notAStore, "\(path) is an SQLite database but not a Strata store")
         }
@@ -149,7 +165,14 @@ extension SQLiteBackend {
                 "\(path) was written in SQLite store format \(format); this version reads \(SQLiteLayout.formatVersion)"
             )
         }
-        try StoredSchema.check(description: description, schema: schema, path: path)
-        return true
+        return .store(description: description)
     }
+}
+
+/// What an SQLite file holds, read without writing to it.
+enum SQLiteFileContents {
+    /// No file, an empty file or a database without tables: an open creates the store.
+    case empty
+    /// A Strata store of format 1, with the schema description it records (`nil`: none).
+    case store(description: [UInt8]?)
 }

@@ -17,7 +17,9 @@ extension SQLiteBackend {
     /// Run it on a store no process is writing: the copy is taken file by file.
     /// - Throws: `StrataError` `notAStore` or `incompatibleStore` when `path` is not a Strata
     ///   SQLite store of `schema`; everything else is a finding in the report.
-    public static func verify(path: String, schema: Schema) async throws -> VerifyReport {
+    ///
+    /// `schema` `nil` checks the store against the schema it holds (what `strata verify` does).
+    public static func verify(path: String, schema: Schema? = nil) async throws -> VerifyReport {
         var report = VerifyReport(location: "sqlite:\(path)")
         guard FileManager.default.fileExists(atPath: path) else {
             throw StrataError(.notAStore, "\(path) does not exist")
@@ -37,12 +39,20 @@ extension SQLiteBackend {
         ) { copy in try await check(copy: copy, original: path, schema: schema, report: inspected) }
     }
 
+    /// The schema the copy holds (none, for a file without a store: nothing to check).
+    private static func storedSchema(copy: String, original path: String) throws -> Schema {
+        guard case .store(let description) = try inspectExistingFile(at: copy) else { return try Schema(entities: []) }
+        return try StoredSchema.attached(description: description, path: path).schema()
+    }
+
     /// The open's own inspection, then SQLite's integrity check and every row, on the copy.
-    private static func check(copy: String, original path: String, schema: Schema, report start: VerifyReport)
+    private static func check(copy: String, original path: String, schema given: Schema?, report start: VerifyReport)
         async throws -> VerifyReport
     {
         var report = start
+        let schema: Schema
         do {
+            schema = try given ?? storedSchema(copy: copy, original: path)
             try inspectExistingFile(at: copy, schema: schema)
         } catch var error as StrataError {
             // The copy's path means nothing to the caller: name the store.

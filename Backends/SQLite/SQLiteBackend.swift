@@ -103,10 +103,25 @@ public final class SQLiteBackend: StorageBackend {
     /// Registers the `sqlite:` scheme (`sqlite:PATH`, `sqlite::memory:`).
     public static func register(in registry: BackendRegistry = .shared, options: Options = Options()) {
         registry.register(
-            scheme: "sqlite",
-            verifier: { location, schema in try await SQLiteBackend.verify(path: location.path, schema: schema) }
-        ) { location, schema in
-            try await SQLiteBackend.open(path: location.path, schema: schema, options: options)
+            BackendDescriptor(
+                scheme: "sqlite", attach: { location in try storedDescription(path: location.path) },
+                verify: { location, schema in try await SQLiteBackend.verify(path: location.path, schema: schema) }
+            ) { location, schema in
+                try await SQLiteBackend.open(path: location.path, schema: schema, options: options)
+            })
+    }
+
+    /// The schema description the store at `path` holds, or `nil` when there is no store there
+    /// (no file, an empty one; `:memory:` is always new). Reads without writing: no file is
+    /// created, a hot journal is rolled back in a private copy, never in place.
+    public static func storedDescription(path: String) throws -> SchemaDescription? {
+        guard !path.isEmpty else { throw StrataError(.unsupportedStore, "sqlite: needs a path, or :memory:") }
+        guard path != ":memory:" else { return nil }
+        do {
+            guard case .store(let description) = try inspectExistingFile(at: path) else { return nil }
+            return try StoredSchema.attached(description: description, path: path)
+        } catch {
+            throw map(error, path: path)
         }
     }
 

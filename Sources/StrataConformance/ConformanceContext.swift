@@ -64,34 +64,28 @@ public final class ConformanceContext: Sendable {
         _ store: Store, to schema: Schema, plan: MigrationPlan?,
         progress: @escaping @Sendable (MigrationProgress) -> Void = { _ in }
     ) async throws -> Store {
-        guard let opener = backend.opener else {
-            throw ConformanceFailure(
-                "\(backend.name) cannot migrate", fileID: #fileID, filePath: #filePath, line: #line)
-        }
-        let opening = try opener(store)
+        let (registry, url) = try registered(store)
         try await store.close()
-        let migrated: Store
-        if let plan {
-            let run = Store.migrating(
-                schema: schema, migrations: plan, location: store.location, sync: store.sync, opening: opening)
-            for await step in run.progress { progress(step) }
-            migrated = try await run.store
-        } else {
-            migrated = try await Store.open(
-                schema: schema, migrations: nil, location: store.location, sync: store.sync, opening: opening)
-        }
+        let migrated = try await Store.open(
+            url, schema: schema,
+            options: OpenOptions(registry: registry, sync: store.sync, migrations: plan, progress: progress))
         opened.withLock { $0.append(migrated) }
         return migrated
     }
 
-    /// How the backend opens `store`'s data with a schema (checks that need it require
-    /// ``BackendFeature/migrate``); close `store` before calling it.
-    func opener(_ store: Store) throws -> @Sendable (Schema) async throws -> any StorageBackend {
-        guard let opener = backend.opener else {
+    /// The registry holding the backend and `store`'s URL in it (checks that need them require
+    /// ``BackendFeature/migrate``).
+    func registered(_ store: Store) throws -> (registry: BackendRegistry, url: String) {
+        guard let registry = backend.registry else {
             throw ConformanceFailure(
-                "\(backend.name) cannot open with another schema", fileID: #fileID, filePath: #filePath, line: #line)
+                "\(backend.name) declares no registry", fileID: #fileID, filePath: #filePath, line: #line)
         }
-        return try opener(store)
+        guard let location = store.location, registry.descriptor(for: location.scheme) != nil else {
+            throw ConformanceFailure(
+                "\(backend.name)'s store has no location of a registered scheme (\(store.location?.description ?? "none"))",
+                fileID: #fileID, filePath: #filePath, line: #line)
+        }
+        return (registry, location.description)
     }
 
     /// Closes `store` when the check ends, with the stores the context opened.

@@ -95,28 +95,30 @@ public struct BackendUnderTest: Sendable {
     /// Closes `store` and opens its data again with `schema` (which may differ from the one it
     /// was written with).
     public var reopenWithSchema: (@Sendable (_ store: Store, _ schema: Schema) async throws -> Store)?
-    /// How to open `store`'s data (once the check has closed it) with a given schema: what a
-    /// migration opens through (`Store.open(schema:migrations:location:sync:opening:)`). Given
-    /// for a backend that implements `SchemaChangingBackend`.
-    public var opener: (@Sendable (_ store: Store) throws -> @Sendable (Schema) async throws -> any StorageBackend)?
+    /// A registry holding the backend (its `BackendDescriptor`): the checks that migrate a store,
+    /// or open one without the app's types, close it and open its `location` through this registry
+    /// (`Store.open(_:schema:options:)`, `Store.openStored(_:options:)`), so the stores
+    /// `makeStore` gives must carry a location of the registered scheme. Given for a backend that
+    /// implements `SchemaChangingBackend`.
+    public var registry: BackendRegistry?
 
     /// A backend under test: a factory of fresh stores and the optional features' hooks.
     public init(
-        name: String, features: Set<BackendFeature> = [], makeStore: @escaping @Sendable (Schema) async throws -> Store,
+        name: String, features: Set<BackendFeature> = [], registry: BackendRegistry? = nil,
+        makeStore: @escaping @Sendable (Schema) async throws -> Store,
         reopen: (@Sendable (Store) async throws -> Store)? = nil,
         reopenAfterAbruptStop: (@Sendable (Store) async throws -> Store)? = nil,
         dispose: (@Sendable (Store) async throws -> Void)? = nil,
         openSecondHandle: (@Sendable (Store) async throws -> Store)? = nil,
         runInOtherProcess: (@Sendable (_ store: Store, _ command: [String]) async throws -> Void)? = nil,
-        reopenWithSchema: (@Sendable (_ store: Store, _ schema: Schema) async throws -> Store)? = nil,
-        opener: (@Sendable (_ store: Store) throws -> @Sendable (Schema) async throws -> any StorageBackend)? = nil
+        reopenWithSchema: (@Sendable (_ store: Store, _ schema: Schema) async throws -> Store)? = nil
     ) {
         self.name = name
         var declared = features
         for (feature, present) in [
             (BackendFeature.reopen, reopen != nil), (.abruptStop, reopenAfterAbruptStop != nil),
             (.secondHandle, openSecondHandle != nil), (.otherProcesses, runInOtherProcess != nil),
-            (.reopenWithAnotherSchema, reopenWithSchema != nil), (.migrate, opener != nil),
+            (.reopenWithAnotherSchema, reopenWithSchema != nil), (.migrate, registry != nil),
         ] {
             if present { declared.insert(feature) } else { declared.remove(feature) }
         }
@@ -128,7 +130,7 @@ public struct BackendUnderTest: Sendable {
         self.openSecondHandle = openSecondHandle
         self.runInOtherProcess = runInOtherProcess
         self.reopenWithSchema = reopenWithSchema
-        self.opener = opener
+        self.registry = registry
     }
 }
 

@@ -82,7 +82,7 @@ public struct StoreInspection: Sendable, Hashable, Codable {
     /// Its sync state.
     public var sync: Sync
     /// Whether the store holds its app's recorded declaration of the shape it holds (delete rules,
-    /// validation; `Store.declaredSchema()`), which `Store.openWithStoredSchema(_:registry:sync:)`
+    /// validation; `Store.declaredSchema()`), which `Store.openStored(_:options:)`
     /// opens it with.
     public var rulesRecorded: Bool?
 }

@@ -108,7 +108,7 @@ public struct StoreLoader: Sendable {
     /// see `completion()`). Returns the references that point at nothing —
     /// a dangling reference is a finding unless deleting its destination leaves it by rule (the
     /// inverse's delete rule is noAction, or there is no inverse). A bare stored shape keeps no
-    /// rules (every inverse nullifies); `Store.openWithStoredSchema(_:registry:sync:)` uses the
+    /// rules (every inverse nullifies); `Store.openStored(_:options:)` uses the
     /// app's recorded ones.
     public func finish(limit: Int = 1_000, completion: String? = nil) async throws -> [StrataError] {
         let findings = try await store.checkReferences(limit: limit)

@@ -40,7 +40,7 @@ struct Copy: AsyncParsableCommand {
     func run() async throws {
         StrataCommand.registerBackends()
         PostgresBackend.register(options: PostgresBackend.Options(createIfMissing: false))
-        let source = try await StoredSchemaOpener.open(from)
+        let source = try await Store.openStored(from)
         let target = try await TargetStore.open(
             to, shape: SchemaDescription(source.schema), declared: await source.matchingDeclaration())
         let existing = try await target.inspect().entities.map(\.count).reduce(0, +)

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Strata
 
 /// The demo's migration: a small notes store written with version 1, refused by version 2 without
@@ -57,7 +58,7 @@ extension Demo {
         defer { remove() }
         let v1 = try Schema(NotesV1.Note.self)
         let old = try await Store.open(
-            scratch, schema: v1, migrations: MigrationPlan(versions: [SchemaVersion("1", v1)]))
+            scratch, schema: v1, options: OpenOptions(migrations: MigrationPlan(versions: [SchemaVersion("1", v1)])))
         try await old.repository(NotesV1.Note.self).insert(contentsOf: [
             NotesV1.Note(id: 1, title: "Groceries", body: "milk eggs bread"),
             NotesV1.Note(id: 2, title: "Lisbon", body: "book the tram tour"),
@@ -98,13 +99,15 @@ extension Demo {
         for step in try LightweightMigration.steps(from: SchemaDescription(v1.versioned("1")), to: v2) {
             print("  inferred: \(step)")
         }
-        let run = Store.migrating(scratch, schema: v2, migrations: plan)
-        var phases: [String] = []
-        for await progress in run.progress where phases.last != "\(progress.phase)" {
-            phases.append("\(progress.phase)")
-        }
-        let store = try await run.store
-        print("  migrated with the plan through a shadow copy: \(phases.joined(separator: " → "))")
+        let phases = Mutex<[String]>([])
+        let store = try await Store.open(
+            scratch, schema: v2,
+            options: OpenOptions(
+                migrations: plan,
+                progress: { step in
+                    phases.withLock { if $0.last != "\(step.phase)" { $0.append("\(step.phase)") } }
+                }))
+        print("  migrated with the plan through a shadow copy: \(phases.withLock { $0 }.joined(separator: " → "))")
         for note in try await store.repository(Note.self).fetch(Query<Note>.all.sorted(by: \.heading)) {
             print("    #\(note.id) \(note.heading): pinned \(note.pinned), \(note.words) words")
         }

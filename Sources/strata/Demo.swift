@@ -204,7 +204,8 @@ struct Demo: AsyncParsableCommand {
         let run = UUID().uuidString.prefix(6)
         func client(_ name: String, _ remote: any SyncRemote) async throws -> (Store, SyncEngine) {
             let local = try await Store.open(
-                "memory:", schema: store.schema, sync: SyncConfiguration(clientID: "\(name)-\(run)"))
+                "memory:", schema: store.schema,
+                options: OpenOptions(sync: SyncConfiguration(clientID: "\(name)-\(run)")))
             return (local, try SyncEngine(store: local, remote: remote))
         }
         let phoneLink = FaultInjectingRemote(InProcessTransport(server: server))

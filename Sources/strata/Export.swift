@@ -29,7 +29,7 @@ struct Export: AsyncParsableCommand {
     func run() async throws {
         StrataCommand.registerBackends()
         PostgresBackend.register(options: PostgresBackend.Options(createIfMissing: false))
-        let store = try await StoredSchemaOpener.open(url)
+        let store = try await Store.openStored(url)
         let chosen = try Self.entities(entities, in: store.schema)
         let sink = try OutputSink(path: output)
         let total = try await store.read { reader in

@@ -189,7 +189,7 @@ enum TargetStore {
     static func open(_ url: String, shape: SchemaDescription, declared: SchemaFile?) async throws -> Store {
         PostgresBackend.register(options: PostgresBackend.Options(createIfMissing: false))
         do {
-            let store = try await StoredSchemaOpener.open(url)
+            let store = try await Store.openStored(url)
             guard SchemaDescription(store.schema).sameShape(as: shape) else {
                 try await store.close()
                 throw ValidationError("\(url) holds another schema than the input's")

@@ -28,7 +28,7 @@ struct Inspect: AsyncParsableCommand {
     func run() async throws {
         StrataCommand.registerBackends()
         PostgresBackend.register(options: PostgresBackend.Options(createIfMissing: false))
-        let store = try await StoredSchemaOpener.open(url)
+        let store = try await Store.openStored(url)
         let inspection = try await store.inspect()
         let digest = self.digest ? try await store.digest() : nil
         try await store.close()

@@ -41,9 +41,10 @@ struct Migrate: AsyncParsableCommand {
         PostgresBackend.register(options: PostgresBackend.Options(createIfMissing: false))
         let file = try SchemaFile.read(from: to)
         let target = try file.schema()
-        try StoredSchemaOpener.checkExists(url)
-        let stored = try await Store.storedShape(at: url)
-        let current = try await StoredSchemaOpener.open(url)
+        guard let stored = try await Store.storedShape(at: url) else {
+            throw StrataError(.notAStore, "there is no store at \(url): nothing to migrate")
+        }
+        let current = try await Store.openStored(url)
         let rules = await current.matchingDeclaration() ?? SchemaFile(current.schema)
         let counts = Dictionary(
             try await current.inspect().entities.map { ($0.name, $0.count) }, uniquingKeysWith: { a, _ in a })
@@ -66,20 +67,21 @@ struct Migrate: AsyncParsableCommand {
 
         if shapeChanges {
             let bar = ProgressBar(total: 0, label: "migrate")
-            let run = Store.migrating(
-                url, schema: target, migrations: .lightweight(outbox: refuseOutbox ? .refuse : .migrate))
-            for await step in run.progress {
-                bar.show("stage \(step.stage)/\(step.stages): \(step.phase)", done: step.done, total: step.total)
-            }
-            bar.finish()
+            let options = OpenOptions(
+                migrations: .lightweight(outbox: refuseOutbox ? .refuse : .migrate),
+                progress: { step in
+                    bar.show("stage \(step.stage)/\(step.stages): \(step.phase)", done: step.done, total: step.total)
+                })
             do {
-                let store = try await run.store
+                let store = try await Store.open(url, schema: target, options: options)
+                bar.finish()
                 try await store.recordDeclaration(file)
                 try await store.close()
             } catch let error as StrataError
                 where [.uniqueViolation, .missingValue, .migrationRequired, .validationFailed, .typeMismatch].contains(
                     error.code)
             {
+                bar.finish()
                 report.refusal = error.description
                 if !json { print("refused, nothing changed: \(error)") }
                 return try finish(report, exit: 2)

@@ -32,7 +32,7 @@ struct QueryCommand: AsyncParsableCommand {
     func run() async throws {
         StrataCommand.registerBackends()
         PostgresBackend.register(options: PostgresBackend.Options(createIfMissing: false))
-        let store = try await StoredSchemaOpener.open(url)
+        let store = try await Store.openStored(url)
         guard let description = store.schema.entity(entity) else {
             try await store.close()
             throw ValidationError(

@@ -34,7 +34,7 @@ struct ExportSchema: AsyncParsableCommand {
     func run() async throws {
         StrataCommand.registerBackends()
         PostgresBackend.register(options: PostgresBackend.Options(createIfMissing: false))
-        let store = try await StoredSchemaOpener.open(url)
+        let store = try await Store.openStored(url)
         let declared = await store.matchingDeclaration()
         let file = declared ?? SchemaFile(store.schema)
         try await store.close()

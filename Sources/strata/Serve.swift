@@ -41,7 +41,7 @@ struct Serve: AsyncParsableCommand {
         // A tool opens what exists: an empty PostgreSQL namespace is not created here.
         PostgresBackend.register(options: PostgresBackend.Options(createIfMissing: false))
         let authenticator = try StaticTokenAuthenticator(file: tokens)
-        let store = try await StoredSchemaOpener.open(url)
+        let store = try await Store.openStored(url)
         var access = SyncAccess()
         for rule in owner {
             let parts = rule.split(separator: ".", maxSplits: 1).map(String.init)

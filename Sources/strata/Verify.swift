@@ -39,20 +39,14 @@ struct Verify: AsyncParsableCommand {
         let location = try StoreLocation(url)
         var report: VerifyReport?
         if BackendRegistry.shared.verifies(location.scheme) {
-            // The schema the store holds: a probe schema is refused with it.
-            let probe = try Schema(entities: [EntityDescription(name: "StrataSchemaProbe", idKind: .uuid)])
-            do {
-                report = try await BackendRegistry.shared.verify(location, schema: probe)
-            } catch let error as StrataError {
-                guard let mismatch = error.underlying as? StoredSchemaMismatch else { throw error }
-                report = try await BackendRegistry.shared.verify(location, schema: try mismatch.stored.schema())
-            }
+            // Against the schema the store holds.
+            report = try await BackendRegistry.shared.verify(location)
         }
         var findings = report?.findings ?? []
         var output = VerifyOutput(store: url, files: report.map(VerifyOutput.Files.init))
         if let report, !json { print(report) }
         if report.map({ $0.isSound && $0.isSafeToOpen }) ?? true {
-            let store = try await StoredSchemaOpener.open(url)
+            let store = try await Store.openStored(url)
             let graph = try await store.checkReferences()
             let records = try await store.inspect().entities.map(\.count).reduce(0, +)
             let rules = await store.matchingDeclaration() != nil

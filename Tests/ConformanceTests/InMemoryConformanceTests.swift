@@ -4,35 +4,41 @@ import StrataConformance
 import StrataInMemory
 import Testing
 
-/// A private in-memory store per check; "reopen" hands back the same storage through a new handle.
+/// A named in-memory store per check (`memory:NAME`, dropped when the check ends); "reopen" hands
+/// back the same storage through a new handle. Its registry opens named stores with the runner's
+/// capabilities, so a migration keeps them.
 private func inMemory(name: String, capabilities: FetchCapabilities) -> ConformanceSuite {
-    ConformanceSuite(
-        backend: BackendUnderTest(name: name) { schema in
-            Store(backend: InMemoryBackend(schema: schema, capabilities: capabilities))
+    let registry = registered { registry in
+        registry.register(
+            BackendDescriptor(scheme: "memory") { location in
+                InMemoryBackend.storedDescription(named: location.path)
+            } open: { location, schema in
+                try InMemoryBackend.named(location.path, schema: schema, capabilities: capabilities)
+            })
+    }
+    return ConformanceSuite(
+        backend: BackendUnderTest(name: name, registry: registry) { schema in
+            let name = "conformance-\(UUID().uuidString)"
+            return Store(
+                backend: try InMemoryBackend.named(name, schema: schema, capabilities: capabilities),
+                location: try StoreLocation("memory:\(name)"))
         } reopen: { store in
             try await store.close()
-            guard let backend = store.backend as? InMemoryBackend else {
-                throw StrataError(.unsupportedStore, "not in-memory")
-            }
-            return Store(backend: backend.reopened())
+            return Store(backend: try inMemoryBackend(store).reopened(), location: store.location)
+        } dispose: { store in
+            if let name = store.location?.path { InMemoryBackend.dropNamed(name) }
         } openSecondHandle: { store in
-            // A private in-memory store lives in this process only (`otherProcesses` is not declared).
-            guard let backend = store.backend as? InMemoryBackend else {
-                throw StrataError(.unsupportedStore, "not in-memory")
-            }
-            return Store(backend: backend.reopened())
+            // An in-memory store lives in this process only (`otherProcesses` is not declared).
+            Store(backend: try inMemoryBackend(store).reopened(), location: store.location)
         } reopenWithSchema: { store, schema in
             try await store.close()
-            guard let backend = store.backend as? InMemoryBackend else {
-                throw StrataError(.unsupportedStore, "not in-memory")
-            }
-            return Store(backend: try backend.reopened(schema: schema))
-        } opener: { store in
-            guard let backend = store.backend as? InMemoryBackend else {
-                throw StrataError(.unsupportedStore, "not in-memory")
-            }
-            return { schema in try backend.reopened(schema: schema) }
+            return Store(backend: try inMemoryBackend(store).reopened(schema: schema), location: store.location)
         })
+}
+
+private func inMemoryBackend(_ store: Store) throws -> InMemoryBackend {
+    guard let backend = store.backend as? InMemoryBackend else { throw StrataError(.unsupportedStore, "not in-memory") }
+    return backend
 }
 
 @Suite("Conformance: in-memory")

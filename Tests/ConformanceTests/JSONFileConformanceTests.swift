@@ -6,7 +6,7 @@ import Testing
 
 /// A new JSON document per check, reopened from the same path (closing compacts it).
 private let jsonFiles = ConformanceSuite(
-    backend: BackendUnderTest(name: "JSONFile") { schema in
+    backend: BackendUnderTest(name: "JSONFile", registry: registered { JSONFileBackend.register(in: $0) }) { schema in
         let path = temporaryPath("json")
         return Store(
             backend: try await JSONFileBackend.open(path: path, schema: schema),
@@ -47,12 +47,6 @@ private let jsonFiles = ConformanceSuite(
         }
         return Store(
             backend: try await JSONFileBackend.open(path: backend.path, schema: schema), location: store.location)
-    } opener: { store in
-        guard let backend = store.backend as? JSONFileBackend else {
-            throw StrataError(.unsupportedStore, "not JSONFile")
-        }
-        let path = backend.path
-        return { schema in try await JSONFileBackend.open(path: path, schema: schema) }
     })
 
 @Suite("Conformance: JSON file")

@@ -6,7 +6,7 @@ import Testing
 
 /// A new LMDB environment (directory) per check, reopened from the same path.
 private let lmdbDirectories = ConformanceSuite(
-    backend: BackendUnderTest(name: "LMDB") { schema in
+    backend: BackendUnderTest(name: "LMDB", registry: registered { LMDBBackend.register(in: $0) }) { schema in
         let path = temporaryPath("lmdb")
         return Store(
             backend: try await LMDBBackend.open(path: path, schema: schema, options: .init(initialMapSize: 1 << 20)),
@@ -38,10 +38,6 @@ private let lmdbDirectories = ConformanceSuite(
         try await store.close()
         guard let backend = store.backend as? LMDBBackend else { throw StrataError(.unsupportedStore, "not LMDB") }
         return Store(backend: try await LMDBBackend.open(path: backend.path, schema: schema), location: store.location)
-    } opener: { store in
-        guard let backend = store.backend as? LMDBBackend else { throw StrataError(.unsupportedStore, "not LMDB") }
-        let path = backend.path
-        return { schema in try await LMDBBackend.open(path: path, schema: schema) }
     })
 
 @Suite("Conformance: LMDB")

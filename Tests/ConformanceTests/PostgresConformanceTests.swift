@@ -6,7 +6,9 @@ import Testing
 
 /// Each check gets its own PostgreSQL schema on the server `make test` starts
 /// (`STRATA_POSTGRES_URL`); disposing of a store drops its schema.
-let postgresUnderTest = BackendUnderTest(name: "PostgreSQL") { schema in
+let postgresUnderTest = BackendUnderTest(
+    name: "PostgreSQL", registry: registered { PostgresBackend.register(in: $0, options: PostgresTestServer.options) }
+) { schema in
     let url = try PostgresTestServer.url(schema: "check_\(UUID().uuidString.prefix(8).lowercased())")
     return Store(
         backend: try await PostgresBackend.open(url: url, schema: schema, options: PostgresTestServer.options),
@@ -38,9 +40,6 @@ let postgresUnderTest = BackendUnderTest(name: "PostgreSQL") { schema in
         backend: try await PostgresBackend.open(
             url: try PostgresTestServer.url(of: store), schema: schema, options: PostgresTestServer.options),
         location: store.location)
-} opener: { store in
-    let url = try PostgresTestServer.url(of: store)
-    return { schema in try await PostgresBackend.open(url: url, schema: schema, options: PostgresTestServer.options) }
 }
 
 private let postgres = ConformanceSuite(backend: postgresUnderTest)

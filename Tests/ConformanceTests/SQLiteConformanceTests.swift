@@ -6,7 +6,7 @@ import Testing
 
 /// A new SQLite file per check (WAL, the embedded default), reopened from the same path.
 let sqliteFiles = ConformanceSuite(
-    backend: BackendUnderTest(name: "SQLite") { schema in
+    backend: BackendUnderTest(name: "SQLite", registry: registered { SQLiteBackend.register(in: $0) }) { schema in
         let path = temporaryPath("sqlite")
         return Store(
             backend: try await SQLiteBackend.open(path: path, schema: schema),
@@ -38,10 +38,6 @@ let sqliteFiles = ConformanceSuite(
         guard let backend = store.backend as? SQLiteBackend else { throw StrataError(.unsupportedStore, "not SQLite") }
         return Store(
             backend: try await SQLiteBackend.open(path: backend.path, schema: schema), location: store.location)
-    } opener: { store in
-        guard let backend = store.backend as? SQLiteBackend else { throw StrataError(.unsupportedStore, "not SQLite") }
-        let path = backend.path
-        return { schema in try await SQLiteBackend.open(path: path, schema: schema) }
     })
 
 @Suite("Conformance: SQLite")

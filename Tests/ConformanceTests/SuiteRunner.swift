@@ -18,6 +18,13 @@ func run(_ check: ConformanceCheck, on suite: ConformanceSuite) async throws {
     }
 }
 
+/// A registry of a runner's own, filled by `register` (what a backend under test migrates through).
+func registered(_ register: (BackendRegistry) -> Void) -> BackendRegistry {
+    let registry = BackendRegistry()
+    register(registry)
+    return registry
+}
+
 /// A new path in the temporary directory for one check's store.
 func temporaryPath(_ suffix: String) -> String {
     FileManager.default.temporaryDirectory.appendingPathComponent("strata-conformance-\(UUID().uuidString).\(suffix)")

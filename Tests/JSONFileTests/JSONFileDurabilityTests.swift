@@ -5,7 +5,8 @@ import StrataJSONFile
 import Testing
 
 let jsonDurable = DurableBackend(
-    name: "JSON file", location: { $0 + "/store.json" },
+    name: "JSON file", location: { $0 + "/store.json" }, scheme: "json",
+    register: { JSONFileBackend.register(in: $0) },
     open: { try await JSONFileBackend.open(path: $0, schema: $1) },
     verify: { try await JSONFileBackend.verify(path: $0, schema: $1) },
     files: { [("data", $0), ("log", $0 + ".journal")] }, pageSize: 4_096,

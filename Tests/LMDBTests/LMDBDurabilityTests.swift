@@ -5,7 +5,7 @@ import StrataLMDB
 import Testing
 
 let lmdbDurable = DurableBackend(
-    name: "LMDB", location: { $0 + "/store" },
+    name: "LMDB", location: { $0 + "/store" }, scheme: "lmdb", register: { LMDBBackend.register(in: $0) },
     open: { try await LMDBBackend.open(path: $0, schema: $1) },
     verify: { try await LMDBBackend.verify(path: $0, schema: $1) },
     files: { [("data", $0 + "/data.mdb")] }, pageSize: 4_096)

@@ -118,10 +118,12 @@ struct PostgresBackendTests {
         #expect(try await Self.presenceOnceSettled(location, seen: observer) == 0, "closed")
         do { _ = try await PostgresBackend.open(url: url, schema: schema) }
         #expect(try await Self.presenceOnceSettled(location, seen: observer) == 0, "dropped without close()")
-        // The probe open of a tool: refused (the store holds another schema), so closed at once.
-        let stored = try await Store.storedShape(of: url) { try await PostgresBackend.open(url: url, schema: $0) }
+        // A tool's attach, and an open refused because the store holds another schema.
+        let stored = try #require(try await PostgresBackend.storedDescription(url: url))
         #expect(stored.entities.contains { $0.name == "Trip" })
-        #expect(try await Self.presenceOnceSettled(location, seen: observer) == 0, "a refused open")
+        let other = try Schema(entities: [EntityDescription(name: "Other", idKind: .uuid)])
+        await #expect(throws: StrataError.self) { _ = try await PostgresBackend.open(url: url, schema: other) }
+        #expect(try await Self.presenceOnceSettled(location, seen: observer) == 0, "an attach and a refused open")
         try await PostgresBackend.destroy(url: url)
         try await PostgresBackend.destroy(url: observer.location.description)
         try await observer.close()

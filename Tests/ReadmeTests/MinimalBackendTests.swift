@@ -18,13 +18,14 @@ import Testing
     static func reopen(_ store: Store, with schema: Schema) async throws -> Store {
         try await store.close()
         let location = try #require(store.location)
-        return try await Store.open(location.description, schema: schema, registry: registry)
+        return try await Store.open(location.description, schema: schema, options: OpenOptions(registry: registry))
     }
 
     @Test func theArticlesMinimalBackendPassesTheSuite() async throws {
         let suite = ConformanceSuite(
             backend: BackendUnderTest(name: "DictionaryBackend") { schema in
-                try await Store.open("dictionary:\(UUID())", schema: schema, registry: Self.registry)
+                try await Store.open(
+                    "dictionary:\(UUID())", schema: schema, options: OpenOptions(registry: Self.registry))
             } reopen: { store in
                 try await Self.reopen(store, with: store.schema)
             } reopenWithSchema: { store, schema in

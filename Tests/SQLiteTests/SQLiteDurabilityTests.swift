@@ -5,7 +5,7 @@ import StrataSQLite
 import Testing
 
 let sqliteDurable = DurableBackend(
-    name: "SQLite", location: { $0 + "/store.sqlite" },
+    name: "SQLite", location: { $0 + "/store.sqlite" }, scheme: "sqlite", register: { SQLiteBackend.register(in: $0) },
     open: { try await SQLiteBackend.open(path: $0, schema: $1) },
     verify: { try await SQLiteBackend.verify(path: $0, schema: $1) },
     files: { [("data", $0), ("log", $0 + "-wal")] }, pageSize: 4_096,

@@ -138,11 +138,13 @@ struct SQLiteFileTests {
     @Test func theURLSchemesOpen() async throws {
         let registry = BackendRegistry()
         SQLiteBackend.register(in: registry)
-        let memory = try await Store.open("sqlite::memory:", schema: try TravelDomain.schema(), registry: registry)
+        let memory = try await Store.open(
+            "sqlite::memory:", schema: try TravelDomain.schema(), options: OpenOptions(registry: registry))
         try await memory.repository(Tag.self).insert(Tag(id: "m", label: "M"))
         #expect(try await memory.repository(Tag.self).count() == 1)
         try await withTemporaryPath { path in
-            let store = try await Store.open("sqlite:\(path)", schema: try TravelDomain.schema(), registry: registry)
+            let store = try await Store.open(
+                "sqlite:\(path)", schema: try TravelDomain.schema(), options: OpenOptions(registry: registry))
             try await store.repository(Tag.self).insert(Tag(id: "f", label: "F"))
             try await store.close()
             #expect(FileManager.default.fileExists(atPath: path))

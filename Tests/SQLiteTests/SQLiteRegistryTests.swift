@@ -17,7 +17,7 @@ struct SQLiteRegistryTests {
         #expect(!registry.verifies("memory"), "a memory store has no files")
         try await withTemporaryPath { path in
             let schema = try TravelDomain.schema()
-            let store = try await Store.open("sqlite:\(path)", schema: schema, registry: registry)
+            let store = try await Store.open("sqlite:\(path)", schema: schema, options: OpenOptions(registry: registry))
             try await store.repository(Tag.self).insert(Tag(id: "beach", label: "Beach"))
             try await store.close()
             let report = try #require(try await registry.verify(StoreLocation("sqlite:\(path)"), schema: schema))

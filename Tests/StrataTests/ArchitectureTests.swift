@@ -80,4 +80,13 @@ import Testing
             #expect(wrong.isEmpty, "\(file.path.dropFirst(Self.root.path.count + 1)) imports \(wrong.sorted())")
         }
     }
+
+    /// SwiftPM reads the tools version from a manifest's first line; a formatter that sorts imports
+    /// must not move it (older toolchains refuse a manifest that does not start with it).
+    @Test(arguments: ["Package.swift", "Benchmarks/Package.swift"])
+    func aManifestStartsWithItsToolsVersion(_ path: String) throws {
+        let text = try String(contentsOf: Self.root.appendingPathComponent(path), encoding: .utf8)
+        let first = text.split(separator: "\n", maxSplits: 1).first.map(String.init) ?? ""
+        #expect(first.hasPrefix("// swift-tools-version:"), "\(path) starts with \(first)")
+    }
 }

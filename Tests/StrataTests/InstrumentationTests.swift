@@ -49,7 +49,7 @@ import Testing
         let (instrumentation, captured, metrics) = instrumented(slowSave: .zero)
         let store = try await Store.open(
             "memory:instrumented-\(UUID().uuidString.prefix(6))", schema: try TravelDomain.schema(),
-            instrumentation: instrumentation)
+            options: OpenOptions(instrumentation: instrumentation))
         #expect(captured.all.contains { $0.level == .info && $0.message == "opened store" })
         let secret = "Ana-\(UUID().uuidString)"
         try await store.repository(Person.self).insert(Person(name: secret))

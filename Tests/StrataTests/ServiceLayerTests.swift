@@ -163,7 +163,8 @@ import Testing
         InMemoryBackend.register()
         let name = "reopen-\(UUID().uuidString.prefix(8))"
         let store = try await Store.open(
-            "memory:\(name)", schema: try TravelDomain.schema(), sync: SyncConfiguration(clientID: "phone"))
+            "memory:\(name)", schema: try TravelDomain.schema(),
+            options: OpenOptions(sync: SyncConfiguration(clientID: "phone")))
         let reopened = try await store.reopen()
         #expect(reopened.sync?.clientID == "phone")
         try await reopened.repository(Tag.self).insert(Tag(id: "beach", label: "Beach"))

@@ -11,10 +11,12 @@ private typealias Tag = StrataConformance.Tag
     @Test func openingAnUnregisteredSchemeIsATypedError() async throws {
         let registry = BackendRegistry()
         await #expect(throws: StrataError.self) {
-            try await Store.open("nosuch:x", schema: try TravelDomain.schema(), registry: registry)
+            try await Store.open(
+                "nosuch:x", schema: try TravelDomain.schema(), options: OpenOptions(registry: registry))
         }
         do {
-            _ = try await Store.open("nosuch:x", schema: try TravelDomain.schema(), registry: registry)
+            _ = try await Store.open(
+                "nosuch:x", schema: try TravelDomain.schema(), options: OpenOptions(registry: registry))
         } catch let error as StrataError {
             #expect(error.code == .unsupportedStore)
         }
@@ -24,11 +26,14 @@ private typealias Tag = StrataConformance.Tag
         let registry = BackendRegistry()
         InMemoryBackend.register(in: registry)
         let name = "memory:shared-\(UUID())"
-        let first = try await Store.open(name, schema: try TravelDomain.schema(), registry: registry)
-        let second = try await Store.open(name, schema: try TravelDomain.schema(), registry: registry)
+        let first = try await Store.open(
+            name, schema: try TravelDomain.schema(), options: OpenOptions(registry: registry))
+        let second = try await Store.open(
+            name, schema: try TravelDomain.schema(), options: OpenOptions(registry: registry))
         try await first.repository(Tag.self).insert(Tag(id: "x", label: "X"))
         #expect(try await second.repository(Tag.self).fetch("x")?.label == "X")
-        let anonymous = try await Store.open("memory:", schema: try TravelDomain.schema(), registry: registry)
+        let anonymous = try await Store.open(
+            "memory:", schema: try TravelDomain.schema(), options: OpenOptions(registry: registry))
         #expect(try await anonymous.repository(Tag.self).count() == 0)
     }
 
@@ -36,14 +41,15 @@ private typealias Tag = StrataConformance.Tag
         let registry = BackendRegistry()
         InMemoryBackend.register(in: registry)
         let name = "memory:shape-\(UUID())"
-        let store = try await Store.open(name, schema: try TravelDomain.schema(), registry: registry)
+        let store = try await Store.open(
+            name, schema: try TravelDomain.schema(), options: OpenOptions(registry: registry))
         try await store.repository(Tag.self).insert(Tag(id: "kept", label: "Kept"))
         let other = try Schema(entities: [
             EntityDescription(
                 name: "Tag", idKind: .string, attributes: [AttributeDescription(name: "title", type: .string)])
         ])
         do {
-            _ = try await Store.open(name, schema: other, registry: registry)
+            _ = try await Store.open(name, schema: other, options: OpenOptions(registry: registry))
             Issue.record("expected incompatibleStore")
         } catch let error as StrataError {
             #expect(error.code == .incompatibleStore)

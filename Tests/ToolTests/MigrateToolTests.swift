@@ -45,7 +45,7 @@ struct MigrateToolTests {
     }
 
     func digest(_ url: String) async throws -> StoreDigest {
-        let store = try await Store.openWithStoredSchema(url)
+        let store = try await Store.openStored(url)
         let digest = try await store.digest()
         try await store.close()
         return digest
@@ -90,7 +90,7 @@ struct MigrateToolTests {
         )
         // The recorded rule holds for a tool: deny refuses deleting a trip with stops.
         try await store.close()
-        let tool = try await Store.openWithStoredSchema(url)
+        let tool = try await Store.openStored(url)
         await #expect(throws: StrataError.self) {
             try await tool.transaction { try $0.delete("Trip", id: .uuid(data.lisbonSpring.id)) }
         }

@@ -22,7 +22,9 @@ extension LMDBBackend {
     /// Run it on a store no process is writing (it reads without the lock file).
     /// - Throws: `StrataError` `notAStore` or `incompatibleStore` when `path` is not a Strata
     ///   LMDB store of `schema`; everything else is a finding in the report.
-    public static func verify(path: String, schema: Schema, timeout: Duration = .seconds(120)) async throws
+    ///
+    /// `schema` `nil` checks the store against the schema it holds (what `strata verify` does).
+    public static func verify(path: String, schema: Schema? = nil, timeout: Duration = .seconds(120)) async throws
         -> VerifyReport
     {
         var report = VerifyReport(location: "lmdb:\(path)")
@@ -45,7 +47,13 @@ extension LMDBBackend {
         }
         report = try await walkReport(path: path, timeout: timeout, into: report)
         guard report.isSound else { return report }
-        try checkRecords(path: path, schema: schema, into: &report)
+        // The walk was clean: reading the stored description in this process is safe.
+        var checked = schema
+        if checked == nil {
+            let stored = try await storedDescription(path: path, options: Options(verifyStructureAtOpen: false))
+            checked = try stored?.schema() ?? Schema(entities: [])
+        }
+        try checkRecords(path: path, schema: checked ?? Schema(entities: []), into: &report)
         return report
     }
 

@@ -5,6 +5,7 @@ import GRDB
 import Strata
 import StrataLMDB
 import StrataSQLite
+import Synchronization
 
 // Migrating a large store (`make bench-migration`): for SQLite and LMDB and each N
 // (STRATA_MIGRATION_SIZES, default 100000,1000000), a child process of its own fills a store of N
@@ -85,6 +86,16 @@ func openBackend(_ backend: String, _ path: String, _ schema: Schema) async thro
         : try await LMDBBackend.open(path: path, schema: schema, options: .init(initialMapSize: 1 << 30))
 }
 
+/// The registry the migrations open through, with the backends' options of `openBackend`.
+let registry: BackendRegistry = {
+    let registry = BackendRegistry()
+    SQLiteBackend.register(
+        in: registry,
+        options: .init(cacheSizeMiB: Int(environment["STRATA_MIGRATION_SQLITE_CACHE_MIB"] ?? "") ?? 64))
+    LMDBBackend.register(in: registry, options: .init(initialMapSize: 1 << 30))
+    return registry
+}()
+
 /// A version 1 store of `count` records at `path`.
 func fill(_ backend: String, _ count: Int, _ path: String) async throws {
     let store = Store(backend: try await openBackend(backend, path, try versions()[0].schema))
@@ -119,21 +130,25 @@ func migrate(_ backend: String, _ path: String, _ step: Int) async throws {
     var anonymous = rss("RssAnon")
     var migrated: Store?
     let took = try await seconds {
-        let run = Store.migrating(schema: all[step].schema, migrations: plan) { schema in
-            try await openBackend(backend, path, schema)
-        }
         // Heap (anonymous) memory, sampled after each batch: LMDB's mapped file pages and
         // SQLite's page cache count in the peak RSS too.
-        var phase = ""
-        for await step in run.progress {
-            let now = rss("RssAnon")
-            if environment["STRATA_MIGRATION_PHASES"] != nil, "\(step.phase)" != phase || now > anonymous + 32 {
-                phase = "\(step.phase)"
-                print("NOTE\tstep \(step): heap \(Int(now)) MiB")
-            }
-            anonymous = max(anonymous, now)
-        }
-        migrated = try await run.store
+        let sampled = Mutex((phase: "", anonymous: anonymous))
+        let notes = environment["STRATA_MIGRATION_PHASES"] != nil
+        migrated = try await Store.open(
+            "\(backend):\(path)", schema: all[step].schema,
+            options: OpenOptions(
+                registry: registry, migrations: plan,
+                progress: { step in
+                    let now = rss("RssAnon")
+                    sampled.withLock { sample in
+                        if notes, "\(step.phase)" != sample.phase || now > sample.anonymous + 32 {
+                            sample.phase = "\(step.phase)"
+                            print("NOTE\tstep \(step): heap \(Int(now)) MiB")
+                        }
+                        sample.anonymous = max(sample.anonymous, now)
+                    }
+                }))
+        anonymous = sampled.withLock { $0.anonymous }
     }
     let peak = rss("VmHWM")
     try await migrated?.close()

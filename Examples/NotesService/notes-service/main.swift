@@ -21,7 +21,7 @@ let logger = Logger(label: "notes")
 let environment = ProcessInfo.processInfo.environment
 let store = try await Store.open(
     environment["NOTES_STORE"] ?? "sqlite:./notes.sqlite", schema: try Schema(Note.self),
-    instrumentation: StoreInstrumentation(logger: logger))
+    options: OpenOptions(instrumentation: StoreInstrumentation(logger: logger)))
 let app = Application(
     router: notesRouter(Notes(notes: store.repository(Note.self))),
     configuration: .init(address: .hostname("127.0.0.1", port: Int(environment["PORT"] ?? "") ?? 8080)), logger: logger)

@@ -51,7 +51,7 @@ public struct MigrationStage: Sendable {
 }
 
 /// How a store written with an older schema becomes one of the app's schema, given to
-/// ``Store/open(_:schema:migrations:registry:sync:instrumentation:)``.
+/// ``Store/open(_:schema:options:)`` with ``OpenOptions/migrations``.
 ///
 /// ```swift
 /// let plan = MigrationPlan(

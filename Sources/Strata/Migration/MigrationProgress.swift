@@ -1,4 +1,4 @@
-/// Where a running migration is: published after each batch (see ``Store/migrating(_:schema:migrations:registry:sync:instrumentation:)``).
+/// Where a running migration is: published after each batch (see ``OpenOptions/progress``).
 public struct MigrationProgress: Sendable, Hashable, CustomStringConvertible {
     /// The stage running, from 1.
     public var stage: Int

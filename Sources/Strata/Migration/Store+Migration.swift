@@ -3,135 +3,41 @@ import Logging
 import Synchronization
 
 extension Store {
-    /// Opens the store at `url`, migrating it first when it holds another version of the schema.
+    /// The migration half of ``open(_:schema:options:)``, for a store at `location` holding
+    /// `stored`, which the app's schema (`app`) does not open as it is.
     ///
-    /// - Opening with the schema the store holds (same shape, and same version when the plan names
-    ///   one) does nothing more than open: no migration, no write, no history.
-    /// - Otherwise, with `migrations`, the plan's stages run from the store's version to the
-    ///   app's in one write transaction (see ``MigrationPlan``); the history gains one entry
-    ///   (author `strata.migration`). Any failure — a custom stage throwing, a required value
-    ///   missing, duplicates under a new unique constraint, a crash — leaves the store exactly as
-    ///   it was, and the error names the entity, record and property.
-    /// - Without `migrations`, a store of another shape is `StrataError.Code.incompatibleStore`
-    ///   naming every difference; a store of a version the plan does not know (a newer app's) is
-    ///   refused the same way, naming both versions. The store is never touched.
+    /// - The plan's stages run from the store's version to the app's in one write transaction (see
+    ///   ``MigrationPlan``); the history gains one entry (author `strata.migration`). Any failure —
+    ///   a custom stage throwing, a required value missing, duplicates under a new unique
+    ///   constraint, a crash — leaves the store exactly as it was, and the error names the entity,
+    ///   record and property.
+    /// - A store of a version the plan does not know (a newer app's) is refused, naming both
+    ///   versions; the store is never touched.
     ///
     /// Close other handles onto the store (in this process and others) before migrating: they
     /// hold the old layout.
-    public static func open(
-        _ url: String, schema: Schema, migrations: MigrationPlan?, registry: BackendRegistry = .shared,
-        sync: SyncConfiguration? = nil,
-        instrumentation: StoreInstrumentation = .standard
-    ) async throws -> Store {
-        try await open(
-            url, schema: schema, migrations: migrations, registry: registry, sync: sync,
-            instrumentation: instrumentation, progress: { _ in })
-    }
-
-    /// `open(_:schema:migrations:registry:sync:instrumentation:)` publishing the migration's progress: the
-    /// returned run's ``MigrationRun/progress`` yields after each batch, and ``MigrationRun/store``
-    /// gives the opened store (or the error).
-    ///
-    /// ```swift
-    /// let run = Store.migrating("sqlite:app.sqlite", schema: v3, migrations: plan)
-    /// for await step in run.progress { print(step) }
-    /// let store = try await run.store
-    /// ```
-    public static func migrating(
-        _ url: String, schema: Schema, migrations: MigrationPlan, registry: BackendRegistry = .shared,
-        sync: SyncConfiguration? = nil,
-        instrumentation: StoreInstrumentation = .standard
-    ) -> MigrationRun {
-        MigrationRun { progress in
-            try await open(
-                url, schema: schema, migrations: migrations, registry: registry, sync: sync,
-                instrumentation: instrumentation, progress: progress)
-        }
-    }
-
-    /// Opens a store through `opening` (a backend opened by other means than a URL: a custom
-    /// backend, a test), migrating it as `open(_:schema:migrations:registry:sync:instrumentation:)` does.
-    /// `opening` is called with the schema to open with: the store's own for the migration, then
-    /// the app's.
-    public static func open(
-        schema: Schema, migrations: MigrationPlan?, location: StoreLocation? = nil, sync: SyncConfiguration? = nil,
-        instrumentation: StoreInstrumentation = .standard,
-        opening: @escaping @Sendable (Schema) async throws -> any StorageBackend
-    ) async throws -> Store {
-        try await open(
-            schema: schema, migrations: migrations, location: location, sync: sync, instrumentation: instrumentation,
-            opening: opening,
-            progress: { _ in })
-    }
-
-    /// `open(schema:migrations:location:sync:instrumentation:opening:)` publishing the migration's progress.
-    public static func migrating(
-        schema: Schema, migrations: MigrationPlan, location: StoreLocation? = nil, sync: SyncConfiguration? = nil,
-        instrumentation: StoreInstrumentation = .standard,
-        opening: @escaping @Sendable (Schema) async throws -> any StorageBackend
-    ) -> MigrationRun {
-        MigrationRun { progress in
-            try await open(
-                schema: schema, migrations: migrations, location: location, sync: sync,
-                instrumentation: instrumentation, opening: opening,
-                progress: progress)
-        }
-    }
-
-    static func open(
-        _ url: String, schema: Schema, migrations: MigrationPlan?, registry: BackendRegistry, sync: SyncConfiguration?,
-        instrumentation: StoreInstrumentation, progress: @escaping @Sendable (MigrationProgress) -> Void
-    ) async throws -> Store {
-        let location = try StoreLocation(url)
-        return try await open(
-            schema: schema, migrations: migrations, location: location, sync: sync, instrumentation: instrumentation,
-            opening: { schema in
-                try await registry.open(location, schema: schema)
-            }, progress: progress)
-    }
-
-    static func open(
-        schema: Schema, migrations: MigrationPlan?, location: StoreLocation?, sync: SyncConfiguration?,
-        instrumentation: StoreInstrumentation,
-        opening: @escaping @Sendable (Schema) async throws -> any StorageBackend,
-        progress: @escaping @Sendable (MigrationProgress) -> Void
-    ) async throws -> Store {
-        let opening = RecordedSchema.checked(opening, path: location?.description ?? "the store")
-        // Without a plan nothing can be migrated, so only the shape is compared.
-        let app = try migrations?.appSchema(schema) ?? schema.versioned(nil)
-        let store: Store
+    static func migrate(
+        _ location: StoreLocation, from stored: SchemaDescription, to app: Schema, plan: MigrationPlan,
+        options: OpenOptions
+    ) async throws {
+        let path = location.description
+        let logger = options.instrumentation.logger
+        logger.notice(
+            "migrating store",
+            metadata: ["store": "\(path)", "from": "\(stored.version ?? "unnamed")", "to": "\(app.version ?? "app")"])
+        let started = ContinuousClock.now
+        let registry = options.registry
         do {
-            store = Store(
-                backend: try await opening(app), location: location, sync: sync, participants: [],
-                instrumentation: instrumentation)
-        } catch let error as StrataError where error.code == .incompatibleStore {
-            guard let plan = migrations, let mismatch = error.underlying as? StoredSchemaMismatch else { throw error }
-            let path = location?.description ?? "the store"
-            let logger = instrumentation.logger
-            logger.notice(
-                "migrating store",
-                metadata: [
-                    "store": "\(path)", "from": "\(mismatch.stored.version ?? "unnamed")",
-                    "to": "\(app.version ?? "app")",
-                ])
-            let started = ContinuousClock.now
-            do {
-                try await migrate(
-                    path, from: mismatch.stored, to: app, plan: plan, opening: opening, progress: progress)
-            } catch {
-                logger.error(
-                    "migration failed, store unchanged",
-                    metadata: ["store": "\(path)", "error": "\(StoreInstrumentation.kind(of: error))"])
-                throw error
-            }
-            logger.notice(
-                "migrated store", metadata: ["store": "\(path)", "duration": "\(ContinuousClock.now - started)"])
-            store = Store(
-                backend: try await opening(app), location: location, sync: sync, participants: [],
-                instrumentation: instrumentation)
+            try await migrate(
+                path, from: stored, to: app, plan: plan, opening: { try await registry.open(location, schema: $0) },
+                progress: options.progress ?? { _ in })
+        } catch {
+            logger.error(
+                "migration failed, store unchanged",
+                metadata: ["store": "\(path)", "error": "\(StoreInstrumentation.kind(of: error))"])
+            throw error
         }
-        await store.opened()
-        return store
+        logger.notice("migrated store", metadata: ["store": "\(path)", "duration": "\(ContinuousClock.now - started)"])
     }
 
     /// Opens the store with the schema it holds and runs the plan's stages on it: in place, or on
@@ -250,27 +156,5 @@ extension Store {
         throw StrataError(
             .migrationRequired, entity: first.entity, property: first.property,
             "\(step.name): no lightweight step covers these changes; add a custom stage to the migration plan: \(list)")
-    }
-}
-
-/// A migration started by ``Store/migrating(_:schema:migrations:registry:sync:instrumentation:)``: its progress as
-/// it runs, and the store once it is open.
-public struct MigrationRun: Sendable {
-    /// One value after each batch of each stage; finishes when the migration ends either way.
-    public let progress: AsyncStream<MigrationProgress>
-    let task: Task<Store, any Error>
-
-    init(_ work: @escaping @Sendable (@escaping @Sendable (MigrationProgress) -> Void) async throws -> Store) {
-        let (stream, continuation) = AsyncStream<MigrationProgress>.makeStream(bufferingPolicy: .bufferingNewest(1024))
-        progress = stream
-        task = Task {
-            defer { continuation.finish() }
-            return try await work { continuation.yield($0) }
-        }
-    }
-
-    /// The opened store, or the migration's error.
-    public var store: Store {
-        get async throws { try await task.value }
     }
 }

@@ -40,67 +40,37 @@ extension Store {
         try? await recordDeclaration(SchemaFile(schema))
     }
 
-    /// The shape the store at `url` holds, learnt without the app's schema: the store refuses a
-    /// schema it does not hold and names the one it does. A store that holds none (new, or empty)
-    /// is `StrataError.Code.notAStore` — note that for a file backend, asking about a path with
-    /// no file creates an empty store there; check that the file exists first.
+    /// The shape the store at `url` holds, read by its backend's attach without the app's schema
+    /// and without changing anything; `nil` when no store is there (asking never creates one).
     public static func storedShape(at url: String, registry: BackendRegistry = .shared) async throws
-        -> SchemaDescription
+        -> SchemaDescription?
     {
-        let location = try StoreLocation(url)
-        return try await storedShape(of: url) { try await registry.open(location, schema: $0) }
-    }
-
-    /// `storedShape(at:registry:)` for a backend opened by other means; `opening` is called
-    /// with a schema no store holds.
-    public static func storedShape(
-        of name: String, opening: @Sendable (Schema) async throws -> any StorageBackend
-    ) async throws -> SchemaDescription {
-        var probe = try Schema(entities: [
-            EntityDescription(name: "StrataSchemaProbe\(UUID().uuidString.prefix(8))", idKind: .uuid)
-        ])
-        probe.recordsDeclaration = false
-        do {
-            // A backend that leaves the check to the engine opens with any schema; the engine's
-            // recorded description then says what the store holds.
-            let backend = try await opening(probe)
-            let stored = try? await RecordedSchema.stored(in: backend, path: name)
-            try? await backend.close()
-            if let stored { return stored }
-        } catch let error as StrataError {
-            guard let mismatch = error.underlying as? StoredSchemaMismatch else { throw error }
-            return mismatch.stored
-        }
-        throw StrataError(.notAStore, "\(name) holds no schema (a new or empty store): nothing to open")
+        try await registry.attach(try StoreLocation(url))
     }
 
     /// Opens the existing store at `url` with the schema it holds, for tools that lack the app's
     /// Swift types: the app's recorded declaration (`declaredSchema()`) when it matches the stored
     /// shape — so delete rules, defaults and validation rules apply — else the bare stored shape
     /// (nullify delete rules, no validation; see `SchemaDescription.schema()`). Opening this way
-    /// records nothing.
-    public static func openWithStoredSchema(
-        _ url: String, registry: BackendRegistry = .shared, sync: SyncConfiguration? = nil
-    ) async throws -> Store {
+    /// records nothing; `options.migrations` is not used. No store at `url` is
+    /// `StrataError.Code.notAStore`, and nothing is created there.
+    public static func openStored(_ url: String, options: OpenOptions = OpenOptions()) async throws -> Store {
         let location = try StoreLocation(url)
-        return try await openWithStoredSchema(location: location, sync: sync) {
-            try await registry.open(location, schema: $0)
+        let registry = options.registry
+        guard let stored = try await registry.attach(location) else {
+            throw StrataError(.notAStore, "there is no store at \(location): nothing to open")
         }
-    }
-
-    /// `openWithStoredSchema(_:registry:sync:)` for a backend opened by other means; `opening`
-    /// is called with the schemas to try.
-    public static func openWithStoredSchema(
-        location: StoreLocation?, sync: SyncConfiguration? = nil,
-        opening: @Sendable (Schema) async throws -> any StorageBackend
-    ) async throws -> Store {
-        let stored = try await storedShape(of: location?.description ?? "the store", opening: opening)
-        let store = Store(backend: try await opening(try stored.schema()), location: location, sync: sync)
+        func opened(_ schema: Schema) async throws -> Store {
+            Store(
+                backend: try await registry.open(location, schema: schema), location: location, sync: options.sync,
+                participants: [], instrumentation: options.instrumentation, registry: registry)
+        }
+        let store = try await opened(try stored.schema())
         guard let declared = await store.matchingDeclaration(), let schema = try? declared.schema() else {
             return store
         }
         try await store.close()
-        return Store(backend: try await opening(schema), location: location, sync: sync)
+        return try await opened(schema)
     }
 
     /// The recorded declaration if it declares the shape (and version) the store holds — one an

@@ -18,23 +18,36 @@ public final class Store: Sendable {
     /// Delivers commits to observers; shared by every store over the same backend.
     package let hub: CommitHub
 
-    /// Opens the store at `url` with the backend registered for its scheme.
+    /// Opens the store at `url` with the backend registered for its scheme — the one way an app
+    /// opens a store. In two phases, decided here once: the backend attaches to the location and
+    /// reports the schema the store holds (changing nothing); no store there creates one with
+    /// `schema`; the same schema opens; another is migrated with `options.migrations` (see
+    /// ``MigrationPlan``) or refused with `StrataError.Code.incompatibleStore` naming every
+    /// difference, the store untouched.
     ///
     /// - Parameters:
     ///   - url: `scheme:path`, such as `sqlite:./app.sqlite`, `memory:`, `postgres://…`.
-    ///   - schema: The app's schema; a store of another schema needs a migration plan.
-    ///   - registry: Where the scheme's backend is registered.
-    ///   - sync: Turns on the durable outbox for a ``SyncEngine`` to push.
-    ///   - instrumentation: Where the store logs and reports metrics (see ``StoreInstrumentation``).
-    public static func open(
-        _ url: String, schema: Schema, registry: BackendRegistry = .shared, sync: SyncConfiguration? = nil,
-        instrumentation: StoreInstrumentation = .standard
-    ) async throws -> Store {
+    ///   - schema: The app's schema.
+    ///   - options: Registry, sync, instrumentation, migrations and their progress.
+    public static func open(_ url: String, schema: Schema, options: OpenOptions = OpenOptions()) async throws -> Store {
         let location = try StoreLocation(url)
-        let backend = try await registry.open(location, schema: schema)
-        try await RecordedSchema.reconcile(backend, schema: schema, path: location.description)
+        let app = try options.migrations?.appSchema(schema) ?? schema
+        // Without a plan nothing can be migrated, so only the shape is compared; with one, the
+        // version too (a data-only stage changes the version and not the shape).
+        let wanted = SchemaDescription(options.migrations == nil ? schema.versioned(nil) : app)
+        let path = location.description
+        if let stored = try await options.registry.attach(location), !stored.isOpenable(as: wanted) {
+            guard let plan = options.migrations else {
+                throw StoredSchema.mismatch(stored: stored, current: wanted, path: path)
+            }
+            try await migrate(location, from: stored, to: app, plan: plan, options: options)
+        }
+        let backend = try await options.registry.open(location, schema: app)
+        // Records the description in a new store; refuses one that changed since it was attached.
+        try await RecordedSchema.reconcile(backend, schema: app, wanted: wanted, path: path)
         let store = Store(
-            backend: backend, location: location, sync: sync, participants: [], instrumentation: instrumentation)
+            backend: backend, location: location, sync: options.sync, participants: [],
+            instrumentation: options.instrumentation, registry: options.registry)
         await store.opened()
         return store
     }
@@ -44,6 +57,8 @@ public final class Store: Sendable {
 
     /// Where the store logs and reports metrics.
     public let instrumentation: StoreInstrumentation
+    /// The registry the store was opened through (what ``reopen()`` opens it with again).
+    let registry: BackendRegistry
 
     /// Wraps a backend opened by other means (a custom backend, a test).
     public convenience init(
@@ -56,8 +71,9 @@ public final class Store: Sendable {
     init(
         backend: any StorageBackend, location: StoreLocation?, sync: SyncConfiguration?,
         participants: [any CommitParticipant],
-        instrumentation: StoreInstrumentation = .standard
+        instrumentation: StoreInstrumentation = .standard, registry: BackendRegistry = .shared
     ) {
+        self.registry = registry
         self.instrumentation = instrumentation
         self.schema = backend.schema
         self.backend = backend
@@ -73,14 +89,14 @@ public final class Store: Sendable {
     public func withSync(_ configuration: SyncConfiguration?) -> Store {
         Store(
             backend: backend, location: location, sync: configuration, participants: extraParticipants,
-            instrumentation: instrumentation)
+            instrumentation: instrumentation, registry: registry)
     }
 
     /// The same store with one more participant in every local save.
     package func adding(_ participant: any CommitParticipant) -> Store {
         Store(
             backend: backend, location: location, sync: sync, participants: extraParticipants + [participant],
-            instrumentation: instrumentation)
+            instrumentation: instrumentation, registry: registry)
     }
 
     /// The typed repository for one model.
@@ -158,22 +174,23 @@ public final class Store: Sendable {
 }
 
 extension Store {
-    /// Closes this store and opens it again at its `location` with the same schema, sync
-    /// configuration and participants — what `close()` then `Store.open(…)` does, without
-    /// forgetting `sync:`. Observations of this store end with `StrataError.Code.storeClosed`.
-    /// A store wrapped around a backend opened by other means has no location to reopen
-    /// (`StrataError.Code.unsupportedStore`).
-    public func reopen(registry: BackendRegistry = .shared) async throws -> Store {
+    /// Closes this store and opens it again at its `location`, through the registry it was opened
+    /// with, with the same schema, sync configuration and participants — what `close()` then
+    /// `Store.open(…)` does, without forgetting any option. Observations of this store end with
+    /// `StrataError.Code.storeClosed`. A store wrapped around a backend opened by other means has
+    /// no location to reopen (`StrataError.Code.unsupportedStore`).
+    public func reopen() async throws -> Store {
         guard let location else {
             throw StrataError(
                 .unsupportedStore,
                 "this store was wrapped around a backend opened by other means: open that backend again")
         }
         try await close()
+        let backend = try await registry.open(location, schema: schema)
+        try await RecordedSchema.reconcile(backend, schema: schema, path: location.description)
         let store = Store(
-            backend: try await registry.open(location, schema: schema), location: location, sync: sync,
-            participants: extraParticipants,
-            instrumentation: instrumentation)
+            backend: backend, location: location, sync: sync, participants: extraParticipants,
+            instrumentation: instrumentation, registry: registry)
         await store.opened()
         return store
     }

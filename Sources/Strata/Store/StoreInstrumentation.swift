@@ -3,7 +3,7 @@ import Logging
 import Metrics
 
 /// How a store reports what it does: a swift-log `Logger` and a swift-metrics factory, given at
-/// open (``Store/open(_:schema:registry:sync:instrumentation:)``).
+/// open (``Store/open(_:schema:options:)``).
 ///
 /// Logged: opens and migrations (`info`/`notice`), saves slower than `slowSave` (`warning`),
 /// merge conflicts (`info`), sync pushes and pulls (`debug`; failures `warning`). Entity names,

@@ -6,6 +6,21 @@ import StrataTools
 /// app's types applying it — delete rules judged by it when references are checked.
 enum ToolChecks {
     static let all: [ConformanceCheck] = [
+        ConformanceCheck(.tools, "attachingReadsTheStoredShapeAndChangesNothing", requires: [.migrate]) { c in
+            let (store, _) = try await c.seeded()
+            let (registry, url) = try c.registered(store)
+            let before = try await store.history().count
+            let attached = try expectNotNil(
+                try await registry.attach(try StoreLocation(url)), "a store is there: attach reports its shape")
+            try expect(
+                attached.sameShape(as: SchemaDescription(store.schema)),
+                "attach reports the shape the store was written with: \(attached)")
+            try expectEqual(try await Store.storedShape(at: url, registry: registry), attached)
+            try expect(try await registry.exists(try StoreLocation(url)), "exists agrees with attach")
+            try expectEqual(try await store.history().count, before, "attaching wrote nothing")
+            let reopened = try await c.migrate(store, to: store.schema, plan: nil)
+            try expectEqual(try await reopened.history().count, before, "opening an equal shape wrote nothing")
+        },
         ConformanceCheck(.tools, "anAppsOpenRecordsItsDeclaredSchema", requires: [.migrate]) { c in
             let schema = try TravelDomain.schema()
             let store = try await c.store(schema)
@@ -21,9 +36,9 @@ enum ToolChecks {
         ConformanceCheck(.tools, "aStoreOpenedWithoutTheAppsTypesAppliesItsRecordedRules", requires: [.migrate]) { c in
             let (seeded, data) = try await c.seeded()
             let store = try await c.migrate(seeded, to: try TravelDomain.schema(), plan: nil)
-            let opening = try c.opener(store)
+            let (registry, url) = try c.registered(store)
             try await store.close()
-            let tool = try await Store.openWithStoredSchema(location: store.location, opening: opening)
+            let tool = try await Store.openStored(url, options: OpenOptions(registry: registry))
             c.adopt(tool)
             try expectEqual(
                 tool.schema.entity("Person")?.relationship("trips")?.deleteRule, .cascade,
@@ -48,14 +63,14 @@ enum ToolChecks {
             try await store.repository(Trip.self).update(trip)
             try await store.repository(Photo.self).delete(photo.id)
             try expectEqual(try await store.checkReferences().count, 0, "noAction leaves the reference by rule")
-            let opening = try c.opener(store)
+            let (registry, url) = try c.registered(store)
             try await store.close()
-            let tool = try await Store.openWithStoredSchema(location: store.location, opening: opening)
+            let tool = try await Store.openStored(url, options: OpenOptions(registry: registry))
             c.adopt(tool)
             try expectEqual(try await tool.checkReferences().count, 0, "the tool judges by the recorded rule")
             try await tool.close()
-            let stored = try await Store.storedShape(of: "the store", opening: opening)
-            let bare = Store(backend: try await opening(try stored.schema()), location: store.location)
+            let stored = try expectNotNil(try await Store.storedShape(at: url, registry: registry), "a store is there")
+            let bare = try await Store.open(url, schema: try stored.schema(), options: OpenOptions(registry: registry))
             c.adopt(bare)
             let findings = try await bare.checkReferences()
             try expectEqual(findings.count, 1, "without rules the reference is damage: \(findings)")

@@ -8,6 +8,10 @@ public struct DurableBackend: Sendable {
     public var name: String
     /// The store's location inside a fresh directory (a file path, or LMDB's directory).
     public var location: @Sendable (_ directory: String) -> String
+    /// The backend's URL scheme, registered in ``registry``: what migrations open through.
+    public var scheme: String
+    /// A registry of this harness's own holding the backend (`register` fills it).
+    public let registry: BackendRegistry
     /// Opens, creating when absent, the store at a location.
     public var open: @Sendable (_ location: String, _ schema: Schema) async throws -> any StorageBackend
     /// The backend's verify routine.
@@ -25,7 +29,8 @@ public struct DurableBackend: Sendable {
 
     /// A backend whose files a trial may damage or whose process it may kill.
     public init(
-        name: String, location: @escaping @Sendable (String) -> String,
+        name: String, location: @escaping @Sendable (String) -> String, scheme: String,
+        register: (BackendRegistry) -> Void,
         open: @escaping @Sendable (String, Schema) async throws -> any StorageBackend,
         verify: @escaping @Sendable (String, Schema) async throws -> VerifyReport,
         files: @escaping @Sendable (String) -> [(role: String, path: String)], pageSize: Int,
@@ -34,12 +39,22 @@ public struct DurableBackend: Sendable {
     ) {
         self.name = name
         self.location = location
+        self.scheme = scheme
+        self.registry = BackendRegistry()
+        register(registry)
         self.open = open
         self.verify = verify
         self.files = files
         self.pageSize = pageSize
         self.compact = compact
         self.reportedRecovery = reportedRecovery
+    }
+
+    /// Opens the store at `location` with `schema` as an app does (`Store.open`), migrating it
+    /// with `plan`.
+    func open(_ location: String, schema: Schema, migrations plan: MigrationPlan?) async throws -> Store {
+        try await Store.open(
+            "\(scheme):\(location)", schema: schema, options: OpenOptions(registry: registry, migrations: plan))
     }
 
     /// Writes `batch` as one save.

@@ -70,9 +70,7 @@ public enum MigrationKillHarness {
     static func childMain(_ backend: DurableBackend, location: String, throughShadowCopy: Bool) async throws {
         _ = FileManager.default.createFile(atPath: location + ".migrating", contents: nil)
         let plan = try plan(throughShadowCopy: throughShadowCopy, location: location)
-        let store = try await Store.open(schema: try version2(), migrations: plan) { schema in
-            try await backend.open(location, schema)
-        }
+        let store = try await backend.open(location, schema: try version2(), migrations: plan)
         _ = FileManager.default.createFile(atPath: location + ".migrated", contents: nil)
         _ = store
         while true { try await Task.sleep(for: .seconds(60)) }
@@ -166,9 +164,7 @@ public enum MigrationKillHarness {
         try await check(old, entries: entries, expected: expected1, history: saves, version: "1")
         try await old.close()
         let plan = try plan(throughShadowCopy: throughShadowCopy, location: location)
-        let retried = try await Store.open(schema: try version2(), migrations: plan) { schema in
-            try await backend.open(location, schema)
-        }
+        let retried = try await backend.open(location, schema: try version2(), migrations: plan)
         try await check(
             retried, entries: entries, expected: expected2, history: saves + 1, version: "2 after the retry")
         try await retried.close()

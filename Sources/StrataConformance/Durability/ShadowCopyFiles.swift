@@ -16,13 +16,10 @@ public enum ShadowCopyFiles {
         let before = try await original.read { try $0.fetch(FetchPlan(entity: "LedgerEntry")) }
         let backup = MigrationKillHarness.backup(location)
         let plan = try MigrationKillHarness.plan().strategy(.shadowCopy(backup: backup))
-        let opening: @Sendable (Schema) async throws -> any StorageBackend = { schema in
-            try await backend.open(location, schema)
-        }
 
         // `original` is still open: the copy must not replace the file under it.
         do {
-            _ = try await Store.open(schema: try MigrationKillHarness.version2(), migrations: plan, opening: opening)
+            _ = try await backend.open(location, schema: try MigrationKillHarness.version2(), migrations: plan)
             failures.append("a shadow-copy migration replaced a store another handle had open")
         } catch let error as StrataError where error.code == .storeInUse || error.code == .incompatibleStore {
             // A JSON store open in this process refuses a second open with another schema first.
@@ -39,8 +36,7 @@ public enum ShadowCopyFiles {
         try await original.close()
 
         // Closed everywhere: it migrates, and the backup holds version 1.
-        let migrated = try await Store.open(
-            schema: try MigrationKillHarness.version2(), migrations: plan, opening: opening)
+        let migrated = try await backend.open(location, schema: try MigrationKillHarness.version2(), migrations: plan)
         do {
             try await MigrationKillHarness.check(
                 migrated, entries: entries, expected: MigrationKillHarness.expected2, history: 6, version: "2")

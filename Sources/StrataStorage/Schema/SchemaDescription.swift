@@ -242,22 +242,32 @@ public enum StoredSchema {
     /// description (every one records it at creation) is ``StrataError/Code/incompatibleStore`` too.
     /// The store is left untouched.
     public static func check(description: [UInt8]?, schema: Schema, path: String) throws {
-        guard let description else {
-            throw StrataError(
-                .incompatibleStore,
-                "\(path) holds no schema description, which every store of format 1 records when it is created")
-        }
-        let stored = try SchemaDescription.decode(description, path: path)
+        let stored = try attached(description: description, path: path)
         let current = SchemaDescription(schema)
-        if stored.isOpenable(as: current) { return }
+        // The shape only: which version a store of the same shape may open as is the engine's
+        // decision (it compares versions when the app's migration plan names them).
+        if stored.sameShape(as: current) { return }
         throw mismatch(stored: stored, current: current, path: path)
     }
 }
 
 extension StoredSchema {
+    /// What a backend's attach reports for a store it found (see ``BackendDescriptor``): the
+    /// description it holds, decoded. A store of format 1 without one is
+    /// ``StrataError/Code/incompatibleStore``; bytes that do not decode are
+    /// ``StrataError/Code/corruptStore``.
+    public static func attached(description: [UInt8]?, path: String) throws -> SchemaDescription {
+        guard let description else {
+            throw StrataError(
+                .incompatibleStore,
+                "\(path) holds no schema description, which every store of format 1 records when it is created")
+        }
+        return try SchemaDescription.decode(description, path: path)
+    }
+
     /// The error for a store holding `stored` opened with `current`: ``StrataError/Code/incompatibleStore``
     /// naming every difference (entity and property of the first on the error), with a
-    /// ``StoredSchemaMismatch`` as its cause so `Store.open(_:schema:migrations:registry:sync:instrumentation:)`
+    /// ``StoredSchemaMismatch`` as its cause so `Store.open(_:schema:options:)`
     /// can migrate the store.
     public static func mismatch(stored: SchemaDescription, current: SchemaDescription, path: String) -> StrataError {
         let changes = current.differences(from: stored)
@@ -269,7 +279,7 @@ extension StoredSchema {
             changes.isEmpty
             ? ". The shapes are equal."
             : ". The app's schema differs: \(changes.map(\.description).joined(separator: "; "))."
-        text += " Open it with a migration plan (Store.open(_:schema:migrations:)) to migrate it."
+        text += " Open it with a migration plan (OpenOptions(migrations:)) to migrate it."
         return StrataError(
             .incompatibleStore, entity: changes.first?.entity, property: changes.first?.property,
             underlying: StoredSchemaMismatch(stored: stored), text)

@@ -1,5 +1,5 @@
 /// A backend whose stored layout can change inside one write transaction: the primitive a
-/// migration runs on (`Store.open(_:schema:migrations:registry:sync:instrumentation:)`).
+/// migration runs on (`Store.open(_:schema:options:)`).
 ///
 /// The engine decides everything a migration means — which records move where, renames, defaults,
 /// link lists, custom stages, checks, history — and writes the data with ordinary puts, so every

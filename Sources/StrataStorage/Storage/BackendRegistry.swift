@@ -24,48 +24,65 @@ public struct StoreLocation: Sendable, Hashable, CustomStringConvertible {
 public typealias BackendOpener = @Sendable (StoreLocation, Schema) async throws -> any StorageBackend
 
 /// Checks the files of the store at a location without opening it and without changing anything
-/// (see ``VerifyReport``). Registered per URL scheme, beside the opener, by backends that have files.
-public typealias BackendVerifier = @Sendable (StoreLocation, Schema) async throws -> VerifyReport
+/// (see ``VerifyReport``), against the given schema or, with `nil`, the schema the store holds.
+/// Part of a ``BackendDescriptor``, for backends that have files.
+public typealias BackendVerifier = @Sendable (StoreLocation, Schema?) async throws -> VerifyReport
 
-/// Maps URL schemes to backends. Each backend module registers its scheme (for example
-/// `InMemoryBackend.register()`), then `Store.open("memory:", schema:)` finds it.
+/// Maps URL schemes to backends. Each backend module registers its ``BackendDescriptor`` (for
+/// example `InMemoryBackend.register()`), then `Store.open("memory:", schema:)` finds it.
 public final class BackendRegistry: Sendable {
-    /// The registry `Store.open(_:schema:registry:sync:instrumentation:)` uses by default.
+    /// The registry `Store.open(_:schema:options:)` uses by default.
     public static let shared = BackendRegistry()
 
-    private let openers = Mutex<[String: BackendOpener]>([:])
-    private let verifiers = Mutex<[String: BackendVerifier]>([:])
+    private let descriptors = Mutex<[String: BackendDescriptor]>([:])
 
     /// An empty registry (tests use one of their own).
     public init() {}
 
-    /// Registers (or replaces) the opener for `scheme`, and the routine that checks a store's files
-    /// without opening it, for a backend that has files (`strata verify` runs it).
-    public func register(scheme: String, verifier: BackendVerifier? = nil, opener: @escaping BackendOpener) {
-        openers.withLock { $0[scheme.lowercased()] = opener }
-        verifiers.withLock { $0[scheme.lowercased()] = verifier }
+    /// Registers (or replaces) the backend for `descriptor.scheme`.
+    public func register(_ descriptor: BackendDescriptor) {
+        descriptors.withLock { $0[descriptor.scheme] = descriptor }
+    }
+
+    /// The descriptor registered for `scheme`, if any.
+    public func descriptor(for scheme: String) -> BackendDescriptor? {
+        descriptors.withLock { $0[scheme.lowercased()] }
     }
 
     /// Whether the backend registered for `scheme` checks files (a ``BackendVerifier``).
-    public func verifies(_ scheme: String) -> Bool { verifiers.withLock { $0[scheme.lowercased()] } != nil }
+    public func verifies(_ scheme: String) -> Bool { descriptor(for: scheme)?.verify != nil }
 
     /// The report of the files of the store at `location`, checked without opening it by the
-    /// backend registered for its scheme; `nil` when that backend has no files to check.
-    public func verify(_ location: StoreLocation, schema: Schema) async throws -> VerifyReport? {
-        guard let verifier = verifiers.withLock({ $0[location.scheme] }) else { return nil }
-        return try await verifier(location, schema)
+    /// backend registered for its scheme — against `schema`, or the schema the store holds when
+    /// `nil`; `nil` when that backend has no files to check.
+    public func verify(_ location: StoreLocation, schema: Schema? = nil) async throws -> VerifyReport? {
+        guard let verify = try required(location).verify else { return nil }
+        return try await verify(location, schema)
     }
 
+    /// The schema description the store at `location` holds, or `nil` when no store is there —
+    /// read by the backend's attach, which creates and changes nothing.
+    public func attach(_ location: StoreLocation) async throws -> SchemaDescription? {
+        try await required(location).attach(location)
+    }
+
+    /// Whether a store is at `location` (asking never creates one).
+    public func exists(_ location: StoreLocation) async throws -> Bool { try await attach(location) != nil }
+
     /// The registered schemes, sorted.
-    public var schemes: [String] { openers.withLock { $0.keys.sorted() } }
+    public var schemes: [String] { descriptors.withLock { $0.keys.sorted() } }
 
     package func open(_ location: StoreLocation, schema: Schema) async throws -> any StorageBackend {
-        guard let opener = openers.withLock({ $0[location.scheme] }) else {
+        try await required(location).open(location, schema)
+    }
+
+    private func required(_ location: StoreLocation) throws -> BackendDescriptor {
+        guard let descriptor = descriptor(for: location.scheme) else {
             let known = schemes.map { "\($0):" }.joined(separator: ", ")
             throw StrataError(
                 .unsupportedStore,
                 "no backend is registered for \(location.scheme): (registered: \(known.isEmpty ? "none" : known))")
         }
-        return try await opener(location, schema)
+        return descriptor
     }
 }

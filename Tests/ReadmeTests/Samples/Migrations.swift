@@ -38,5 +38,5 @@ func openNotes(at path: String = "./notes.sqlite") async throws -> Store {
                 try migration.put(counted)
             }
         }])
-    return try await Store.open("sqlite:\(path)", schema: try Schema(Note.self), migrations: plan)
+    return try await Store.open("sqlite:\(path)", schema: try Schema(Note.self), options: OpenOptions(migrations: plan))
 }

@@ -29,6 +29,9 @@ final class DictionaryStore: Sendable {
             return store
         }
     }
+
+    /// The store called `name`, if there is one (asking creates nothing).
+    static func existing(_ name: String) -> DictionaryStore? { named.withLock { $0[name] } }
 }
 
 /// A backend that keeps its records in dictionaries: `.none` capabilities (the engine filters,
@@ -44,10 +47,17 @@ final class DictionaryBackend: StorageBackend {
         self.store = store
     }
 
+    /// Attaching reads the schema description the engine recorded in the store's metadata (none:
+    /// no store there yet); opening creates the store the first time.
     static func register(in registry: BackendRegistry = .shared) {
-        registry.register(scheme: "dictionary") { location, schema in
-            DictionaryBackend(schema: schema, store: .named(location.path))
-        }
+        registry.register(
+            BackendDescriptor(scheme: "dictionary") { location in
+                let store = DictionaryStore.existing(location.path)
+                let bytes = store?.state.withLock { $0.metadata[SchemaDescription.metadataKey] }
+                return try bytes.map { try SchemaDescription.decode($0, path: location.description) }
+            } open: { location, schema in
+                DictionaryBackend(schema: schema, store: .named(location.path))
+            })
     }
 
     func read<T: Sendable>(_ body: @escaping @Sendable (any StorageReadTransaction) throws -> T) async throws -> T {

@@ -7,8 +7,11 @@ import StrataSQLite
 /// scheme, so the runner, as printed, runs the whole suite.
 enum MyBackend {
     static func register() {
-        BackendRegistry.shared.register(scheme: "mine") { location, schema in
-            try await SQLiteBackend.open(path: location.path, schema: schema)
-        }
+        BackendRegistry.shared.register(
+            BackendDescriptor(scheme: "mine") { location in
+                try SQLiteBackend.storedDescription(path: location.path)
+            } open: { location, schema in
+                try await SQLiteBackend.open(path: location.path, schema: schema)
+            })
     }
 }

@@ -7,8 +7,8 @@ import Strata
 import StrataSyncServer
 
 func startSync(_ schema: Schema, installationID: String, serverStore: Store) async throws -> SyncEngine {
-    let local = try await Store.open("sqlite:./app.sqlite", schema: schema,
-                                     sync: SyncConfiguration(clientID: installationID))  // unique per local store
+    let sync = SyncConfiguration(clientID: installationID)  // unique per local store
+    let local = try await Store.open("sqlite:./app.sqlite", schema: schema, options: OpenOptions(sync: sync))
     let server = SyncServer(store: serverStore)             // the server role, over any Strata store
     let engine = try SyncEngine(store: local, remote: InProcessTransport(server: server),
                                 options: .init(batchSize: 500, policies: ["Trip": .lastWriterWins]))
