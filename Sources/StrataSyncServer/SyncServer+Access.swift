@@ -117,5 +117,11 @@ extension SyncServer {
                 try transaction.setMetadata(priorKey(token, key), RecordCodec.encode(original, entity))
             }
         }
+
+        /// Prior states are kept per history entry: they go with the entries purged.
+        func purge(before token: HistoryToken, in transaction: any StorageWriteTransaction) throws {
+            _ = try HistoryLog.removeEntries(
+                prefix: priorPrefix, before: priorPrefix + HistoryLog.digits(token), in: transaction)
+        }
     }
 }

@@ -45,20 +45,23 @@ public struct StoreLoader: Sendable {
 
     /// Loads one batch in one save and stores `position` with it.
     public func load(_ batch: [LoadedRecord], through position: Int, checkingReferences: Bool = false) async throws {
-        try await store.commit(author: "strata load", contextName: "load", participants: []) {
-            session, transaction, commit in
-            session.loading = true
-            session.workingSet.reserve(batch.count)
-            for item in batch { try session.load(item.record, links: item.links) }
-            if checkingReferences,
-                let dangling = try Self.dangling(
-                    batch.lazy.map(\.record), links: batch.lazy.map { ($0.record.key, $0.links) },
-                    in: session.workingSet
-                ).first
-            {
-                throw dangling
+        try await store.commit(
+            author: "strata load", contextName: "load", participants: [],
+            stage: { session, _ in
+                session.loading = true
+                session.workingSet.reserve(batch.count)
+                for item in batch { try session.load(item.record, links: item.links) }
+                if checkingReferences,
+                    let dangling = try Self.dangling(
+                        batch.lazy.map(\.record), links: batch.lazy.map { ($0.record.key, $0.links) },
+                        in: session.workingSet
+                    ).first
+                {
+                    throw dangling
+                }
             }
-            _ = try commit()
+        ) { _, _, transaction in
+            // The position marker commits with the batch.
             var bytes = BinaryWriter()
             bytes.unsigned(UInt64(position))
             try transaction.setMetadata(Self.positionKey, bytes.bytes)
@@ -90,11 +93,9 @@ public struct StoreLoader: Sendable {
                     try reader.fetch(FetchPlan(entity: entity.name, sort: [SortKey("id")], limit: batch)).map(\.id)
                 }
                 guard !ids.isEmpty else { break }
-                try await store.commit(author: "strata load", contextName: "load", participants: []) {
-                    session, _, commit in
+                _ = try await store.commit(author: "strata load", contextName: "load", participants: []) { session, _ in
                     session.loading = true
                     for id in ids { try session.unload(RecordKey(entity: entity.name, id: id)) }
-                    _ = try commit()
                 }
                 removed += ids.count
                 progress(removed)
@@ -112,7 +113,7 @@ public struct StoreLoader: Sendable {
     /// app's recorded ones.
     public func finish(limit: Int = 1_000, completion: String? = nil) async throws -> [StrataError] {
         let findings = try await store.checkReferences(limit: limit)
-        try await store.backend.write { transaction in
+        try await store.writeMetadata { transaction in
             try transaction.setMetadata(Self.positionKey, nil)
             try transaction.setMetadata(Self.finishedKey, completion.map { Array($0.utf8) })
         }

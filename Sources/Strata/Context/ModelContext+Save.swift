@@ -50,11 +50,12 @@ extension ModelContext {
         let (author, contextName, executor, participants) = (author, name, store.executor, store.localSaveParticipants)
         let request = refreshRequest(force: false)
         let outcome = try await store.commit(
-            author: author, contextName: contextName, participants: participants, collectWritten: true
-        ) { session, transaction, commit in
-            var merge = ContextMerge(changes, policy: policy, session: session)
-            let conflicts = try merge.stage()
-            let committed = try commit()
+            author: author, contextName: contextName, participants: participants, collectWritten: true,
+            stage: { session, _ in
+                var merge = ContextMerge(changes, policy: policy, session: session)
+                return try merge.stage()
+            }
+        ) { conflicts, committed, transaction in
             var after: [RecordKey: Record?] = [:]
             var keys = Set(changes.records.map(\.key)).union(changes.memberships.map(\.owner))
             for conflict in conflicts where conflict.kind == .uniqueness {

@@ -5,6 +5,14 @@
 /// participant does — it hands over the save's changes as written.
 package protocol CommitParticipant: Sendable {
     func participate(in commit: CommitInProgress, transaction: any StorageWriteTransaction) throws
+    /// History before `token` is being purged in `transaction`: removes what the participant
+    /// keeps beside it (history itself knows nothing of participants).
+    func purge(before token: HistoryToken, in transaction: any StorageWriteTransaction) throws
+}
+
+extension CommitParticipant {
+    /// Keeps nothing beside history.
+    package func purge(before token: HistoryToken, in transaction: any StorageWriteTransaction) throws {}
 }
 
 /// A save's changes as written, handed to each `CommitParticipant`.

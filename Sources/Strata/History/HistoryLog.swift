@@ -40,10 +40,6 @@ package enum HistoryLog {
             // A sync server answers a cursor older than this with a reset.
             try transaction.setMetadata(purgedBeforeKey, Array(String(token.value).utf8))
         }
-        // State kept beside history (a sync server's prior record states) goes with it.
-        _ = try removeEntries(
-            prefix: MetadataKeys.serverPriorPrefix, before: MetadataKeys.serverPriorPrefix + digits(token),
-            in: transaction)
         return purged
     }
 
@@ -63,7 +59,8 @@ package enum HistoryLog {
         return String(repeating: "0", count: max(0, 19 - digits.count)) + digits
     }
 
-    private static func removeEntries(prefix: String, before bound: String, in transaction: any StorageWriteTransaction)
+    /// Removes the metadata entries under `prefix` whose keys sort before `bound`; returns how many.
+    package static func removeEntries(prefix: String, before bound: String, in transaction: any StorageWriteTransaction)
         throws -> Int
     {
         var removed = 0

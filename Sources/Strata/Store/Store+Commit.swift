@@ -4,27 +4,44 @@ import Logging
 /// The commit funnel.
 extension Store {
     /// Every save — a repository's or a transaction's, a context's, a sync engine's push or pull,
-    /// a sync server's apply — runs here: `body` stages through a `SaveSession` inside one
-    /// backend write transaction and calls `commit` once, which runs the pipeline (delete rules,
-    /// inverses, validation, writes with bumped versions, then the participants — the outbox when
-    /// given — and the history entry); work after `commit` stays in the same transaction. Once the
+    /// a sync server's apply, a loader's batch — runs here, in two phases inside one backend write
+    /// transaction:
+    /// 1. `stage` stages the save's changes through a `SaveSession` (reading through the session or
+    ///    the read-only transaction it is given); then the engine runs the pipeline — delete rules,
+    ///    inverses, validation, writes with bumped versions, the participants (the outbox when
+    ///    given), the history entry;
+    /// 2. `afterCommit` runs in the same transaction with what the stage returned and the outcome
+    ///    (the token, the records as written): read-back, and writes that belong to no record
+    ///    (metadata a caller keeps beside the save).
+    ///
+    /// Nobody commits by hand: the pipeline runs exactly once, between the two. Once the
     /// transaction is durable, observers are woken. A save that throws anywhere writes nothing and
     /// wakes no one.
-    package func commit<T: Sendable>(
+    package func commit<Staged, T: Sendable>(
         author: String?, contextName: String?, participants: [any CommitParticipant], collectWritten: Bool = false,
-        _ body:
+        stage: @escaping @Sendable (_ session: SaveSession, _ reader: any StorageReadTransaction) throws -> Staged,
+        afterCommit:
             @escaping @Sendable (
-                _ session: SaveSession, _ transaction: any StorageWriteTransaction,
-                _ commit: () throws -> SaveSession.Outcome
+                _ staged: Staged, _ outcome: SaveSession.Outcome, _ transaction: any StorageWriteTransaction
             ) throws -> T
     ) async throws -> T {
         let executor = executor
         let started = ContinuousClock.now
         let (value, committed, changes): (T, CommitHub.Commit?, Int)
         do {
-            (value, committed, changes) = try await write(
-                executor, author: author, contextName: contextName, participants: participants,
-                collectWritten: collectWritten, body)
+            (value, committed, changes) = try await backend.write { transaction in
+                let session = SaveSession(transaction: transaction, executor: executor)
+                let staged = try stage(session, transaction)
+                let outcome = try session.commit(
+                    author: author, contextName: contextName, collectWritten: collectWritten, participants: participants
+                )
+                let value = try afterCommit(staged, outcome, transaction)
+                guard let token = outcome.token else { return (value, nil, 0) }
+                return (
+                    value, CommitHub.Commit(token: token, entities: Set(outcome.changes.map(\.entity))),
+                    outcome.changes.count
+                )
+            }
         } catch {
             report(failed: error, author: author, contextName: contextName)
             throw error
@@ -34,32 +51,27 @@ extension Store {
         return value
     }
 
-    private func write<T: Sendable>(
-        _ executor: QueryExecutor, author: String?, contextName: String?, participants: [any CommitParticipant],
-        collectWritten: Bool,
-        _ body:
-            @escaping @Sendable (
-                _ session: SaveSession, _ transaction: any StorageWriteTransaction,
-                _ commit: () throws -> SaveSession.Outcome
-            ) throws -> T
-    ) async throws -> (T, CommitHub.Commit?, Int) {
-        try await backend.write { transaction -> (T, CommitHub.Commit?, Int) in
-            let session = SaveSession(transaction: transaction, executor: executor)
-            var outcome: SaveSession.Outcome?
-            let value = try body(session, transaction) {
-                if let outcome { return outcome }
-                let committed = try session.commit(
-                    author: author, contextName: contextName, collectWritten: collectWritten, participants: participants
-                )
-                outcome = committed
-                return committed
-            }
-            guard let outcome, let token = outcome.token else { return (value, nil, 0) }
-            return (
-                value, CommitHub.Commit(token: token, entities: Set(outcome.changes.map(\.entity))),
-                outcome.changes.count
-            )
-        }
+    /// A save whose result is what `stage` returns (nothing to do after the commit).
+    package func commit<T: Sendable>(
+        author: String?, contextName: String?, participants: [any CommitParticipant],
+        stage: @escaping @Sendable (_ session: SaveSession, _ reader: any StorageReadTransaction) throws -> T
+    ) async throws -> (value: T, token: HistoryToken?) {
+        try await commit(
+            author: author, contextName: contextName, participants: participants, stage: stage,
+            afterCommit: { staged, outcome, _ in Committed(value: staged, token: outcome.token) }
+        ).pair
+    }
+
+    /// The metadata door: every write that changes no record — a history purge, a recorded
+    /// declaration, a loader's bookkeeping, a history copy — runs here, in one backend write
+    /// transaction, so it is atomic and the only other way (besides the save funnel) into the
+    /// store. `wakes` wakes observers once it is durable (what changes history).
+    package func writeMetadata<T: Sendable>(
+        wakes: Bool = false, _ body: @escaping @Sendable (any StorageWriteTransaction) throws -> T
+    ) async throws -> T {
+        let value = try await backend.write(body)
+        if wakes { hub.committedHere(nil) }
+        return value
     }
 
     /// A save's counters and timer, and a warning when it was slow (counts and names, no values).
@@ -86,4 +98,11 @@ extension Store {
                 "author": "\(author ?? "-")", "context": "\(contextName ?? "-")",
             ])
     }
+}
+
+/// A staged value and its save's token, carried out of the write transaction.
+private struct Committed<T: Sendable>: Sendable {
+    var value: T
+    var token: HistoryToken?
+    var pair: (value: T, token: HistoryToken?) { (value, token) }
 }

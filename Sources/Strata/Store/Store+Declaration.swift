@@ -15,7 +15,7 @@ extension Store {
     /// what a tool does after migrating a store to a file's schema or copying one store to another.
     public func recordDeclaration(_ file: SchemaFile) async throws {
         let bytes = file.encoded()
-        try await backend.write { transaction in
+        try await writeMetadata { transaction in
             if try transaction.metadata(SchemaFile.metadataKey) != bytes {
                 try transaction.setMetadata(SchemaFile.metadataKey, bytes)
             }

@@ -124,10 +124,8 @@ public final class Store: Sendable {
     public func save<T: Sendable>(
         author: String? = nil, contextName: String? = nil, _ body: @escaping @Sendable (StoreTransaction) throws -> T
     ) async throws -> (value: T, token: HistoryToken?) {
-        try await commit(author: author, contextName: contextName, participants: localSaveParticipants) {
-            session, _, commit in
-            let value = try body(StoreTransaction(session: session))
-            return (value, try commit().token)
+        try await commit(author: author, contextName: contextName, participants: localSaveParticipants) { session, _ in
+            try body(StoreTransaction(session: session))
         }
     }
 
@@ -159,10 +157,14 @@ public final class Store: Sendable {
     /// Removes history transactions older than `token`; returns how many were removed.
     @discardableResult
     public func purgeHistory(before token: HistoryToken) async throws -> Int {
-        let purged = try await backend.write { try HistoryLog.purge(before: token, in: $0) }
+        let participants = extraParticipants
         // An observer behind the purge learns of it now rather than at the next commit.
-        if purged > 0 { hub.committedHere(nil) }
-        return purged
+        return try await writeMetadata(wakes: true) { transaction in
+            let purged = try HistoryLog.purge(before: token, in: transaction)
+            // What participants keep beside history (a sync server's prior states) goes with it.
+            for participant in participants { try participant.purge(before: token, in: transaction) }
+            return purged
+        }
     }
 
     /// Closes the backend. Later calls fail with `StrataError.Code.storeClosed`.

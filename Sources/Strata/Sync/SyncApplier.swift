@@ -1,9 +1,13 @@
 /// Applies server state to a client's local store inside one write transaction, without echoing
-/// it to the outbox, and resolves pulled records that meet pending local mutations.
+/// it to the outbox, and resolves pulled records that meet pending local mutations. It stages
+/// records through the save's session; what it keeps in the outbox (server versions, superseded
+/// and whole-record mutations) is written by ``finish(in:)``, after the save's pipeline, in the
+/// same transaction.
 struct SyncApplier {
     let session: SaveSession
-    let writer: any StorageWriteTransaction
     let configuration: SyncConfiguration
+    /// Server versions to record after the save, in order (`nil`: the server deleted it).
+    private var serverVersions: [(key: RecordKey, version: Int64?)] = []
     /// Server link lists to set once every record of the batch is staged (targets may come later).
     private var linkPasses: [(key: RecordKey, links: [String: [RecordID]])] = []
     /// Pending mutations a resolution made obsolete.
@@ -12,9 +16,8 @@ struct SyncApplier {
     private var wholePuts: [(key: RecordKey, serverLinks: [String: [RecordID]])] = []
     private(set) var conflicts = 0
 
-    init(session: SaveSession, writer: any StorageWriteTransaction, configuration: SyncConfiguration) {
+    init(session: SaveSession, configuration: SyncConfiguration) {
         self.session = session
-        self.writer = writer
         self.configuration = configuration
         session.mirrorsRemoteState = true
     }
@@ -24,7 +27,7 @@ struct SyncApplier {
     /// Makes the local record what the server holds (deleting it, with local delete rules, for a tombstone).
     mutating func applyServerState(_ change: RemoteChange) throws {
         try stage(change.key, change.values, links: change.links)
-        try Outbox.setServerVersion(change.key, change.isTombstone ? nil : change.serverVersion, in: writer)
+        serverVersions.append((change.key, change.isTombstone ? nil : change.serverVersion))
     }
 
     private mutating func stage(_ key: RecordKey, _ values: [String: Value]?, links: [String: [RecordID]]) throws {
@@ -73,7 +76,7 @@ struct SyncApplier {
                     pendingProperties: pendingProperties.sorted(),
                     localTimestamp: localTimestamp, serverTimestamp: change.timestamp))
         }
-        try Outbox.setServerVersion(key, change.isTombstone ? nil : change.serverVersion, in: writer)
+        serverVersions.append((key, change.isTombstone ? nil : change.serverVersion))
         switch decision {
         case .serverWins:
             try stage(key, change.values, links: change.links)
@@ -127,9 +130,11 @@ struct SyncApplier {
         linkPasses.removeAll()
     }
 
-    /// After the save: drops superseded mutations and queues whole-record puts for the records the
-    /// client kept, so the server converges on them.
-    func finishOutbox() throws {
+    /// After the save's pipeline, in its transaction: records the server versions, drops superseded
+    /// mutations and queues whole-record puts for the records the client kept, so the server
+    /// converges on them.
+    func finish(in writer: any StorageWriteTransaction) throws {
+        for (key, version) in serverVersions { try Outbox.setServerVersion(key, version, in: writer) }
         try Outbox.remove(superseded, in: writer)
         guard !wholePuts.isEmpty else { return }
         let timestamp = HybridTimestamp.next(

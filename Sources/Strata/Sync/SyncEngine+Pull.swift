@@ -36,29 +36,34 @@ extension SyncEngine {
                 continue
             }
             // Applying a peer's changes takes no participants: the outbox must not echo them.
-            let found = try await store.commit(author: nil, contextName: "sync", participants: []) {
-                session, transaction, commit -> Int in
-                // Another pull may have moved the cursor meanwhile; apply only from where we asked.
-                guard try Outbox.cursor(in: transaction) == cursor else { return 0 }
-                var applier = SyncApplier(session: session, writer: transaction, configuration: configuration)
-                var pending: [RecordKey: [SyncMutation]] = [:]
-                if try Outbox.pendingCount(in: transaction) > 0 {
-                    for mutation in try Outbox.mutations(in: transaction) {
-                        pending[mutation.key, default: []].append(mutation)
+            let found = try await store.commit(
+                author: nil, contextName: "sync", participants: [],
+                stage: { session, reader -> SyncApplier? in
+                    // Another pull may have moved the cursor meanwhile; apply only from where we asked.
+                    guard try Outbox.cursor(in: reader) == cursor else { return nil }
+                    var applier = SyncApplier(session: session, configuration: configuration)
+                    var pending: [RecordKey: [SyncMutation]] = [:]
+                    if try Outbox.pendingCount(in: reader) > 0 {
+                        for mutation in try Outbox.mutations(in: reader) {
+                            pending[mutation.key, default: []].append(mutation)
+                        }
                     }
+                    for change in response.changes {
+                        if let mine = pending[change.key], !mine.isEmpty {
+                            try applier.resolve(
+                                change, pending: mine, policy: options.policies[change.entity] ?? options.defaultPolicy
+                            )
+                        } else {
+                            try applier.applyServerState(change)
+                        }
+                    }
+                    try applier.finishLinks()
+                    return applier
                 }
+            ) { applier, _, transaction -> Int in
+                guard let applier else { return 0 }
                 try Outbox.observe(response.changes.map(\.timestamp), in: transaction)
-                for change in response.changes {
-                    if let mine = pending[change.key], !mine.isEmpty {
-                        try applier.resolve(
-                            change, pending: mine, policy: options.policies[change.entity] ?? options.defaultPolicy)
-                    } else {
-                        try applier.applyServerState(change)
-                    }
-                }
-                try applier.finishLinks()
-                _ = try commit()
-                try applier.finishOutbox()
+                try applier.finish(in: transaction)
                 try Outbox.setCursor(response.cursor, in: transaction)
                 return applier.conflicts
             }

@@ -33,30 +33,38 @@ extension SyncEngine {
             }
             let byID = Dictionary(batch.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
             let newRejections: [SyncRejection] = try await store.commit(
-                author: nil, contextName: "sync", participants: []
-            ) { session, transaction, commit in
-                var applier = SyncApplier(session: session, writer: transaction, configuration: configuration)
-                var acknowledged: Set<MutationID> = []
-                var rejections: [SyncRejection] = []
-                for result in response.results {
-                    guard let mutation = byID[result.id] else { continue }
-                    acknowledged.insert(result.id)
-                    switch result.outcome {
-                    case .applied, .duplicate:
-                        if mutation.kind == .delete {
-                            try Outbox.setServerVersion(mutation.key, nil, in: transaction)
-                        } else if let version = result.serverVersion {
-                            try Outbox.setServerVersion(mutation.key, version, in: transaction)
-                        }
-                    case .rejected:
+                author: nil, contextName: "sync", participants: [],
+                stage: { session, _ -> (SyncApplier, [SyncRejection]) in
+                    var applier = SyncApplier(session: session, configuration: configuration)
+                    var rejections: [SyncRejection] = []
+                    for result in response.results {
+                        guard let mutation = byID[result.id], result.outcome == .rejected else { continue }
                         rejections.append(
                             SyncRejection(
                                 mutation: mutation, code: result.code ?? "rejected", reason: result.reason ?? ""))
                         if let current = result.current { try applier.applyServerState(current) }
                     }
+                    try applier.finishLinks()
+                    return (applier, rejections)
                 }
-                try applier.finishLinks()
-                _ = try commit()
+            ) { staged, _, transaction in
+                let (applier, rejections) = staged
+                try applier.finish(in: transaction)
+                var acknowledged: Set<MutationID> = []
+                // In the answer's order, so the last word on a record's server version wins.
+                for result in response.results {
+                    guard let mutation = byID[result.id] else { continue }
+                    acknowledged.insert(result.id)
+                    if result.outcome == .rejected {
+                        guard let current = result.current else { continue }
+                        try Outbox.setServerVersion(
+                            current.key, current.isTombstone ? nil : current.serverVersion, in: transaction)
+                    } else if mutation.kind == .delete {
+                        try Outbox.setServerVersion(mutation.key, nil, in: transaction)
+                    } else if let version = result.serverVersion {
+                        try Outbox.setServerVersion(mutation.key, version, in: transaction)
+                    }
+                }
                 try Outbox.remove(acknowledged, in: transaction)
                 return rejections
             }

@@ -24,44 +24,21 @@ extension SyncEngine {
                 attempts += 1
                 return try await remote.snapshot(request)
             }
-            let finished = try await store.commit(author: nil, contextName: "sync", participants: []) {
-                session, transaction, commit -> Bool in
-                // Another run may have applied this page meanwhile.
-                guard try ResetState.read(transaction)?.position == state.position else { return false }
-                var applier = SyncApplier(session: session, writer: transaction, configuration: configuration)
-                var pending: [RecordKey: [SyncMutation]] = [:]
-                if try Outbox.pendingCount(in: transaction) > 0 {
-                    for mutation in try Outbox.mutations(in: transaction) {
-                        pending[mutation.key, default: []].append(mutation)
-                    }
+            let finished = try await store.commit(
+                author: nil, contextName: "sync", participants: [],
+                stage: { session, reader -> SyncApplier? in
+                    // Another run may have applied this page meanwhile.
+                    guard try ResetState.read(reader)?.position == state.position else { return nil }
+                    var applier = SyncApplier(session: session, configuration: configuration)
+                    try Self.stage(
+                        page, after: state.position, in: reader, executor: executor, options: options,
+                        into: &applier)
+                    return applier
                 }
-                // What this page's range holds locally, before anything is staged.
-                var range: [FilterExpression] = []
-                if let after = state.position?.entity == page.entity ? state.position?.after : nil {
-                    range.append(.compare("id", .greater, after.value, []))
-                }
-                if let through = page.through { range.append(.compare("id", .lessOrEqual, through.value, [])) }
-                let local = try executor.fetch(
-                    FetchPlan(entity: page.entity, predicate: range.isEmpty ? nil : .and(range)), in: transaction)
-                let kept = Set(page.records.map(\.recordID))
+            ) { applier, _, transaction -> Bool in
+                guard let applier else { return false }
                 try Outbox.observe(page.records.map(\.timestamp), in: transaction)
-                for change in page.records {
-                    if let mine = pending[change.key], !mine.isEmpty {
-                        try applier.resolve(
-                            change, pending: mine, policy: options.policies[change.entity] ?? options.defaultPolicy)
-                    } else {
-                        try applier.applyServerState(change)
-                    }
-                }
-                for record in local where !kept.contains(record.id) && pending[record.key] == nil {
-                    try applier.applyServerState(
-                        RemoteChange(
-                            entity: record.entity, recordID: record.id, values: nil, links: [:], serverVersion: 0,
-                            timestamp: HybridTimestamp(millis: 0, node: "server"), origin: nil))
-                }
-                try applier.finishLinks()
-                _ = try commit()
-                try applier.finishOutbox()
+                try applier.finish(in: transaction)
                 let cursor = state.cursor ?? page.cursor
                 if let next = page.next {
                     try ResetState(position: next, cursor: cursor).write(transaction)
@@ -122,5 +99,43 @@ package struct ResetState: Equatable {
 
     static func clear(_ writer: any StorageWriteTransaction) throws {
         try writer.setMetadata(key, nil)
+    }
+}
+
+extension SyncEngine {
+    /// Stages one snapshot page: the server's records (resolved against pending local mutations),
+    /// and the deletion of local records in the page's range the server no longer has.
+    static func stage(
+        _ page: SnapshotResponse, after position: SnapshotPosition?, in reader: any StorageReadTransaction,
+        executor: QueryExecutor, options: Options, into applier: inout SyncApplier
+    ) throws {
+        var pending: [RecordKey: [SyncMutation]] = [:]
+        if try Outbox.pendingCount(in: reader) > 0 {
+            for mutation in try Outbox.mutations(in: reader) { pending[mutation.key, default: []].append(mutation) }
+        }
+        // What this page's range holds locally, before anything is staged.
+        var range: [FilterExpression] = []
+        if let after = position?.entity == page.entity ? position?.after : nil {
+            range.append(.compare("id", .greater, after.value, []))
+        }
+        if let through = page.through { range.append(.compare("id", .lessOrEqual, through.value, [])) }
+        let local = try executor.fetch(
+            FetchPlan(entity: page.entity, predicate: range.isEmpty ? nil : .and(range)), in: reader)
+        let kept = Set(page.records.map(\.recordID))
+        for change in page.records {
+            if let mine = pending[change.key], !mine.isEmpty {
+                try applier.resolve(
+                    change, pending: mine, policy: options.policies[change.entity] ?? options.defaultPolicy)
+            } else {
+                try applier.applyServerState(change)
+            }
+        }
+        for record in local where !kept.contains(record.id) && pending[record.key] == nil {
+            try applier.applyServerState(
+                RemoteChange(
+                    entity: record.entity, recordID: record.id, values: nil, links: [:], serverVersion: 0,
+                    timestamp: HybridTimestamp(millis: 0, node: "server"), origin: nil))
+        }
+        try applier.finishLinks()
     }
 }
