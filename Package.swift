@@ -30,6 +30,8 @@ let package = Package(
         .library(name: "StrataJSONFile", targets: ["StrataJSONFile"]),
         .library(name: "StrataPostgres", targets: ["StrataPostgres"]),
         .library(name: "StrataConformance", targets: ["StrataConformance"]),
+        // The sync client: the engine that drains the outbox, the remote protocol, messages, the wire.
+        .library(name: "StrataSync", targets: ["StrataSync"]),
         // The sync server's logic (access, identity, limits, the endpoint); no NIO, no HTTP library.
         .library(name: "StrataSyncServer", targets: ["StrataSyncServer"]),
         // What the command-line tool is made of: copies, loads, record JSON, digests, inspection.
@@ -112,24 +114,34 @@ let package = Package(
             path: "Backends/Postgres",
             swiftSettings: strictSettings
         ),
+        // The sync client over any store: a service that only stores data never links it.
+        .target(
+            name: "StrataSync",
+            dependencies: [
+                "Strata", .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+            ],
+            path: "Sources/StrataSync",
+            swiftSettings: strictSettings
+        ),
         // The sync server's logic over any store: a service that only stores data never links it.
         .target(
             name: "StrataSyncServer",
-            dependencies: ["Strata"],
+            dependencies: ["Strata", "StrataSync"],
             path: "Sources/StrataSyncServer",
             swiftSettings: strictSettings
         ),
         // The tools behind the CLI, over the engine's public API and package-level metadata door.
         .target(
             name: "StrataTools",
-            dependencies: ["Strata"],
+            dependencies: ["Strata", "StrataSync"],
             path: "Sources/StrataTools",
             swiftSettings: strictSettings
         ),
         .target(
             name: "StrataSyncHTTPServer",
             dependencies: [
-                "Strata", "StrataSyncServer", .product(name: "Hummingbird", package: "hummingbird"),
+                "Strata", "StrataSync", "StrataSyncServer", .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -140,7 +152,7 @@ let package = Package(
         .target(
             name: "StrataSyncHTTPClient",
             dependencies: [
-                "Strata", .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                "Strata", "StrataSync", .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
@@ -149,12 +161,14 @@ let package = Package(
         ),
         // The in-memory backend is the reference the differential category compares against.
         .target(
-            name: "StrataConformance", dependencies: ["Strata", "StrataInMemory", "StrataSyncServer", "StrataTools"],
+            name: "StrataConformance",
+            dependencies: ["Strata", "StrataInMemory", "StrataSync", "StrataSyncServer", "StrataTools"],
             swiftSettings: strictSettings),
         .executableTarget(
             name: "StrataCLI",
             dependencies: [
-                "Strata", "StrataInMemory", "StrataSQLite", "StrataLMDB", "StrataJSONFile", "StrataConformance",
+                "Strata", "StrataSync", "StrataInMemory", "StrataSQLite", "StrataLMDB", "StrataJSONFile",
+                "StrataConformance",
                 "StrataSyncHTTPServer",
                 "StrataSyncServer", "StrataTools", "StrataPostgres",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -165,7 +179,7 @@ let package = Package(
         .testTarget(
             name: "StrataTests",
             dependencies: [
-                "Strata", "StrataTools", "StrataSyncServer", "StrataInMemory", "StrataConformance",
+                "Strata", "StrataSync", "StrataTools", "StrataSyncServer", "StrataInMemory", "StrataConformance",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
             ],
@@ -174,7 +188,8 @@ let package = Package(
         .testTarget(
             name: "ConformanceTests",
             dependencies: [
-                "Strata", "StrataSyncServer", "StrataInMemory", "StrataSQLite", "StrataLMDB", "StrataJSONFile",
+                "Strata", "StrataSync", "StrataSyncServer", "StrataInMemory", "StrataSQLite", "StrataLMDB",
+                "StrataJSONFile",
                 "StrataPostgres", "StrataConformance",
                 "StrataSyncHTTPServer", "StrataSyncHTTPClient", .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -200,7 +215,7 @@ let package = Package(
         ),
         .testTarget(
             name: "LMDBTests",
-            dependencies: ["Strata", "StrataSyncServer", "StrataLMDB", "StrataConformance", "CLMDB"],
+            dependencies: ["Strata", "StrataSync", "StrataSyncServer", "StrataLMDB", "StrataConformance", "CLMDB"],
             swiftSettings: strictSettings
         ),
         .testTarget(
@@ -219,7 +234,8 @@ let package = Package(
         .testTarget(
             name: "SyncHTTPTests",
             dependencies: [
-                "Strata", "StrataSyncServer", "StrataInMemory", "StrataSQLite", "StrataPostgres", "StrataConformance",
+                "Strata", "StrataSync", "StrataSyncServer", "StrataInMemory", "StrataSQLite", "StrataPostgres",
+                "StrataConformance",
                 "StrataSyncHTTPClient",
             ],
             swiftSettings: strictSettings
@@ -260,7 +276,8 @@ let package = Package(
         .testTarget(
             name: "ReadmeTests",
             dependencies: [
-                "Strata", "StrataStorage", "StrataSyncServer", "StrataTools", "StrataSQLite", "StrataConformance",
+                "Strata", "StrataSync", "StrataStorage", "StrataSyncServer", "StrataTools", "StrataSQLite",
+                "StrataConformance",
                 "StrataSyncHTTPServer", "StrataSyncHTTPClient",
                 .product(name: "Hummingbird", package: "hummingbird"), .product(name: "Logging", package: "swift-log"),
             ],

@@ -3,6 +3,7 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 import Strata
+import StrataSync
 
 /// A ``SyncRemote`` that talks to a Strata sync server over HTTP (AsyncHTTPClient).
 ///
@@ -18,7 +19,7 @@ import Strata
 /// - Failures arrive as ``SyncTransportError`` with a kind the engine acts on: no connection is
 ///   `offline`, a passed deadline `timeout`, 5xx `serverError`, 408/429 carry `Retry-After`,
 ///   401/403 `unauthorized`/`forbidden`, 410 `resetRequired`, 413 `payloadTooLarge`, 409
-///   `incompatible`. Per-mutation rejections arrive only in a ``PushResponse``.
+///   `incompatible`. Per-mutation rejections arrive only in a `PushResponse`.
 public struct HTTPSyncRemote: SyncRemote {
     /// The server's origin.
     public let baseURL: String

@@ -2,6 +2,7 @@ import HTTPTypes
 import Hummingbird
 import NIOCore
 import Strata
+import StrataSync
 import StrataSyncServer
 
 extension Router {

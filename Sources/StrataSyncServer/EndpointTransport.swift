@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import StrataSync
 
 /// A `SyncRemote` that calls a ``SyncEndpoint`` in this process through the wire format —
 /// authentication, limits, JSON, status codes and all — without sockets. The Transport checks run

@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import StrataSync
 
 /// The in-process transport, for tests and for embedding a server in the same process. With
 /// ``Encoding/json`` (the default) every message is encoded to JSON and decoded on the other side,

@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import StrataSync
 
 /// One push applied to the server's store, as the commit funnel's two phases: ``stage(_:_:)``
 /// applies each mutation at most once through the save's session (duplicates answered from the

@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import StrataSync
 
 /// The server side of sync over HTTP, without an HTTP library: authenticates a request, applies
 /// the limits, calls the ``SyncServer`` as the request's identity and turns the outcome into a

@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import StrataSync
 
 /// Applying ``SyncAccess``: client IDs bound to identities, write checks, read visibility, and the
 /// prior states of scoped records that let a pull tell a reader a record left its scope.

@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import StrataSync
 
 /// Serving pulls: the changes after a client's cursor, as the current state of each record,
 /// within the caller's read scope.

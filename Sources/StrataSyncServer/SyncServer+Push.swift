@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import StrataSync
 
 /// Applying pushes: each client's mutations at most once, a failing mutation set aside and the
 /// rest of the batch applied, write checks for an identity.

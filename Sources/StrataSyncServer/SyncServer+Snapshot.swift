@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import StrataSync
 
 /// Serving snapshots: the whole state in the caller's scope, in pages, for a client that must
 /// reset. Each page is one entity's records in ID order after a position — a keyset walk, so a

@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import StrataSync
 
 /// The server role of offline-first sync, over any Strata store.
 ///

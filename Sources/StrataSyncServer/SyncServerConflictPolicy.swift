@@ -1,4 +1,5 @@
 import Strata
+import StrataSync
 
 /// How a ``SyncServer`` resolves a pushed put against the record it holds, per entity — the sync
 /// server's conflict policy. (A model context's is `MergePolicy`; a sync client's, when a pulled

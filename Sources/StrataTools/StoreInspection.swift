@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import StrataSync
 
 /// What a store holds, for tools (`strata inspect`): its schema as stored, record counts per
 /// entity, the range of its history, and its sync state as a client (outbox, cursor, an

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Strata
+import StrataSync
 import StrataConformance
 import StrataSyncServer
 

@@ -1,6 +1,7 @@
 import HTTPTypes
 import Hummingbird
 import Strata
+import StrataSync
 import StrataConformance
 import StrataSyncHTTPClient
 import StrataSyncHTTPServer

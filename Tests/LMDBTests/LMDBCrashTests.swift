@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import StrataSync
 import StrataConformance
 import StrataSyncServer
 import Testing

@@ -51,7 +51,8 @@ import Testing
         let catalogs = Set(
             try Self.catalogArticles().map { $0.split(separator: "/").dropLast().joined(separator: "/") })
         for module in [
-            "StrataStorage", "Strata", "StrataSyncServer", "StrataTools", "StrataConformance", "StrataSQLite",
+            "StrataStorage", "Strata", "StrataSync", "StrataSyncServer", "StrataTools", "StrataConformance",
+            "StrataSQLite",
             "StrataLMDB", "StrataJSONFile", "StrataPostgres", "StrataInMemory",
         ] {
             #expect(catalogs.contains { $0.hasSuffix("/\(module).docc") }, "no DocC catalog for \(module)")

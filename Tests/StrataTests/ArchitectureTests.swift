@@ -2,8 +2,8 @@ import Foundation
 import Testing
 
 /// The dependency rule between the package's modules, read from the sources' `import` lines: each
-/// module imports only what sits below it — StrataStorage ← Strata ← StrataSyncServer ← the HTTP
-/// server; StrataTools and the CLI on top; backends on StrataStorage alone — so a service that only
+/// module imports only what sits below it — StrataStorage ← Strata ← StrataSync ← StrataSyncServer ←
+/// the HTTP server; StrataTools and the CLI on top; backends on StrataStorage alone — so a service that only
 /// stores data links no sync server and no tools, a backend never reaches into the engine, and no
 /// NIO or HTTP library reaches the core.
 @Suite struct ArchitectureTests {
@@ -15,7 +15,7 @@ import Testing
         (
             "Sources/StrataStorage",
             [
-                "Strata", "StrataSyncServer", "StrataTools", "StrataConformance", "StrataSyncHTTPServer",
+                "Strata", "StrataSync", "StrataSyncServer", "StrataTools", "StrataConformance", "StrataSyncHTTPServer",
                 "StrataSyncHTTPClient", "StrataInMemory", "StrataSQLite", "StrataLMDB", "StrataJSONFile",
                 "StrataPostgres",
                 "NIOCore", "NIOPosix", "Hummingbird", "AsyncHTTPClient", "GRDB", "PostgresNIO", "Logging", "Metrics",
@@ -24,10 +24,18 @@ import Testing
         (
             "Sources/Strata",
             [
-                "StrataSyncServer", "StrataTools", "StrataConformance", "StrataSyncHTTPServer", "StrataSyncHTTPClient",
+                "StrataSync", "StrataSyncServer", "StrataTools", "StrataConformance", "StrataSyncHTTPServer",
+                "StrataSyncHTTPClient",
                 "StrataInMemory", "StrataSQLite", "StrataLMDB", "StrataJSONFile", "StrataPostgres", "NIOCore",
                 "NIOPosix",
                 "Hummingbird", "AsyncHTTPClient", "GRDB", "PostgresNIO",
+            ]
+        ),
+        (
+            "Sources/StrataSync",
+            [
+                "StrataSyncServer", "StrataTools", "StrataConformance", "StrataSyncHTTPServer", "StrataSyncHTTPClient",
+                "NIOCore", "NIOPosix", "Hummingbird", "AsyncHTTPClient", "GRDB", "PostgresNIO",
             ]
         ),
         (
@@ -45,7 +53,10 @@ import Testing
         ("Sources/StrataSyncHTTPClient", ["StrataSyncServer", "StrataSyncHTTPServer", "StrataTools", "Hummingbird"]),
         (
             "Backends",
-            ["Strata", "StrataSyncServer", "StrataTools", "StrataConformance", "StrataSyncHTTPServer", "Hummingbird"]
+            [
+                "Strata", "StrataSync", "StrataSyncServer", "StrataTools", "StrataConformance", "StrataSyncHTTPServer",
+                "Hummingbird",
+            ]
         ),
     ]
 

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import Strata
+@testable import StrataSync
 
 @Suite("Sync building blocks")
 struct SyncUnitTests {

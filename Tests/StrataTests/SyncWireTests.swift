@@ -3,6 +3,7 @@ import Synchronization
 import Testing
 
 @testable import Strata
+@testable import StrataSync
 @testable import StrataSyncServer
 
 /// The wire format's parts that are not behaviour of a store: token files, query encoding,

@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import StrataSync
 
 /// A `strata serve` process started by a test: spawned from the build directory with its output
 /// in a log file, its port read from the file it writes once listening, stopped with SIGINT.

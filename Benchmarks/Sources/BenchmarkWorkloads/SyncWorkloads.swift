@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import StrataSync
 import StrataSyncServer
 
 /// The outbox's cost on local saves (the same saves with sync on and off), and draining a queued

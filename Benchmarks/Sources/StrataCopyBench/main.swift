@@ -5,6 +5,7 @@ import GRDB
 import Strata
 import StrataLMDB
 import StrataSQLite
+import StrataTools
 
 // `strata copy` of N records (1M by default, STRATA_COPY_RECORDS) from SQLite to LMDB: the
 // StoreCopier the command runs (page reads, engine load saves of 1,000 keeping versions, digests

@@ -1,6 +1,7 @@
 import BenchmarkWorkloads
 import Foundation
 import Strata
+import StrataSync
 import StrataSQLite
 import StrataSyncHTTPClient
 import StrataSyncHTTPServer

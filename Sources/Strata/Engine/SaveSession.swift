@@ -18,7 +18,7 @@ package final class SaveSession {
     var uncheckedInserts: [String: [RecordID]] = [:]
     /// Set when the save copies another store's state (a sync pull): a reference that dangles
     /// there because its destination was deleted under noAction may dangle here too.
-    var mirrorsRemoteState = false
+    package var mirrorsRemoteState = false
     /// Set when the save loads records that already have identities, versions and link lists
     /// (an import, a copy): inserts keep their versions, link lists are taken as given, inverses
     /// are not re-derived (the source kept them), and references are checked once the whole load
@@ -129,7 +129,7 @@ package final class SaveSession {
     }
 
     /// Replaces every stored property of an existing record. A missing record is `StrataError.Code.notFound`.
-    func update(_ input: Record) throws {
+    package func update(_ input: Record) throws {
         let record = try normalize(input, inserting: false)
         guard let existing = try workingSet.record(record.entity, id: record.id) else {
             throw StrataError(

@@ -16,7 +16,7 @@ import Synchronization
 /// has observers.
 package final class CommitHub: Sendable {
     /// What an observer receives.
-    enum Event: Sendable {
+    package enum Event: Sendable {
         /// A committed transaction after the observer's position.
         case committed(HistoryTransaction)
         /// History between the observer's position and the next available entry was purged:
@@ -90,7 +90,7 @@ package final class CommitHub: Sendable {
 
     /// Registers an observer that has seen everything up to `position` (nil: nothing).
     /// `entities`: the entities whose changes it needs (nil: every commit).
-    func subscribe(
+    package func subscribe(
         after position: HistoryToken?, entities: Set<String>? = nil, _ deliver: @escaping @Sendable (Event) -> Void
     ) -> UUID {
         let id = UUID()
@@ -122,7 +122,7 @@ package final class CommitHub: Sendable {
         return id
     }
 
-    func unsubscribe(_ id: UUID) {
+    package func unsubscribe(_ id: UUID) {
         let poller = state.withLock { state -> Task<Void, Never>? in
             if let removed = state.subscribers.removeValue(forKey: id) {
                 if let entities = removed.entities {

@@ -67,140 +67,21 @@ public struct QueryObservation<Model: PersistentModel>: AsyncSequence, Sendable 
         var diff: ResultsDiff?
     }
 
-    /// What a catch-up read found for the incremental path.
-    private enum CatchUp: Sendable {
-        case unchanged(HistoryToken?)
-        case delta(HistoryToken?, changed: Set<RecordID>, matching: [Record])
-        case refetch
-    }
-
     /// History entries an incremental catch-up reads at most before it refetches instead.
     static var catchUpLimit: Int { 1024 }
 
     /// Fetches, subscribes, and brings the results up to date when a delivered commit may change
-    /// them: from the changed records alone for a query over one entity without a window
-    /// (`IncrementalResults`), by refetching otherwise. The stream keeps only the newest
-    /// snapshot, so a slow consumer coalesces.
+    /// them (see ``Observer``). The stream keeps only the newest snapshot, so a slow consumer
+    /// coalesces.
     static func start(store: Store, plan: Result<FetchPlan, StrataError>) -> AsyncThrowingStream<Snapshot, any Error> {
         let (snapshots, output) = AsyncThrowingStream<Snapshot, any Error>.makeStream(
             bufferingPolicy: .bufferingNewest(1))
         let (wakes, wake) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
         let task = Task {
             do {
-                let plan = try store.executor.prepare(try plan.get(), schema: store.schema)
-                let deliveries = store.deliveryCounter("query")
-                let dependencies = ObservedDependencies(plan, schema: store.schema)
-                let executor = store.executor
-                let incremental = IncrementalResults<Model>.applies(to: plan, dependencies)
-                @Sendable func fetch() async throws -> (Snapshot, [Record]) {
-                    try await store.backend.read { transaction in
-                        let token = try HistoryLog.lastToken(in: transaction)
-                        let records = try executor.fetch(plan, in: transaction)
-                        let models = try KeyPathDecoding.decodeAll(Model.self, records)
-                        return (
-                            Snapshot(keys: records.map { ($0.id, $0.version) }, models: models, token: token), records
-                        )
-                    }
-                }
-                // What the latest value saw: commits up to `token` are in it; later ones are
-                // judged against its IDs.
-                let seen = ObservedPosition()
-                // The keys of the last value published by refetching (the incremental path keeps
-                // them in `live`), and the history position of the last value.
-                var lastKeys: [(id: RecordID, version: Int64)]?
-                var lastToken: HistoryToken?
-                var sequence = 0
-                var live: IncrementalResults<Model>?
-                // The history position `live` reflects.
-                var position: HistoryToken?
-                func publish(_ snapshot: Snapshot) {
-                    seen.withLock { $0 = (snapshot.token?.value ?? 0, Set(snapshot.keys.map(\.id))) }
-                    // A commit that could have changed the results but did not (an insert outside
-                    // the filter) delivers nothing.
-                    if let previous = live?.keys ?? lastKeys,
-                        previous.elementsEqual(snapshot.keys, by: { $0.id == $1.id && $0.version == $1.version })
-                    {
-                        return
-                    }
-                    var numbered = snapshot
-                    sequence += 1
-                    numbered.sequence = sequence
-                    lastKeys = incremental ? nil : snapshot.keys
-                    lastToken = snapshot.token
-                    output.yield(numbered)
-                    deliveries.increment()
-                }
-                func refetch() async throws {
-                    let (snapshot, records) = try await fetch()
-                    position = snapshot.token
-                    publish(snapshot)
-                    if incremental {
-                        live = IncrementalResults(records: records, models: snapshot.models, sort: plan.sort)
-                    }
-                }
-                /// Brings `live` up to date from the records changed since its token.
-                func catchUp(count: Int) async throws {
-                    let since = position
-                    let entity = plan.entity
-                    let predicate = plan.predicate
-                    let budget = Swift.max(256, count / 4)
-                    let found = try await store.backend.read { transaction -> CatchUp in
-                        let latest = try HistoryLog.lastToken(in: transaction)
-                        guard latest != since else { return .unchanged(latest) }
-                        guard let latestValue = latest?.value else { return .refetch }
-                        let from = since?.value ?? 0
-                        guard latestValue - from <= Int64(Self.catchUpLimit) else { return .refetch }
-                        let transactions = try HistoryLog.read(after: since, limit: nil, in: transaction)
-                        // Purged history: the changes cannot be known.
-                        guard transactions.count == latestValue - from, transactions.first?.token.value == from + 1
-                        else { return .refetch }
-                        var changed = Set<RecordID>()
-                        for committed in transactions {
-                            for change in committed.changes where change.entity == entity { changed.insert(change.id) }
-                        }
-                        guard changed.count <= budget else { return .refetch }
-                        let records = try transaction.records(entity, ids: Array(changed))
-                        let evaluator = PredicateEvaluator(transaction)
-                        let matching = try records.values.filter { record in
-                            try predicate.map { try evaluator.matches(record, $0) } ?? true
-                        }
-                        return .delta(latest, changed: changed, matching: matching)
-                    }
-                    switch found {
-                    case .refetch:
-                        try await refetch()
-                    case .unchanged(let token):
-                        position = token
-                        seen.withLock { $0.token = Swift.max($0.token, token?.value ?? 0) }
-                    case .delta(let token, let changed, let matching):
-                        // Taken out of `live` so the arrays and the index are changed in place, not copied.
-                        guard var updated = live else { return }
-                        live = nil
-                        let diff = try updated.apply(changed: changed, matching: matching)
-                        live = updated
-                        position = token
-                        let present = Set(matching.map { $0.id })
-                        seen.withLock { seen in
-                            seen.token = token?.value ?? 0
-                            for id in changed where !present.contains(id) { seen.ids.remove(id) }
-                            seen.ids.formUnion(present)
-                        }
-                        guard !diff.isEmpty else { return }
-                        sequence += 1
-                        let snapshot = Snapshot(
-                            keys: updated.keys, models: updated.models, token: token, sequence: sequence, diff: diff)
-                        lastToken = token
-                        output.yield(snapshot)
-                        deliveries.increment()
-                    }
-                }
-                try await refetch()
-                let subscription = store.hub.subscribe(after: lastToken, for: dependencies, seen: seen, wake: wake)
-                defer { store.hub.unsubscribe(subscription) }
-                for await _ in wakes {
-                    try Task.checkCancellation()
-                    if let count = live?.count { try await catchUp(count: count) } else { try await refetch() }
-                }
+                let prepared = try store.executor.prepare(try plan.get(), schema: store.schema)
+                let observer = Observer(store: store, plan: prepared, output: output)
+                try await observer.run(wakes: wakes, wake: wake)
                 output.finish()
             } catch {
                 output.finish(throwing: error)

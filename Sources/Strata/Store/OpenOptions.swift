@@ -10,7 +10,7 @@
 public struct OpenOptions: Sendable {
     /// Where the URL's scheme is registered.
     public var registry: BackendRegistry
-    /// Turns on the durable outbox for a ``SyncEngine`` to push.
+    /// Turns on the durable outbox for a sync engine (`StrataSync`) to push.
     public var sync: SyncConfiguration?
     /// Where the store logs and reports metrics (see ``StoreInstrumentation``).
     public var instrumentation: StoreInstrumentation

@@ -40,30 +40,35 @@ public struct StoreInstrumentation: Sendable {
     /// Logs nothing; metrics go to the process's bootstrapped `MetricsSystem` (by default none).
     public static let standard = StoreInstrumentation()
 
-    func counter(_ label: String, store: String, _ dimensions: [(String, String)] = []) -> Counter {
+    package func counter(_ label: String, store: String, _ dimensions: [(String, String)] = []) -> Counter {
         let all = [("store", store)] + dimensions
         if let metrics { return Counter(label: label, dimensions: all, factory: metrics) }
         return Counter(label: label, dimensions: all)
     }
 
-    func timer(_ label: String, store: String) -> CoreMetrics.Timer {
+    package func timer(_ label: String, store: String) -> CoreMetrics.Timer {
         if let metrics { return CoreMetrics.Timer(label: label, dimensions: [("store", store)], factory: metrics) }
         return CoreMetrics.Timer(label: label, dimensions: [("store", store)])
     }
 }
 
+/// An error that names its kind for logs (a sync transport error's) without its message.
+package protocol LoggedErrorKind: Error {
+    /// The kind, never a value.
+    var loggedKind: String { get }
+}
+
 extension StoreInstrumentation {
     /// What logs say of a failure: its kind (a transport kind, a `StrataError.Code`, or the
     /// error's type), never its message, which may hold values.
-    static func kind(of error: any Error) -> String {
-        (error as? SyncTransportError).map { "\($0.kind)" } ?? (error as? StrataError)?.code.rawValue
-            ?? "\(type(of: error))"
+    package static func kind(of error: any Error) -> String {
+        (error as? any LoggedErrorKind)?.loggedKind ?? (error as? StrataError)?.code.rawValue ?? "\(type(of: error))"
     }
 }
 
 extension Store {
     /// The `store` dimension of this store's metrics: its backend's scheme, never a path.
-    var metricsName: String { location?.scheme ?? "backend" }
+    package var metricsName: String { location?.scheme ?? "backend" }
     /// How logs name this store.
-    var logName: String { location?.description ?? "a backend" }
+    package var logName: String { location?.description ?? "a backend" }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import StrataSync
 import StrataSyncServer
 
 /// A save that fails at any write, or at commit, leaves nothing behind — records, versions,

@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import StrataSync
 import StrataSyncServer
 
 /// A sync client across a migration: its outbox re-expressed or the plan refusing, and its

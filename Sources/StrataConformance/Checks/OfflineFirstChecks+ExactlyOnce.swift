@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import StrataSync
 import StrataSyncServer
 
 /// Exactly-once effect of push: checks that fail if the server applied any mutation a second time —

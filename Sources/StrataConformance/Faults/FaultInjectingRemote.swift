@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import StrataSync
 
 /// A remote that fails on demand, for tests of the engine's delivery guarantees.
 public actor FaultInjectingRemote: SyncRemote {

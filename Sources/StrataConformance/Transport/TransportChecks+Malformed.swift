@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import StrataSync
 import StrataSyncServer
 
 /// Requests no client of this library sends, answered alike by every transport: a malformed

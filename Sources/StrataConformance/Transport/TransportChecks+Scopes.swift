@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import StrataSync
 import StrataSyncServer
 
 /// Identities and scopes over the transport, and the feeds: long polls and resets.

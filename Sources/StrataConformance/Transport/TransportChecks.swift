@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import StrataSync
 import StrataSyncServer
 
 /// Sync through a `SyncEndpoint` as a network would carry it: lost acknowledgements, expired

@@ -3,6 +3,7 @@
 // A DocC catalog's code sample, verbatim (ReadmeSampleTests checks every ```swift block of the
 // catalogs it names appears in one of these files). Edit both together.
 import Strata
+import StrataSync
 import StrataSyncServer
 
 func configureConflicts(local: Store, server: Store) throws -> (ModelContext, SyncEngine) {

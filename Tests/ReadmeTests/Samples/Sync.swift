@@ -4,6 +4,7 @@
 // appears in one of these files, so the two cannot drift). Edit both together.
 import Foundation
 import Strata
+import StrataSync
 import StrataSyncServer
 
 func startSync(_ schema: Schema, installationID: String, serverStore: Store) async throws -> SyncEngine {

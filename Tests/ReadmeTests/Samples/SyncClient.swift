@@ -4,6 +4,7 @@
 // appears in one of these files, so the two cannot drift). Edit both together.
 import Strata
 import StrataSyncHTTPClient                       // on the client
+import StrataSync                                 // the engine that drains the outbox
 
 func syncOverHTTP(_ local: Store, session: any SyncTokenProvider) throws -> SyncEngine {
     let remote = HTTPSyncRemote(baseURL: "https://sync.example.com", tokens: session)

@@ -1,3 +1,4 @@
+import Strata
 /// Applies server state to a client's local store inside one write transaction, without echoing
 /// it to the outbox, and resolves pulled records that meet pending local mutations. It stages
 /// records through the save's session; what it keeps in the outbox (server versions, superseded

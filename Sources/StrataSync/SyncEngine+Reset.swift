@@ -1,4 +1,5 @@
 import Foundation
+import Strata
 
 /// Resetting from a snapshot when the server can no longer serve the client's cursor (its history
 /// was purged past it, or its schema epoch changed).

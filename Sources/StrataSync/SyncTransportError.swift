@@ -1,3 +1,4 @@
+import Strata
 /// Why a remote call failed in transport or was refused as a whole by the server (as opposed to a
 /// per-mutation answer, which arrives in a ``PushResponse``).
 ///
@@ -64,4 +65,8 @@ public struct SyncTransportError: Error, Sendable, Hashable, CustomStringConvert
         case .unauthorized, .forbidden, .payloadTooLarge, .badRequest, .resetRequired, .incompatible: false
         }
     }
+}
+
+extension SyncTransportError: LoggedErrorKind {
+    package var loggedKind: String { "\(kind)" }
 }

@@ -1,3 +1,4 @@
+import Strata
 /// The messages of a reset: pages of the server's whole state in the caller's scope.
 
 /// Where a snapshot page starts: an entity, and the ID after which its records continue (`nil`:

@@ -1,4 +1,5 @@
 import Foundation
+import Strata
 
 /// Supplies the bearer token a client sends; `refresh()` is called once after a 401.
 public protocol SyncTokenProvider: Sendable {

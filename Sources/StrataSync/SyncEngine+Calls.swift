@@ -1,4 +1,5 @@
 import Foundation
+import Strata
 
 /// Calling the remote: waits the server asks for, and the authentication state.
 extension SyncEngine {

@@ -1,4 +1,5 @@
 import Foundation
+import Strata
 
 /// Pulling the server's changes after the cursor and applying them without echo.
 extension SyncEngine {

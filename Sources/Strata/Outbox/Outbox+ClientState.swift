@@ -1,7 +1,7 @@
 import Foundation
 
 /// A sync client's own bookkeeping beside the outbox, in the same metadata space: the server
-/// version each record was last seen at, the pull cursor, and the hybrid clock.
+/// version each record was last seen at, and the hybrid clock (the pull cursor is `StrataSync`'s).
 extension Outbox {
     /// A record's key as a metadata key suffix: entity, separator, ID kind, ID (so `1` the
     /// string and `1` the integer never meet).
@@ -17,39 +17,28 @@ extension Outbox {
 
     static func serverVersionKey(_ key: RecordKey) -> String { serverVersionPrefix + recordSuffix(key) }
 
-    static func serverVersion(_ key: RecordKey, in transaction: any StorageReadTransaction) throws -> Int64? {
+    package static func serverVersion(_ key: RecordKey, in transaction: any StorageReadTransaction) throws -> Int64? {
         guard let bytes = try transaction.metadata(serverVersionKey(key)) else { return nil }
         var reader = BinaryReader(bytes)
         return try reader.signed()
     }
 
-    static func setServerVersion(_ key: RecordKey, _ version: Int64?, in writer: any StorageWriteTransaction) throws {
+    package static func setServerVersion(_ key: RecordKey, _ version: Int64?, in writer: any StorageWriteTransaction)
+        throws
+    {
         var bytes = BinaryWriter()
         if let version { bytes.signed(version) }
         try writer.setMetadata(serverVersionKey(key), version == nil ? nil : bytes.bytes)
     }
 
-    package static func cursor(in transaction: any StorageReadTransaction) throws -> SyncCursor? {
-        guard let bytes = try transaction.metadata(cursorKey) else { return nil }
-        var reader = BinaryReader(bytes)
-        let value = try reader.signed()
-        return SyncCursor(value, epoch: try reader.optionalString())
-    }
-
-    static func setCursor(_ cursor: SyncCursor?, in writer: any StorageWriteTransaction) throws {
-        guard let cursor else { return }
-        var bytes = BinaryWriter()
-        bytes.signed(cursor.value)
-        bytes.optionalString(cursor.epoch)
-        try writer.setMetadata(cursorKey, bytes.bytes)
-    }
-
-    static func clock(in transaction: any StorageReadTransaction) throws -> HybridTimestamp? {
+    package static func clock(in transaction: any StorageReadTransaction) throws -> HybridTimestamp? {
         try State.read(transaction).clock
     }
 
     /// Moves the local clock past timestamps seen from elsewhere (the receive rule of a hybrid clock).
-    static func observe(_ timestamps: some Sequence<HybridTimestamp>, in writer: any StorageWriteTransaction) throws {
+    package static func observe(_ timestamps: some Sequence<HybridTimestamp>, in writer: any StorageWriteTransaction)
+        throws
+    {
         guard let latest = timestamps.max() else { return }
         var state = try State.read(writer)
         if let local = state.clock, local >= latest { return }

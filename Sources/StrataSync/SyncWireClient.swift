@@ -1,4 +1,5 @@
 import Foundation
+import Strata
 
 /// The client side of ``SyncWire``, independent of any HTTP library: builds requests, attaches the
 /// bearer token (refreshing it once after a 401), and classifies answers into messages or

@@ -1,8 +1,9 @@
 import Foundation
+import Strata
 
 /// The sync client's conflict policy: what the client does when a pulled record has local mutations
-/// not yet acknowledged by the server (a context's is ``MergePolicy``; the sync server's is
-/// `SyncServerConflictPolicy`; <doc:Conflicts> puts the places side by side).
+/// not yet acknowledged by the server (a context's is `MergePolicy`; the sync server's is
+/// `SyncServerConflictPolicy`; the article *Conflicts* in `Strata`'s catalog puts the places side by side).
 ///
 /// | policy | the local record becomes | the pending mutations |
 /// |---|---|---|

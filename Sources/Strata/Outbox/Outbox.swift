@@ -11,7 +11,7 @@ package enum Outbox {
     /// The last sequence number, the pending count and the hybrid clock, in one value: a save
     /// reads and writes it once.
     static let stateKey = MetadataKeys.syncState
-    static let cursorKey = MetadataKeys.syncCursor
+    package static let cursorKey = MetadataKeys.syncCursor
     static let serverVersionPrefix = MetadataKeys.serverVersionPrefix
     static let formatVersion: UInt8 = 1
 
@@ -164,7 +164,9 @@ package enum Outbox {
     }
 
     /// Pending mutations, oldest first (at most `limit`).
-    static func mutations(in transaction: any StorageReadTransaction, limit: Int? = nil) throws -> [SyncMutation] {
+    package static func mutations(in transaction: any StorageReadTransaction, limit: Int? = nil) throws
+        -> [SyncMutation]
+    {
         var result: [SyncMutation] = []
         try forEachEntry(in: transaction) { _, mutations in
             result += mutations
@@ -180,7 +182,7 @@ package enum Outbox {
 
     /// Removes mutations from the outbox (acknowledged, rejected, or superseded). Reads entries
     /// oldest first and stops as soon as every ID is found (acknowledgements come in commit order).
-    static func remove(_ ids: Set<MutationID>, in writer: any StorageWriteTransaction) throws {
+    package static func remove(_ ids: Set<MutationID>, in writer: any StorageWriteTransaction) throws {
         guard !ids.isEmpty else { return }
         var removed = 0
         var remaining = ids
@@ -199,7 +201,7 @@ package enum Outbox {
     }
 
     /// Appends mutations made by the sync engine itself (a record the client's policy kept, sent whole).
-    static func appendRaw(_ build: (UInt64) -> [SyncMutation], in writer: any StorageWriteTransaction) throws
+    package static func appendRaw(_ build: (UInt64) -> [SyncMutation], in writer: any StorageWriteTransaction) throws
         -> [SyncMutation]
     {
         var state = try State.read(writer)

@@ -1,4 +1,5 @@
 import Foundation
+import Strata
 
 /// The HTTP shape of sync, independent of any HTTP library: the requests a client sends and the
 /// responses a `SyncEndpoint` (`StrataSyncServer`) gives, as methods, paths, query items, headers

@@ -1,4 +1,5 @@
 import Foundation
+import Strata
 
 /// The client side of offline-first sync: pushes the store's outbox to a ``SyncRemote`` and pulls
 /// the server's changes into the store.
@@ -79,7 +80,7 @@ public actor SyncEngine {
     private var loop: Task<Void, Never>?
     private var turns = TurnTaking()
 
-    /// An engine for a store opened with a ``SyncConfiguration``; a store without one is
+    /// An engine for a store opened with a `SyncConfiguration`; a store without one is
     /// `StrataError.Code.unsupportedStore`.
     public init(store: Store, remote: any SyncRemote, options: Options = Options()) throws {
         guard let configuration = store.sync else {

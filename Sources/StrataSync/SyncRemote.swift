@@ -1,4 +1,5 @@
 import Foundation
+import Strata
 
 /// What a ``SyncEngine`` talks to: a server, directly or through a transport.
 public protocol SyncRemote: Sendable {

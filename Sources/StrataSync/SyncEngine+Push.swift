@@ -1,4 +1,5 @@
 import Foundation
+import Strata
 
 /// Pushing the outbox: in commit order, in batches, each acknowledged mutation removed in the
 /// transaction that applies the server's answer.

@@ -1,4 +1,5 @@
 import Foundation
+import Strata
 import Synchronization
 
 /// Ends long polls early: a server shutting down cancels it, and every pull waiting on it answers

@@ -1,5 +1,6 @@
 import CoreMetrics
 import Logging
+import Strata
 
 /// Sync runs reported through the store's ``StoreInstrumentation``: counts, never values.
 extension SyncEngine {
