@@ -9,13 +9,13 @@ extension ModelContext {
         defer { signalChange() }
         let record = try model.record()
         _ = try store.schema.requireEntity(record.entity)
-        if let entry = tracked[record.key], entry.current != nil || entry.base == nil {
+        if let entry = tracker[record.key], entry.current != nil || entry.base == nil {
             throw StrataError(
                 .duplicateID, entity: record.entity, recordID: record.id,
                 "this context already holds a record with this ID")
         }
         // Deleted here and inserted again, it replaces the stored record.
-        setTracked(record.key, base: tracked[record.key]?.base, current: record)
+        tracker.set(record.key, base: tracker[record.key]?.base, current: record)
     }
 
     /// Stages new values for a model. A record this context has not read is read first, so its
@@ -30,7 +30,7 @@ extension ModelContext {
         }
         var updated = record
         updated.version = current.version
-        setTracked(record.key, base: entry.base, current: updated)
+        tracker.set(record.key, base: entry.base, current: updated)
     }
 
     /// Stages a delete; delete rules apply when the context saves.
@@ -46,12 +46,10 @@ extension ModelContext {
         guard entry.current != nil else { return }
         if entry.base == nil {
             // Never saved: forgetting it is the whole delete.
-            forget(key)
-            for membership in membershipOrder where membership.ownerKey == key { memberships[membership] = nil }
-            membershipOrder.removeAll { $0.ownerKey == key }
+            tracker.forgetInserted(key)
             return
         }
-        setTracked(key, base: entry.base, current: nil)
+        tracker.set(key, base: entry.base, current: nil)
     }
 
     /// Stages adding `destination` to a to-many of `source`.
@@ -99,12 +97,11 @@ extension ModelContext {
                 .notFound, entity: entity, recordID: owner, "cannot change a relationship of a deleted record")
         }
         let key = LinkKey(ownerKey, name)
-        if memberships[key] == nil, entry.base != nil, let read = readMemberships[key] {
+        if tracker.memberships[key] == nil, entry.base != nil, let read = tracker.readMemberships[key] {
             // Read before: the change is made against what was read, whatever the store did since.
-            memberships[key] = Membership(base: read, desired: read, revision: nextRevision())
-            membershipOrder.append(key)
+            tracker.memberships[key] = Membership(base: read, desired: read, revision: tracker.nextRevision())
         }
-        if memberships[key] == nil {
+        if tracker.memberships[key] == nil {
             // A record inserted here has no stored membership to start from.
             let list: [RecordID] =
                 entry.base == nil
@@ -113,15 +110,14 @@ extension ModelContext {
                     guard let record = try view.record(entity, id: owner) else { return [] }
                     return try view.relatedIDs(of: record, relationship)
                 }
-            if memberships[key] == nil {
-                memberships[key] = Membership(base: list, desired: list, revision: nextRevision())
-                membershipOrder.append(key)
+            if tracker.memberships[key] == nil {
+                tracker.memberships[key] = Membership(base: list, desired: list, revision: tracker.nextRevision())
             }
         }
-        guard var membership = memberships[key] else { return }
+        guard var membership = tracker.memberships[key] else { return }
         change(&membership.desired)
-        membership.revision = nextRevision()
-        memberships[key] = membership
-        if let current = tracked[ownerKey] { setTracked(ownerKey, base: current.base, current: current.current) }
+        membership.revision = tracker.nextRevision()
+        tracker.memberships[key] = membership
+        if let current = tracker[ownerKey] { tracker.set(ownerKey, base: current.base, current: current.current) }
     }
 }

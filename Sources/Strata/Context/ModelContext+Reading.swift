@@ -6,12 +6,12 @@ extension ModelContext {
     public func fetch<M: PersistentModel>(_ type: M.Type, id: M.ID) async throws -> M? {
         let key = RecordKey(entity: M.entityName, id: id.recordID)
         _ = try store.schema.requireEntity(M.entityName)
-        if let entry = tracked[key], entry.isPending {
+        if let entry = tracker[key], entry.isPending {
             return try entry.current.map(M.init(record:))
         }
         let record = try await readStore { reader, _ in try reader.record(key.entity, id: key.id) }
-        if let record { register(record) } else { forget(key) }
-        return try (tracked[key]?.current ?? record).map(M.init(record:))
+        if let record { tracker.register(record) } else { tracker.forget(key) }
+        return try (tracker[key]?.current ?? record).map(M.init(record:))
     }
 
     /// The models a query matches, with this context's pending inserts, updates and deletes applied.
@@ -63,14 +63,14 @@ extension ModelContext {
             }
             return (stored, records)
         }
-        if memberships[key] == nil { readMemberships[key] = stored }
+        if tracker.memberships[key] == nil { tracker.readMemberships[key] = stored }
         return try models(records)
     }
 
     /// Registers records read through the overlay and maps them as this context sees them.
     private func models<M: PersistentModel>(_ records: [Record]) throws -> [M] {
-        for record in records { register(record) }
-        return try KeyPathDecoding.decodeAll(M.self, records.map { tracked[$0.key]?.current ?? $0 })
+        for record in records { tracker.register(record) }
+        return try KeyPathDecoding.decodeAll(M.self, records.map { tracker[$0.key]?.current ?? $0 })
     }
 
     /// Runs `body` in one read transaction, after catching up with others' commits in the same
@@ -97,12 +97,10 @@ extension ModelContext {
 
     func pendingOverlay() -> ContextOverlay {
         ContextOverlay(
-            records: changeOrder.compactMap { key in tracked[key].flatMap { $0.isPending ? (key, $0.current) : nil } },
-            memberships: membershipOrder.compactMap { key in
-                memberships[key].map {
-                    ContextOverlay.MembershipState(
-                        owner: key.ownerKey, relationship: key.relationship, desired: $0.desired)
-                }
+            records: tracker.pendingRecords.map { ($0.key, $0.entry.current) },
+            memberships: tracker.memberships.entries.map { key, membership in
+                ContextOverlay.MembershipState(
+                    owner: key.ownerKey, relationship: key.relationship, desired: membership.desired)
             })
     }
 }

@@ -93,32 +93,32 @@ extension ModelContext {
     public func refresh<M: PersistentModel>(_ type: M.Type, id: M.ID, mergeChanges: Bool = true) async throws {
         let key = RecordKey(entity: M.entityName, id: id.recordID)
         let stored = try await readStore { reader, _ in try reader.record(key.entity, id: key.id) }
-        guard let entry = tracked[key] else {
-            if let stored { register(stored) }
+        guard let entry = tracker[key] else {
+            if let stored { tracker.register(stored) }
             return
         }
         guard let stored else {
             if mergeChanges && entry.base == nil { return }
-            forget(key)
+            tracker.forget(key)
             return
         }
         guard mergeChanges, entry.isPending, let current = entry.current else {
-            track(stored)
+            tracker.track(stored)
             return
         }
         var merged = stored
         for name in entry.changed where store.schema.entity(key.entity)?.isStoredProperty(name) == true {
             merged[name] = current[name]
         }
-        setTracked(key, base: stored, current: merged)
+        tracker.set(key, base: stored, current: merged)
     }
 
     func refreshRequest(force: Bool) -> RefreshRequest? {
         guard force || automaticallyMergesChanges || !hasSeenStore else { return nil }
         var bases: [RecordKey: Int64] = [:]
         if hasSeenStore {
-            bases.reserveCapacity(tracked.count)
-            for (key, entry) in tracked { if let base = entry.base { bases[key] = base.version } }
+            bases.reserveCapacity(tracker.count)
+            for (key, entry) in tracker.records { if let base = entry.base { bases[key] = base.version } }
         }
         return RefreshRequest(after: lastSeenToken, hasSeenStore: hasSeenStore, bases: bases)
     }
@@ -127,15 +127,15 @@ extension ModelContext {
     func apply(_ found: RefreshRequest.Found) -> ContextRefresh {
         var refresh = ContextRefresh(token: found.token)
         for (key, record) in found.records.sorted(by: { ($0.key.entity, $0.key.id) < ($1.key.entity, $1.key.id) }) {
-            guard let entry = tracked[key], let base = entry.base else { continue }
+            guard let entry = tracker[key], let base = entry.base else { continue }
             if let record, record.version <= base.version { continue }
             if entry.isPending {
                 refresh.conflicting.append(key)
             } else if let record {
-                track(record)
+                tracker.track(record)
                 refresh.refreshed.append(key)
             } else {
-                forget(key)
+                tracker.forget(key)
                 refresh.deleted.append(key)
             }
         }

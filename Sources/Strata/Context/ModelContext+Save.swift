@@ -21,18 +21,16 @@ extension ModelContext {
     public func save() async throws -> ContextSaveResult {
         await beginSave()
         defer { endSave() }
-        compactChangeOrder()
+        tracker.compactChangeOrder()
         var revisions: [RecordKey: Int] = [:]
         var records: [ContextChangeSet.RecordChange] = []
-        for key in changeOrder {
-            guard let entry = tracked[key] else { continue }
+        for (key, entry) in tracker.pendingRecords {
             records.append(.init(key: key, base: entry.base, current: entry.current, changed: entry.changed))
             revisions[key] = entry.revision
         }
         var membershipRevisions: [LinkKey: Int] = [:]
         var membershipChanges: [ContextChangeSet.MembershipChange] = []
-        for key in membershipOrder {
-            guard let membership = memberships[key], membership.base != membership.desired else { continue }
+        for (key, membership) in tracker.memberships.entries where membership.base != membership.desired {
             membershipChanges.append(
                 .init(
                     owner: key.ownerKey, relationship: key.relationship, base: membership.base,
@@ -41,8 +39,7 @@ extension ModelContext {
         }
         let changes = ContextChangeSet(records: records, memberships: membershipChanges)
         guard !changes.isEmpty else {
-            memberships.removeAll()
-            membershipOrder.removeAll()
+            tracker.memberships.removeAll()
             return ContextSaveResult(token: nil, conflicts: [])
         }
 
@@ -69,10 +66,10 @@ extension ModelContext {
         }
 
         for (key, record) in outcome.records {
-            let entry = tracked[key]
+            let entry = tracker[key]
             if let entry, let revision = revisions[key], entry.revision != revision {
                 // Changed again while the save ran: those changes stay pending over the new state.
-                setTracked(
+                tracker.set(
                     key, base: record,
                     current: entry.current.map { current in
                         var updated = current
@@ -82,17 +79,16 @@ extension ModelContext {
                 continue
             }
             if let record {
-                track(record)
+                tracker.track(record)
             } else {
-                forget(key)
+                tracker.forget(key)
             }
         }
-        for (key, revision) in membershipRevisions where memberships[key]?.revision == revision {
-            memberships[key] = nil
-            readMemberships[key] = nil  // saved: the next change starts from the stored state
+        for (key, revision) in membershipRevisions where tracker.memberships[key]?.revision == revision {
+            tracker.memberships[key] = nil
+            tracker.readMemberships[key] = nil  // saved: the next change starts from the stored state
         }
-        membershipOrder.removeAll { memberships[$0] == nil }
-        compactChangeOrder()
+        tracker.compactChangeOrder()
         if let refresh = outcome.refresh { apply(refresh) }
         if !outcome.conflicts.isEmpty { reportConflicts(outcome.conflicts) }
         return ContextSaveResult(token: outcome.token, conflicts: outcome.conflicts)

@@ -56,20 +56,11 @@ public actor ModelContext {
     /// Every non-empty merge of others' changes into this context, as it happens.
     public nonisolated let refreshes: AsyncStream<ContextRefresh>
 
-    var tracked: [RecordKey: Tracked] = [:]
-    /// Keys in the order they were first changed (the order they are saved). May hold keys whose
-    /// changes were undone; `tracked[key].isPending` is the truth.
-    var changeOrder: [RecordKey] = []
-    var changeOrderKeys: Set<RecordKey> = []
-    var memberships: [LinkKey: Membership] = [:]
-    /// Stored memberships as this context last read them (`related(_:of:)`), the base a later
-    /// change of the membership is compared with at save.
-    var readMemberships: [LinkKey: [RecordID]] = [:]
-    var membershipOrder: [LinkKey] = []
+    /// The records read and changed here, and the memberships changed.
+    var tracker = ContextTracker()
     /// The history position this context has caught up with.
     var lastSeenToken: HistoryToken?
     var hasSeenStore = false
-    var revisionCounter = 0
     var saveTurns = TurnTaking()
     /// Observations of this context, woken when its pending changes change.
     var changeSignals: [UUID: AsyncStream<Void>.Continuation] = [:]

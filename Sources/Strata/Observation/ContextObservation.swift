@@ -118,8 +118,8 @@ extension ModelContext {
         [Record], [M], HistoryToken?
     ) {
         let records = try await readOverlaid { view, executor in try executor.fetch(plan, in: view) }
-        for record in records { register(record) }
-        let shown = records.map { tracked[$0.key]?.current ?? $0 }
+        for record in records { tracker.register(record) }
+        let shown = records.map { tracker[$0.key]?.current ?? $0 }
         return (shown, try KeyPathDecoding.decodeAll(M.self, shown), lastSeenToken)
     }
 }

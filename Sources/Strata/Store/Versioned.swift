@@ -60,7 +60,7 @@ extension ModelContext {
     public func fetchVersioned<M: PersistentModel>(_ type: M.Type, id: M.ID) async throws -> Versioned<M>? {
         guard let model = try await fetch(type, id: id) else { return nil }
         let key = RecordKey(entity: M.entityName, id: id.recordID)
-        return Versioned(model: model, version: tracked[key]?.base?.version ?? 0)
+        return Versioned(model: model, version: tracker[key]?.base?.version ?? 0)
     }
 
     /// Stages an update only if the record this context read is at `expectedVersion`; another
