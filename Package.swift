@@ -74,10 +74,13 @@ let package = Package(
             path: "Backends/InMemory",
             swiftSettings: strictSettings
         ),
+        // Internal: the SQL both SQL backends speak — one translator over a dialect value.
+        .target(
+            name: "StrataSQL", dependencies: ["StrataStorage"], path: "Backends/SQL", swiftSettings: strictSettings),
         .target(
             name: "StrataSQLite",
             dependencies: [
-                "StrataStorage", .product(name: "GRDB", package: "GRDB.swift"),
+                "StrataStorage", "StrataSQL", .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ],
             path: "Backends/SQLite",
@@ -107,7 +110,7 @@ let package = Package(
         .target(
             name: "StrataPostgres",
             dependencies: [
-                "StrataStorage", .product(name: "PostgresNIO", package: "postgres-nio"),
+                "StrataStorage", "StrataSQL", .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],
