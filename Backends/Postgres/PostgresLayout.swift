@@ -1,22 +1,19 @@
 import Foundation
 import PostgresNIO
+import StrataSQL
 import StrataStorage
 
-/// The tables of a Strata store in one PostgreSQL schema.
+/// The tables of a Strata store in one PostgreSQL schema: the shared `SQLLayoutPlan` rendered in
+/// PostgreSQL's names and types.
 ///
-/// - One table per entity: `id` (primary key, typed by the ID kind), `strata_version`, then one
-///   typed column per attribute (composite fields flattened: `"address.city"`) and per to-one
-///   (the destination's ID).
-/// - One table per owned link list (`"Entity.relationship"`: owner, target, position) for ordered
-///   to-many and many-to-many relationships, indexed on (owner, position) and on (target, owner).
-/// - An index for every indexed attribute, every to-one and every unique constraint, each ending
-///   in `id` so an equality yields rows in the contract's tie-break order. Unique constraints get
-///   plain indexes: the engine enforces uniqueness over a whole save, and a per-statement UNIQUE
-///   index would refuse valid saves that swap values between records.
-/// - `strata_meta` (key, value): format version, schema fingerprint and description, counters, history.
+/// - One table per entity: `id` (primary key, typed by the ID kind), `strata_version`, the plan's
+///   columns.
+/// - One table per owned link list (`"Entity.relationship"`: owner, target, position), indexed on
+///   (owner, position) and on (target, owner).
+/// - The plan's indexes and unique-constraint indexes, one set, each named by a hash of its columns.
+/// - `strata_meta` (key, value): format version, schema description, counters, history.
 ///
-/// No foreign keys: the engine owns delete rules, and `noAction` must be able to leave a dangling
-/// reference. Names longer than PostgreSQL keeps (63 bytes) are shortened with a hash, never
+/// Names longer than PostgreSQL keeps (63 bytes) are shortened with a hash, never
 /// truncated into each other.
 struct PostgresLayout: Sendable {
     struct Table: Sendable {
@@ -29,31 +26,7 @@ struct PostgresLayout: Sendable {
         /// The entity's record layout: the columns' order, so a row's values are its slots.
         var layout: RecordLayout { entity.layout }
 
-        enum ColumnKind: Sendable {
-            case attribute(AttributeType)
-            case reference(RecordID.Kind)
-
-            var sqlType: String {
-                switch self {
-                case .attribute(let type): PostgresValues.columnType(type)
-                case .reference(let kind): PostgresValues.columnType(kind)
-                }
-            }
-
-            var arrayCast: String {
-                switch self {
-                case .attribute(let type): PostgresLayout.arrayCast(PostgresValues.columnType(type))
-                case .reference(let kind): PostgresLayout.arrayCast(PostgresValues.columnType(kind))
-                }
-            }
-
-            var wireType: PostgresDataType {
-                switch self {
-                case .attribute(let type): PostgresValues.wireType(type)
-                case .reference(let kind): PostgresValues.wireType(kind)
-                }
-            }
-        }
+        typealias ColumnKind = SQLLayoutPlan.ColumnKind
     }
 
     static let formatVersion = "1"
@@ -61,6 +34,8 @@ struct PostgresLayout: Sendable {
     static let setAsidePrefix = "strata_migrating."
 
     let schema: Schema
+    /// What the schema needs, whatever the dialect.
+    let plan: SQLLayoutPlan
     /// The PostgreSQL schema (namespace) the store lives in, unquoted.
     let namespace: String
     let tables: [String: Table]
@@ -70,13 +45,11 @@ struct PostgresLayout: Sendable {
         self.schema = schema
         self.namespace = namespace
         self.setAside = setAside
+        let plan = SQLLayoutPlan(schema: schema)
+        self.plan = plan
         var tables: [String: Table] = [:]
         for entity in schema.entities {
-            var columns: [(String, Table.ColumnKind)] = entity.attributes.map { ($0.name, .attribute($0.type)) }
-            for relationship in entity.relationships where relationship.isToOne {
-                columns.append(
-                    (relationship.name, .reference(schema.entity(relationship.destination)?.idKind ?? .uuid)))
-            }
+            let columns = plan.tables[entity.name]?.columns ?? []
             let names = ["id", "strata_version"] + columns.map(\.0)
             tables[entity.name] = Table(
                 entity: entity,
@@ -156,20 +129,16 @@ struct PostgresLayout: Sendable {
     }
 
     var linkRelationships: [(entity: EntityDescription, relationship: RelationshipDescription)] {
-        schema.entities.flatMap { entity in entity.relationships.filter { $0.keepsLinkList }.map { (entity, $0) } }
+        plan.linkLists.map { ($0.owner, $0.relationship) }
     }
 
     /// The secondary indexes of an entity's table: a stable name (the index's own description
     /// hashed, so a changed index gets a new name) and its DDL.
     func indexStatements(_ entity: EntityDescription) -> [(name: String, sql: String)] {
-        guard let table = tables[entity.name] else { return [] }
-        var indexed = Set(entity.attributes.filter(\.isIndexed).map { [$0.name] })
-        for index in entity.indexes { indexed.insert(index) }
-        for relationship in entity.relationships where relationship.isToOne { indexed.insert([relationship.name]) }
-        for constraint in entity.uniqueConstraints { indexed.insert(constraint) }
+        guard let table = tables[entity.name], let planned = plan.tables[entity.name] else { return [] }
+        let indexed = planned.indexes.union(planned.uniqueConstraints)
         return indexed.sorted(by: { $0.joined(separator: ",") < $1.joined(separator: ",") }).map { columns in
-            let keyed = columns.contains("id") ? columns : columns + ["id"]
-            let list = keyed.map(Self.column).joined(separator: ", ")
+            let list = SQLLayoutPlan.keyed(columns).map(Self.column).joined(separator: ", ")
             let name = "strata_i_" + Self.hash("\(entity.name)(\(list))")
             return (name, "CREATE INDEX \(quoted(name)) ON \(table.name) (\(list))")
         }
@@ -193,9 +162,10 @@ struct PostgresLayout: Sendable {
             + table.columns.map { "\(Self.column($0.name)) \($0.kind.sqlType)" }
         statements.append("CREATE TABLE \(table.name) (\(columns.joined(separator: ", ")))")
         statements += indexStatements(entity).map(\.sql)
-        for (owner, relationship) in linkRelationships where owner.name == name {
+        for list in plan.linkLists where list.owner.name == name {
+            let relationship = list.relationship
             let ownerType = PostgresValues.columnType(entity.idKind)
-            let targetType = PostgresValues.columnType(schema.entity(relationship.destination)?.idKind ?? .uuid)
+            let targetType = PostgresValues.columnType(list.targetKind)
             let link = linkTable(name, relationship.name)
             // No unique key on (owner, position): a flush replaces a list by deleting and
             // inserting in one statement, whose parts do not see each other.
@@ -213,5 +183,28 @@ struct PostgresLayout: Sendable {
             )
         }
         return statements
+    }
+}
+
+extension SQLLayoutPlan.ColumnKind {
+    var sqlType: String {
+        switch self {
+        case .attribute(let type): PostgresValues.columnType(type)
+        case .reference(let kind): PostgresValues.columnType(kind)
+        }
+    }
+
+    var arrayCast: String {
+        switch self {
+        case .attribute(let type): PostgresLayout.arrayCast(PostgresValues.columnType(type))
+        case .reference(let kind): PostgresLayout.arrayCast(PostgresValues.columnType(kind))
+        }
+    }
+
+    var wireType: PostgresDataType {
+        switch self {
+        case .attribute(let type): PostgresValues.wireType(type)
+        case .reference(let kind): PostgresValues.wireType(kind)
+        }
     }
 }

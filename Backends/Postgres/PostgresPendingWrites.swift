@@ -1,4 +1,5 @@
 import PostgresNIO
+import StrataSQL
 import StrataStorage
 
 /// Writes held until a flush, the last one per key winning.

@@ -1,4 +1,5 @@
 import PostgresNIO
+import StrataSQL
 import StrataStorage
 
 /// Reads over one leased connection. In a read, the backend has begun a `REPEATABLE READ READ

@@ -1,19 +1,16 @@
 import GRDB
+import StrataSQL
 import StrataStorage
 
-/// The tables of a Strata SQLite store.
+/// The tables of a Strata SQLite store: the shared `SQLLayoutPlan` rendered in SQLite's names and
+/// types.
 ///
 /// - One table per entity, named after it: `id` (primary key, typed by the ID kind),
-///   `strata_version`, then one typed column per attribute (composite fields flattened:
-///   `"address.city"`) and per to-one (the destination's ID).
-/// - One table per owned link list (`"Entity.relationship"`: owner, target, position) for ordered
-///   to-many and many-to-many relationships, indexed on the target for reverse lookups.
-/// - An index for every indexed attribute, every to-one and every unique constraint (the engine
-///   enforces uniqueness; see `creationStatements`).
-/// - `strata_meta` (key, value): format version, schema fingerprint, counters, history.
-///
-/// No SQL foreign keys: the engine owns delete rules, and `noAction` must be able to leave a
-/// dangling reference.
+///   `strata_version`, the plan's columns, then `strata_checksum`.
+/// - One table per owned link list (`"Entity.relationship"`: owner, target, position), keyed on
+///   (owner, position) and indexed on the target for reverse lookups.
+/// - The plan's indexes (`"Entity.indexN"`) and unique-constraint indexes (`"Entity.uniqueN"`).
+/// - `strata_meta` (key, value): format version, schema description, counters, history.
 struct SQLiteLayout: Sendable {
     struct Table: Sendable {
         let entity: EntityDescription
@@ -48,10 +45,7 @@ struct SQLiteLayout: Sendable {
                 + Array(repeating: row, count: rows).joined(separator: ", ") + upsertClause
         }
 
-        enum ColumnKind: Sendable {
-            case attribute(AttributeType)
-            case reference(RecordID.Kind)
-        }
+        typealias ColumnKind = SQLLayoutPlan.ColumnKind
     }
 
     /// The store format this release writes and reads (`strata.sqlite.format`); any other is
@@ -65,6 +59,8 @@ struct SQLiteLayout: Sendable {
     static let metaTable = "strata_meta"
 
     let schema: Schema
+    /// What the schema needs, whatever the dialect.
+    let plan: SQLLayoutPlan
     let tables: [String: Table]
     /// Entities whose tables a migration has set aside under ``setAsidePrefix`` (read there).
     let setAside: Set<String>
@@ -74,13 +70,11 @@ struct SQLiteLayout: Sendable {
     init(schema: Schema, setAside: Set<String> = []) {
         self.schema = schema
         self.setAside = setAside
+        let plan = SQLLayoutPlan(schema: schema)
+        self.plan = plan
         var tables: [String: Table] = [:]
         for entity in schema.entities {
-            var columns: [(String, Table.ColumnKind)] = entity.attributes.map { ($0.name, .attribute($0.type)) }
-            for relationship in entity.relationships where relationship.isToOne {
-                columns.append(
-                    (relationship.name, .reference(schema.entity(relationship.destination)?.idKind ?? .uuid)))
-            }
+            let columns = plan.tables[entity.name]?.columns ?? []
             let name = quoted(setAside.contains(entity.name) ? Self.setAsidePrefix + entity.name : entity.name)
             let names = ["id", "strata_version"] + columns.map(\.0) + [SQLiteLayout.checksumColumn]
             let selectList = names.map { "t0." + quoted($0) }.joined(separator: ", ")
@@ -125,9 +119,7 @@ struct SQLiteLayout: Sendable {
 
     /// Relationships whose link lists this store keeps.
     var linkRelationships: [(entity: EntityDescription, relationship: RelationshipDescription)] {
-        schema.entities.flatMap { entity in
-            entity.relationships.filter { $0.keepsLinkList }.map { (entity, $0) }
-        }
+        plan.linkLists.map { ($0.owner, $0.relationship) }
     }
 
     /// The secondary indexes of an entity's table, by name. Each ends in `id`, so an equality on
@@ -135,23 +127,15 @@ struct SQLiteLayout: Sendable {
     /// index: `== … LIMIT 100` reads 100 entries however many rows match, and referrer lookups
     /// need no sort.
     func indexStatements(_ entity: EntityDescription) -> [(name: String, sql: String)] {
-        guard let table = tables[entity.name] else { return [] }
+        guard let table = tables[entity.name], let planned = plan.tables[entity.name] else { return [] }
         func create(_ name: String, _ columns: [String]) -> (name: String, sql: String) {
-            let keyed = columns.contains("id") ? columns : columns + ["id"]
-            return (
-                name, "CREATE INDEX \(quoted(name)) ON \(table.name) (\(keyed.map(quoted).joined(separator: ", ")))"
-            )
+            let keyed = SQLLayoutPlan.keyed(columns).map(quoted).joined(separator: ", ")
+            return (name, "CREATE INDEX \(quoted(name)) ON \(table.name) (\(keyed))")
         }
-        var indexed = Set(entity.attributes.filter(\.isIndexed).map { [$0.name] })
-        for index in entity.indexes { indexed.insert(index) }
-        for relationship in entity.relationships where relationship.isToOne { indexed.insert([relationship.name]) }
-        var statements = indexed.sorted(by: { $0.joined() < $1.joined() }).enumerated().map { number, columns in
+        var statements = planned.indexes.sorted(by: { $0.joined() < $1.joined() }).enumerated().map { number, columns in
             create("\(entity.name).index\(number)", columns)
         }
-        // Unique constraints get plain indexes: the engine enforces uniqueness over the whole
-        // save inside the one write transaction, and a per-statement UNIQUE index would refuse
-        // valid saves that swap values between records.
-        for (number, columns) in entity.uniqueConstraints.enumerated() {
+        for (number, columns) in planned.uniqueConstraints.enumerated() {
             statements.append(create("\(entity.name).unique\(number)", columns))
         }
         return statements
@@ -183,9 +167,10 @@ struct SQLiteLayout: Sendable {
             statements.append("CREATE TABLE \(table.name) (\(columns.joined(separator: ", ")))")
             statements += indexStatements(entity).map(\.sql)
         }
-        for (entity, relationship) in linkRelationships where entity.name == name {
+        for list in plan.linkLists where list.owner.name == name {
+            let (entity, relationship) = (list.owner, list.relationship)
             let ownerKind = SQLiteValues.columnType(entity.idKind)
-            let targetKind = SQLiteValues.columnType(schema.entity(relationship.destination)?.idKind ?? .uuid)
+            let targetKind = SQLiteValues.columnType(list.targetKind)
             let table = Self.linkTable(entity.name, relationship.name)
             statements.append(
                 "CREATE TABLE \(table) (owner \(ownerKind) NOT NULL, target \(targetKind) NOT NULL, position INTEGER NOT NULL, PRIMARY KEY (owner, position)) WITHOUT ROWID"

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import StrataSQL
 import StrataStorage
 
 /// Reads over one GRDB connection, inside the transaction GRDB opened for the closure.

@@ -4,9 +4,9 @@ import Foundation
 /// to a durable outbox in the same backend transaction as the data.
 ///
 /// ```swift
-/// let local = try await Store.open("sqlite:./app.sqlite", schema: schema,
-///                                  sync: SyncConfiguration(clientID: deviceID))
-/// let engine = SyncEngine(store: local, remote: remote)
+/// let local = try await Store.open(
+///     "sqlite:./app.sqlite", schema: schema, options: OpenOptions(sync: SyncConfiguration(clientID: deviceID)))
+/// let engine = try SyncEngine(store: local, remote: remote)  // StrataSync
 /// ```
 public struct SyncConfiguration: Sendable {
     /// Identifies this client to the server; part of every mutation ID. Keep it stable per store.
