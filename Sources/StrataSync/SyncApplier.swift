@@ -139,7 +139,7 @@ struct SyncApplier {
         try Outbox.remove(superseded, in: writer)
         guard !wholePuts.isEmpty else { return }
         let timestamp = HybridTimestamp.next(
-            after: try Outbox.clock(in: writer), now: configuration.clock(), node: configuration.clientID)
+            after: try Outbox.hybridClock(in: writer), now: configuration.clock(), node: configuration.clientID)
         var puts: [(RecordKey, Record, [String: LinkDelta])] = []
         for (key, serverLinks) in wholePuts {
             guard let record = try writer.record(key.entity, id: key.id), let entity = writer.schema.entity(key.entity)
@@ -156,7 +156,7 @@ struct SyncApplier {
             puts.append((key, Record(entity: key.entity, id: key.id, values: values), links))
         }
         let base = try puts.map { try Outbox.serverVersion($0.0, in: writer) }
-        _ = try Outbox.appendRaw(
+        _ = try Outbox.appendWire(
             { first in
                 puts.enumerated().map { index, put in
                     SyncMutation(

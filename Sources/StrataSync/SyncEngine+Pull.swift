@@ -45,7 +45,7 @@ extension SyncEngine {
                     var applier = SyncApplier(session: session, configuration: configuration)
                     var pending: [RecordKey: [SyncMutation]] = [:]
                     if try Outbox.pendingCount(in: reader) > 0 {
-                        for mutation in try Outbox.mutations(in: reader) {
+                        for mutation in try Outbox.wireMutations(in: reader) {
                             pending[mutation.key, default: []].append(mutation)
                         }
                     }

@@ -11,7 +11,7 @@ extension SyncEngine {
         let configuration = configuration
         while true {
             let limit = batchSize
-            let batch = try await store.backend.read { try Outbox.mutations(in: $0, limit: limit) }
+            let batch = try await store.backend.read { try Outbox.wireMutations(in: $0, limit: limit) }
             guard !batch.isEmpty else { break }
             status.inFlight = batch.count
             publish()

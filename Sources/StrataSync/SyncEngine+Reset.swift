@@ -112,7 +112,7 @@ extension SyncEngine {
     ) throws {
         var pending: [RecordKey: [SyncMutation]] = [:]
         if try Outbox.pendingCount(in: reader) > 0 {
-            for mutation in try Outbox.mutations(in: reader) { pending[mutation.key, default: []].append(mutation) }
+            for mutation in try Outbox.wireMutations(in: reader) { pending[mutation.key, default: []].append(mutation) }
         }
         // What this page's range holds locally, before anything is staged.
         var range: [FilterExpression] = []

@@ -124,7 +124,7 @@ public actor SyncEngine {
 
     /// The mutations waiting in the outbox, oldest first.
     public func pendingMutations(limit: Int? = nil) async throws -> [SyncMutation] {
-        try await store.backend.read { try Outbox.mutations(in: $0, limit: limit) }
+        try await store.backend.read { try Outbox.wireMutations(in: $0, limit: limit) }
     }
 
     // MARK: Sync

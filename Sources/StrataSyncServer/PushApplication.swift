@@ -144,7 +144,7 @@ struct PushApplication {
         }
         for (key, stamp) in stamps {
             var bytes = BinaryWriter()
-            Outbox.writeTimestamp(stamp.timestamp, &bytes)
+            Outbox.writeTimestamp(stamp.timestamp.outbox, &bytes)
             bytes.string(stamp.client)
             try transaction.setMetadata(SyncServer.stampKey(key), bytes.bytes)
         }

@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import StrataSync
 
 /// What the server keeps per client and record in the metadata space: each client's last applied
 /// sequence, rejections (so a retried mutation gets the same answer), and last-writer stamps.

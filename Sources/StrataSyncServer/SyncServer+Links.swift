@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import StrataSync
 
 /// Applying a pushed put's link deltas.
 extension SyncServer {

@@ -153,7 +153,7 @@ extension SyncServer {
     ) throws -> (HybridTimestamp, String?) {
         guard let bytes = try transaction.metadata(stampKey(key)) else { return (fallback, nil) }
         var reader = BinaryReader(bytes)
-        return (try Outbox.readTimestamp(&reader), try reader.string())
+        return (HybridTimestamp(try Outbox.readTimestamp(&reader)), try reader.string())
     }
 
     static func state(

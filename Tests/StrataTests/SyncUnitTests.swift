@@ -49,8 +49,9 @@ struct SyncUnitTests {
                 id: MutationID(clientID: "c", sequence: 8), kind: .delete, entity: "Tag", recordID: .string("b"),
                 baseServerVersion: 4,
                 timestamp: HybridTimestamp(millis: 43, node: "c")),
-        ]
+        ].map(\.outbox)
         #expect(try Outbox.decode(Outbox.encode(mutations)) == mutations)
+        #expect(mutations.map(SyncMutation.init).map(\.outbox) == mutations, "the wire's types carry every field")
         var bytes = Outbox.encode(mutations)
         bytes[0] = 99
         #expect(throws: StrataError.self) { try Outbox.decode(bytes) }

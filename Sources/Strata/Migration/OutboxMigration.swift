@@ -98,7 +98,7 @@ enum OutboxMigration {
         }
 
         /// The mutation in the new names, or nil when its entity is gone.
-        func apply(_ mutation: SyncMutation) -> SyncMutation? {
+        func apply(_ mutation: OutboxMutation) -> OutboxMutation? {
             guard let entity = entities[mutation.entity], let names = properties[entity] else { return nil }
             var result = mutation
             result.entity = entity

@@ -31,12 +31,12 @@ extension Outbox {
         try writer.setMetadata(serverVersionKey(key), version == nil ? nil : bytes.bytes)
     }
 
-    package static func clock(in transaction: any StorageReadTransaction) throws -> HybridTimestamp? {
+    package static func clock(in transaction: any StorageReadTransaction) throws -> OutboxTimestamp? {
         try State.read(transaction).clock
     }
 
     /// Moves the local clock past timestamps seen from elsewhere (the receive rule of a hybrid clock).
-    package static func observe(_ timestamps: some Sequence<HybridTimestamp>, in writer: any StorageWriteTransaction)
+    package static func observe(_ timestamps: some Sequence<OutboxTimestamp>, in writer: any StorageWriteTransaction)
         throws
     {
         guard let latest = timestamps.max() else { return }

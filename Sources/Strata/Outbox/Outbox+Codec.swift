@@ -2,7 +2,7 @@ import Foundation
 
 /// The outbox's stored form: compact binary, since an entry is written on every save.
 extension Outbox {
-    static func encode(_ mutations: [SyncMutation]) -> [UInt8] {
+    static func encode(_ mutations: [OutboxMutation]) -> [UInt8] {
         var writer = BinaryWriter()
         writer.byte(formatVersion)
         writer.unsigned(UInt64(mutations.count))
@@ -23,16 +23,16 @@ extension Outbox {
         return writer.bytes
     }
 
-    static func decode(_ bytes: [UInt8]) throws -> [SyncMutation] {
+    static func decode(_ bytes: [UInt8]) throws -> [OutboxMutation] {
         var reader = BinaryReader(bytes)
         guard try reader.byte() == formatVersion else {
             throw StrataError(.incompatibleStore, "outbox entry has an unknown format version")
         }
         let count = try reader.count()
-        var mutations: [SyncMutation] = []
+        var mutations: [OutboxMutation] = []
         mutations.reserveCapacity(count)
         for _ in 0..<count {
-            let id = MutationID(clientID: try reader.string(), sequence: try reader.unsigned())
+            let id = OutboxMutationID(clientID: try reader.string(), sequence: try reader.unsigned())
             let kindByte = try reader.byte()
             guard kindByte <= 2 else { throw reader.corrupt("unknown mutation kind") }
             let entity = try reader.string()
@@ -41,15 +41,15 @@ extension Outbox {
             let timestamp = try readTimestamp(&reader)
             var values: [String: Value] = [:]
             for _ in 0..<(try reader.count()) { values[try reader.string()] = try reader.value() }
-            var links: [String: LinkDelta] = [:]
+            var links: [String: OutboxLinkDelta] = [:]
             for _ in 0..<(try reader.count()) {
                 let name = try reader.string()
                 var lists: [[RecordID]] = []
                 for _ in 0..<3 { lists.append(try (0..<reader.count()).map { _ in try reader.recordID() }) }
-                links[name] = LinkDelta(added: lists[0], removed: lists[1], order: lists[2])
+                links[name] = OutboxLinkDelta(added: lists[0], removed: lists[1], order: lists[2])
             }
             mutations.append(
-                SyncMutation(
+                OutboxMutation(
                     id: id, kind: kindByte == 0 ? .delete : .put, entity: entity, recordID: recordID,
                     isInsert: kindByte == 2,
                     values: values, links: links, baseServerVersion: base, timestamp: timestamp))
@@ -57,7 +57,7 @@ extension Outbox {
         return mutations
     }
 
-    static func writeLinks(_ name: String, _ delta: LinkDelta, _ writer: inout BinaryWriter) {
+    static func writeLinks(_ name: String, _ delta: OutboxLinkDelta, _ writer: inout BinaryWriter) {
         writer.string(name)
         for list in [delta.added, delta.removed, delta.order] {
             writer.unsigned(UInt64(list.count))
@@ -65,15 +65,15 @@ extension Outbox {
         }
     }
 
-    package static func writeTimestamp(_ timestamp: HybridTimestamp, _ writer: inout BinaryWriter) {
+    package static func writeTimestamp(_ timestamp: OutboxTimestamp, _ writer: inout BinaryWriter) {
         writer.signed(timestamp.millis)
         writer.unsigned(UInt64(timestamp.counter))
         writer.string(timestamp.node)
     }
 
-    package static func readTimestamp(_ reader: inout BinaryReader) throws -> HybridTimestamp {
+    package static func readTimestamp(_ reader: inout BinaryReader) throws -> OutboxTimestamp {
         let millis = try reader.signed()
         let counter = UInt32(truncatingIfNeeded: try reader.unsigned())
-        return HybridTimestamp(millis: millis, counter: counter, node: try reader.string())
+        return OutboxTimestamp(millis: millis, counter: counter, node: try reader.string())
     }
 }

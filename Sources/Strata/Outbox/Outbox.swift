@@ -50,10 +50,10 @@ package enum Outbox {
             })
         guard !items.isEmpty else { return }
         var state = try State.read(writer)
-        let timestamp = HybridTimestamp.next(
+        let timestamp = OutboxTimestamp.next(
             after: state.clock, now: configuration.clock(), node: configuration.clientID)
         let first = state.sequence + 1
-        // Written straight from the records: building `SyncMutation` values first would cost as
+        // Written straight from the records: building `OutboxMutation` values first would cost as
         // much as the save itself on large saves.
         var bytes = BinaryWriter()
         bytes.bytes.reserveCapacity(items.count * 96)
@@ -93,7 +93,8 @@ package enum Outbox {
                 let current = try workingSet.links(change.entity, relationship: relationship.name, from: change.id)
                 let delta = MembershipDelta(from: original, to: current)
                 writeLinks(
-                    relationship.name, LinkDelta(added: delta.added, removed: delta.removed, order: current), &bytes)
+                    relationship.name, OutboxLinkDelta(added: delta.added, removed: delta.removed, order: current),
+                    &bytes)
             }
         }
         try writer.setMetadata(entryKey(first), bytes.bytes)
@@ -104,7 +105,7 @@ package enum Outbox {
 
     static func writeHeader(
         clientID: String, sequence: UInt64, kind: UInt8, entity: String, id: RecordID, base: Int64?,
-        timestamp: HybridTimestamp,
+        timestamp: OutboxTimestamp,
         _ writer: inout BinaryWriter
     ) {
         writer.string(clientID)
@@ -124,7 +125,7 @@ package enum Outbox {
     struct State {
         var sequence: UInt64 = 0
         var pending: UInt64 = 0
-        var clock: HybridTimestamp?
+        var clock: OutboxTimestamp?
 
         static func read(_ transaction: any StorageReadTransaction) throws -> State {
             guard let bytes = try transaction.metadata(stateKey) else { return State() }
@@ -152,7 +153,8 @@ package enum Outbox {
 
     /// Visits outbox entries oldest first, a page at a time, until `body` returns `false`.
     private static func forEachEntry(
-        in transaction: any StorageReadTransaction, _ body: (_ key: String, _ mutations: [SyncMutation]) throws -> Bool
+        in transaction: any StorageReadTransaction,
+        _ body: (_ key: String, _ mutations: [OutboxMutation]) throws -> Bool
     ) throws {
         var after: String?
         while true {
@@ -165,9 +167,9 @@ package enum Outbox {
 
     /// Pending mutations, oldest first (at most `limit`).
     package static func mutations(in transaction: any StorageReadTransaction, limit: Int? = nil) throws
-        -> [SyncMutation]
+        -> [OutboxMutation]
     {
-        var result: [SyncMutation] = []
+        var result: [OutboxMutation] = []
         try forEachEntry(in: transaction) { _, mutations in
             result += mutations
             return limit.map { result.count < $0 } ?? true
@@ -182,7 +184,7 @@ package enum Outbox {
 
     /// Removes mutations from the outbox (acknowledged, rejected, or superseded). Reads entries
     /// oldest first and stops as soon as every ID is found (acknowledgements come in commit order).
-    package static func remove(_ ids: Set<MutationID>, in writer: any StorageWriteTransaction) throws {
+    package static func remove(_ ids: Set<OutboxMutationID>, in writer: any StorageWriteTransaction) throws {
         guard !ids.isEmpty else { return }
         var removed = 0
         var remaining = ids
@@ -201,8 +203,8 @@ package enum Outbox {
     }
 
     /// Appends mutations made by the sync engine itself (a record the client's policy kept, sent whole).
-    package static func appendRaw(_ build: (UInt64) -> [SyncMutation], in writer: any StorageWriteTransaction) throws
-        -> [SyncMutation]
+    package static func appendRaw(_ build: (UInt64) -> [OutboxMutation], in writer: any StorageWriteTransaction) throws
+        -> [OutboxMutation]
     {
         var state = try State.read(writer)
         let mutations = build(state.sequence + 1)

@@ -24,31 +24,31 @@ public struct SyncConfiguration: Sendable {
 /// A hybrid logical clock reading: wall-clock milliseconds, a counter for events within one
 /// millisecond (or when the wall clock is behind a timestamp already seen), and the node that made
 /// it as the last tie-break. Ordered, so "last writer" is well defined across clients.
-public struct HybridTimestamp: Sendable, Hashable, Codable, Comparable, CustomStringConvertible {
+package struct OutboxTimestamp: Sendable, Hashable, Codable, Comparable, CustomStringConvertible {
     /// Milliseconds since 1970 on the writer's clock, never behind the last timestamp it saw.
-    public var millis: Int64
+    package var millis: Int64
     /// Orders timestamps within one millisecond.
-    public var counter: UInt32
+    package var counter: UInt32
     /// The writer, which breaks ties.
-    public var node: String
+    package var node: String
 
     /// A timestamp.
-    public init(millis: Int64, counter: UInt32 = 0, node: String) {
+    package init(millis: Int64, counter: UInt32 = 0, node: String) {
         self.millis = millis
         self.counter = counter
         self.node = node
     }
 
-    public static func < (lhs: HybridTimestamp, rhs: HybridTimestamp) -> Bool {
+    package static func < (lhs: OutboxTimestamp, rhs: OutboxTimestamp) -> Bool {
         (lhs.millis, lhs.counter, lhs.node) < (rhs.millis, rhs.counter, rhs.node)
     }
 
     /// The next local timestamp: never behind `last`, never behind the wall clock.
-    public static func next(after last: HybridTimestamp?, now: Date, node: String) -> HybridTimestamp {
+    package static func next(after last: OutboxTimestamp?, now: Date, node: String) -> OutboxTimestamp {
         let wall = Int64((now.timeIntervalSince1970 * 1000).rounded(.down))
-        guard let last, last.millis >= wall else { return HybridTimestamp(millis: wall, node: node) }
-        return HybridTimestamp(millis: last.millis, counter: last.counter &+ 1, node: node)
+        guard let last, last.millis >= wall else { return OutboxTimestamp(millis: wall, node: node) }
+        return OutboxTimestamp(millis: last.millis, counter: last.counter &+ 1, node: node)
     }
 
-    public var description: String { "\(millis).\(counter)@\(node)" }
+    package var description: String { "\(millis).\(counter)@\(node)" }
 }

@@ -3,36 +3,36 @@
 
 /// A mutation's stable identity: the client that made it and its sequence number there. A retry
 /// sends the same ID, which is how the server applies each mutation at most once.
-public struct MutationID: Sendable, Hashable, Codable, Comparable, CustomStringConvertible {
+package struct OutboxMutationID: Sendable, Hashable, Codable, Comparable, CustomStringConvertible {
     /// The client that made the mutation.
-    public var clientID: String
+    package var clientID: String
     /// Its position in that client's outbox.
-    public var sequence: UInt64
+    package var sequence: UInt64
 
     /// A mutation's ID.
-    public init(clientID: String, sequence: UInt64) {
+    package init(clientID: String, sequence: UInt64) {
         self.clientID = clientID
         self.sequence = sequence
     }
 
-    public static func < (lhs: MutationID, rhs: MutationID) -> Bool {
+    package static func < (lhs: OutboxMutationID, rhs: OutboxMutationID) -> Bool {
         (lhs.clientID, lhs.sequence) < (rhs.clientID, rhs.sequence)
     }
-    public var description: String { "\(clientID)#\(sequence)" }
+    package var description: String { "\(clientID)#\(sequence)" }
 }
 
 /// Additions and removals of a to-many kept as a link list (many-to-many, or the order of an
 /// ordered to-many), so concurrent edits of one membership merge element by element.
-public struct LinkDelta: Sendable, Hashable, Codable {
+package struct OutboxLinkDelta: Sendable, Hashable, Codable {
     /// Links added.
-    public var added: [RecordID]
+    package var added: [RecordID]
     /// Links removed.
-    public var removed: [RecordID]
+    package var removed: [RecordID]
     /// The whole list after the change, for its order.
-    public var order: [RecordID]
+    package var order: [RecordID]
 
     /// A change to a link list.
-    public init(added: [RecordID], removed: [RecordID], order: [RecordID]) {
+    package init(added: [RecordID], removed: [RecordID], order: [RecordID]) {
         self.added = added
         self.removed = removed
         self.order = order
@@ -40,9 +40,9 @@ public struct LinkDelta: Sendable, Hashable, Codable {
 }
 
 /// One change of one record made by a local save: a put of the properties it changed, or a delete.
-public struct SyncMutation: Sendable, Hashable, Codable {
+package struct OutboxMutation: Sendable, Hashable, Codable {
     /// What the mutation does.
-    public enum Kind: String, Sendable, Hashable, Codable {
+    package enum Kind: String, Sendable, Hashable, Codable {
         /// Insert or replace the record.
         case put
         /// Delete the record.
@@ -50,29 +50,29 @@ public struct SyncMutation: Sendable, Hashable, Codable {
     }
 
     /// The mutation's ID (client and sequence), for exactly-once application.
-    public var id: MutationID
+    package var id: OutboxMutationID
     /// Put or delete.
-    public var kind: Kind
+    package var kind: Kind
     /// The record's entity.
-    public var entity: String
+    package var entity: String
     /// The record's ID.
-    public var recordID: RecordID
+    package var recordID: RecordID
     /// Whether the put created the record locally.
-    public var isInsert: Bool
+    package var isInsert: Bool
     /// For a put: the changed attributes and to-ones (for an insert, every non-null one).
-    public var values: [String: Value]
+    package var values: [String: Value]
     /// For a put: changed link lists, by relationship name.
-    public var links: [String: LinkDelta]
+    package var links: [String: OutboxLinkDelta]
     /// The server's version of the record when the change was made (`nil`: never seen from the server).
-    public var baseServerVersion: Int64?
+    package var baseServerVersion: Int64?
     /// When the change was made, on the client's hybrid logical clock.
-    public var timestamp: HybridTimestamp
+    package var timestamp: OutboxTimestamp
 
     /// A mutation.
-    public init(
-        id: MutationID, kind: Kind, entity: String, recordID: RecordID, isInsert: Bool = false,
+    package init(
+        id: OutboxMutationID, kind: Kind, entity: String, recordID: RecordID, isInsert: Bool = false,
         values: [String: Value] = [:],
-        links: [String: LinkDelta] = [:], baseServerVersion: Int64? = nil, timestamp: HybridTimestamp
+        links: [String: OutboxLinkDelta] = [:], baseServerVersion: Int64? = nil, timestamp: OutboxTimestamp
     ) {
         self.id = id
         self.kind = kind
@@ -86,5 +86,5 @@ public struct SyncMutation: Sendable, Hashable, Codable {
     }
 
     /// The record the mutation concerns.
-    public var key: RecordKey { RecordKey(entity: entity, id: recordID) }
+    package var key: RecordKey { RecordKey(entity: entity, id: recordID) }
 }
