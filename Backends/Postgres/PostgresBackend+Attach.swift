@@ -50,7 +50,20 @@ extension PostgresBackend {
                 binds: binds([formatKey, SchemaDescription.metadataKey])),
             logger: logger)
         for try await (key, value) in rows.decode((String, ByteBuffer).self) { meta[key] = Array(buffer: value) }
-        guard let format = meta[formatKey].map({ String(decoding: $0, as: UTF8.self) }) else {
+        try checkFormat(meta[formatKey], at: location)
+        return try StoredSchema.attached(description: meta[SchemaDescription.metadataKey], path: location.description)
+    }
+
+    private static func binds(_ texts: [String]) -> PostgresBindings {
+        var bindings = PostgresBindings()
+        for text in texts { bindings.append(text) }
+        return bindings
+    }
+
+    /// Refuses a `strata_meta` without a format version (another application's table) or with
+    /// another format than this release's.
+    static func checkFormat(_ bytes: [UInt8]?, at location: PostgresLocation) throws {
+        guard let format = bytes.map({ String(decoding: $0, as: UTF8.self) }) else {
             throw StrataError(
                 .notAStore,
                 "\(location) has a strata_meta table but no Strata format version (another application's schema?)")
@@ -61,12 +74,5 @@ extension PostgresBackend {
                 "\(location) was written in PostgreSQL store format \(format); this version reads "
                     + "\(PostgresLayout.formatVersion)")
         }
-        return try StoredSchema.attached(description: meta[SchemaDescription.metadataKey], path: location.description)
-    }
-
-    private static func binds(_ texts: [String]) -> PostgresBindings {
-        var bindings = PostgresBindings()
-        for text in texts { bindings.append(text) }
-        return bindings
     }
 }

@@ -47,18 +47,7 @@ extension PostgresBackend {
                 guard case .string(let key) = try PostgresValues.value(cells[0], as: .string) else { continue }
                 meta[key] = try PostgresReadTransaction.bytes(cells[1])
             }
-            guard let format = meta[Self.formatKey].map({ String(decoding: $0, as: UTF8.self) }) else {
-                throw StrataError(
-                    .notAStore,
-                    "\(location) has a strata_meta table but no Strata format version (another application's schema?)")
-            }
-            guard format == PostgresLayout.formatVersion else {
-                throw StrataError(
-                    .incompatibleStore,
-                    "\(location) was written in PostgreSQL store format \(format); this version reads "
-                        + "\(PostgresLayout.formatVersion)"
-                )
-            }
+            try Self.checkFormat(meta[Self.formatKey], at: location)
             try StoredSchema.check(
                 description: meta[SchemaDescription.metadataKey], schema: schema, path: location.description)
         }

@@ -35,12 +35,7 @@ enum PostgresDialect: SQLDialect {
         _ translator: inout SQLTranslator<Self>
     ) -> String {
         guard let prefix = beforeNUL(constant) else {
-            let value = translator.bind(constant)
-            switch op {
-            case .notEqual: return "(\(distinct(column, value)))"
-            case .equal: return twoValued("\(column) = \(value)", negated: negated)
-            default: return twoValued("\(column) \(op.rawValue) \(value)", negated: negated)
-            }
+            return plainCompare(column, op, constant, negated: negated, &translator)
         }
         // Over text without U+0000, `x < "a\0b"` is `x <= "a"` and `x > "a\0b"` is `x > "a"`;
         // nothing equals it.

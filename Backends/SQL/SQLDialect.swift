@@ -55,6 +55,14 @@ extension SQLDialect {
         _ column: String, _ op: ComparisonOperator, _ constant: Value, _ options: TextOptions, negated: Bool,
         _ translator: inout SQLTranslator<Self>
     ) -> String {
+        plainCompare(column, op, constant, negated: negated, &translator)
+    }
+
+    /// `column op constant`, the constant bound as it is (no text options).
+    package static func plainCompare(
+        _ column: String, _ op: ComparisonOperator, _ constant: Value, negated: Bool,
+        _ translator: inout SQLTranslator<Self>
+    ) -> String {
         let value = translator.bind(constant)
         switch op {
         case .notEqual: return "(\(distinct(column, value)))"

@@ -31,23 +31,11 @@ enum SQLiteDialect: SQLDialect {
         _ translator: inout SQLTranslator<Self>
     ) -> String {
         guard !options.isEmpty, case .string = constant else {
-            return defaultCompare(column, op, constant, negated: negated, &translator)
+            return plainCompare(column, op, constant, negated: negated, &translator)
         }
         let (left, right) = (fold(column, options), fold(translator.bind(constant), options))
         if op == .notEqual { return "(\(left) IS NOT \(right))" }
         return twoValued("\(left) \(op == .equal ? "=" : op.rawValue) \(right)", negated: negated)
-    }
-
-    private static func defaultCompare(
-        _ column: String, _ op: ComparisonOperator, _ constant: Value, negated: Bool,
-        _ translator: inout SQLTranslator<Self>
-    ) -> String {
-        let value = translator.bind(constant)
-        switch op {
-        case .notEqual: return "(\(distinct(column, value)))"
-        case .equal: return twoValued("\(column) = \(value)", negated: negated)
-        default: return twoValued("\(column) \(op.rawValue) \(value)", negated: negated)
-        }
     }
 
     static func inList(
