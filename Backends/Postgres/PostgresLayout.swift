@@ -72,7 +72,8 @@ struct PostgresLayout: Sendable {
     /// statement in its own snapshot at READ COMMITTED, so the values are current.
     var writeLockFunctionStatement: String {
         """
-        CREATE OR REPLACE FUNCTION \(writeLockFunction)(lock_key bigint, wanted text[]) RETURNS TABLE(key text, value bytea)
+        CREATE OR REPLACE FUNCTION \(writeLockFunction)(lock_key bigint, wanted text[]) \
+        RETURNS TABLE(key text, value bytea)
         LANGUAGE plpgsql VOLATILE AS $strata_lock$
         BEGIN
           PERFORM pg_advisory_lock(lock_key);

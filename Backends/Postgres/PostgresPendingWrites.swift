@@ -106,7 +106,9 @@ struct PendingWrites {
             clauses.append("DELETE FROM \(table) WHERE owner = ANY(\(parameter(owners, cast: ownerCast)))")
             if !linkOwners.isEmpty {
                 clauses.append(
-                    "INSERT INTO \(table) (owner, target, position) SELECT * FROM unnest(\(parameter(linkOwners, cast: ownerCast)), \(parameter(targets, cast: targetCast)), \(parameter(positions, cast: "bigint[]")))"
+                    "INSERT INTO \(table) (owner, target, position) SELECT * FROM "
+                        + "unnest(\(parameter(linkOwners, cast: ownerCast)), \(parameter(targets, cast: targetCast)), "
+                        + "\(parameter(positions, cast: "bigint[]")))"
                 )
             }
         }
@@ -127,7 +129,9 @@ struct PendingWrites {
             }
             if !keys.isEmpty {
                 clauses.append(
-                    "INSERT INTO \(layout.metaTable) (key, value) SELECT * FROM unnest(\(parameter(keys, cast: "text[]")), \(parameter(values, cast: "bytea[]"))) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value"
+                    "INSERT INTO \(layout.metaTable) (key, value) SELECT * FROM "
+                        + "unnest(\(parameter(keys, cast: "text[]")), \(parameter(values, cast: "bytea[]"))) ON "
+                        + "CONFLICT (key) DO UPDATE SET value = EXCLUDED.value"
                 )
             }
         }

@@ -134,7 +134,11 @@ enum PostgresErrors {
             case "08", "57":
                 return StrataError(
                     .serverUnavailable,
-                    "\(text): the connection to the server was lost (\(state == "57P01" ? "terminated by an administrator" : state == "57P03" ? "the server is starting up or shutting down" : "connection failure")); nothing of the operation was committed"
+                    "\(text): the connection to the server was lost ("
+                        + (state == "57P01"
+                            ? "terminated by an administrator"
+                            : state == "57P03" ? "the server is starting up or shutting down" : "connection failure")
+                        + "); nothing of the operation was committed"
                 )
             case "28":
                 return StrataError(.authenticationFailed, "\(text): the server refused the user name or password")

@@ -143,7 +143,8 @@ extension SQLiteBackend {
         let stored = try Row.fetchAll(
             db,
             sql:
-                "SELECT key, value FROM \(SQLiteLayout.metaTable) WHERE key IN ('strata.sqlite.format', 'strata.schema.fingerprint', '\(SchemaDescription.metadataKey)')"
+                "SELECT key, value FROM \(SQLiteLayout.metaTable) WHERE key IN ('strata.sqlite.format', "
+                + "'strata.schema.fingerprint', '\(SchemaDescription.metadataKey)')"
         )
         var meta: [String: String] = [:]
         var description: [UInt8]?

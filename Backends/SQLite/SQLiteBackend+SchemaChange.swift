@@ -62,7 +62,8 @@ final class SQLiteSchemaChange: SchemaChangeTransaction {
     func recordSchema() throws {
         try db.execute(
             sql:
-                "INSERT OR REPLACE INTO \(SQLiteLayout.metaTable) (key, value) VALUES (?, ?), ('strata.schema.fingerprint', ?)",
+                "INSERT OR REPLACE INTO \(SQLiteLayout.metaTable) (key, value) VALUES (?, ?), "
+                + "('strata.schema.fingerprint', ?)",
             arguments: [
                 SchemaDescription.metadataKey, Data(SchemaDescription(schema).encoded()), Data(schema.fingerprint.utf8),
             ])

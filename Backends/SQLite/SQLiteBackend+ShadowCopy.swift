@@ -49,7 +49,8 @@ extension SQLiteBackend: ShadowMigratingBackend {
         if FileManager.default.fileExists(atPath: path + "-wal") {
             throw StrataError(
                 .storeInUse,
-                "\(path) is still open elsewhere (its write-ahead log is in use); close every other handle onto it, in this process and others, and migrate again"
+                "\(path) is still open elsewhere (its write-ahead log is in use); close every other handle onto it, in "
+                    + "this process and others, and migrate again"
             )
         }
         if FileManager.default.fileExists(atPath: shadow + "-wal") {

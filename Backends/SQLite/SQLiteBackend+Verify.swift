@@ -119,7 +119,8 @@ extension SQLiteBackend {
                 report.add(
                     StrataError(
                         .corruptStore, entity: entity.name, underlying: error,
-                        "\(path): the table of \(entity.name) cannot be read to its end: \(error.message ?? "\(error.resultCode)")"
+                        "\(path): the table of \(entity.name) cannot be read to its end: "
+                            + "\(error.message ?? "\(error.resultCode)")"
                     ))
             }
             report.recordsChecked[entity.name] = checked

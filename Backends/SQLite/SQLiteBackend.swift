@@ -186,7 +186,8 @@ public final class SQLiteBackend: StorageBackend {
                 for statement in layout.creationStatements() { try db.execute(sql: statement) }
                 try db.execute(
                     sql:
-                        "INSERT INTO \(SQLiteLayout.metaTable) (key, value) VALUES ('strata.sqlite.format', ?), ('strata.schema.fingerprint', ?), (?, ?)",
+                        "INSERT INTO \(SQLiteLayout.metaTable) (key, value) VALUES ('strata.sqlite.format', ?), "
+                        + "('strata.schema.fingerprint', ?), (?, ?)",
                     arguments: [
                         Data(SQLiteLayout.formatVersion.utf8), Data(schema.fingerprint.utf8),
                         SchemaDescription.metadataKey, Data(SchemaDescription(schema).encoded()),

@@ -88,7 +88,8 @@ struct SQLiteLayout: Sendable {
                 // An upsert on the primary key only: `INSERT OR REPLACE` would also resolve a
                 // conflict on any other index by deleting the other row.
                 insertSQL:
-                    "INSERT INTO \(name) (\(names.map(quoted).joined(separator: ", "))) VALUES (\(names.map { _ in "?" }.joined(separator: ", ")))"
+                    "INSERT INTO \(name) (\(names.map(quoted).joined(separator: ", "))) VALUES "
+                    + "(\(names.map { _ in "?" }.joined(separator: ", ")))"
                     + upsertClause,
                 upsertClause: upsertClause,
                 selectByIDSQL: "SELECT \(selectList) FROM \(name) AS t0 WHERE t0.\"id\" = ?",
@@ -173,7 +174,8 @@ struct SQLiteLayout: Sendable {
             let targetKind = SQLiteValues.columnType(list.targetKind)
             let table = Self.linkTable(entity.name, relationship.name)
             statements.append(
-                "CREATE TABLE \(table) (owner \(ownerKind) NOT NULL, target \(targetKind) NOT NULL, position INTEGER NOT NULL, PRIMARY KEY (owner, position)) WITHOUT ROWID"
+                "CREATE TABLE \(table) (owner \(ownerKind) NOT NULL, target \(targetKind) NOT NULL, position INTEGER "
+                    + "NOT NULL, PRIMARY KEY (owner, position)) WITHOUT ROWID"
             )
             statements.append(
                 "CREATE INDEX \(quoted("\(entity.name).\(relationship.name).target")) ON \(table) (target, owner)")

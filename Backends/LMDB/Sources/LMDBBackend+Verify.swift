@@ -83,7 +83,13 @@ extension LMDBBackend {
             report.add(
                 StrataError(
                     .corruptStore,
-                    "\(path): the data file is structurally damaged: liblmdb stopped a walk of it with signal \(signal)\(said.isEmpty ? "" : " [\(said)]")\(signal == SIGABRT ? " (an assertion failed)" : signal == SIGALRM ? " (the walk did not end: a page loop)" : ""). Opening this store would crash the process that opens it; restore it from a backup or a replica"
+                    "\(path): the data file is structurally damaged: liblmdb stopped a walk of it with signal "
+                        + "\(signal)\(said.isEmpty ? "" : " [\(said)]")"
+                        + (signal == SIGABRT
+                            ? " (an assertion failed)"
+                            : signal == SIGALRM ? " (the walk did not end: a page loop)" : "")
+                        + ". Opening this store would crash the process that opens it; restore it from a backup or a "
+                        + "replica"
                 ))
             return report
         }

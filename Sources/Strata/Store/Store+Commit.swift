@@ -58,8 +58,7 @@ extension Store {
     ) async throws -> (value: T, token: HistoryToken?) {
         try await commit(
             author: author, contextName: contextName, participants: participants, stage: stage,
-            afterCommit: { staged, outcome, _ in Committed(value: staged, token: outcome.token) }
-        ).pair
+            afterCommit: { staged, outcome, _ in (value: staged, token: outcome.token) })
     }
 
     /// The metadata door: every write that changes no record — a history purge, a recorded
@@ -98,11 +97,4 @@ extension Store {
                 "author": "\(author ?? "-")", "context": "\(contextName ?? "-")",
             ])
     }
-}
-
-/// A staged value and its save's token, carried out of the write transaction.
-private struct Committed<T: Sendable>: Sendable {
-    var value: T
-    var token: HistoryToken?
-    var pair: (value: T, token: HistoryToken?) { (value, token) }
 }
