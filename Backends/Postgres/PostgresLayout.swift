@@ -31,7 +31,7 @@ struct PostgresLayout: Sendable {
 
     static let formatVersion = "1"
     static let metaTableName = "strata_meta"
-    static let setAsidePrefix = "strata_migrating."
+    static let setAsidePrefix = SQLSchemaChangePlan.setAsidePrefix
 
     let schema: Schema
     /// What the schema needs, whatever the dialect.

@@ -1,15 +1,12 @@
 import Foundation
 import GRDB
+import StrataSQL
 import StrataStorage
 import Synchronization
 
-/// Migrations on SQLite: the table-rebuild procedure, inside one SQLite transaction (DDL is
-/// transactional), so a failure or a killed process leaves the store as it was.
-///
-/// Per stage, each entity being rebuilt has its secondary indexes dropped and its table (and the
-/// link tables it owns) renamed aside under `strata_migrating.`; the new tables are created with
-/// their indexes; the engine copies through the two views; the set-aside tables are dropped.
-/// Entities whose shape does not change keep their tables untouched.
+/// Migrations on SQLite: the shared SQL schema-change plan (`SQLSchemaChangePlan`), inside one
+/// SQLite transaction (DDL is transactional), so a failure or a killed process leaves the store as
+/// it was. Entities whose shape does not change keep their tables untouched.
 extension SQLiteBackend: SchemaChangingBackend {
     public func changeSchema<T: Sendable>(_ body: @escaping @Sendable (any SchemaChangeTransaction) throws -> T)
         async throws -> T
@@ -80,60 +77,58 @@ final class SQLiteSchemaChange: SchemaChangeTransaction {
         reindexing reindexed: Set<String>,
         _ body: (any StorageReadTransaction, any StorageWriteTransaction) throws -> Void
     ) throws {
-        let present = SQLiteLayout(schema: schema)
-        var setAside: [String] = []
-        for name in retired.sorted() {
-            var tables = [quoted(name)]
-            for (entity, relationship) in present.linkRelationships where entity.name == name {
-                tables.append(SQLiteLayout.linkTable(entity.name, relationship.name))
-            }
-            for table in tables {
-                // Index names are global: the new tables' indexes take the same ones.
-                let unquoted = String(table.dropFirst().dropLast()).replacingOccurrences(of: "\"\"", with: "\"")
-                for index in try String.fetchAll(
-                    db, sql: "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL",
-                    arguments: [unquoted])
-                {
-                    try db.execute(sql: "DROP INDEX \(quoted(index))")
-                }
-                let aside = quoted(SQLiteLayout.setAsidePrefix + unquoted)
-                try db.execute(sql: "ALTER TABLE \(table) RENAME TO \(aside)")
-                setAside.append(aside)
+        try runStage(to: target, rebuilding: retired, creating: created, reindexing: reindexed, body)
+    }
+}
+
+/// The statements of the shared plan, in SQLite's words (index names are global to the file;
+/// SQLite keeps each index's statement as written, so it identifies the definition).
+extension SQLiteSchemaChange: SQLSchemaChangeSteps {
+    func storedIndexes(on table: String) throws -> [String: String] {
+        var indexes: [String: String] = [:]
+        for row in try Row.fetchAll(
+            db, sql: "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL",
+            arguments: [table])
+        {
+            if let index = String.fromDatabaseValue(row[0]), let sql = String.fromDatabaseValue(row[1]) {
+                indexes[index] = sql
             }
         }
-        let layout = SQLiteLayout(schema: target)
-        for name in created.sorted() {
-            for statement in layout.creationStatements(for: name) { try db.execute(sql: statement) }
-        }
-        for name in reindexed.sorted() {
-            // The rows stay: indexes the target declares differently or not at all are dropped,
-            // the missing ones built from the rows; an index both declare alike is kept.
-            guard let entity = target.entity(name) else { continue }
-            let wanted = Dictionary(
-                layout.indexStatements(entity).map { ($0.name, $0.sql) }, uniquingKeysWith: { a, _ in a })
-            var present: [String: String] = [:]
-            for row in try Row.fetchAll(
-                db,
-                sql: "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL",
-                arguments: [name])
-            {
-                if let index = String.fromDatabaseValue(row[0]), let sql = String.fromDatabaseValue(row[1]) {
-                    present[index] = sql
-                }
-            }
-            for (index, sql) in present where wanted[index] != sql {
-                try db.execute(sql: "DROP INDEX \(quoted(index))")
-            }
-            for (index, sql) in wanted.sorted(by: { $0.key < $1.key }) where present[index] != sql {
-                try db.execute(sql: sql)
-            }
-        }
-        let old = SQLiteReadTransaction(
-            db: db, layout: SQLiteLayout(schema: schema, setAside: retired))
-        let new = SQLiteWriteTransaction(db: db, layout: layout)
+        return indexes
+    }
+
+    func definition(ofIndex name: String, sql: String) -> String { sql }
+
+    func indexStatements(of entity: EntityDescription, in target: Schema) -> [(name: String, sql: String)] {
+        SQLiteLayout(schema: target).indexStatements(entity)
+    }
+
+    func creationStatements(for entity: String, in target: Schema) -> [String] {
+        SQLiteLayout(schema: target).creationStatements(for: entity)
+    }
+
+    func dropIndex(_ name: String) throws { try db.execute(sql: "DROP INDEX \(quoted(name))") }
+
+    func setAside(_ table: String) throws {
+        try db.execute(
+            sql: "ALTER TABLE \(quoted(table)) RENAME TO \(quoted(SQLSchemaChangePlan.setAsidePrefix + table))")
+    }
+
+    func dropSetAside(_ table: String) throws {
+        try db.execute(sql: "DROP TABLE \(quoted(SQLSchemaChangePlan.setAsidePrefix + table))")
+    }
+
+    func execute(_ sql: String) throws { try db.execute(sql: sql) }
+
+    func copy(
+        from retired: Set<String>, to target: Schema,
+        _ body: (any StorageReadTransaction, any StorageWriteTransaction) throws -> Void
+    ) throws {
+        let old = SQLiteReadTransaction(db: db, layout: SQLiteLayout(schema: schema, setAside: retired))
+        let new = SQLiteWriteTransaction(db: db, layout: SQLiteLayout(schema: target))
         try body(old, new)
-        for table in setAside { try db.execute(sql: "DROP TABLE \(table)") }
-        schema = target
         transaction = new
     }
+
+    func adopt(_ target: Schema) { schema = target }
 }

@@ -65,7 +65,7 @@ struct SQLiteLayout: Sendable {
     /// Entities whose tables a migration has set aside under ``setAsidePrefix`` (read there).
     let setAside: Set<String>
     /// What a migration prefixes the names of the tables it sets aside with.
-    static let setAsidePrefix = "strata_migrating."
+    static let setAsidePrefix = SQLSchemaChangePlan.setAsidePrefix
 
     init(schema: Schema, setAside: Set<String> = []) {
         self.schema = schema
