@@ -8,16 +8,29 @@ public struct ConformanceCheck: Sendable, Hashable, CustomStringConvertible {
     public let name: String
     /// Features the backend must declare for the check to run; otherwise it is skipped with the reason.
     public let requirements: Set<BackendFeature>
+    /// Where the check is defined (a failure that has no line of its own is reported here).
+    public let fileID: String
+    let filePath: String
+    let line: Int
     let body: @Sendable (ConformanceContext) async throws -> Void
 
     init(
         _ category: ConformanceCategory, _ name: String, requires requirements: Set<BackendFeature> = [],
+        fileID: String = #fileID, filePath: String = #filePath, line: Int = #line,
         _ body: @escaping @Sendable (ConformanceContext) async throws -> Void
     ) {
         self.category = category
         self.name = name
         self.requirements = requirements
+        self.fileID = fileID
+        self.filePath = filePath
+        self.line = line
         self.body = body
+    }
+
+    /// A failure reported at the check's definition.
+    func failure(_ message: String) -> ConformanceFailure {
+        ConformanceFailure(message, fileID: fileID, filePath: filePath, line: line)
     }
 
     /// `Category/name`, unique across the suite.

@@ -120,6 +120,33 @@ public final class ConformanceContext: Sendable {
         return reopened
     }
 
+    /// What the check's stores hold, for the message of a check that overran its deadline: each
+    /// store's location and its records per entity — or that it did not answer within `patience`.
+    func describeStores(within patience: Duration) async -> String {
+        let stores = opened.withLock { $0 }
+        guard !stores.isEmpty else { return "none opened" }
+        let description = Mutex<[String]>([])
+        let outcome = await runWithDeadline(patience, grace: .zero, progress: CheckProgress()) {
+            for store in stores {
+                let counts = try await store.read { reader in
+                    try reader.schema.entities.map {
+                        "\($0.name) \(try reader.fetch(FetchPlan(entity: $0.name)).count)"
+                    }
+                }
+                let line =
+                    "\(store.location?.description ?? "a store without location"): \(counts.joined(separator: ", "))"
+                description.withLock { $0.append(line) }
+            }
+        }
+        var lines = description.withLock { $0 }
+        switch outcome {
+        case .finished(.success): break
+        case .finished(.failure(let error)): lines.append("reading them failed: \(error)")
+        case .overran: lines.append("the backend did not answer a read within \(patience)")
+        }
+        return lines.joined(separator: "; ")
+    }
+
     /// Closes every store the check opened and lets the backend remove what they left; runs once.
     func closeAll() async {
         let pending = teardowns.withLock { list in
@@ -156,6 +183,27 @@ public struct ConformanceFailure: Error, CustomStringConvertible, Sendable {
     }
 
     public var description: String { "\(fileID):\(line): \(message)" }
+
+    /// How long a message may be before it is cut: the whole text goes to a file the cut message names.
+    static let longestMessage = 2_000
+
+    /// This failure with a message of at most ``longestMessage`` characters: a longer one is written
+    /// whole to `strata-conformance-failures/<check>.txt` in the temporary directory, and the
+    /// message keeps its start and names the file.
+    func cut(for check: ConformanceCheck) -> ConformanceFailure {
+        guard message.count > Self.longestMessage else { return self }
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("strata-conformance-failures")
+        let name = check.id.map { $0.isLetter || $0.isNumber ? String($0) : "-" }.joined()
+        let file = directory.appendingPathComponent("\(name)-\(UUID().uuidString.prefix(8)).txt")
+        var note = "the whole message could not be written"
+        if (try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)) != nil,
+            (try? Data(message.utf8).write(to: file)) != nil
+        {
+            note = "the whole message (\(message.count) characters) is in \(file.path)"
+        }
+        return ConformanceFailure(
+            "\(message.prefix(Self.longestMessage)) … [cut: \(note)]", fileID: fileID, filePath: filePath, line: line)
+    }
 }
 
 func expect(
@@ -233,7 +281,7 @@ func expectRejected(
     let after = try await StoreSnapshot.take(store)
     if before != after {
         throw ConformanceFailure(
-            "the failed save changed the store: \(before.difference(from: after))", fileID: fileID, filePath: filePath,
+            "the failed save changed the store: \(after.difference(from: before))", fileID: fileID, filePath: filePath,
             line: line)
     }
     return error

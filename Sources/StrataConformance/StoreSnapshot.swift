@@ -2,7 +2,10 @@ import Strata
 
 /// Everything observable in a store: every record with its version, every to-many's members in
 /// order, and the history token. Two equal snapshots mean nothing changed.
-struct StoreSnapshot: Equatable, Sendable {
+///
+/// It prints as a count (`12 records, 3 link lists, history …`), so a failed expectation stays one
+/// short line; ``difference(from:)`` says what differs.
+struct StoreSnapshot: Equatable, Sendable, CustomStringConvertible {
     var records: [RecordKey: Record] = [:]
     var related: [String: [RecordID]] = [:]
     var historyToken: HistoryToken?
@@ -26,25 +29,51 @@ struct StoreSnapshot: Equatable, Sendable {
         return snapshot
     }
 
+    var description: String {
+        let lists = related.values.filter { !$0.isEmpty }.count
+        return
+            "\(records.count) records, \(lists) non-empty link lists, history \(historyToken.map { "\($0)" } ?? "none")"
+    }
+
+    /// What differs from `other` (the expected state), at most eight notes: records only here
+    /// (`added`), only there (`missing`), and changed ones with their version and first differing
+    /// field (`Person(…): age 35, expected 34 (+1 more field)`); then link lists and the history token.
     func difference(from other: StoreSnapshot) -> String {
         var notes: [String] = []
         for key in Set(records.keys).union(other.records.keys).sorted(by: { $0.description < $1.description })
         where records[key] != other.records[key] {
-            func show(_ record: Record?) -> String {
-                guard let record else { return "absent" }
-                return "v\(record.version) {"
-                    + record.values.filter { !$0.value.isNull }.sorted { $0.key < $1.key }.map {
-                        "\($0.key): \($0.value)"
-                    }.joined(separator: ", ") + "}"
+            switch (records[key], other.records[key]) {
+            case (let here?, nil): notes.append("\(key) added (v\(here.version))")
+            case (nil, let there?): notes.append("\(key) missing (expected v\(there.version))")
+            case (let here?, let there?): notes.append("\(key): " + Self.change(here, from: there))
+            case (nil, nil): break
             }
-            notes.append("\(key): \(show(records[key])) → \(show(other.records[key]))")
         }
         for key in Set(related.keys).union(other.related.keys).sorted() where related[key] != other.related[key] {
-            notes.append("\(key): \(related[key] ?? []) → \(other.related[key] ?? [])")
+            notes.append("\(key): \(related[key] ?? []), expected \(other.related[key] ?? [])")
         }
         if historyToken != other.historyToken {
-            notes.append("history \(String(describing: historyToken)) → \(String(describing: other.historyToken))")
+            notes.append(
+                "history at \(historyToken.map { "\($0)" } ?? "none"), expected \(other.historyToken.map { "\($0)" } ?? "none")"
+            )
         }
-        return notes.prefix(8).joined(separator: "; ")
+        let shown = notes.prefix(8).joined(separator: "; ")
+        return notes.count > 8 ? shown + "; … \(notes.count - 8) more" : shown
+    }
+
+    /// A changed record's version and first differing field, and how many more differ.
+    private static func change(_ here: Record, from there: Record) -> String {
+        let (mine, theirs) = (here.values, there.values)
+        let differing = Set(mine.keys).union(theirs.keys).sorted().filter { mine[$0] != theirs[$0] }
+        var parts: [String] = []
+        if here.version != there.version { parts.append("v\(here.version), expected v\(there.version)") }
+        if let first = differing.first {
+            let more =
+                differing.count > 1 ? " (+\(differing.count - 1) more field\(differing.count > 2 ? "s" : ""))" : ""
+            parts.append(
+                "\(first) \(mine[first].map { "\($0)" } ?? "absent"), expected \(theirs[first].map { "\($0)" } ?? "absent")\(more)"
+            )
+        }
+        return parts.isEmpty ? "differs" : parts.joined(separator: ", ")
     }
 }

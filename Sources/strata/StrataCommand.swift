@@ -31,11 +31,21 @@ struct StrataCommand: AsyncParsableCommand {
 }
 
 struct Checks: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "List the conformance suite's checks by category.")
+    static let configuration = CommandConfiguration(
+        abstract: "List the conformance suite's checks by category, or measure the suite against its mutants.")
 
     @Flag(help: "Print every check, not just the counts.") var all = false
+    @Flag(
+        help: "Run the suite against every planted-bug backend and print how many it kills (exits 1 if any survives).")
+    var mutants = false
 
     func run() async throws {
+        if mutants {
+            let report = await MutationTesting.run { print($0) }
+            print(report.summary.split(separator: "\n").first ?? "")
+            if !report.survivors.isEmpty { throw ExitCode(1) }
+            return
+        }
         let checks = ConformanceSuite.checks
         for category in ConformanceCategory.allCases {
             let inCategory = checks.filter { $0.category == category }

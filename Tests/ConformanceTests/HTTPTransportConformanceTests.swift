@@ -9,10 +9,8 @@ private let sqliteOverHTTP = ConformanceSuite(backend: sqliteFiles.backend, tran
 
 @Suite("Conformance: sync over HTTP (SQLite)")
 struct HTTPTransportConformanceTests {
-    @Test(
-        "OfflineFirst and Transport over loopback HTTP",
-        arguments: ConformanceSuite.checks(in: [.offlineFirst, .transport]))
-    func overHTTP(_ check: ConformanceCheck) async throws {
-        try await run(check, on: sqliteOverHTTP)
+    @Test("OfflineFirst and Transport over loopback HTTP") func overHTTP() async {
+        await runSuite(
+            sqliteOverHTTP, ConformanceSuite.selected.filter { [.offlineFirst, .transport].contains($0.category) })
     }
 }

@@ -46,14 +46,12 @@ struct InMemoryConformanceTests {
     static let native = inMemory(name: "InMemory", capabilities: .all)
     static let engineOnly = inMemory(name: "InMemory (engine evaluates)", capabilities: .none)
 
-    @Test("native capabilities", arguments: ConformanceSuite.checks)
-    func native(_ check: ConformanceCheck) async throws {
-        try await run(check, on: Self.native)
+    @Test("native capabilities") func native() async {
+        await runSuite(Self.native)
     }
 
-    @Test("engine evaluates every plan", arguments: ConformanceSuite.checks)
-    func engineOnly(_ check: ConformanceCheck) async throws {
-        try await run(check, on: Self.engineOnly)
+    @Test("engine evaluates every plan") func engineOnly() async {
+        await runSuite(Self.engineOnly)
     }
 
     @Test func theSuiteIsLargeAndHasNoDuplicateNames() {

@@ -6,7 +6,10 @@ import Testing
 
 /// A new JSON document per check, reopened from the same path (closing compacts it).
 private let jsonFiles = ConformanceSuite(
-    backend: BackendUnderTest(name: "JSONFile", registry: registered { JSONFileBackend.register(in: $0) }) { schema in
+    backend: BackendUnderTest(
+        name: "JSONFile", profiles: [.persistent, .crashSafe, .migrating],
+        registry: registered { JSONFileBackend.register(in: $0) }
+    ) { schema in
         let path = temporaryPath("json")
         return Store(
             backend: try await JSONFileBackend.open(path: path, schema: schema),
@@ -51,8 +54,7 @@ private let jsonFiles = ConformanceSuite(
 
 @Suite("Conformance: JSON file")
 struct JSONFileConformanceTests {
-    @Test("document + journal store", arguments: ConformanceSuite.checks)
-    func jsonFile(_ check: ConformanceCheck) async throws {
-        try await run(check, on: jsonFiles)
+    @Test("document + journal store") func jsonFile() async {
+        await runSuite(jsonFiles)
     }
 }

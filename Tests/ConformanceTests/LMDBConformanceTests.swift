@@ -6,7 +6,10 @@ import Testing
 
 /// A new LMDB environment (directory) per check, reopened from the same path.
 private let lmdbDirectories = ConformanceSuite(
-    backend: BackendUnderTest(name: "LMDB", registry: registered { LMDBBackend.register(in: $0) }) { schema in
+    backend: BackendUnderTest(
+        name: "LMDB", profiles: [.persistent, .crashSafe, .migrating, .shared],
+        registry: registered { LMDBBackend.register(in: $0) }
+    ) { schema in
         let path = temporaryPath("lmdb")
         return Store(
             backend: try await LMDBBackend.open(path: path, schema: schema, options: .init(initialMapSize: 1 << 20)),
@@ -42,8 +45,7 @@ private let lmdbDirectories = ConformanceSuite(
 
 @Suite("Conformance: LMDB")
 struct LMDBConformanceTests {
-    @Test("directory-backed store", arguments: ConformanceSuite.checks)
-    func lmdb(_ check: ConformanceCheck) async throws {
-        try await run(check, on: lmdbDirectories)
+    @Test("directory-backed store") func lmdb() async {
+        await runSuite(lmdbDirectories)
     }
 }

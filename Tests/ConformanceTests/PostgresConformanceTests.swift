@@ -7,7 +7,8 @@ import Testing
 /// Each check gets its own PostgreSQL schema on the server `make test` starts
 /// (`STRATA_POSTGRES_URL`); disposing of a store drops its schema.
 let postgresUnderTest = BackendUnderTest(
-    name: "PostgreSQL", registry: registered { PostgresBackend.register(in: $0, options: PostgresTestServer.options) }
+    name: "PostgreSQL", profiles: [.persistent, .crashSafe, .migrating, .shared],
+    registry: registered { PostgresBackend.register(in: $0, options: PostgresTestServer.options) }
 ) { schema in
     let url = try PostgresTestServer.url(schema: "check_\(UUID().uuidString.prefix(8).lowercased())")
     return Store(
@@ -42,15 +43,14 @@ let postgresUnderTest = BackendUnderTest(
         location: store.location)
 }
 
-private let postgres = ConformanceSuite(backend: postgresUnderTest)
-
-/// Checks run a few at a time: most of a check's time is round trips to the server, and the
+/// Checks run four at a time: most of a check's time is round trips to the server, and the
 /// throwaway server has a bounded number of connections (each check opens a few pools).
+private let postgres = ConformanceSuite(backend: postgresUnderTest, options: ConformanceOptions(concurrency: 4))
+
 @Suite("Conformance: PostgreSQL")
 struct PostgresConformanceTests {
-    @Test("store in its own schema", arguments: ConformanceSuite.checks)
-    func postgresql(_ check: ConformanceCheck) async throws {
+    @Test("store in its own schema") func postgresql() async throws {
         try PostgresTestServer.requireServer()
-        try await PostgresTestServer.gate.run { try await run(check, on: postgres) }
+        await runSuite(postgres)
     }
 }

@@ -6,7 +6,10 @@ import Testing
 
 /// A new SQLite file per check (WAL, the embedded default), reopened from the same path.
 let sqliteFiles = ConformanceSuite(
-    backend: BackendUnderTest(name: "SQLite", registry: registered { SQLiteBackend.register(in: $0) }) { schema in
+    backend: BackendUnderTest(
+        name: "SQLite", profiles: [.persistent, .crashSafe, .migrating, .shared],
+        registry: registered { SQLiteBackend.register(in: $0) }
+    ) { schema in
         let path = temporaryPath("sqlite")
         return Store(
             backend: try await SQLiteBackend.open(path: path, schema: schema),
@@ -42,8 +45,7 @@ let sqliteFiles = ConformanceSuite(
 
 @Suite("Conformance: SQLite")
 struct SQLiteConformanceTests {
-    @Test("file-backed store", arguments: ConformanceSuite.checks)
-    func sqlite(_ check: ConformanceCheck) async throws {
-        try await run(check, on: sqliteFiles)
+    @Test("file-backed store") func sqlite() async {
+        await runSuite(sqliteFiles)
     }
 }

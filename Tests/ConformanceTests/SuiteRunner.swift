@@ -3,16 +3,16 @@ import Strata
 import StrataConformance
 import Testing
 
-/// Runs one check and reports it to Swift Testing: a failure is an issue at the line of the suite
-/// that made the expectation; a skip is a cancelled test carrying its reason, never a pass.
-func run(_ check: ConformanceCheck, on suite: ConformanceSuite) async throws {
-    do {
-        if case .skipped(let reason) = try await suite.run(check) {
-            try Test.cancel("skipped: \(reason)")
-        }
-    } catch let failure as ConformanceFailure {
+/// Runs a suite's checks — every one, or those `STRATA_CHECKS` selects — and reports to Swift
+/// Testing: the summary printed (failures, skips grouped by the feature not declared, and
+/// `N passed, N failed, N skipped`), each failure an issue at the line of the suite that made the
+/// expectation. A check past its deadline fails there too; the run never hangs.
+func runSuite(_ suite: ConformanceSuite, _ checks: [ConformanceCheck] = ConformanceSuite.selected) async {
+    let report = await suite.runAll(checks)
+    print(report.summary)
+    for (check, failure) in report.failures {
         Issue.record(
-            Comment(rawValue: "\(suite.backend.name): \(failure.message)"),
+            Comment(rawValue: "\(suite.backend.name), \(check.id): \(failure.message)"),
             sourceLocation: SourceLocation(
                 fileID: failure.fileID, filePath: failure.filePath, line: failure.line, column: 1))
     }

@@ -38,6 +38,17 @@ struct LMDBChecksumTests {
             await #expect(throws: StrataError.self) {
                 try await damaged.repository(Person.self).fetch(where: \.name == "P3")
             }
+            // The batched lookup by IDs (cascades, a save's reads) reports it too, never leaving it
+            // out of its answer as if the record did not exist.
+            let ids = [others[0].id.recordID, marked.id.recordID, others[1].id.recordID]
+            do {
+                let found = try await damaged.backend.read { try $0.records("Person", ids: ids) }
+                Issue.record(
+                    "the batched lookup answered \(found.count) of 3 records without reporting the damaged one")
+            } catch let error as StrataError {
+                #expect(error.code == .corruptStore, "\(error)")
+                #expect(error.entity == "Person" && error.recordID == marked.id.recordID, "\(error)")
+            }
             try await damaged.close()
         }
     }

@@ -4,7 +4,9 @@ import Strata
 private struct Abort: Error {}
 
 enum AtomicityChecks {
-    static let all: [ConformanceCheck] = [
+    static var all: [ConformanceCheck] { basics + afterReopen }
+
+    static let basics: [ConformanceCheck] = [
         ConformanceCheck(.atomicity, "aFailingRecordAbortsTheWholeTransaction") { c in
             let (store, _) = try await c.seeded()
             try await expectRejected(store, .validationFailed, entity: "Person") {

@@ -15,7 +15,12 @@ extension MergePolicyChecks {
                 for _ in 0..<tasks {
                     group.addTask {
                         for _ in 0..<increments {
-                            while true {
+                            // Bounded: a backend serving stale reads would otherwise conflict forever.
+                            for attempt in 1... {
+                                try Task.checkCancellation()
+                                try expect(
+                                    attempt <= 1_000,
+                                    "a context save conflicted 1,000 times in a row: reads return a stale version")
                                 let context = store.makeContext()
                                 var clara = try expectNotNil(try await context.fetch(Person.self, id: data.clara.id))
                                 clara.age = (clara.age ?? 0) + 1

@@ -169,6 +169,21 @@ extension MigrationChecks {
             try expectEqual(
                 try await ids(migrated, "Label", where: "label", is: .string("Food")), [RecordID.string("food")])
         },
+        ConformanceCheck(.migration, "aRenamedEntityKeepsTheLinkListsThatPointToIt", requires: [.migrate]) { c in
+            let (store, data) = try await c.seeded()
+            let owners = data.trips.map(\.id.recordID)
+            let stops = try await store.read { try $0.relatedRecords("Trip", "stops", owners: owners) }
+                .mapValues { $0.map(\.id) }
+            try expect(stops.values.contains { $0.count >= 2 }, "a trip has several stops in order")
+            let migrated = try await Self.migrated(
+                c, store, to: try renaming("Stop", to: "Waypoint"), untouched: ["Tag"])
+            try expectEqual(
+                try await migrated.read { try $0.relatedRecords("Trip", "stops", owners: owners) }.mapValues {
+                    $0.map(\.id)
+                },
+                stops, "every trip keeps its stops, renamed Waypoint, in their order")
+            try expectEqual(Set(try await records(migrated, "Waypoint").keys), Set(stops.values.flatMap { $0 }))
+        },
         ConformanceCheck(.migration, "anAddedEntityStartsEmpty", requires: [.migrate]) { c in
             let (store, _) = try await c.seeded()
             var entities = try TravelDomain.schema().entities

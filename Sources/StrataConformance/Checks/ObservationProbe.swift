@@ -52,12 +52,17 @@ final class ObservationProbe<Model: PersistentModel>: Sendable {
         for count: Int, _ what: String = "", fileID: String = #fileID, filePath: String = #filePath, line: Int = #line
     ) async throws -> [QueryResults<Model>] {
         let deadline = ContinuousClock.now + Self.patience
-        while ContinuousClock.now < deadline {
-            if let error = inbox.failure.withLock({ $0 }) { throw error }
-            let values = self.values
-            if values.count >= count { return values }
-            try await Task.sleep(for: .milliseconds(5))
+        let wait = "value \(count) of an observation\(what.isEmpty ? "" : " (\(what))"), \(values.count) received"
+        let received: [QueryResults<Model>]? = try await CheckProgress.waiting(for: wait) {
+            while ContinuousClock.now < deadline {
+                if let error = inbox.failure.withLock({ $0 }) { throw error }
+                let values = self.values
+                if values.count >= count { return values }
+                try await Task.sleep(for: .milliseconds(5))
+            }
+            return nil
         }
+        if let received { return received }
         try expect(
             false, "expected \(count) value(s) \(what), got \(values.count)", fileID: fileID, filePath: filePath,
             line: line)
@@ -83,9 +88,12 @@ func eventually(
     fileID: String = #fileID, filePath: String = #filePath, line: Int = #line
 ) async throws {
     let deadline = ContinuousClock.now + patience
-    while ContinuousClock.now < deadline {
-        if try await condition() { return }
-        try await Task.sleep(for: .milliseconds(5))
+    let held = try await CheckProgress.waiting(for: what) {
+        while ContinuousClock.now < deadline {
+            if try await condition() { return true }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        return false
     }
-    try expect(false, "never: \(what)", fileID: fileID, filePath: filePath, line: line)
+    try expect(held, "never: \(what)", fileID: fileID, filePath: filePath, line: line)
 }

@@ -16,7 +16,7 @@ enum QueryChecks {
     }
 
     static let all: [ConformanceCheck] =
-        comparisons + text + logic + relationships + ordering + ties + errors + pages + declared
+        comparisons + text + logic + relationships + ordering + ties + errors + pages + declared + normalization
 
     static let comparisons: [ConformanceCheck] = [
         ConformanceCheck(.queries, "equalOnInt") { c in

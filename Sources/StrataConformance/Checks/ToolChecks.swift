@@ -5,7 +5,9 @@ import StrataTools
 /// What tools rely on: the app's declared schema recorded at open, and a store opened without the
 /// app's types applying it — delete rules judged by it when references are checked.
 enum ToolChecks {
-    static let all: [ConformanceCheck] = [
+    static var all: [ConformanceCheck] { basics + loads }
+
+    static let basics: [ConformanceCheck] = [
         ConformanceCheck(.tools, "attachingReadsTheStoredShapeAndChangesNothing", requires: [.migrate]) { c in
             let (store, _) = try await c.seeded()
             let (registry, url) = try c.registered(store)
@@ -78,5 +80,35 @@ enum ToolChecks {
             try expectEqual(findings.first?.property, "coverPhoto")
             try expectEqual(findings.first?.recordID, data.portoWine.id.recordID)
         },
+    ]
+}
+
+/// A load that ends with references to records it never loaded reports each of them.
+extension ToolChecks {
+    static let loads: [ConformanceCheck] = [
+        ConformanceCheck(.tools, "aLoadThatEndsWithDanglingReferencesReportsThem") { c in
+            let (source, data) = try await c.seeded()
+            var trip = try expectNotNil(
+                try await source.read { try $0.record("Trip", id: data.portoWine.id.recordID) }, "the seeded trip")
+            let missingPerson = UUID()
+            trip.id = .uuid(UUID())
+            trip.version = 1
+            var values = trip.values
+            values["traveller"] = .uuid(missingPerson)
+            values["agency"] = .null
+            values["coverPhoto"] = .null
+            trip = Record(entity: "Trip", id: trip.id, version: 1, values: values)
+            let target = try await c.store()
+            let loader = StoreLoader(store: target)
+            try await loader.load(
+                [LoadedRecord(record: trip, links: ["stops": [.uuid(UUID())]])], through: 1)
+            let findings = try await loader.finish()
+            try expectEqual(findings.count, 2, "the traveller and the stop: \(findings)")
+            try expect(
+                findings.allSatisfy { $0.entity == "Trip" && $0.recordID == trip.id },
+                "each finding names the trip: \(findings)")
+            try expectEqual(Set(findings.compactMap(\.property)), ["traveller", "stops"])
+            try expectEqual(try await loader.position(), 0, "the load ended")
+        }
     ]
 }

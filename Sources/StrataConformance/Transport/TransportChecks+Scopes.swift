@@ -12,9 +12,10 @@ extension TransportChecks {
         let ana: Person, tripA: Trip, bo: Person, tripB: Trip
 
         static func make(
-            _ c: ConformanceContext, limits: SyncLimits = SyncLimits(rate: nil), bOptions: SyncEngine.Options = .init()
+            _ c: ConformanceContext, access: SyncAccess = TransportWorld.travelScopes,
+            limits: SyncLimits = SyncLimits(rate: nil), bOptions: SyncEngine.Options = .init()
         ) async throws -> TwoUsers {
-            let world = try await TransportWorld.make(c, access: TransportWorld.travelScopes, limits: limits)
+            let world = try await TransportWorld.make(c, access: access, limits: limits)
             let (a, engineA) = try await world.client("a", tokens: FixedToken("token-a"))
             let remoteB = ScriptedRemote(world.host.remote(tokens: FixedToken("token-b")))
             let b = try await c.store().withSync(SyncConfiguration(clientID: "b"))
@@ -40,6 +41,21 @@ extension TransportChecks {
                 bo: bo, tripB: tripB)
         }
 
+        /// Every page of a snapshot the server gives Bob, its records in order.
+        func bobsSnapshot() async throws -> [RemoteChange] {
+            var page: SnapshotResponse? = try await world.server.snapshot(
+                SnapshotRequest(clientID: "b", position: nil), as: TransportWorld.bob)
+            var records: [RemoteChange] = []
+            while let current = page {
+                records += current.records
+                page = try await current.next.asyncMap {
+                    try await world.server.snapshot(
+                        SnapshotRequest(clientID: "b", position: $0), as: TransportWorld.bob)
+                }
+            }
+            return records
+        }
+
         /// Every record ID Bob's client was ever sent with values.
         func receivedByB() async -> Set<RecordID> { await remoteB.receivedWithValues }
     }
@@ -53,16 +69,7 @@ extension TransportChecks {
             try expectNotNil(
                 try await users.b.repository(Tag.self).fetch("shared"), "an unscoped entity reaches everyone")
             // A snapshot is scoped the same way.
-            var page: SnapshotResponse? = try await users.world.server.snapshot(
-                SnapshotRequest(clientID: "b", position: nil), as: TransportWorld.bob)
-            var seen: Set<RecordID> = []
-            while let current = page {
-                seen.formUnion(current.records.map(\.recordID))
-                page = try await current.next.asyncMap {
-                    try await users.world.server.snapshot(
-                        SnapshotRequest(clientID: "b", position: $0), as: TransportWorld.bob)
-                }
-            }
+            let seen = Set(try await users.bobsSnapshot().map(\.recordID))
             try expect(
                 !seen.contains(.uuid(users.ana.id)) && !seen.contains(.uuid(users.tripA.id)),
                 "Bob's snapshot holds none of Alice's records")

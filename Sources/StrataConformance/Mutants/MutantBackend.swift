@@ -1,37 +1,35 @@
 import Foundation
 import Strata
 import StrataInMemory
+import Synchronization
 
-/// One way a backend can be subtly wrong. Each is a storage bug a real backend could have.
-///
-/// Left out because no engine behaviour can observe them (equivalent mutants): a delete that
-/// keeps the deleted record's own link lists (the engine empties them in the same save), and
-/// dropping empty metadata values (the engine never writes one).
-enum Mutation: String, CaseIterable, Sendable {
-    // Queries
-    case sortIgnoresDirection, offsetIgnored, limitPlusOne, nullsSortLast, dropsFirstOfALargeResult, countOffByOne
-    case notIgnored, orAsAnd, betweenExcludesBounds, caseInsensitiveIgnored, inListFirstOnly, unicodeIDsNotFound
-    case diacriticInsensitiveIgnored
-    // Relationships
-    case referrersDropLast, linkOwnersEmpty, linksReadReversed, setLinksDropsLast
-    // Values
-    case putResetsVersion, doublesAsFloat, datesToMilliseconds, emptyStringAsNull, emptyDataAsNull, intMinShifted
-    // Metadata (history, outbox, sync state)
-    case metadataIgnoresAfter, metadataIgnoresLimit
-    // Transactions
-    case writesNotAtomic, deleteIgnoredForIntegerIDs
-    // Batched forms of the SPI
-    case recordsByManyDropLast, referrersOfManyDropOneTarget, putManyDropsLast, deleteSetSkipsLast
-}
-
-/// The in-memory backend with one ``Mutation``: used to show the suite catches broken backends.
+/// The in-memory backend with one ``ConformanceMutant``: what the suite must catch.
 final class MutantBackend: StorageBackend {
     let inner: InMemoryBackend
-    let mutation: Mutation
+    let mutation: ConformanceMutant
+    /// For ``ConformanceMutant/writeThroughBeforeCommit``: the writes of failed transactions that
+    /// reached "the disk" before the failure — invisible in this process, found by a reopen.
+    let leaked: LeakedWrites
 
-    init(_ inner: InMemoryBackend, _ mutation: Mutation) {
+    /// For ``ConformanceMutant/staleRecordCache``: records as first read, never invalidated.
+    let cache = RecordCache()
+
+    init(_ inner: InMemoryBackend, _ mutation: ConformanceMutant, leaked: LeakedWrites = LeakedWrites()) {
         self.inner = inner
         self.mutation = mutation
+        self.leaked = leaked
+    }
+
+    /// The same storage through a new handle, as a reopen finds it: with the leaked writes applied.
+    func reopened() async throws -> MutantBackend {
+        let backend = inner.reopened()
+        let writes = leaked.take()
+        if !writes.isEmpty {
+            try await backend.write { tx in
+                for write in writes { try write(tx) }
+            }
+        }
+        return MutantBackend(backend, mutation, leaked: leaked)
     }
 
     var schema: Schema { inner.schema }
@@ -39,19 +37,32 @@ final class MutantBackend: StorageBackend {
 
     func read<T: Sendable>(_ body: @escaping @Sendable (any StorageReadTransaction) throws -> T) async throws -> T {
         let mutation = mutation
-        return try await inner.read { try body(MutantTransaction($0, nil, mutation)) }
+        let cache = cache
+        return try await inner.read { try body(MutantTransaction($0, nil, mutation, cache: cache)) }
     }
 
     func write<T: Sendable>(_ body: @escaping @Sendable (any StorageWriteTransaction) throws -> T) async throws -> T {
         let mutation = mutation
-        if mutation == .writesNotAtomic {
+        switch mutation {
+        case .writesNotAtomic:
             // Commits whatever was written before the failure, then reports it.
             let result: Result<T, any Error> = try await inner.write { tx in
                 Result { try body(MutantTransaction(tx, tx, mutation)) }
             }
             return try result.get()
+        case .writeThroughBeforeCommit:
+            // This process rolls back; "the disk" keeps every write made before the failure.
+            let journal = LeakedWrites()
+            do {
+                return try await inner.write { tx in try body(MutantTransaction(tx, tx, mutation, journal: journal)) }
+            } catch {
+                leaked.append(journal.take())
+                throw error
+            }
+        default:
+            let cache = cache
+            return try await inner.write { tx in try body(MutantTransaction(tx, tx, mutation, cache: cache)) }
         }
-        return try await inner.write { tx in try body(MutantTransaction(tx, tx, mutation)) }
     }
 
     func close() async throws { try await inner.close() }
@@ -60,12 +71,19 @@ final class MutantBackend: StorageBackend {
 final class MutantTransaction: ForwardingReadTransaction, StorageWriteTransaction {
     let base: any StorageReadTransaction
     let writer: (any StorageWriteTransaction)?
-    let mutation: Mutation
+    let mutation: ConformanceMutant
+    let journal: LeakedWrites?
+    let cache: RecordCache?
 
-    init(_ base: any StorageReadTransaction, _ writer: (any StorageWriteTransaction)?, _ mutation: Mutation) {
+    init(
+        _ base: any StorageReadTransaction, _ writer: (any StorageWriteTransaction)?, _ mutation: ConformanceMutant,
+        journal: LeakedWrites? = nil, cache: RecordCache? = nil
+    ) {
         self.base = base
         self.writer = writer
         self.mutation = mutation
+        self.journal = journal
+        self.cache = cache
     }
 
     var readsGoTo: any StorageReadTransaction { base }
@@ -73,6 +91,12 @@ final class MutantTransaction: ForwardingReadTransaction, StorageWriteTransactio
     func record(_ entity: String, id: RecordID) throws -> Record? {
         if mutation == .unicodeIDsNotFound, case .string(let text) = id, !text.utf8.allSatisfy({ $0 < 0x80 }) {
             return nil
+        }
+        if mutation == .staleRecordCache, let cache {
+            if let cached = cache.records.withLock({ $0["\(entity)/\(id)"] }) { return cached }
+            let record = try base.record(entity, id: id)
+            if let record { cache.records.withLock { $0["\(entity)/\(id)"] = record } }
+            return record
         }
         return try base.record(entity, id: id)
     }
@@ -119,6 +143,11 @@ final class MutantTransaction: ForwardingReadTransaction, StorageWriteTransactio
         case (_, .noneRelated(let name, let inner)): return .noneRelated(relationship: name, mutate(inner))
         default: return expression
         }
+    }
+
+    func existingIDs(_ entity: String, among ids: [RecordID]) throws -> Set<RecordID> {
+        let found = try base.existingIDs(entity, among: ids)
+        return mutation == .existingIDsMissesAll ? [] : found
     }
 
     func count(_ plan: FetchPlan) throws -> Int {
@@ -185,6 +214,8 @@ final class MutantTransaction: ForwardingReadTransaction, StorageWriteTransactio
             }
         }
         if mutation == .putResetsVersion { record.version = 1 }
+        let written = record
+        journal?.append([{ try $0.put(written) }])
         try requireWriter().put(record)
     }
 
@@ -202,15 +233,40 @@ final class MutantTransaction: ForwardingReadTransaction, StorageWriteTransactio
 
     func delete(_ entity: String, id: RecordID) throws {
         if mutation == .deleteIgnoredForIntegerIDs, case .int = id { return }
+        journal?.append([{ try $0.delete(entity, id: id) }])
         try requireWriter().delete(entity, id: id)
     }
 
     func setLinks(_ entity: String, relationship: String, from owner: RecordID, to targets: [RecordID]) throws {
         let list = mutation == .setLinksDropsLast && targets.count > 2 ? Array(targets.dropLast()) : targets
+        journal?.append([{ try $0.setLinks(entity, relationship: relationship, from: owner, to: list) }])
         try requireWriter().setLinks(entity, relationship: relationship, from: owner, to: list)
     }
 
     func setMetadata(_ key: String, _ value: [UInt8]?) throws {
+        if mutation == .metadataRemovalIgnored, value == nil { return }
+        journal?.append([{ try $0.setMetadata(key, value) }])
         try requireWriter().setMetadata(key, value)
     }
+}
+
+/// Writes kept aside to be replayed onto a store (the write-through mutant's "disk").
+final class LeakedWrites: Sendable {
+    typealias Write = @Sendable (any StorageWriteTransaction) throws -> Void
+    private let writes = Mutex<[Write]>([])
+
+    func append(_ more: [Write]) { writes.withLock { $0 += more } }
+
+    /// The writes kept so far, forgetting them.
+    func take() -> [Write] {
+        writes.withLock { list in
+            defer { list.removeAll() }
+            return list
+        }
+    }
+}
+
+/// Records as first read (the stale-cache mutant's).
+final class RecordCache: Sendable {
+    let records = Mutex<[String: Record]>([:])
 }
