@@ -2,10 +2,14 @@
 export PATH := $(PATH):/opt/swift/usr/bin
 SWIFT ?= swift
 
-.PHONY: run test format format-check docs bench bench-lmdb-open bench-scale bench-migration bench-postgres bench-sync bench-copy bench-aggregate roundtrip bootstrap clean
+.PHONY: run test format format-check docs bench bench-lmdb-open bench-scale bench-migration bench-postgres bench-sync bench-copy bench-aggregate roundtrip bootstrap bootstrap-postgresql clean
 
 bootstrap:
 	@scripts/bootstrap
+
+# What the tests and the PostgreSQL benchmarks need besides: a PostgreSQL server to start.
+bootstrap-postgresql:
+	@scripts/bootstrap --with-postgresql
 
 run: bootstrap
 	STRATA_WARNINGS_AS_ERRORS=1 $(SWIFT) build --product strata
@@ -16,7 +20,7 @@ run: bootstrap
 # Warnings are errors in the package's own targets (Package.swift's strictSettings, when
 # STRATA_WARNINGS_AS_ERRORS is set, as `make run` sets it too, so the two share one build);
 # dependencies build as they are.
-test: bootstrap
+test: bootstrap-postgresql
 	STRATA_WARNINGS_AS_ERRORS=1 $(SWIFT) build --build-tests
 	@dir=$$(mktemp -d /tmp/strata-pg-XXXXXX); chmod 755 $$dir; \
 	trap 'scripts/postgres stop $$dir >/dev/null 2>&1 || true' EXIT; \
@@ -58,7 +62,7 @@ bench-migration: bootstrap
 	cd Benchmarks && $(SWIFT) run -c release StrataMigration
 
 # PostgreSQL beside raw postgres-nio, on a throwaway server started and stopped here.
-bench-postgres: bootstrap
+bench-postgres: bootstrap-postgresql
 	cd Benchmarks && $(SWIFT) build -c release --product StrataPostgresBench
 	@dir=$$(mktemp -d /tmp/strata-pg-XXXXXX); chmod 755 $$dir; \
 	trap 'scripts/postgres stop $$dir >/dev/null 2>&1 || true' EXIT; \

@@ -50,15 +50,15 @@ struct Copy: AsyncParsableCommand {
                     "\(to) is not empty (\(existing) records): copy into an empty store, or add --replace")
             }
             let clearing = ProgressBar(total: existing, label: "remove")
-            try await StoreLoader(store: target).removeAll(batch: batch) { clearing.advance(to: $0) }
-            clearing.finish()
+            let removed = try await StoreLoader(store: target).removeAll(batch: batch) { clearing.advance(to: $0) }
+            clearing.finish(at: removed)
         }
         let total = try await source.inspect().entities.map(\.count).reduce(0, +)
         let progress = ProgressBar(total: total, label: "copy")
         let outcome = try await StoreCopier(from: source, to: target, batch: batch, history: history).run {
             progress.advance(to: $0)
         }
-        progress.finish()
+        progress.finish(at: outcome.records)
         try await source.close()
         try await target.close()
         let (digest, copy, dangling, copied) = (outcome.source, outcome.copy, outcome.dangling, outcome.records)

@@ -65,7 +65,7 @@ struct Export: AsyncParsableCommand {
         }
         try sink.write("{\"strata\":\"end\",\"records\":\(written)}\n")
         try sink.close()
-        progress.finish()
+        progress.finish(at: written)
         try await store.close()
     }
 

@@ -52,8 +52,8 @@ struct Import: AsyncParsableCommand {
             if resume { throw ValidationError("--replace and --resume exclude each other") }
             let existing = try await store.inspect().entities.map(\.count).reduce(0, +)
             let clearing = ProgressBar(total: existing, label: "remove")
-            try await loader.removeAll(batch: batch) { clearing.advance(to: $0) }
-            if existing > 0 { clearing.finish() }
+            let removed = try await loader.removeAll(batch: batch) { clearing.advance(to: $0) }
+            if existing > 0 { clearing.finish(at: removed) }
             done = 0
         }
         if done > 0, !resume {
@@ -109,8 +109,7 @@ struct Import: AsyncParsableCommand {
         }
         guard finished else { throw ValidationError("the input ends without the export's end line: it is cut short") }
         try await loader.load(pending, through: position, checkingReferences: atomic)
-        progress.advance(to: position)
-        progress.finish()
+        progress.finish(at: position)
         let dangling = try await loader.finish(completion: completion)
         try await store.close()
         for finding in dangling { FileHandle.standardError.write(Data("dangling: \(finding)\n".utf8)) }

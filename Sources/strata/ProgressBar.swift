@@ -40,7 +40,17 @@ final class ProgressBar: Sendable {
         }
     }
 
-    func finish() {
+    /// Ends the bar; given `done`, first draws it at `done` whatever was drawn last, so the final
+    /// line never shows a stale count (`2/9` after all nine were written).
+    func finish(at done: Int? = nil) {
+        if let done {
+            if terminal {
+                last.withLock { $0 = -1 }
+                advance(to: done)
+            } else if done > 0 {
+                FileHandle.standardError.write(Data("\(label): \(done)\(total > 0 ? "/\(total)" : "") done\n".utf8))
+            }
+        }
         if terminal { FileHandle.standardError.write(Data("\n".utf8)) }
     }
 

@@ -59,7 +59,7 @@ import Testing
             }
             #expect(seen == ids.reversed())
 
-            // If-Match: the current ETag edits, a stale one is 409, none is 428.
+            // If-Match: the current ETag edits, a stale one is 412, none is 428.
             let target = ids[0]
             let read = try await client.execute(uri: "/notes/\(target)", method: .get, headers: ana)
             let etag = try #require(read.headers[.eTag])
@@ -74,7 +74,7 @@ import Testing
                 try await client.execute(
                     uri: "/notes/\(target)", method: .patch, headers: matching,
                     body: try Self.json(NoteChange(title: "x"))
-                ).status == .conflict)
+                ).status == .preconditionFailed)
             #expect(
                 try await client.execute(
                     uri: "/notes/\(target)", method: .patch, headers: ana, body: try Self.json(NoteChange(title: "x"))
@@ -119,7 +119,7 @@ import Testing
         }
         func update(_ model: Note, expectedVersion: Int64) async throws {
             guard byID[model.id]?.version == expectedVersion else {
-                throw StrataError(.mergeConflict, entity: "Note", "stale")
+                throw StrataError(.versionMismatch, entity: "Note", "stale")
             }
             try await update(model)
         }

@@ -118,9 +118,9 @@ import Testing
         let stale = try await #require(throws: StrataError.self) {
             try await trips.update(renamed, expectedVersion: read.version)
         }
-        #expect(stale.code == .mergeConflict && stale.httpStatus == 409)
+        #expect(stale.code == .versionMismatch && stale.httpStatus == 412, "If-Match failed: 412")
         #expect(try await trips.fetch(trip.id)?.name == "Lisboa", "nothing written")
-        #expect(stale.clientMessage == "changed by someone else since it was read (Trip)")
+        #expect(stale.clientMessage == "not at the version the request expected (Trip)")
         #expect(!stale.clientMessage.contains(trip.id.uuidString), "no record IDs for clients")
         let missing = try await #require(throws: StrataError.self) {
             try await trips.update(Trip(name: "X", start: Date()), expectedVersion: 1)
@@ -145,7 +145,7 @@ import Testing
         var renamed = read.model
         renamed.name = "Lisboa"
         let stale = try await #require(throws: StrataError.self) { try await trips.update(renamed, expectedVersion: 2) }
-        #expect(stale.code == .mergeConflict)
+        #expect(stale.code == .versionMismatch)
         #expect(await context.hasChanges == false, "nothing staged")
         try await trips.update(renamed, expectedVersion: 1)
         let fresh = Trip(name: "Faro", start: Date(timeIntervalSinceReferenceDate: 0))

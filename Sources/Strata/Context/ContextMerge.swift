@@ -61,6 +61,7 @@ struct ContextMerge {
     mutating func stage() throws -> [MergeConflict] {
         try loadStoredState()
         try findVersionConflicts()
+        findInsertsOfStoredIDs()
         try findUniquenessClashes()
         let ordered = changes.records.compactMap { conflicts[$0.key] }
         try decide(ordered)
@@ -73,7 +74,8 @@ struct ContextMerge {
 
     private mutating func loadStoredState() throws {
         var idsByEntity: [String: [RecordID]] = [:]
-        for change in changes.records where change.base != nil {
+        // Inserts too: another save may have inserted the same ID since.
+        for change in changes.records where change.base != nil || change.current != nil {
             idsByEntity[change.key.entity, default: []].append(change.key.id)
         }
         for membership in changes.memberships {
@@ -132,6 +134,17 @@ struct ContextMerge {
                 storedVersion: now?.version,
                 base: base, stored: now, context: change.current, contextChanges: change.changed.sorted(),
                 storeChanges: storeChanges.sorted(), memberships: memberships, constraint: [])
+        }
+    }
+
+    /// An insert whose ID the store holds now (inserted by another save since this context looked).
+    private mutating func findInsertsOfStoredIDs() {
+        for change in changes.records where change.base == nil {
+            guard let record = change.current, let now = stored[change.key] else { continue }
+            conflicts[change.key] = MergeConflict(
+                kind: .insertedInStore, entity: change.key.entity, id: change.key.id, baseVersion: nil,
+                storedVersion: now.version, base: nil, stored: now, context: record,
+                contextChanges: change.changed.sorted(), storeChanges: [], memberships: [:], constraint: [])
         }
     }
 
@@ -275,7 +288,7 @@ struct ContextMerge {
         }
     }
 
-    /// A uniqueness clash merged into the stored record, whose ID survives.
+    /// A uniqueness clash or an insert of a stored ID merged into the stored record, whose ID survives.
     private func mergeInsert(_ record: Record, into existing: Record, _ decision: MergeResolution) throws {
         let key = existing.key
         let incoming = storedValues(record)

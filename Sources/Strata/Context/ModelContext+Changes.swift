@@ -18,6 +18,30 @@ extension ModelContext {
         tracker.set(record.key, base: tracker[record.key]?.base, current: record)
     }
 
+    /// Stages the model as an insert, or as new values when the context or the store holds its ID.
+    /// Another save inserting the ID before this context saves is resolved by the merge policy
+    /// (`MergeConflict.Kind.insertedInStore`).
+    public func upsert<M: PersistentModel>(_ model: M) async throws {
+        if try await holds(M.self, id: model.id) { try await update(model) } else { try await insert(model) }
+    }
+
+    /// Stages the model as an insert unless the context or the store holds its ID; returns whether it
+    /// staged it. Another save inserting the ID before this context saves is resolved by the merge
+    /// policy (`MergeConflict.Kind.insertedInStore`; `storeTrumpByProperty` keeps what is stored).
+    @discardableResult
+    public func insertIfAbsent<M: PersistentModel>(_ model: M) async throws -> Bool {
+        if try await holds(M.self, id: model.id) { return false }
+        try await insert(model)
+        return true
+    }
+
+    /// Whether the context's view (its changes over the store) has a record with this ID.
+    private func holds<M: PersistentModel>(_ type: M.Type, id: M.ID) async throws -> Bool {
+        let key = RecordKey(entity: M.entityName, id: id.recordID)
+        if let entry = tracker[key] { return entry.current != nil }
+        return try await fetch(M.self, id: id) != nil
+    }
+
     /// Stages new values for a model. A record this context has not read is read first, so its
     /// version is known; one that does not exist (or that this context deleted) is `StrataError.Code.notFound`.
     public func update<M: PersistentModel>(_ model: M) async throws {

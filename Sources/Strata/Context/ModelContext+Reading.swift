@@ -58,7 +58,9 @@ extension ModelContext {
                 try reader.transaction.relatedIDs(of: $0, description)
             }
             let records = try overlay.view(over: reader, executor: executor) { view, _ in
-                guard let record = try view.record(owner.entity, id: owner.id) else { return [Record]() }
+                guard let record = try view.record(owner.entity, id: owner.id) else {
+                    throw StrataError(.notFound, entity: owner.entity, recordID: owner.id, "the owner does not exist")
+                }
                 return try view.relatedRecords(of: record, description)
             }
             return (stored, records)

@@ -138,6 +138,14 @@ package final class SaveSession {
         try replace(existing, with: record)
     }
 
+    /// Inserts unless a record with the ID exists (in the store or earlier in this save); returns
+    /// whether it inserted. Inside the write transaction, so two concurrent saves cannot both insert.
+    func insertIfAbsent(_ input: Record) throws -> Bool {
+        if try workingSet.record(input.entity, id: input.id) != nil { return false }
+        try insert(input)
+        return true
+    }
+
     /// Inserts or replaces, explicitly.
     func upsert(_ input: Record) throws {
         if try workingSet.record(input.entity, id: input.id) != nil {

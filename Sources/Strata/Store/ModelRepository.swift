@@ -84,6 +84,11 @@ public protocol ModelRepository<Model>: ModelReading {
     func insert(_ model: Model) async throws
     /// Replaces an existing model. A missing ID is `StrataError.Code.notFound`.
     func update(_ model: Model) async throws
+    /// Inserts, or replaces the record with the same ID.
+    func upsert(_ model: Model) async throws
+    /// Inserts unless the ID exists (which stays as it is); returns whether it inserted.
+    @discardableResult
+    func insertIfAbsent(_ model: Model) async throws -> Bool
     /// The model with this ID and its record's version (what a service hands out as an ETag), or `nil`.
     func fetchVersioned(_ id: Model.ID) async throws -> Versioned<Model>?
     /// Replaces a model only if its record is still at `expectedVersion` (an `If-Match` update);
@@ -100,6 +105,23 @@ public protocol ModelRepository<Model>: ModelReading {
     /// Makes a to-many of `source` exactly `destinations` (in this order when ordered).
     func setRelated<D: PersistentModel>(_ relationship: ToMany<Model, D>, of source: Model.ID, to destinations: [D.ID])
         async throws
+}
+
+extension ModelRepository {
+    /// The default, for test doubles: reads, then inserts or updates. A store's and a context's
+    /// repositories implement it atomically.
+    public func upsert(_ model: Model) async throws {
+        if try await fetch(model.id) != nil { try await update(model) } else { try await insert(model) }
+    }
+
+    /// The default, for test doubles: reads, then inserts. A store's and a context's repositories
+    /// implement it atomically (of concurrent calls with one ID, exactly one inserts).
+    @discardableResult
+    public func insertIfAbsent(_ model: Model) async throws -> Bool {
+        if try await fetch(model.id) != nil { return false }
+        try await insert(model)
+        return true
+    }
 }
 
 extension Repository: ModelRepository {}
@@ -129,6 +151,9 @@ public struct ContextRepository<Model: PersistentModel>: ModelRepository {
     }
     public func insert(_ model: Model) async throws { try await context.insert(model) }
     public func update(_ model: Model) async throws { try await context.update(model) }
+    public func upsert(_ model: Model) async throws { try await context.upsert(model) }
+    @discardableResult
+    public func insertIfAbsent(_ model: Model) async throws -> Bool { try await context.insertIfAbsent(model) }
     public func fetchVersioned(_ id: Model.ID) async throws -> Versioned<Model>? {
         try await context.fetchVersioned(Model.self, id: id)
     }

@@ -21,6 +21,14 @@ public struct Repository<Model: PersistentModel>: Sendable {
         try await store.transaction { try $0.upsert(model) }
     }
 
+    /// Inserts the model unless a record with its ID exists, which stays as it is; returns whether
+    /// it inserted. Get-or-create without a race: of concurrent calls with one ID — in this process
+    /// or others sharing the store — exactly one inserts and none fails.
+    @discardableResult
+    public func insertIfAbsent(_ model: Model) async throws -> Bool {
+        try await store.transaction { try $0.insertIfAbsent(model) }
+    }
+
     /// Replaces an existing model in its own save. A missing ID is `StrataError.Code.notFound`.
     public func update(_ model: Model) async throws {
         try await store.transaction { try $0.update(model) }

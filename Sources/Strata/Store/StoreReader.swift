@@ -46,10 +46,14 @@ public class StoreReader {
     }
 
     /// The destinations of a to-many of one record, in relationship order (link order when ordered,
-    /// ID order otherwise). Dangling references are skipped.
+    /// ID order otherwise). Dangling references are skipped. An owner that does not exist is
+    /// `StrataError.Code.notFound` (not an empty list, which is an owner without members).
     public func related<M: PersistentModel, D: PersistentModel>(_ relationship: ToMany<M, D>, of id: M.ID) throws -> [D]
     {
-        try related(relationship, of: [id])[id] ?? []
+        guard try transaction.record(M.entityName, id: id.recordID) != nil else {
+            throw StrataError(.notFound, entity: M.entityName, recordID: id.recordID, "the owner does not exist")
+        }
+        return try related(relationship, of: [id])[id] ?? []
     }
 
     /// The destinations of a to-many for many records at once: one query per relationship rather

@@ -33,6 +33,13 @@ public final class StoreTransaction: StoreReader {
         try session.upsert(try model.record())
     }
 
+    /// Inserts the model unless its ID exists, which it leaves as it is (get-or-create); returns
+    /// whether it inserted. Atomic: of concurrent saves inserting the same ID, one inserts.
+    @discardableResult
+    public func insertIfAbsent<M: PersistentModel>(_ model: M) throws -> Bool {
+        try session.insertIfAbsent(try model.record())
+    }
+
     /// Deletes a model by ID; delete rules apply.
     public func delete<M: PersistentModel>(_ type: M.Type, id: M.ID) throws {
         try session.delete(RecordKey(entity: M.entityName, id: id.recordID))

@@ -18,7 +18,7 @@ extension Versioned {
     static func check(_ key: RecordKey, version: Int64, expected: Int64) throws {
         guard version == expected else {
             throw StrataError(
-                .mergeConflict, entity: key.entity, recordID: key.id,
+                .versionMismatch, entity: key.entity, recordID: key.id,
                 "the record is at version \(version), not the expected \(expected): it changed since it was read")
         }
     }
@@ -40,7 +40,7 @@ extension Repository {
 
     /// Replaces a model only if its record still has `expectedVersion` (optimistic concurrency for
     /// a service: the version it handed out as an ETag). Another version is
-    /// `StrataError.Code.mergeConflict` — nothing written; a missing record `StrataError.Code.notFound`.
+    /// `StrataError.Code.versionMismatch` (HTTP 412) — nothing written; a missing record `StrataError.Code.notFound`.
     public func update(_ model: Model, expectedVersion: Int64) async throws {
         try await store.transaction { transaction in
             let key = RecordKey(entity: Model.entityName, id: model.id.recordID)
@@ -64,7 +64,7 @@ extension ModelContext {
     }
 
     /// Stages an update only if the record this context read is at `expectedVersion`; another
-    /// version is `StrataError.Code.mergeConflict` and nothing is staged. Whatever other writers
+    /// version is `StrataError.Code.versionMismatch` (HTTP 412) and nothing is staged. Whatever other writers
     /// save before this context does is then a conflict for its merge policy, as for any update
     /// (``MergePolicy/error`` refuses it).
     public func update<M: PersistentModel>(_ model: M, expectedVersion: Int64) async throws {

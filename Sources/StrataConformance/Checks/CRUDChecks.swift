@@ -2,7 +2,9 @@ import Foundation
 import Strata
 
 enum CRUDChecks {
-    static let all: [ConformanceCheck] = [
+    static var all: [ConformanceCheck] { basics + getOrCreate }
+
+    static let basics: [ConformanceCheck] = [
         ConformanceCheck(.crud, "insertThenFetchRoundTripsEveryAttributeKind") { c in
             let store = try await c.store()
             let ana = TravelData().ana

@@ -37,7 +37,7 @@ enum PolicyUnderTest: String, CaseIterable, Sendable {
             return .use(merged)
         case .deletedInStore: return .overwrite
         case .deletedInContext: return .rollback
-        case .uniqueness: return .storeTrumpByProperty
+        case .uniqueness, .insertedInStore: return .storeTrumpByProperty
         }
     }
 }
@@ -52,7 +52,7 @@ enum MergePolicyChecks {
             + matrix("relationshipChangedOnBothSides", relationshipChangedOnBothSides)
             + matrix("threeContextsRacing", threeContextsRacing)
             + membershipConflicts
-            + others
+            + others + inserts
     }
 
     static func matrix(

@@ -275,10 +275,19 @@ enum RelationshipChecks {
             let travellers = try await store.repository(Trip.self).referenced(Person.self, by: \.traveller, of: trips)
             try expectEqual(Set(travellers.keys), Set(people.map(\.id)))
         },
-        ConformanceCheck(.relationships, "relatedOfAnUnknownRecordIsEmpty") { c in
-            let (store, _) = try await c.seeded()
-            try expectEqual(try await store.repository(Trip.self).related(Trip.stops, of: UUID()), [])
-            try expectEqual(try await store.repository(Person.self).related(Person.trips, of: UUID()), [])
+        ConformanceCheck(.relationships, "relatedOfAnUnknownOwnerIsNotFoundAndOfAnOwnerWithoutMembersEmpty") { c in
+            let (store, data) = try await c.seeded()
+            try await expectError(.notFound, entity: "Trip") {
+                _ = try await store.repository(Trip.self).related(Trip.stops, of: UUID())
+            }
+            try await expectError(.notFound, entity: "Person") {
+                _ = try await store.makeContext().repository(Person.self).related(Person.trips, of: UUID())
+            }
+            let loner = Person(name: "Loner")
+            try await store.repository(Person.self).insert(loner)
+            try expectEqual(try await store.repository(Person.self).related(Person.trips, of: loner.id), [])
+            try expectEqual(try await store.makeContext().related(Person.trips, of: loner.id), [])
+            try expect(!(try await store.repository(Person.self).related(Person.trips, of: data.ana.id)).isEmpty)
         },
     ]
 }

@@ -13,6 +13,12 @@ public struct MergeConflict: Sendable, Hashable, CustomStringConvertible {
         case deletedInContext
         /// The context inserted a record whose unique values a stored record already has.
         case uniqueness
+        /// The context inserted a record whose ID the store holds: another save inserted it since
+        /// (two "get or create" of the same ID). Resolved like an update of the stored record —
+        /// `objectTrumpByProperty` writes the context's non-nil values over it, `storeTrumpByProperty`
+        /// only fills its nil ones, `overwrite` replaces it, `rollback` keeps it — as Core Data's
+        /// uniquing does, instead of failing with `duplicateID`.
+        case insertedInStore
     }
 
     /// A to-many membership as the context read it, as the store holds it now, and as the context wants it.

@@ -21,6 +21,7 @@ extension StrataError {
         case .invalidReference: return "refers to something that does not exist\(about)"
         case .deleteDenied: return "cannot be deleted while other records depend on it\(about)"
         case .mergeConflict: return "changed by someone else since it was read\(about)"
+        case .versionMismatch: return "not at the version the request expected\(about)"
         case .invalidQuery, .unknownEntity, .unknownProperty: return "invalid request\(about)"
         case .permissionDenied: return "not allowed\(about)"
         case .resetRequired: return "the client must resynchronise"
@@ -29,13 +30,15 @@ extension StrataError {
     }
 
     /// The HTTP status a service usually answers with: 404 not found; 409 duplicates, unique
-    /// violations, denied deletes and merge conflicts; 422 invalid values and references; 400 an
+    /// violations, denied deletes and merge conflicts; 412 a version precondition (`If-Match`) that
+    /// failed; 422 invalid values and references; 400 an
     /// invalid query; 403 permission; 410 a sync reset; 503 a closed, unreachable or in-use store;
     /// 500 the rest.
     public var httpStatus: Int {
         switch code {
         case .notFound: 404
         case .duplicateID, .uniqueViolation, .deleteDenied, .mergeConflict: 409
+        case .versionMismatch: 412
         case .validationFailed, .typeMismatch, .missingValue, .relationshipCount, .invalidReference: 422
         case .invalidQuery, .unknownEntity, .unknownProperty: 400
         case .permissionDenied: 403

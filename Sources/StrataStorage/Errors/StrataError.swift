@@ -56,6 +56,9 @@ public struct StrataError: Error, Sendable, CustomStringConvertible {
         public static let storeInUse = Code("storeInUse")
         /// A save conflicts with changes made since the data was read.
         public static let mergeConflict = Code("mergeConflict")
+        /// A write conditioned on a version (`update(_:expectedVersion:)`, HTTP's `If-Match`) found
+        /// the record at another version: HTTP 412 Precondition Failed.
+        public static let versionMismatch = Code("versionMismatch")
         /// A schema change no lightweight step covers: the migration plan needs a custom stage.
         public static let migrationRequired = Code("migrationRequired")
         /// The caller's identity may not read or write this (a sync scope, a server-owned property,
