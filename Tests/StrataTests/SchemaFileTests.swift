@@ -95,6 +95,23 @@ import Testing
             (#"{"strata":"schema","format":2,"entities":[]}"#, nil, nil, "has format 2"),
             (#"{"strata":"export","format":1}"#, nil, nil, "is not a Strata schema file"),
             (#"[1, 2"#, nil, nil, "is not a JSON object"),
+            // A misspelt key is refused, naming it and the key meant, never silently ignored.
+            (
+                #"{"strata":"schema","format":1,"entities":[{"name":"A","attributes":[{"name":"n","type":"int","default":3}]}]}"#,
+                "A", "n", #"unknown key "default" in an attribute (did you mean "defaultValue"?)"#
+            ),
+            (
+                #"{"strata":"schema","format":1,"entities":[{"name":"A","relationships":[{"name":"r","destination":"A","cardinality":"toOne","deleteRul":"cascade"}]}]}"#,
+                "A", "r", #"unknown key "deleteRul" in a relationship (did you mean "deleteRule"?)"#
+            ),
+            (
+                #"{"strata":"schema","format":1,"entities":[{"name":"A","atributes":[]}]}"#, "A", nil,
+                #"did you mean "attributes"?"#
+            ),
+            (
+                #"{"strata":"schema","format":1,"version":"2","entities":[],"comment":"x"}"#, nil, nil,
+                #"unknown key "comment""#
+            ),
         ] as [(String, String?, String?, String)])
     func aMalformedFileIsRefusedNamingWhere(_ text: String, _ entity: String?, _ property: String?, _ says: String)
         throws

@@ -24,6 +24,7 @@ extension SchemaFile {
         }
         let format = root["format"] as? Int ?? 0
         guard format == 1 else { throw reader.fail(nil, nil, "has format \(format); this Strata reads format 1") }
+        try reader.refuseUnknownKeys(root, Reader.rootKeys, nil, nil, in: "the file")
         guard let entities = root["entities"] as? [[String: Any]] else {
             throw reader.fail(nil, nil, "has no list of entities")
         }
@@ -130,6 +131,7 @@ extension SchemaFile {
 
         func entity(_ json: [String: Any], at position: Int) throws -> SchemaFile.Entity {
             guard let name = json["name"] as? String else { throw fail(nil, nil, "entities[\(position)] has no name") }
+            try refuseUnknownKeys(json, Self.entityKeys, name, nil, in: "an entity")
             let kindText = json["idKind"] as? String ?? "uuid"
             guard let idKind = RecordID.Kind(rawValue: kindText) else {
                 throw fail(name, nil, "has idKind \"\(kindText)\"; expected uuid, string or int")
@@ -163,6 +165,7 @@ extension SchemaFile {
 
         private func attribute(_ json: [String: Any], in entity: String) throws -> SchemaFile.Attribute {
             guard let name = json["name"] as? String else { throw fail(entity, nil, "has an attribute without a name") }
+            try refuseUnknownKeys(json, Self.attributeKeys, entity, name, in: "an attribute")
             let typeText = json["type"] as? String ?? ""
             guard let type = AttributeType(rawValue: typeText) else {
                 throw fail(
@@ -178,6 +181,7 @@ extension SchemaFile {
             }
             var rules: [SchemaFile.Rule] = []
             for item in json["rules"] as? [[String: Any]] ?? [] {
+                try refuseUnknownKeys(item, Self.ruleKeys, entity, name, in: "a rule")
                 switch item["kind"] as? String {
                 case "range":
                     rules.append(
@@ -213,6 +217,7 @@ extension SchemaFile {
             guard let name = json["name"] as? String else {
                 throw fail(entity, nil, "has a relationship without a name")
             }
+            try refuseUnknownKeys(json, Self.relationshipKeys, entity, name, in: "a relationship")
             guard let destination = json["destination"] as? String else {
                 throw fail(entity, name, "has no destination")
             }
