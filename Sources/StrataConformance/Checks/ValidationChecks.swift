@@ -11,9 +11,7 @@ enum ValidationChecks {
         "name": "Raw", "address.city": "Lisbon", "status": "regular", "isVerified": false,
     ]
 
-    static var all: [ConformanceCheck] { basics + violations }
-
-    static let basics: [ConformanceCheck] = [
+    static let all: [ConformanceCheck] = [
         ConformanceCheck(.validation, "missingRequiredAttribute") { c in
             let (store, _) = try await c.seeded()
             var values = validPerson
