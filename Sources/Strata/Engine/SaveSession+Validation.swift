@@ -49,8 +49,12 @@ extension SaveSession {
     private func validate(_ record: Record, original: Record?, entity: EntityDescription, existing: Set<RecordKey>)
         throws
     {
-        func failure(_ code: StrataError.Code, _ property: String?, _ message: String) -> StrataError {
-            StrataError(code, entity: entity.name, recordID: record.id, property: property, message)
+        func failure(
+            _ code: StrataError.Code, _ property: String?, _ message: String, _ violation: RuleViolation? = nil
+        ) -> StrataError {
+            var error = StrataError(code, entity: entity.name, recordID: record.id, property: property, message)
+            error.violation = violation
+            return error
         }
         // Unknown property names never get this far: `normalize` rejects them on the way in, and
         // leaves the record in its entity's layout (attribute `i` in slot `i`, to-ones after).
@@ -70,14 +74,19 @@ extension SaveSession {
             // U+0000 ends a C string: SQLite (through GRDB) would silently cut the text there, so no
             // backend accepts it.
             if case .string(let text) = value, text.utf8.contains(0) {
-                throw failure(.validationFailed, attribute.name, "text may not contain U+0000")
+                throw failure(
+                    .validationFailed, attribute.name, "text may not contain U+0000", RuleViolation(.forbiddenCharacter)
+                )
             }
             if let allowed = attribute.allowedValues, !allowed.contains(value) {
-                throw failure(.validationFailed, attribute.name, "\(value) is not one of the allowed values")
+                throw failure(
+                    .validationFailed, attribute.name, "\(value) is not one of the allowed values",
+                    RuleViolation(.notAllowed))
             }
             for rule in attribute.rules {
-                if let reason = rule.failure(for: value) {
-                    throw failure(.validationFailed, attribute.name, "\(rule): \(reason)")
+                if let violation = rule.violation(for: value) {
+                    throw failure(
+                        .validationFailed, attribute.name, "\(rule): \(rule.failure(for: value) ?? "")", violation)
                 }
             }
         }

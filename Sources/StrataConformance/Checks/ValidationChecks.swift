@@ -11,7 +11,9 @@ enum ValidationChecks {
         "name": "Raw", "address.city": "Lisbon", "status": "regular", "isVerified": false,
     ]
 
-    static let all: [ConformanceCheck] = [
+    static var all: [ConformanceCheck] { basics + violations }
+
+    static let basics: [ConformanceCheck] = [
         ConformanceCheck(.validation, "missingRequiredAttribute") { c in
             let (store, _) = try await c.seeded()
             var values = validPerson

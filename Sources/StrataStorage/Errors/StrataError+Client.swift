@@ -17,7 +17,10 @@ extension StrataError {
         case .notFound: return "not found\(about)"
         case .duplicateID: return "already exists\(about)"
         case .uniqueViolation: return "a value that must be unique is already taken\(about)"
-        case .validationFailed, .typeMismatch, .missingValue, .relationshipCount: return "invalid value\(about)"
+        case .validationFailed:
+            return "invalid value\(about)\(violation.map { ": \($0.clientMessage)" } ?? "")"
+        case .missingValue: return "a value is required\(about)"
+        case .typeMismatch, .relationshipCount: return "invalid value\(about)"
         case .invalidReference: return "refers to something that does not exist\(about)"
         case .deleteDenied: return "cannot be deleted while other records depend on it\(about)"
         case .mergeConflict: return "changed by someone else since it was read\(about)"

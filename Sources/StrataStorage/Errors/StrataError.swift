@@ -85,6 +85,14 @@ public struct StrataError: Error, Sendable, CustomStringConvertible {
     public var underlying: (any Error & Sendable)?
     /// For ``Code/mergeConflict``: every conflict the save found, with both snapshots.
     public var conflicts: [MergeConflict] = []
+    /// For ``Code/validationFailed``: the rule the value broke, structured (``clientMessage`` says it).
+    public var violation: RuleViolation? {
+        get { violations.first }
+        set { violations = newValue.map { [$0] } ?? [] }
+    }
+    /// Out of line, so the error stays as small as it was: `Testing` captures a backtrace for
+    /// every error thrown in a test, and a larger inline error crashed its unwinder here.
+    private var violations: [RuleViolation] = []
 
     /// An error with its code, location and message.
     public init(
