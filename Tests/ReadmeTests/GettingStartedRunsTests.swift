@@ -15,8 +15,13 @@ import Testing
         let ana = Person(name: "Ana", email: "ana@example.com")
         let start = Date().addingTimeInterval(86_400)
         let lisbon = try await importTrip(for: ana, on: start, into: store)
-        let service = TripService(store: store)
+        let service = TripService(work: store)
         #expect(try await service.upcoming(for: ana.id).map(\.id) == [lisbon.id])
+        let porto = try await service.plan("Porto", for: ana.id, on: start.addingTimeInterval(60), tagged: "Beach")
+        #expect(try await service.upcoming(for: ana.id).map(\.id) == [lisbon.id, porto.id])
+        #expect(try await store.read { try $0.related(Trip.tags, of: porto.id) }.map(\.id) == ["beach"])
+        #expect(try await store.repository(Tag.self).count() == 1, "the existing tag was reused")
+        try await store.repository(Trip.self).delete(porto.id)
         #expect(try await service.travellersNamed("ANA").map(\.id) == [lisbon.id], "case- and diacritic-insensitive")
         #expect(
             try await store.read { try $0.related(Trip.stops, of: lisbon.id) }.map(\.name) == ["Belém", "Alfama"],

@@ -99,6 +99,22 @@ struct ContextTracker {
         changeOrder.keep { records[$0]?.isPending == true }
     }
 
+    /// Undoes what changed since `savepoint` was taken (a nested unit of work that threw): records
+    /// pending then get their pending state back, records changed only since go back to their base,
+    /// and memberships are as they were. Records only read since stay registered.
+    mutating func restorePending(to savepoint: ContextTracker) {
+        for (key, entry) in pendingRecords where savepoint.records[key]?.isPending != true {
+            if let base = entry.base { track(base) } else { records[key] = nil }
+        }
+        for (key, entry) in savepoint.pendingRecords {
+            records[key] = Tracked(
+                base: entry.base, current: entry.current, changed: entry.changed, revision: nextRevision())
+        }
+        changeOrder = savepoint.changeOrder
+        memberships = savepoint.memberships
+        readMemberships = savepoint.readMemberships
+    }
+
     /// Drops every pending change; registered records go back to the state last read.
     mutating func rollback() {
         for (key, entry) in pendingRecords {

@@ -65,6 +65,7 @@ extension ModelContext {
             return SaveOutcome(token: committed.token, conflicts: conflicts, records: after, refresh: refresh)
         }
 
+        savesCommitted += 1
         for (key, record) in outcome.records {
             let entry = tracker[key]
             if let entry, let revision = revisions[key], entry.revision != revision {

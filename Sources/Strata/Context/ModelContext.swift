@@ -62,6 +62,8 @@ public actor ModelContext {
     var lastSeenToken: HistoryToken?
     var hasSeenStore = false
     var saveTurns = TurnTaking()
+    /// Saves that wrote something, so a nested unit of work can tell that its savepoint is gone.
+    var savesCommitted = 0
     /// Observations of this context, woken when its pending changes change.
     var changeSignals: [UUID: AsyncStream<Void>.Continuation] = [:]
     let refreshContinuation: AsyncStream<ContextRefresh>.Continuation

@@ -52,28 +52,35 @@ struct Stop: PersistentModel {
     static let entity = Entity<Stop>("Stop", [.attribute(\.name), .toOne(\.trip, Trip.self, inverse: Trip.stops)])
 }
 
-/// What a service layer looks like: async, Sendable, no managed objects.
-struct TripService: Sendable {
-    let store: Store
+/// What a service layer looks like: async, Sendable, no managed objects — and generic over where
+/// it works: a store (each unit of work its own save), a context (the caller saves), a `memory:`
+/// store in tests.
+struct TripService<Work: UnitOfWork>: Sendable {
+    let work: Work
 
-    func plan(_ name: String, for person: Person.ID, on start: Date) async throws -> Trip {
+    func plan(_ name: String, for person: Person.ID, on start: Date, tagged label: String) async throws -> Trip {
         let trip = Trip(name: name, start: start, traveller: person)
-        try await store.repository(Trip.self).insert(trip)       // validated, inverse kept, history recorded
+        let tag = Tag(id: label.lowercased(), label: label)
+        try await work.unitOfWork { unit in                                // one atomic save
+            try await unit.repository(Trip.self).insert(trip)              // validated, inverse kept
+            try await unit.repository(Tag.self).insertIfAbsent(tag)        // get-or-create, race-free
+            try await unit.repository(Trip.self).link(Trip.tags, from: trip.id, to: tag.id)
+        }
         return trip
     }
 
     func upcoming(for person: Person.ID) async throws -> [Trip] {
-        try await store.repository(Trip.self).fetch(
+        try await work.repository(Trip.self).fetch(
             Query.where(\.traveller == person && \.start > .now).sorted(by: \.start).limit(20))
     }
 
     func travellersNamed(_ name: String) async throws -> [Trip] {
-        try await store.repository(Trip.self).fetch(
+        try await work.repository(Trip.self).fetch(
             where: .related(\.traveller, where: .equals(\Person.name, name, options: [.caseInsensitive, .diacriticInsensitive])))
     }
 
     func leave(_ person: Person.ID) async throws {
-        try await store.repository(Person.self).delete(person)   // cascades to their trips
+        try await work.repository(Person.self).delete(person)   // cascades to their trips
     }
 }
 
