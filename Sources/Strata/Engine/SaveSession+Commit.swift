@@ -1,3 +1,5 @@
+import Foundation
+
 /// The end of the pipeline: write what changed with bumped versions, then the history entry.
 extension SaveSession {
     /// The outcome of a committed save.
@@ -64,6 +66,7 @@ extension SaveSession {
             return layout.slotsByName.compactMap { record.slots[$0].isNull ? nil : layout.names[$0] }
         }
         var changes: [HistoryChange] = []
+        let now = Date()
         for key in workingSet.order {
             guard let entry = workingSet.entries[key] else { continue }
             switch (entry.original, entry.current) {
@@ -80,6 +83,7 @@ extension SaveSession {
                 if keepRecords { changedRecords.append(nil) }
             case (nil, var record?):
                 record.version = loading ? max(1, record.version) : 1
+                stampInserted(&record, timestamps(of: key.entity), at: now)
                 note(key.entity)
                 puts[key.entity, default: []].append(record)
                 if collectWritten { written[key] = record }
@@ -91,7 +95,11 @@ extension SaveSession {
                     ))
                 if keepRecords { changedRecords.append(record) }
             case (let original?, var record?):
-                let names = record.changedPropertySet(comparedTo: original).union(linkChanges[key] ?? [])
+                var names = record.changedPropertySet(comparedTo: original).union(linkChanges[key] ?? [])
+                let stamps = timestamps(of: key.entity)
+                if !stamps.isEmpty {
+                    names = stampUpdated(&record, original: original, changed: names, stamps, at: now)
+                }
                 guard !names.isEmpty else { continue }
                 record.version = original.version + 1
                 note(key.entity)

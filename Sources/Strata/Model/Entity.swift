@@ -1,3 +1,5 @@
+import Foundation
+
 /// The declaration of a model's entity: its name and members. Key paths are resolved to property
 /// names when the declaration is made, so a typo'd or unsupported key path surfaces as an
 /// `StrataError.Code.invalidSchema` error when the `Schema` is built.
@@ -104,7 +106,7 @@ public struct EntityMember<Model>: Sendable {
         case check(RecordCheck)
     }
 
-    let part: Part
+    var part: Part
     var isUnique = false
     var renamed: [String: String] = [:]
     /// For members that store values (attributes, composites, to-ones): how to read them off a model.
@@ -175,6 +177,44 @@ extension EntityMember where Model: PersistentModel {
         member.isUnique = unique
         if let name, case .success(let text) = KeyPathName.resolve(keyPath as PartialKeyPath<Model>) {
             member.renamed[text] = name
+        }
+        return member
+    }
+
+    /// A date the engine keeps (see ``AutomaticTimestamp``): every save stamps it with the save's
+    /// time — `.creation` when the record is inserted, `.modification` then and whenever a save
+    /// changes the record. The model's own value is ignored on those saves; fetch the model again
+    /// to read the stamp.
+    ///
+    /// ```swift
+    /// .timestamp(\.created, .creation), .timestamp(\.updated, .modification, indexed: true)
+    /// ```
+    public static func timestamp(
+        _ keyPath: any KeyPath<Model, Date> & Sendable, _ kind: AutomaticTimestamp, name: String? = nil,
+        indexed: Bool = false
+    ) -> EntityMember {
+        attribute(keyPath, name: name, indexed: indexed).stamped(kind)
+    }
+
+    /// An optional date the engine keeps, as the non-optional form does; never nil once saved.
+    public static func timestamp(
+        _ keyPath: any KeyPath<Model, Date?> & Sendable, _ kind: AutomaticTimestamp, name: String? = nil,
+        indexed: Bool = false
+    ) -> EntityMember {
+        attribute(keyPath, name: name, indexed: indexed).stamped(kind)
+    }
+
+    private func stamped(_ kind: AutomaticTimestamp) -> EntityMember {
+        var member = self
+        if case .attributes(let result) = member.part {
+            member.part = .attributes(
+                result.map { attributes in
+                    attributes.map { attribute in
+                        var stamped = attribute
+                        stamped.timestamp = kind
+                        return stamped
+                    }
+                })
         }
         return member
     }

@@ -18,6 +18,8 @@ public struct AttributeDescription: Sendable {
     /// The name this attribute had in the previous schema version: a migration moves its values
     /// instead of dropping one attribute and adding another.
     public var renamedFrom: String?
+    /// Set when the engine keeps the value itself (a date the save stamps; see ``AutomaticTimestamp``).
+    public var timestamp: AutomaticTimestamp?
 
     /// An untyped attribute.
     public init(

@@ -40,9 +40,12 @@ public struct EntityDescription: Sendable {
     /// The slots of this entity's records: `storedPropertyNames` in order, shared with every
     /// other description and model declaration of the same names.
     public private(set) var layout: RecordLayout = .empty
+    /// The attributes the engine stamps at save (see ``AutomaticTimestamp``), in declaration order.
+    public private(set) var timestamps: [(name: String, kind: AutomaticTimestamp)] = []
 
     mutating func rebuildLookups() {
         layout = .shared(storedPropertyNames)
+        timestamps = attributes.compactMap { attribute in attribute.timestamp.map { (attribute.name, $0) } }
         attributeIndex = Dictionary(attributes.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { a, _ in a })
         relationshipIndex = Dictionary(
             relationships.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { a, _ in a })

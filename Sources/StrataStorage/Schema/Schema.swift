@@ -82,6 +82,9 @@ public struct Schema: Sendable {
             if let defaultValue = attribute.defaultValue, !defaultValue.isNull, !attribute.type.accepts(defaultValue) {
                 throw fail(attribute.name, "default \(defaultValue) is not a \(attribute.type)")
             }
+            if attribute.timestamp != nil, attribute.type != .date {
+                throw fail(attribute.name, "an automatic timestamp must be a date, not \(attribute.type)")
+            }
             for rule in attribute.rules {
                 if case .pattern(let regex) = rule.kind, (try? Regex(regex)) == nil {
                     throw fail(attribute.name, "pattern \(regex) is not a valid regular expression")

@@ -1,6 +1,6 @@
 import Foundation
 
-/// The value rules every backend shares (DESIGN.md "Values"), applied once by the engine to every
+/// The value rules every backend shares (the value contract), applied once by the engine to every
 /// value on its way in — record values, IDs and query constants — so backends only ever store and
 /// compare values that already follow them:
 ///
