@@ -28,6 +28,19 @@ extension ModelContext {
         return PageCursor.page(records, try models(records), plan: plan)
     }
 
+    /// A numbered page of a query's results and, when `withTotal`, how many it matches — pending
+    /// changes included, both from one read (see ``Repository/fetch(_:page:withTotal:)``).
+    public func fetch<M: PersistentModel>(_ query: Query<M>, page: PageRequest, withTotal: Bool = true) async throws
+        -> OffsetPage<M>
+    {
+        let bounded = try page.bounding(query).plan()
+        let plan = try query.plan()
+        let (records, total) = try await readOverlaid { view, executor in
+            (try executor.fetch(bounded, in: view), withTotal ? try executor.count(plan, in: view) : nil)
+        }
+        return OffsetPage(models: try models(records), request: page, total: total)
+    }
+
     /// How many models a query matches, pending changes included.
     public func count<M: PersistentModel>(_ query: Query<M> = .all) async throws -> Int {
         let plan = try query.plan()

@@ -22,6 +22,9 @@ public protocol ModelReading<Model>: Sendable {
     func fetch(_ query: Query<Model>, after cursor: PageCursor?) async throws -> Page<Model>
     /// How many models a query matches.
     func count(_ query: Query<Model>) async throws -> Int
+    /// Page `page.number` of a query's results (the query without a limit or offset) and, when
+    /// `withTotal`, how many it matches — both from one state of the store.
+    func fetch(_ query: Query<Model>, page: PageRequest, withTotal: Bool) async throws -> OffsetPage<Model>
     /// The rows of an untyped aggregate over the models a filter matches (what the typed
     /// `aggregate(_:where:)` and `aggregate(_:groupedBy:where:)` call; see `AggregatePlan`).
     func aggregateRows(_ functions: [AggregateFunction], groupedBy property: String?, where filter: Filter<Model>?)
@@ -141,6 +144,9 @@ public struct ContextRepository<Model: PersistentModel>: ModelRepository {
         try await context.fetch(query, after: cursor)
     }
     public func count(_ query: Query<Model>) async throws -> Int { try await context.count(query) }
+    public func fetch(_ query: Query<Model>, page: PageRequest, withTotal: Bool) async throws -> OffsetPage<Model> {
+        try await context.fetch(query, page: page, withTotal: withTotal)
+    }
     public func aggregateRows(
         _ functions: [AggregateFunction], groupedBy property: String?, where filter: Filter<Model>?
     ) async throws -> [AggregateRow] {

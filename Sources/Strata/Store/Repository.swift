@@ -70,6 +70,24 @@ public struct Repository<Model: PersistentModel>: Sendable {
         try await store.read { try $0.fetch(query, after: cursor) }
     }
 
+    /// Page `page.number` of a query's results and, when `withTotal`, how many the query matches,
+    /// both read from one committed state:
+    ///
+    /// ```swift
+    /// let page = try await trips.fetch(Query<Trip>.all.sorted(by: \.start), page: PageRequest(number: 3, size: 20), withTotal: true)
+    /// ```
+    ///
+    /// The query must not have a limit or offset of its own (`invalidQuery`).
+    public func fetch(_ query: Query<Model>, page: PageRequest, withTotal: Bool = true) async throws
+        -> OffsetPage<Model>
+    {
+        let bounded = try page.bounding(query)
+        return try await store.read { reader in
+            OffsetPage(
+                models: try reader.fetch(bounded), request: page, total: withTotal ? try reader.count(query) : nil)
+        }
+    }
+
     /// The models a filter matches, ID ascending.
     public func fetch(where predicate: Filter<Model>) async throws -> [Model] {
         try await fetch(Query(predicate))
