@@ -60,7 +60,8 @@ public struct ConformanceSuite: Sendable {
             + AtomicityChecks.all + HistoryChecks.all + MergePolicyChecks.all + OfflineFirstChecks.all + FaultChecks.all
             + DifferentialChecks.all + StorageChecks.all + ObservationChecks.all + MigrationChecks.all
             + MigrationChecks.steps + MigrationChecks.plans + MigrationChecks.syncs
-            + MigrationChecks.shadowCopies + MigrationChecks.holders + TransportChecks.all + ToolChecks.all
+            + MigrationChecks.shadowCopies + MigrationChecks.holders + MigrationChecks.rehearsals + TransportChecks.all
+            + ToolChecks.all
             + AggregateChecks.all
     }
 

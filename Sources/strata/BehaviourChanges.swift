@@ -76,7 +76,7 @@ enum BehaviourChanges {
                 case .range(let min, let max):
                     "range(\(min.map(RecordJSON.text) ?? "")...\(max.map(RecordJSON.text) ?? ""))"
                 case .length(let min, let max): "length(\(min.map(String.init) ?? "")...\(max.map(String.init) ?? ""))"
-                case .pattern(let regex): "pattern(\(regex))"
+                case .pattern(let regex, let name): "pattern(\(regex))\(name.map { " named \($0)" } ?? "")"
                 }
             } + attribute.customRules
         return described.isEmpty ? "none" : described.joined(separator: ", ")

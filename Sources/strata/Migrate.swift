@@ -15,9 +15,11 @@ struct Migrate: AsyncParsableCommand {
             hand. The tool compares it with the shape the store holds and prints every difference and the \
             lightweight steps that cover them (renames follow the file's `renamedFrom`), then the changes \
             of behaviour (delete rules, requirements, defaults, validation) relative to the rules the \
-            store recorded. With --dry-run it stops there. Otherwise it runs the steps in one write — the \
-            store ends at the file's schema or, on any failure, stays exactly as it was — with progress, \
-            and records the file as the store's declared schema. A change no lightweight step covers (a \
+            store recorded. It then runs the steps in one write — the store ends at the file's schema or, \
+            on any failure, stays exactly as it was — with progress, and records the file as the store's \
+            declared schema. With --dry-run it runs every step and check of that write (required values, \
+            uniqueness, conversions, the outbox) and rolls it back: it fails where the migration would fail \
+            and never changes the store. A change no lightweight step covers (a \
             type change, an attribute made required without a default) needs a custom stage in the app's \
             MigrationPlan: the tool names it and changes nothing. Exit codes: 0 migrated (or nothing to \
             do, or a dry run that can run); 1 an error; 2 the migration cannot run (a change needs a custom \
@@ -31,7 +33,8 @@ struct Migrate: AsyncParsableCommand {
 
     @Argument(help: "The store's URL.") var url: String
     @Option(help: "The schema file to migrate to.") var to: String
-    @Flag(help: "Print the differences and steps; change nothing.") var dryRun = false
+    @Flag(help: "Run every step and check, then roll back: fails where the migration would; changes nothing.")
+    var dryRun = false
     @Flag(help: "Refuse while sync mutations wait in the outbox (default: re-express them in the new names).")
     var refuseOutbox = false
     @Flag(help: "Print the plan and the outcome as one JSON object.") var json = false
@@ -63,29 +66,40 @@ struct Migrate: AsyncParsableCommand {
         report.nothingToDo = !shapeChanges && rules == file
         if !json { report.printPlan() }
         guard report.refusal == nil else { return try finish(report, exit: 2) }
-        guard !dryRun, !report.nothingToDo else { return try finish(report, exit: 0) }
+        guard !report.nothingToDo else { return try finish(report, exit: 0) }
 
         if shapeChanges {
-            let bar = ProgressBar(total: 0, label: "migrate")
+            let bar = ProgressBar(total: 0, label: dryRun ? "dry run" : "migrate")
             let options = OpenOptions(
                 migrations: .lightweight(outbox: refuseOutbox ? .refuse : .migrate),
                 progress: { step in
                     bar.show("stage \(step.stage)/\(step.stages): \(step.phase)", done: step.done, total: step.total)
                 })
             do {
+                if dryRun {
+                    // Every step and check of the real run, in its one write, rolled back.
+                    try await Store.rehearseMigration(url, schema: target, options: options)
+                    bar.finish()
+                    report.rehearsed = true
+                    if !json { print(Self.rehearsed(report.records)) }
+                    return try finish(report, exit: 0)
+                }
                 let store = try await Store.open(url, schema: target, options: options)
                 bar.finish()
                 try await store.recordDeclaration(file)
                 try await store.close()
-            } catch let error as StrataError
-                where [.uniqueViolation, .missingValue, .migrationRequired, .validationFailed, .typeMismatch].contains(
-                    error.code)
-            {
+            } catch let error as StrataError where Self.refusals.contains(error.code) {
                 bar.finish()
                 report.refusal = error.description
-                if !json { print("refused, nothing changed: \(error)") }
+                if !json {
+                    print(
+                        "\(dryRun ? "dry run: the migration would be refused" : "refused"), nothing changed: \(error)")
+                }
                 return try finish(report, exit: 2)
             }
+        } else if dryRun {
+            if !json { print("dry run: no record changes; the migration would record the file's rules") }
+            return try finish(report, exit: 0)
         } else {
             let store = try await Store.open(url, schema: target)
             try await store.recordDeclaration(file)
@@ -99,6 +113,17 @@ struct Migrate: AsyncParsableCommand {
                     : "the shapes are equal: recorded the file's rules, no record changed")
         }
         try finish(report, exit: 0)
+    }
+
+    /// What a migration refuses with (exit 2): the records or the change, not the tool or the store.
+    static let refusals: [StrataError.Code] = [
+        .uniqueViolation, .missingValue, .migrationRequired, .validationFailed, .typeMismatch,
+    ]
+
+    /// What a dry run that could run says.
+    static func rehearsed(_ records: Int) -> String {
+        "dry run: every step and check ran over the store's \(records) record\(records == 1 ? "" : "s") in one "
+            + "write and was rolled back; the migration will succeed on the store as it is now"
     }
 
     /// The differences of shape in words, a rename (the file's `renamedFrom`) as one change
@@ -147,6 +172,8 @@ struct MigrationReport: Codable {
     var from: String?
     var to: String?
     var dryRun: Bool
+    /// A dry run ran every step and check of the migration and rolled them back.
+    var rehearsed = false
     /// The differences of shape, one sentence each.
     var changes: [String] = []
     /// The lightweight steps that cover them, in order.
@@ -169,7 +196,9 @@ struct MigrationReport: Codable {
         }
         print(changes.isEmpty ? "shape: unchanged" : "differences (\(changes.count)):")
         for change in changes { print("  - \(change)") }
-        if !steps.isEmpty { print("steps (\(steps.count), in one write over a store of \(records) records):") }
+        if !steps.isEmpty {
+            print("steps (\(steps.count), in one write; the store holds \(records) record\(records == 1 ? "" : "s")):")
+        }
         for (number, step) in steps.enumerated() { print("  \(number + 1). \(step)") }
         if !behaviour.isEmpty { print("rules (no record changes):") }
         for change in behaviour { print("  - \(change)") }

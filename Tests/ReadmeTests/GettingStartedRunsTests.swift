@@ -67,6 +67,25 @@ import Testing
         try await store.close()
     }
 
+    /// The Migrations article's frozen release: version 1 as a file, not as code, migrates.
+    @Test func aReleaseFrozenAsASchemaFileMigrates() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("strata-frozen-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("notes.sqlite").path
+        SQLiteBackend.register()
+        try freezeRelease("1", try Schema(V1.Note.self), into: folder)
+        let old = try await Store.open(
+            "sqlite:\(path)", schema: try Schema(V1.Note.self),
+            options: OpenOptions(migrations: MigrationPlan(versions: [SchemaVersion("1", try Schema(V1.Note.self))])))
+        try await old.repository(V1.Note.self).insert(V1.Note(title: "Groceries", body: "eggs"))
+        try await old.close()
+        let store = try await openNotes(at: path, frozen: folder)
+        let note = try #require(try await store.repository(Note.self).fetch().first)
+        #expect(note.heading == "Groceries" && note.pinned == false)
+        try await store.close()
+    }
+
     @Test func theMigrationSampleRenamesFillsAndCounts() async throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent(
             "strata-readme-\(UUID().uuidString).sqlite"

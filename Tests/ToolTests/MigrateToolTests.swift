@@ -100,6 +100,35 @@ struct MigrateToolTests {
         #expect(again.status == 0 && again.output.contains("nothing to migrate"), "\(again.output)")
     }
 
+    /// A dry run runs what the migration runs: where the records break the new schema (a unique
+    /// constraint over duplicates) both refuse with exit 2; where they fit, the dry run says so.
+    @Test(arguments: ["sqlite", "lmdb", "json", "postgres"])
+    func aDryRunFailsWhereTheMigrationFailsAndChangesNothing(_ kind: String) async throws {
+        let tests = try ToolTests()
+        guard let (url, _) = try await tests.seededStore(kind) else { return }
+        var file = SchemaFile(try TravelDomain.schema())
+        file.version = "2"
+        for index in file.entities.indices where file.entities[index].name == "Stop" {
+            file.entities[index].uniqueConstraints.append(["city"])
+        }
+        let path = "\(tests.directory)/unique.schema.json"
+        try file.write(to: path)
+        let before = try await digest(url)
+        let dry = try Tool.run(["migrate", url, "--to", path, "--dry-run"], in: tests.directory)
+        #expect(dry.status == 2, "\(dry.output)\(dry.errors)")
+        #expect(dry.output.contains("dry run: the migration would be refused, nothing changed"), "\(dry.output)")
+        let real = try Tool.run(["migrate", url, "--to", path], in: tests.directory)
+        #expect(real.status == 2 && real.output.contains("refused, nothing changed"), "\(real.output)")
+        #expect(try await digest(url) == before)
+
+        let fitting = Self.edited(SchemaFile(try TravelDomain.schema()))
+        try fitting.write(to: path)
+        let fits = try Tool.run(["migrate", url, "--to", path, "--dry-run"], in: tests.directory)
+        #expect(fits.status == 0, "\(fits.output)\(fits.errors)")
+        #expect(fits.output.contains("was rolled back; the migration will succeed"), "\(fits.output)")
+        #expect(try await digest(url) == before, "a dry run that can run changes nothing either")
+    }
+
     @Test(arguments: ["sqlite", "lmdb", "json", "postgres"])
     func aChangeNoLightweightStepCoversChangesNothing(_ kind: String) async throws {
         let tests = try ToolTests()

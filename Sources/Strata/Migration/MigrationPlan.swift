@@ -1,3 +1,5 @@
+import Foundation
+
 /// One version of the app's schema in a ``MigrationPlan``: a name the store records, and the
 /// schema as that version declared it.
 public struct SchemaVersion: Sendable {
@@ -6,12 +8,19 @@ public struct SchemaVersion: Sendable {
     /// The schema, named `name` (`Schema.version`).
     public var schema: Schema
 
-    /// Version `name` of the schema. Freeze each shipped version's schema in code (untyped
-    /// descriptions, or model types kept for it), as SwiftData's `VersionedSchema` does: a plan
-    /// can only migrate from a version it still describes.
+    /// Version `name` of the schema. Freeze each shipped version's schema — as a schema file
+    /// (``init(_:contentsOf:)``), or in code (untyped descriptions, or model types kept for it, as
+    /// SwiftData's `VersionedSchema` does): a plan can only migrate from a version it still describes.
     public init(_ name: String, _ schema: Schema) {
         self.name = name
         self.schema = schema.versioned(name)
+    }
+
+    /// Version `name` as frozen in a schema file at its release (`SchemaFile(schema).write(to:)`,
+    /// or `strata schema export`): its shape and declarative rules, without copying its model types.
+    /// A file that cannot be read or is not a schema file throws, naming the file.
+    public init(_ name: String, contentsOf url: URL) throws {
+        self.init(name, try SchemaFile.read(from: url.path).schema())
     }
 }
 

@@ -18,19 +18,24 @@ extension Store {
     /// hold the old layout.
     static func migrate(
         _ location: StoreLocation, from stored: SchemaDescription, to app: Schema, plan: MigrationPlan,
-        options: OpenOptions
+        options: OpenOptions, rehearsal: Bool = false
     ) async throws {
         let path = location.description
         let logger = options.instrumentation.logger
         logger.notice(
-            "migrating store",
+            rehearsal ? "rehearsing migration" : "migrating store",
             metadata: ["store": "\(path)", "from": "\(stored.version ?? "unnamed")", "to": "\(app.version ?? "app")"])
         let started = ContinuousClock.now
         let registry = options.registry
         do {
             try await migrate(
                 path, from: stored, to: app, plan: plan, opening: { try await registry.open(location, schema: $0) },
-                progress: options.progress ?? { _ in })
+                progress: options.progress ?? { _ in }, rehearsal: rehearsal)
+        } catch is Rehearsed {
+            logger.notice(
+                "rehearsed migration, store unchanged",
+                metadata: ["store": "\(path)", "duration": "\(ContinuousClock.now - started)"])
+            return
         } catch {
             logger.error(
                 "migration failed, store unchanged",
@@ -45,7 +50,7 @@ extension Store {
     private static func migrate(
         _ path: String, from stored: SchemaDescription, to app: Schema, plan: MigrationPlan,
         opening: @Sendable (Schema) async throws -> any StorageBackend,
-        progress: @escaping @Sendable (MigrationProgress) -> Void
+        progress: @escaping @Sendable (MigrationProgress) -> Void, rehearsal: Bool
     ) async throws {
         let steps = try plan.route(from: stored, to: app, path: path)
         for step in steps { try checkLightweight(step) }
@@ -58,7 +63,10 @@ extension Store {
             }
             let migrator = Migrator(
                 steps: steps, capabilities: backend.capabilities, batchSize: 1000, progress: progress)
-            switch try await placement(plan.strategy, backend: changing, path: path) {
+            // A rehearsal runs in place and rolls back: it never changes the store's shape.
+            switch rehearsal ? .inPlace : try await placement(plan.strategy, backend: changing, path: path) {
+            case .inPlace where rehearsal:
+                try await run(migrator, outbox: plan.outbox, on: changing, rehearsal: true)  // throws Rehearsed
             case .inPlace:
                 if let holder = try await changing.holderElsewhere() {
                     throw StrataError(
@@ -81,8 +89,10 @@ extension Store {
     }
 
     /// The stages, with the outbox carried along, in one schema change of `backend`.
+    /// - Parameter rehearsal: Throw ``Rehearsed`` once everything ran, so the backend rolls back.
     private static func run(
-        _ migrator: Migrator, outbox: MigrationPlan.OutboxPolicy, on backend: any SchemaChangingBackend
+        _ migrator: Migrator, outbox: MigrationPlan.OutboxPolicy, on backend: any SchemaChangingBackend,
+        rehearsal: Bool = false
     ) async throws {
         let steps = migrator.steps
         try await backend.changeSchema { transaction in
@@ -92,8 +102,12 @@ extension Store {
             // The engine records the shape it migrated to, as it records a new store's.
             try transaction.current.setMetadata(
                 SchemaDescription.metadataKey, SchemaDescription(transaction.schema).encoded())
+            if rehearsal { throw Rehearsed() }
         }
     }
+
+    /// Thrown at the end of a rehearsal's schema change, so the backend rolls everything back.
+    private struct Rehearsed: Error {}
 
     private enum Placement {
         case inPlace

@@ -31,10 +31,7 @@ public final class Store: Sendable {
     ///   - options: Registry, sync, instrumentation, migrations and their progress.
     public static func open(_ url: String, schema: Schema, options: OpenOptions = OpenOptions()) async throws -> Store {
         let location = try StoreLocation(url)
-        let app = try options.migrations?.appSchema(schema) ?? schema
-        // Without a plan nothing can be migrated, so only the shape is compared; with one, the
-        // version too (a data-only stage changes the version and not the shape).
-        let wanted = SchemaDescription(options.migrations == nil ? schema.versioned(nil) : app)
+        let (app, wanted) = try wantedShape(schema, options)
         let path = location.description
         if let stored = try await options.registry.attach(location), !stored.isOpenable(as: wanted) {
             guard let plan = options.migrations else {

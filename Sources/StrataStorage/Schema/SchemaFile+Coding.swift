@@ -73,8 +73,10 @@ extension SchemaFile.Attribute {
                     if let min { item["min"] = min }
                     if let max { item["max"] = max }
                     return item
-                case .pattern(let regex):
-                    return ["kind": "pattern", "pattern": regex]
+                case .pattern(let regex, let name):
+                    var item: [String: Any] = ["kind": "pattern", "pattern": regex]
+                    if let name { item["name"] = name }
+                    return item
                 }
             }
         }
@@ -194,7 +196,10 @@ extension SchemaFile {
                     guard let regex = item["pattern"] as? String else {
                         throw fail(entity, name, "has a pattern rule without a pattern")
                     }
-                    rules.append(.pattern(regex))
+                    guard item["name"] == nil || item["name"] is String else {
+                        throw fail(entity, name, "has a pattern rule whose name is not a string")
+                    }
+                    rules.append(.pattern(regex, name: item["name"] as? String))
                 default:
                     throw fail(
                         entity, name,

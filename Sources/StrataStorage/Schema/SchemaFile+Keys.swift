@@ -15,7 +15,7 @@ extension SchemaFile.Reader {
         "maxCount",
         "renamedFrom",
     ]
-    static let ruleKeys: Set<String> = ["kind", "min", "max", "pattern"]
+    static let ruleKeys: Set<String> = ["kind", "min", "max", "pattern", "name"]
 
     /// Throws `invalidSchema` for the first key of `json` (in sorted order) not in `allowed`.
     func refuseUnknownKeys(

@@ -102,8 +102,9 @@ public struct SchemaFile: Sendable, Hashable {
         case range(min: Value?, max: Value?)
         /// A length within bounds, inclusive.
         case length(min: Int?, max: Int?)
-        /// A regular expression the whole value matches.
-        case pattern(String)
+        /// A regular expression the whole value matches, and the name a client is told it must
+        /// match (`"slug"`: "must match the slug pattern"), if it has one.
+        case pattern(String, name: String? = nil)
     }
 
     /// One relationship of the file.
@@ -165,7 +166,7 @@ public struct SchemaFile: Sendable, Hashable {
                         switch rule.kind {
                         case .range(let min, let max): rules.append(.range(min: min, max: max))
                         case .length(let min, let max): rules.append(.length(min: min, max: max))
-                        case .pattern(let regex): rules.append(.pattern(regex))
+                        case .pattern(let regex): rules.append(.pattern(regex, name: rule.name))
                         case .custom(let name, _): custom.append(name)
                         }
                     }
@@ -204,7 +205,7 @@ public struct SchemaFile: Sendable, Hashable {
                                 switch rule {
                                 case .range(let min, let max): ValidationRule(.range(min: min, max: max))
                                 case .length(let min, let max): ValidationRule(.length(min: min, max: max))
-                                case .pattern(let regex): ValidationRule(.pattern(regex))
+                                case .pattern(let regex, let name): ValidationRule(.pattern(regex), name: name)
                                 }
                             },
                             renamedFrom: attribute.renamedFrom)

@@ -53,7 +53,7 @@ public enum MigrationStep: Sendable, Hashable, CustomStringConvertible {
         case .removeEntity(let entity): "remove entity \(entity) and its records"
         case .renameEntity(let from, let to): "rename entity \(from) to \(to)"
         case .addAttribute(let entity, let attribute, let value):
-            "add \(entity).\(attribute)\(value.map { " (existing records: \($0))" } ?? "")"
+            "add \(entity).\(attribute)\(value.map { ", set to \($0) in every existing record" } ?? "")"
         case .removeAttribute(let entity, let attribute): "remove \(entity).\(attribute)"
         case .renameAttribute(let entity, let from, let to): "rename \(entity).\(from) to \(to)"
         case .makeRequired(let entity, let attribute, let value):

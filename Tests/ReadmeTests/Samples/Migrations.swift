@@ -40,3 +40,18 @@ func openNotes(at path: String = "./notes.sqlite") async throws -> Store {
         }])
     return try await Store.open("sqlite:\(path)", schema: try Schema(Note.self), options: OpenOptions(migrations: plan))
 }
+
+// Migrations article, "Freezing a release as a schema file".
+/// At release: freeze the schema this release ships, next to the sources.
+func freezeRelease(_ version: String, _ schema: Schema, into folder: URL) throws {
+    try SchemaFile(schema.versioned(version)).write(to: folder.appendingPathComponent("v\(version).schema.json").path)
+}
+
+/// Later releases: the frozen file is the old version; only the app's models are code.
+func openNotes(at path: String, frozen folder: URL) async throws -> Store {
+    let plan = MigrationPlan(versions: [
+        try SchemaVersion("1", contentsOf: folder.appendingPathComponent("v1.schema.json")),
+        SchemaVersion("2", try Schema(Note.self)),
+    ])
+    return try await Store.open("sqlite:\(path)", schema: try Schema(Note.self), options: OpenOptions(migrations: plan))
+}
