@@ -65,6 +65,7 @@ let package = Package(
                 "StrataStorage",
                 .product(name: "Logging", package: "swift-log"), .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strictSettings
         ),
@@ -123,6 +124,7 @@ let package = Package(
             dependencies: [
                 "Strata", .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             path: "Sources/StrataSync",
             swiftSettings: strictSettings
@@ -185,6 +187,7 @@ let package = Package(
                 "Strata", "StrataSync", "StrataTools", "StrataSyncServer", "StrataInMemory", "StrataConformance",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strictSettings
         ),
@@ -283,6 +286,8 @@ let package = Package(
                 "StrataConformance",
                 "StrataSyncHTTPServer", "StrataSyncHTTPClient",
                 .product(name: "Hummingbird", package: "hummingbird"), .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strictSettings
         ),

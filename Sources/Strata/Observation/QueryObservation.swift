@@ -1,5 +1,6 @@
 import CoreMetrics
 import Foundation
+import ServiceLifecycle
 import Synchronization
 
 /// One delivered value of an observed query: the results, and how they changed since the value
@@ -21,7 +22,9 @@ public struct QueryResults<Model: PersistentModel>: Sendable {
 /// record outside the results) costs no fetch. A consumer slower than the commits gets coalesced
 /// values — the latest results, diffed against the last value it received. A failed save
 /// delivers nothing. Ending the iteration (or cancelling its task) ends the observation and
-/// releases its subscription.
+/// releases its subscription; so does a graceful shutdown of the swift-service-lifecycle service
+/// whose task iterates (the sequence then ends, as if the results had no more values), and
+/// closing the store (it then throws `StrataError.Code.storeClosed`).
 public struct QueryObservation<Model: PersistentModel>: AsyncSequence, Sendable {
     public typealias Element = QueryResults<Model>
 
@@ -81,7 +84,13 @@ public struct QueryObservation<Model: PersistentModel>: AsyncSequence, Sendable 
             do {
                 let prepared = try store.executor.prepare(try plan.get(), schema: store.schema)
                 let observer = Observer(store: store, plan: prepared, output: output)
-                try await observer.run(wakes: wakes, wake: wake)
+                // Inside a swift-service-lifecycle ServiceGroup (a Hummingbird request streaming
+                // these results), graceful shutdown ends the observation, so the response ends.
+                try await withGracefulShutdownHandler {
+                    try await observer.run(wakes: wakes, wake: wake)
+                } onGracefulShutdown: {
+                    output.finish()
+                }
                 output.finish()
             } catch {
                 output.finish(throwing: error)

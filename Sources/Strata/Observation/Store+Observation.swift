@@ -1,5 +1,6 @@
 import CoreMetrics
 import Foundation
+import ServiceLifecycle
 import Synchronization
 
 /// The store's observation API: live queries, one record, and the per-commit change stream.
@@ -30,7 +31,8 @@ extension Store {
     /// Each commit's change set once, in token order, from now on: history transactions reduced
     /// to the changes of `entities` (all when nil); a commit touching none of them is skipped.
     /// The stream ends with an error when history it had not read yet was purged
-    /// (`StrataError.Code.notFound`) or cannot be read.
+    /// (`StrataError.Code.notFound`) or cannot be read, and ends (without one) on a graceful
+    /// shutdown of the swift-service-lifecycle service whose task made it.
     public func changes(entities: Set<String>? = nil) -> AsyncThrowingStream<HistoryTransaction, any Error> {
         let (stream, output) = AsyncThrowingStream<HistoryTransaction, any Error>.makeStream()
         let subscription = Mutex<UUID?>(nil)
@@ -66,6 +68,12 @@ extension Store {
                     return Task.isCancelled
                 }
                 if cancelled { hub.unsubscribe(id) }
+                // Inside a ServiceGroup, graceful shutdown of the consuming service ends the stream;
+                // elsewhere this waits until the stream ends and cancels it.
+                try await gracefulShutdown()
+                output.finish()
+            } catch is CancellationError {
+                return
             } catch {
                 output.finish(throwing: error)
             }
