@@ -41,8 +41,8 @@ format-check:
 # The DocC catalogs (Sources/*/*.docc), built by swift-docc-plugin: any DocC
 # warning (a broken link, an undocumented parameter) fails it; then every public symbol of every
 # library module must have a doc comment (scripts/doc-coverage lists those that do not).
-LIBRARY_MODULES = StrataStorage Strata StrataSync StrataSyncServer StrataTools StrataInMemory StrataSQLite StrataLMDB StrataJSONFile StrataPostgres StrataConformance StrataSyncHTTPServer StrataSyncHTTPClient
-DOCC_MODULES = StrataStorage Strata StrataSync StrataSyncServer StrataTools StrataConformance StrataSQLite StrataLMDB StrataJSONFile StrataPostgres StrataInMemory
+LIBRARY_MODULES = StrataStorage Strata StrataMacros StrataSync StrataSyncServer StrataTools StrataInMemory StrataSQLite StrataLMDB StrataJSONFile StrataPostgres StrataConformance StrataSyncHTTPServer StrataSyncHTTPClient
+DOCC_MODULES = StrataStorage Strata StrataMacros StrataSync StrataSyncServer StrataTools StrataConformance StrataSQLite StrataLMDB StrataJSONFile StrataPostgres StrataInMemory
 docs: bootstrap
 	@for module in $(DOCC_MODULES); do \
 		$(SWIFT) package --disable-sandbox generate-documentation --target $$module --warnings-as-errors || exit 1; \

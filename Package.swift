@@ -1,5 +1,6 @@
 // swift-tools-version: 6.1
 import Foundation
+import CompilerPluginSupport
 import PackageDescription
 
 // Every target is built in Swift 6 language mode with strict concurrency and the two upcoming
@@ -39,6 +40,8 @@ let package = Package(
         // Sync over HTTP: the server routes (Hummingbird) and the client remote (AsyncHTTPClient),
         // in two modules so an app links only the side it needs.
         .library(name: "StrataSyncHTTP", targets: ["StrataSyncHTTPServer", "StrataSyncHTTPClient"]),
+        // `@Model` and its markers; the one product that builds swift-syntax.
+        .library(name: "StrataMacros", targets: ["StrataMacros"]),
         .executable(name: "strata", targets: ["StrataCLI"]),
     ],
     dependencies: [
@@ -52,6 +55,8 @@ let package = Package(
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.0.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.0.0"),
+        // The model macro's compiler plugin only: apps that do not import StrataMacros never build it.
+        .package(url: "https://github.com/swiftlang/swift-syntax", "600.0.0"..<"700.0.0"),
         // `make docs`: the DocC catalog built by the package plugin (no code of it is linked).
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.4.0"),
     ],
@@ -118,6 +123,22 @@ let package = Package(
             path: "Backends/Postgres",
             swiftSettings: strictSettings
         ),
+        // The model macro: the plugin (swift-syntax) and the declarations apps import.
+        .macro(
+            name: "StrataMacrosPlugin",
+            dependencies: [
+                .product(name: "SwiftSyntax", package: "swift-syntax"),
+                .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
+                .product(name: "SwiftSyntaxBuilder", package: "swift-syntax"),
+                .product(name: "SwiftDiagnostics", package: "swift-syntax"),
+                .product(name: "SwiftCompilerPlugin", package: "swift-syntax"),
+            ],
+            path: "Sources/StrataMacrosPlugin",
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "StrataMacros", dependencies: ["Strata", "StrataMacrosPlugin"], path: "Sources/StrataMacros",
+            swiftSettings: strictSettings),
         // The sync client over any store: a service that only stores data never links it.
         .target(
             name: "StrataSync",
@@ -192,6 +213,17 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .testTarget(
+            name: "MacroTests",
+            dependencies: [
+                "StrataMacros", "StrataMacrosPlugin", "StrataConformance", "StrataInMemory",
+                .product(name: "SwiftParser", package: "swift-syntax"),
+                .product(name: "SwiftSyntaxMacroExpansion", package: "swift-syntax"),
+                .product(name: "SwiftSyntax", package: "swift-syntax"),
+                .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
             name: "ConformanceTests",
             dependencies: [
                 "Strata", "StrataSync", "StrataSyncServer", "StrataInMemory", "StrataSQLite", "StrataLMDB",
@@ -252,7 +284,7 @@ let package = Package(
         .target(
             name: "NotesService",
             dependencies: [
-                "Strata", .product(name: "Hummingbird", package: "hummingbird"),
+                "Strata", "StrataMacros", .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
@@ -265,6 +297,8 @@ let package = Package(
                 "NotesService", "Strata", "StrataInMemory", "StrataSQLite", "StrataLMDB", "StrataJSONFile",
                 "StrataPostgres",
                 .product(name: "Hummingbird", package: "hummingbird"), .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ],
             path: "Examples/NotesService/notes-service",
             swiftSettings: strictSettings
@@ -283,7 +317,7 @@ let package = Package(
             name: "ReadmeTests",
             dependencies: [
                 "Strata", "StrataSync", "StrataStorage", "StrataSyncServer", "StrataTools", "StrataSQLite",
-                "StrataConformance",
+                "StrataConformance", "StrataMacros",
                 "StrataSyncHTTPServer", "StrataSyncHTTPClient",
                 .product(name: "Hummingbird", package: "hummingbird"), .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

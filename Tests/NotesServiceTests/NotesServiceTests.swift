@@ -27,9 +27,9 @@ import Testing
         ).path
         defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
         let store = Store(
-            backend: try await SQLiteBackend.open(path: path, schema: try Schema(Note.self)),
+            backend: try await SQLiteBackend.open(path: path, schema: try Schema(Note.self, Tag.self)),
             location: try StoreLocation("sqlite:\(path)"))
-        let app = Application(router: notesRouter(Notes(notes: store.repository(Note.self))))
+        let app = Application(router: notesRouter(Notes(work: store), live: store))
         try await app.test(.router) { client in
             let ana: HTTPFields = [HTTPField.Name("X-User")!: "ana"]
             var ids: [UUID] = []
@@ -89,7 +89,7 @@ import Testing
                 try await client.execute(uri: "/notes/\(target)", method: .delete, headers: bob).status == .notFound)
 
             let stats = try Self.decode(
-                Notes<Repository<Note>>.Stats.self,
+                Notes<Store>.Stats.self,
                 try await client.execute(uri: "/notes/stats", method: .get, headers: ana).body)
             #expect(stats.count == 5 && stats.pinned == 1)
             #expect(
@@ -99,62 +99,45 @@ import Testing
         try await store.close()
     }
 
-    /// A fake repository: a dictionary. Aggregates come from the engine over what `fetch` returns.
-    actor FakeNotes: ModelRepository {
-        typealias Model = Note
-        var byID: [UUID: (note: Note, version: Int64)] = [:]
-        func fetch(_ id: UUID) async throws -> Note? { byID[id]?.note }
-        func fetch(_ query: Query<Note>) async throws -> [Note] {
-            byID.values.map(\.note).sorted { $0.updated > $1.updated }
-        }
-        func fetch(_ query: Query<Note>, after cursor: PageCursor?) async throws -> Page<Note> {
-            Page(models: try await fetch(query), next: nil)
-        }
-        func count(_ query: Query<Note>) async throws -> Int { byID.values.filter { $0.note.pinned }.count }
-        func related<D: PersistentModel>(_ relationship: ToMany<Note, D>, of id: UUID) async throws -> [D] { [] }
-        func insert(_ model: Note) async throws { byID[model.id] = (model, 1) }
-        func update(_ model: Note) async throws { byID[model.id] = (model, (byID[model.id]?.version ?? 0) + 1) }
-        func fetchVersioned(_ id: UUID) async throws -> Versioned<Note>? {
-            byID[id].map { Versioned(model: $0.note, version: $0.version) }
-        }
-        func update(_ model: Note, expectedVersion: Int64) async throws {
-            guard byID[model.id]?.version == expectedVersion else {
-                throw StrataError(.versionMismatch, entity: "Note", "stale")
-            }
-            try await update(model)
-        }
-        func delete(_ id: UUID) async throws { byID[id] = nil }
-        func link<D: PersistentModel>(_ relationship: ToMany<Note, D>, from source: UUID, to destination: D.ID)
-            async throws
-        {}
-        func unlink<D: PersistentModel>(_ relationship: ToMany<Note, D>, from source: UUID, to destination: D.ID)
-            async throws
-        {}
-        func setRelated<D: PersistentModel>(_ relationship: ToMany<Note, D>, of source: UUID, to destinations: [D.ID])
-            async throws
-        {}
-    }
-
-    @Test func theServiceRunsOnAFakeAndInAUnitOfWork() async throws {
-        let fake = FakeNotes()
-        let notes = Notes(notes: fake)
-        let created = try await notes.create(for: "ana", title: "Groceries", body: "eggs")
+    /// The service in memory (what its tests use first) and in a unit of work, and tags created on
+    /// first use by concurrent requests without a conflict.
+    @Test func theServiceRunsInMemoryAndInAUnitOfWork() async throws {
+        let store = Store(backend: InMemoryBackend(schema: try Schema(Note.self, Tag.self)))
+        let notes = Notes(work: store)
+        let created = try await notes.create(for: "ana", title: "Groceries", body: "eggs", tags: ["Food"])
+        #expect(created.model.created == created.model.updated && created.model.created > .distantPast)
         try await notes.edit(
             created.model.id, of: "ana", expectedVersion: 1, title: nil, body: "eggs, milk", pinned: true)
-        await #expect(throws: StrataError.self) {
+        let edited = try await notes.note(created.model.id, of: "ana").model
+        #expect(edited.updated >= edited.created && edited.created == created.model.created, "the engine's stamps")
+        let stale = await #expect(throws: StrataError.self) {
             try await notes.edit(created.model.id, of: "ana", expectedVersion: 1, title: "x", body: nil, pinned: nil)
         }
-        #expect(try await notes.note(created.model.id, of: "ana").model.body == "eggs, milk")
-        let stats = try await notes.stats(of: "ana")
-        #expect(stats.count == 1 && stats.pinned == 1, "the fake's aggregate: the engine over its fetch")
+        #expect(stale?.httpStatus == 412)
+        #expect(try await notes.tags(of: created.model.id, of: "ana").map(\.label) == ["Food"])
 
-        let store = Store(backend: InMemoryBackend(schema: try Schema(Note.self)))
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for index in 0..<8 {
+                group.addTask {
+                    _ = try await notes.create(for: "ana", title: "N\(index)", body: "", tags: ["Errands"])
+                }
+            }
+            try await group.waitForAll()
+        }
+        #expect(try await store.repository(Tag.self).count() == 2, "one Errands tag for eight concurrent creates")
+        #expect(try await store.repository(Tag.self).related(Tag.notes, of: "errands").count == 8)
+
         let context = store.makeContext()
-        let unit = Notes(notes: context.repository(Note.self))
-        let staged = try await unit.create(for: "ana", title: "Staged", body: "")
-        #expect(try await unit.stats(of: "ana").count == 1, "the unit of work sees its own insert")
-        #expect(try await store.repository(Note.self).count() == 0)
+        let unit = Notes(work: context)
+        let staged = try await unit.create(for: "ana", title: "Staged", body: "", tags: ["Later"])
+        #expect(try await unit.stats(of: "ana").count == 10, "the unit of work sees its own insert")
+        #expect(try await store.repository(Note.self).fetch(staged.model.id) == nil, "nothing saved yet")
         try await context.save()
         #expect(try await store.repository(Note.self).fetch(staged.model.id)?.title == "Staged")
+        let bad = await #expect(throws: StrataError.self) {
+            try await notes.create(for: "ana", title: "Bad tag", body: "", tags: ["no/slash"])
+        }
+        #expect(bad?.clientMessage.hasSuffix("must match the tag pattern") == true, "\(String(describing: bad))")
+        #expect(try await store.repository(Note.self).count(where: \.title == "Bad tag") == 0, "one save: nothing")
     }
 }

@@ -53,7 +53,7 @@ import Testing
         for module in [
             "StrataStorage", "Strata", "StrataSync", "StrataSyncServer", "StrataTools", "StrataConformance",
             "StrataSQLite",
-            "StrataLMDB", "StrataJSONFile", "StrataPostgres", "StrataInMemory",
+            "StrataLMDB", "StrataJSONFile", "StrataPostgres", "StrataInMemory", "StrataMacros",
         ] {
             #expect(catalogs.contains { $0.hasSuffix("/\(module).docc") }, "no DocC catalog for \(module)")
         }

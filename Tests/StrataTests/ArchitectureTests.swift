@@ -5,7 +5,7 @@ import Testing
 /// module imports only what sits below it — StrataStorage ← Strata ← StrataSync ← StrataSyncServer ←
 /// the HTTP server; StrataTools and the CLI on top; backends on StrataStorage alone — so a service that only
 /// stores data links no sync server and no tools, a backend never reaches into the engine, and no
-/// NIO or HTTP library reaches the core.
+/// NIO or HTTP library reaches the core, and swift-syntax stays in the macro plugin.
 @Suite struct ArchitectureTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
@@ -19,6 +19,7 @@ import Testing
                 "StrataSyncHTTPClient", "StrataInMemory", "StrataSQLite", "StrataLMDB", "StrataJSONFile",
                 "StrataPostgres",
                 "NIOCore", "NIOPosix", "Hummingbird", "AsyncHTTPClient", "GRDB", "PostgresNIO", "Logging", "Metrics",
+                "SwiftSyntax", "SwiftSyntaxMacros", "StrataMacros",
             ]
         ),
         (
@@ -28,14 +29,15 @@ import Testing
                 "StrataSyncHTTPClient",
                 "StrataInMemory", "StrataSQLite", "StrataLMDB", "StrataJSONFile", "StrataPostgres", "NIOCore",
                 "NIOPosix",
-                "Hummingbird", "AsyncHTTPClient", "GRDB", "PostgresNIO",
+                "Hummingbird", "AsyncHTTPClient", "GRDB", "PostgresNIO", "SwiftSyntax", "SwiftSyntaxMacros",
+                "StrataMacros",
             ]
         ),
         (
             "Sources/StrataSync",
             [
                 "StrataSyncServer", "StrataTools", "StrataConformance", "StrataSyncHTTPServer", "StrataSyncHTTPClient",
-                "NIOCore", "NIOPosix", "Hummingbird", "AsyncHTTPClient", "GRDB", "PostgresNIO",
+                "NIOCore", "NIOPosix", "Hummingbird", "AsyncHTTPClient", "GRDB", "PostgresNIO", "SwiftSyntax",
             ]
         ),
         (
@@ -55,7 +57,7 @@ import Testing
             "Backends",
             [
                 "Strata", "StrataSync", "StrataSyncServer", "StrataTools", "StrataConformance", "StrataSyncHTTPServer",
-                "Hummingbird",
+                "Hummingbird", "SwiftSyntax",
             ]
         ),
     ]

@@ -53,6 +53,27 @@ import Testing
         #expect(schema.entity("Trip")?.relationship("traveller")?.isRequired == false)
     }
 
+    /// An inverse named on one side only is completed on the other (SwiftData's rule); named on
+    /// neither side, a to-many is still refused.
+    @Test func anInverseNamedOnOneSideIsCompletedOnTheOther() throws {
+        let owner = EntityDescription(
+            name: "Owner",
+            relationships: [
+                RelationshipDescription(name: "pets", destination: "Pet", inverse: nil, cardinality: .toMany)
+            ])
+        let pet = EntityDescription(
+            name: "Pet",
+            relationships: [
+                RelationshipDescription(name: "owner", destination: "Owner", inverse: "pets", cardinality: .toOne)
+            ])
+        let schema = try Schema(entities: [owner, pet])
+        #expect(schema.entity("Owner")?.relationship("pets")?.inverse == "owner")
+        var unnamed = pet
+        unnamed.relationships[0].inverse = nil
+        let error = try invalid([owner, unnamed])
+        #expect(error.code == .invalidSchema && error.message.contains("needs an inverse"), "\(error)")
+    }
+
     @Test func duplicateEntity() throws {
         let error = try invalid([entity("A"), entity("A")])
         #expect(error.code == .invalidSchema && error.entity == "A")

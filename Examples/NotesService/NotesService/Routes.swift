@@ -5,9 +5,9 @@ import Logging
 import Strata
 
 /// The HTTP face of ``Notes``: JSON in and out, ETags from record versions, `If-Match` on edits,
-/// keyset pages, and Strata's errors as statuses with messages safe for clients. The caller is
-/// named by `X-User` (a stand-in for the app's authentication middleware).
-public func notesRouter<Repository: ModelRepository<Note>>(_ notes: Notes<Repository>) -> Router<BasicRequestContext> {
+/// keyset pages, a live list as server-sent events, and Strata's errors as statuses with messages
+/// safe for clients. The caller is named by `X-User` (a stand-in for the app's authentication).
+public func notesRouter<Work: UnitOfWork>(_ notes: Notes<Work>, live store: Store) -> Router<BasicRequestContext> {
     let router = Router()
     router.add(middleware: StrataErrors())
     router.get("/notes") { request, context in
@@ -17,13 +17,18 @@ public func notesRouter<Repository: ModelRepository<Note>>(_ notes: Notes<Reposi
         return NotePage(notes: page.models.map(NoteBody.init), next: page.next?.description)
     }
     router.get("/notes/stats") { request, _ in try await notes.stats(of: try user(request)) }
+    router.get("/notes/live") { request, _ in try liveNotes(of: try user(request), in: store) }
     router.get("/notes/:id") { request, context in
         let found = try await notes.note(try id(context), of: try user(request))
         return EditedResponse(headers: [.eTag: "\"\(found.version)\""], response: NoteBody(found.model))
     }
+    router.get("/notes/:id/tags") { request, context in
+        try await notes.tags(of: try id(context), of: try user(request)).map(\.label)
+    }
     router.post("/notes") { request, context in
         let new = try await request.decode(as: NewNote.self, context: context)
-        let created = try await notes.create(for: try user(request), title: new.title, body: new.body ?? "")
+        let created = try await notes.create(
+            for: try user(request), title: new.title, body: new.body ?? "", tags: new.tags ?? [])
         return EditedResponse(
             status: .created, headers: [.eTag: "\"\(created.version)\""], response: NoteBody(created.model))
     }
@@ -44,6 +49,21 @@ public func notesRouter<Repository: ModelRepository<Note>>(_ notes: Notes<Reposi
         return HTTPResponse.Status.noContent
     }
     return router
+}
+
+/// The owner's notes, newest first, as server-sent events: one `data:` line of titles per change.
+/// The stream ends when the client goes away or the server shuts down gracefully (the observation
+/// ends by itself then), never holding the shutdown up.
+private func liveNotes(of owner: String, in store: Store) throws -> Response {
+    let query = Query<Note>.where(\.owner == owner).sorted(by: \.updated, .descending).limit(20)
+    let body = ResponseBody { writer in
+        for try await results in store.observe(query) {
+            let titles = try JSONEncoder().encode(results.models.map(\.title))
+            try await writer.write(ByteBuffer(string: "data: \(String(decoding: titles, as: UTF8.self))\n\n"))
+        }
+        try await writer.finish(nil)
+    }
+    return Response(status: .ok, headers: [.contentType: "text/event-stream", .cacheControl: "no-cache"], body: body)
 }
 
 private func user(_ request: Request) throws -> String {
@@ -80,11 +100,14 @@ public struct NoteBody: ResponseCodable, Equatable {
     public var body: String
     /// Whether pinned.
     public var pinned: Bool
+    /// When it was created.
+    public var created: Date
     /// When it last changed.
     public var updated: Date
 
     init(_ note: Note) {
-        (id, title, body, pinned, updated) = (note.id, note.title, note.body, note.pinned, note.updated)
+        (id, title, body, pinned) = (note.id, note.title, note.body, note.pinned)
+        (created, updated) = (note.created, note.updated)
     }
 }
 
@@ -102,11 +125,12 @@ public struct NewNote: Codable, Sendable {
     public var title: String
     /// The text.
     public var body: String?
+    /// Tags, created on first use.
+    public var tags: [String]?
 
     /// A new note's fields.
-    public init(title: String, body: String? = nil) {
-        self.title = title
-        self.body = body
+    public init(title: String, body: String? = nil, tags: [String]? = nil) {
+        (self.title, self.body, self.tags) = (title, body, tags)
     }
 }
 

@@ -2,12 +2,14 @@ import Foundation
 import Hummingbird
 import Logging
 import NotesService
+import ServiceLifecycle
 import Strata
 import StrataInMemory
 import StrataJSONFile
 import StrataLMDB
 import StrataPostgres
 import StrataSQLite
+import UnixSignals
 
 // The store is configuration: NOTES_STORE=sqlite:./notes.sqlite (the default), lmdb:…, json:…,
 // memory:, or postgres://user@host/db — the service code is the same for every one.
@@ -20,10 +22,12 @@ PostgresBackend.register()
 let logger = Logger(label: "notes")
 let environment = ProcessInfo.processInfo.environment
 let store = try await Store.open(
-    environment["NOTES_STORE"] ?? "sqlite:./notes.sqlite", schema: try Schema(Note.self),
+    environment["NOTES_STORE"] ?? "sqlite:./notes.sqlite", schema: try Schema(Note.self, Tag.self),
     options: OpenOptions(instrumentation: StoreInstrumentation(logger: logger)))
 let app = Application(
-    router: notesRouter(Notes(notes: store.repository(Note.self))),
+    router: notesRouter(Notes(work: store), live: store),
     configuration: .init(address: .hostname("127.0.0.1", port: Int(environment["PORT"] ?? "") ?? 8080)), logger: logger)
-try await app.runService()
-try await store.close()
+// SIGTERM: the server stops (open live streams end at once), then the store closes.
+let services = ServiceGroup(
+    configuration: .init(services: [store, app], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+try await services.run()

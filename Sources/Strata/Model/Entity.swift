@@ -181,7 +181,7 @@ extension EntityMember where Model: PersistentModel {
         return member
     }
 
-    /// A date the engine keeps (see ``AutomaticTimestamp``): every save stamps it with the save's
+    /// A date the engine keeps (see `AutomaticTimestamp`): every save stamps it with the save's
     /// time — `.creation` when the record is inserted, `.modification` then and whenever a save
     /// changes the record. The model's own value is ignored on those saves; fetch the model again
     /// to read the stamp.
@@ -353,6 +353,22 @@ extension EntityMember where Model: PersistentModel {
         toMany(
             relationship, inverse: .success(inverse.name), ordered: ordered,
             deleteRule: deleteRule, minCount: minCount, maxCount: maxCount)
+    }
+
+    /// A to-many whose inverse the destination declares (its to-one or to-many names this one):
+    /// the schema completes this side, as SwiftData does. Neither side naming the other is
+    /// `invalidSchema` when the schema is built.
+    public static func toMany<D: PersistentModel>(
+        _ relationship: ToMany<Model, D>, ordered: Bool = false, deleteRule: DeleteRule = .nullify,
+        minCount: Int? = nil, maxCount: Int? = nil
+    ) -> EntityMember {
+        EntityMember(
+            part: .relationship {
+                .success(
+                    RelationshipDescription(
+                        name: relationship.name, destination: D.entityName, inverse: nil, cardinality: .toMany,
+                        isOrdered: ordered, deleteRule: deleteRule, minCount: minCount, maxCount: maxCount))
+            })
     }
 
     private static func toMany<D: PersistentModel>(

@@ -34,18 +34,38 @@ public struct Schema: Sendable {
             }
             index[entity.name] = position
         }
-        var resolved = entities
+        var resolved = Self.completingInverses(entities, index: index)
         for position in resolved.indices {
-            try Self.check(resolved[position], in: entities, index: index)
+            try Self.check(resolved[position], in: resolved, index: index)
             for r in resolved[position].relationships.indices {
                 resolved[position].relationships[r].storage = Self.storage(
-                    of: resolved[position].relationships[r], in: resolved[position].name, entities: entities,
+                    of: resolved[position].relationships[r], in: resolved[position].name, entities: resolved,
                     index: index)
             }
             resolved[position].rebuildLookups()
         }
         self.entities = resolved
         self.entityIndex = index
+    }
+
+    /// An inverse declared on one side only is completed on the other, as SwiftData does: when a
+    /// relationship names an inverse that exists on its destination, points at this entity and
+    /// declares no inverse itself, that inverse points back. Declaring both sides stays valid.
+    private static func completingInverses(_ entities: [EntityDescription], index: [String: Int])
+        -> [EntityDescription]
+    {
+        var entities = entities
+        for entity in entities {
+            for relationship in entity.relationships {
+                guard let inverse = relationship.inverse, let destination = index[relationship.destination],
+                    let other = entities[destination].relationships.firstIndex(where: { $0.name == inverse }),
+                    entities[destination].relationships[other].inverse == nil,
+                    entities[destination].relationships[other].destination == entity.name
+                else { continue }
+                entities[destination].relationships[other].inverse = relationship.name
+            }
+        }
+        return entities
     }
 
     /// The entity with this name, or `nil`.

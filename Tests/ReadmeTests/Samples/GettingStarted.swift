@@ -3,53 +3,39 @@
 // The README's code samples, verbatim (ReadmeSampleTests checks every ```swift block of README.md
 // appears in one of these files, so the two cannot drift). Edit both together.
 import Foundation
-import Strata
+import StrataMacros                    // @Model; re-exports Strata (or spell the entity out: see Modelling)
 import StrataSQLite
 
-struct Person: PersistentModel {
+@Model
+struct Person {
     var id = UUID()
-    var name: String
-    var email: String?
-
-    static let trips = ToMany<Person, Trip>("trips")
-    static let entity = Entity<Person>("Person", [
-        .attribute(\.name, rules: [.length(1...80)]),
-        .attribute(\.email, unique: true, rules: [.pattern(#"[^@\s]+@[^@\s]+\.[a-z]{2,}"#)]),
-        .toMany(trips, inverse: \Trip.traveller, deleteRule: .cascade),
-    ])
+    @Attribute(rules: [.length(1...80)]) var name: String
+    @Attribute(.unique, rules: [.pattern(#"[^@\s]+@[^@\s]+\.[a-z]{2,}"#)]) var email: String?
+    @Relationship(deleteRule: .cascade) static var trips: ToMany<Person, Trip>
 }
 
-struct Trip: PersistentModel {
+@Model
+struct Trip {
     var id = UUID()
     var name: String
-    var start: Date
-    var traveller: Person.ID?          // a to-one is the destination's ID
-
-    static let tags = ToMany<Trip, Tag>("tags")
-    static let stops = ToMany<Trip, Stop>("stops")
-    static let entity = Entity<Trip>("Trip", [
-        .attribute(\.name),
-        .attribute(\.start, indexed: true),
-        .toOne(\.traveller, Person.self, inverse: Person.trips),
-        .toMany(tags, inverse: Tag.trips),                                        // many-to-many
-        .toMany(stops, inverse: \Stop.trip, ordered: true, deleteRule: .cascade),  // ordered, owned
-    ])
+    @Attribute(.indexed) var start: Date
+    @Relationship(inverse: Person.trips) var traveller: Person.ID?   // a to-one is the destination's ID
+    @Relationship static var tags: ToMany<Trip, Tag>                 // many-to-many
+    @Relationship(ordered: true, deleteRule: .cascade) static var stops: ToMany<Trip, Stop>  // ordered, owned
 }
 
-struct Tag: PersistentModel {
+@Model
+struct Tag {
     var id: String                     // IDs may be UUIDs, strings or Int64s
-    var label: String
-
-    static let trips = ToMany<Tag, Trip>("trips")
-    static let entity = Entity<Tag>("Tag", [.attribute(\.label, unique: true), .toMany(trips, inverse: Trip.tags)])
+    @Attribute(.unique) var label: String
+    @Relationship(inverse: Trip.tags) static var trips: ToMany<Tag, Trip>
 }
 
-struct Stop: PersistentModel {
+@Model
+struct Stop {
     var id = UUID()
     var name: String
-    var trip: Trip.ID                  // required: every stop belongs to a trip
-
-    static let entity = Entity<Stop>("Stop", [.attribute(\.name), .toOne(\.trip, Trip.self, inverse: Trip.stops)])
+    @Relationship(inverse: Trip.stops) var trip: Trip.ID     // required: every stop belongs to a trip
 }
 
 /// What a service layer looks like: async, Sendable, no managed objects — and generic over where
