@@ -14,7 +14,8 @@ import Strata
 /// exit(await ConformanceChildProcess.main(arguments: Array(CommandLine.arguments.dropFirst())))
 /// ```
 public enum ConformanceChildProcess {
-    /// Runs one command — `URL insert-tag ID LABEL`, `URL relabel-tag ID LABEL`, or
+    /// Runs one command — `URL insert-tag ID LABEL`, `URL insert-tag-if-absent ID LABEL`,
+    /// `URL relabel-tag ID LABEL`, or
     /// `URL hold MARKER -` (keep the store open: create `MARKER.ready`, then wait until
     /// `MARKER.release` exists, at most two minutes) — against the store at `URL` (opened with
     /// the fixture schema through the shared registry) and closes it. Returns the process's exit
@@ -25,7 +26,7 @@ public enum ConformanceChildProcess {
             guard arguments.count == 4 else {
                 throw StrataError(
                     .invalidQuery,
-                    "usage: URL insert-tag|relabel-tag ID LABEL, or URL hold MARKER - "
+                    "usage: URL insert-tag|insert-tag-if-absent|relabel-tag ID LABEL, or URL hold MARKER - "
                         + "(got \(arguments))")
             }
             let store = try await Store.open(arguments[0], schema: try TravelDomain.schema())
@@ -33,6 +34,8 @@ public enum ConformanceChildProcess {
             switch arguments[1] {
             case "insert-tag":
                 try await tags.insert(Tag(id: arguments[2], label: arguments[3]))
+            case "insert-tag-if-absent":
+                _ = try await tags.insertIfAbsent(Tag(id: arguments[2], label: arguments[3]))
             case "relabel-tag":
                 try await tags.update(Tag(id: arguments[2], label: arguments[3]))
             case "hold":

@@ -7,8 +7,9 @@ struct ContextOverlay: Sendable {
         var desired: [RecordID]
     }
 
-    /// Pending records in change order: the context's view, `nil` for a delete.
-    var records: [(key: RecordKey, record: Record?)]
+    /// Pending records in change order: the context's view (`nil` for a delete), and whether the
+    /// context inserted it.
+    var records: [(key: RecordKey, record: Record?, inserted: Bool)]
     var memberships: [MembershipState]
 
     /// Runs `body` over the committed state with the pending changes staged on top. With nothing
@@ -20,7 +21,19 @@ struct ContextOverlay: Sendable {
         if records.isEmpty && memberships.isEmpty { return try body(reader.transaction, executor) }
         let session = SaveSession(overlaying: reader.transaction, executor: executor)
         let workingSet = session.workingSet
-        for (key, record) in records { try workingSet.stage(key, record) }
+        for (key, record, inserted) in records {
+            // Inserts and updates go through the session, so the inverses they change — an
+            // ordered link list an insert joins through its to-one — read as they will be saved.
+            guard let record else {
+                try workingSet.stage(key, nil)
+                continue
+            }
+            do {
+                if inserted { try session.insert(record) } else { try session.update(record) }
+            } catch {
+                try workingSet.stage(key, record)
+            }
+        }
         for membership in memberships {
             guard try workingSet.record(membership.owner.entity, id: membership.owner.id) != nil,
                 let relationship = workingSet.schema.entity(membership.owner.entity)?.relationship(

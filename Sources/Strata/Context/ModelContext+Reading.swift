@@ -112,7 +112,7 @@ extension ModelContext {
 
     func pendingOverlay() -> ContextOverlay {
         ContextOverlay(
-            records: tracker.pendingRecords.map { ($0.key, $0.entry.current) },
+            records: tracker.pendingRecords.map { ($0.key, $0.entry.current, $0.entry.base == nil) },
             memberships: tracker.memberships.entries.map { key, membership in
                 ContextOverlay.MembershipState(
                     owner: key.ownerKey, relationship: key.relationship, desired: membership.desired)

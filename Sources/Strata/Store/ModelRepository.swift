@@ -31,6 +31,11 @@ public protocol ModelReading<Model>: Sendable {
         async throws -> [AggregateRow]
     /// The destinations of a to-many of one model, in relationship order.
     func related<D: PersistentModel>(_ relationship: ToMany<Model, D>, of id: Model.ID) async throws -> [D]
+    /// The rows of an aggregate over each owner's members of a to-many, owners in ID order (what
+    /// `aggregate(_:over:where:)` calls; a default evaluates it over `fetch` and `related`).
+    func relatedAggregateRows<D: PersistentModel>(
+        _ functions: [AggregateFunction], over relationship: ToMany<Model, D>, where filter: Filter<Model>?
+    ) async throws -> [(Model.ID, AggregateRow)]
 }
 
 extension ModelReading {

@@ -26,6 +26,34 @@ extension CRUDChecks {
             try expectEqual(stored.label, "News \(inserted[0])", "the one that inserted is what is stored")
             try expectEqual(try await store.repository(Tag.self).count(), 1)
         },
+        ConformanceCheck(
+            .crud, "insertIfAbsentFromSeveralProcessesAtOnceInsertsOnceAndNoneFails", requires: [.otherProcesses]
+        ) { c in
+            let store = try await c.store()
+            let (processes, tasks) = (3, 3)
+            let inserted = try await withThrowingTaskGroup(of: Bool.self) { group in
+                for index in 0..<processes {
+                    group.addTask {
+                        try await c.runInOtherProcess(store, ["insert-tag-if-absent", "shared", "Process \(index)"])
+                        return false  // the child exits 0 whether it inserted or found the tag
+                    }
+                }
+                for index in 0..<tasks {
+                    group.addTask {
+                        try await store.repository(Tag.self).insertIfAbsent(Tag(id: "shared", label: "Task \(index)"))
+                    }
+                }
+                var inserted = 0
+                for try await didInsert in group where didInsert { inserted += 1 }
+                return inserted
+            }
+            try expect(inserted <= 1, "at most one of this process's tasks inserted (\(inserted))")
+            try expectEqual(try await store.repository(Tag.self).count(), 1, "one tag for \(processes + tasks) callers")
+            let label = try expectNotNil(try await store.repository(Tag.self).fetch("shared")).label
+            try expect(
+                inserted == 1 ? label.hasPrefix("Task") : label.hasPrefix("Process"),
+                "the stored tag is the inserter's: \(label), \(inserted) inserted here")
+        },
         ConformanceCheck(.crud, "anUpdateExpectingAnotherVersionIsVersionMismatchAndWritesNothing") { c in
             let (store, data) = try await c.seeded()
             let read = try expectNotNil(try await store.repository(Person.self).fetchVersioned(data.ana.id))

@@ -29,7 +29,7 @@ enum ObservationChecks {
 
     static let byLabel = Query<Tag>.all.sorted(by: \.label)
 
-    static var all: [ConformanceCheck] { basics + shapes + contexts + elsewhere + failures + diffs }
+    static var all: [ConformanceCheck] { basics + shapes + contexts + elsewhere + failures + diffs + ordered }
 
     static let basics: [ConformanceCheck] = [
         ConformanceCheck(.observation, "theInitialValueEqualsAFetch") { c in
