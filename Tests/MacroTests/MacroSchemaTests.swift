@@ -21,7 +21,7 @@ enum Declared {
     @Model("Trip")
     struct Trip: Equatable {
         var id = UUID()
-        @Attribute(rules: [.length(1...100)], renamedFrom: "label") var name: String
+        @Attribute(name: "title", rules: [.length(1...100)], renamedFrom: "label") var name: String
         @Attribute(.indexed) var start: Date
         @Attribute(.composite) var address: Address
         @Relationship(inverse: Person.trips) var traveller: Person.ID?
@@ -74,7 +74,7 @@ enum Spelled {
         static let entity = Entity<Trip>(
             "Trip",
             [
-                .attribute(\.name, rules: [.length(1...100)], renamedFrom: "label"),
+                .attribute(\.name, name: "title", rules: [.length(1...100)], renamedFrom: "label"),
                 .attribute(\.start, indexed: true), .composite(\.address),
                 .toOne(\.traveller, Person.self, inverse: Person.trips), .toMany(tags, inverse: Tag.trips),
                 .toMany(stops, inverse: \Stop.trip, ordered: true, deleteRule: .cascade), .index(\.traveller, \.start),
@@ -123,6 +123,10 @@ enum Spelled {
         #expect(read.joined != .distantPast, "the creation stamp was kept by the engine")
         #expect(try await store.repository(Declared.Person.self).related(Declared.Person.trips, of: ana.id) == [trip])
         #expect(try await store.read { try $0.related(Declared.Trip.stops, of: trip.id) }.map(\.name) == ["Alfama"])
+        let stored = try #require(try await store.read { try $0.record("Trip", id: trip.id.recordID) })
+        #expect(stored["title"] == .string("Lisbon"), "stored under its declared name")
+        #expect(try await store.repository(Declared.Trip.self).fetch(trip.id)?.name == "Lisbon", "and read back")
+        #expect(try await store.repository(Declared.Trip.self).count(where: \.name == "Lisbon") == 1, "and queried")
         let broken = await #expect(throws: StrataError.self) {
             try await store.repository(Declared.Person.self).insert(Declared.Person(name: "Bo", email: "nope"))
         }

@@ -5,6 +5,11 @@ import Foundation
 /// or `StrataError.Code.missingValue` naming the entity, record and property.
 enum RecordDecoder {
     static func decode<M: PersistentModel>(_ type: M.Type, from record: Record) throws -> M {
+        var record = record
+        // An attribute stored under another name is read back under its property's.
+        for (property, stored) in M.entity.renamed where property != stored {
+            if let value = record.value(named: stored) { record[property] = value }
+        }
         do {
             return try M(from: FlatDecoder(record: record, prefix: ""))
         } catch let error as StrataError {

@@ -8,6 +8,11 @@ enum RecordEncoder {
         try model.encode(to: FlatEncoder(sink: sink, prefix: ""))
         if let failure = sink.failure { throw failure }
         sink.values.removeValue(forKey: "id")
+        // An attribute declared with another stored name (`.attribute(\.name, name: "title")`)
+        // is stored under it, as the key-path encoder stores it.
+        for (property, stored) in M.entity.renamed where property != stored {
+            if let value = sink.values.removeValue(forKey: property) { sink.values[stored] = value }
+        }
         return Record(entity: M.entityName, id: model.id.recordID, values: sink.values)
     }
 }
