@@ -181,44 +181,6 @@ extension EntityMember where Model: PersistentModel {
         return member
     }
 
-    /// A date the engine keeps (see `AutomaticTimestamp`): every save stamps it with the save's
-    /// time — `.creation` when the record is inserted, `.modification` then and whenever a save
-    /// changes the record. The model's own value is ignored on those saves; fetch the model again
-    /// to read the stamp.
-    ///
-    /// ```swift
-    /// .timestamp(\.created, .creation), .timestamp(\.updated, .modification, indexed: true)
-    /// ```
-    public static func timestamp(
-        _ keyPath: any KeyPath<Model, Date> & Sendable, _ kind: AutomaticTimestamp, name: String? = nil,
-        indexed: Bool = false
-    ) -> EntityMember {
-        attribute(keyPath, name: name, indexed: indexed).stamped(kind)
-    }
-
-    /// An optional date the engine keeps, as the non-optional form does; never nil once saved.
-    public static func timestamp(
-        _ keyPath: any KeyPath<Model, Date?> & Sendable, _ kind: AutomaticTimestamp, name: String? = nil,
-        indexed: Bool = false
-    ) -> EntityMember {
-        attribute(keyPath, name: name, indexed: indexed).stamped(kind)
-    }
-
-    private func stamped(_ kind: AutomaticTimestamp) -> EntityMember {
-        var member = self
-        if case .attributes(let result) = member.part {
-            member.part = .attributes(
-                result.map { attributes in
-                    attributes.map { attribute in
-                        var stamped = attribute
-                        stamped.timestamp = kind
-                        return stamped
-                    }
-                })
-        }
-        return member
-    }
-
     /// A composite attribute: one stored attribute per field, named `property.field`.
     public static func composite<C: CompositeAttribute>(_ keyPath: any KeyPath<Model, C> & Sendable) -> EntityMember {
         let fields = KeyPathName.resolve(keyPath as PartialKeyPath<Model>).flatMap {

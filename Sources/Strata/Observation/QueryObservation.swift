@@ -1,6 +1,5 @@
 import CoreMetrics
 import Foundation
-import ServiceLifecycle
 import Synchronization
 
 /// One delivered value of an observed query: the results, and how they changed since the value
@@ -77,29 +76,9 @@ public struct QueryObservation<Model: PersistentModel>: AsyncSequence, Sendable 
     /// them (see ``Observer``). The stream keeps only the newest snapshot, so a slow consumer
     /// coalesces.
     static func start(store: Store, plan: Result<FetchPlan, StrataError>) -> AsyncThrowingStream<Snapshot, any Error> {
-        let (snapshots, output) = AsyncThrowingStream<Snapshot, any Error>.makeStream(
-            bufferingPolicy: .bufferingNewest(1))
-        let (wakes, wake) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
-        let task = Task {
-            do {
-                let prepared = try store.executor.prepare(try plan.get(), schema: store.schema)
-                let observer = Observer(store: store, plan: prepared, output: output)
-                // Inside a swift-service-lifecycle ServiceGroup (a Hummingbird request streaming
-                // these results), graceful shutdown ends the observation, so the response ends.
-                try await withGracefulShutdownHandler {
-                    try await observer.run(wakes: wakes, wake: wake)
-                } onGracefulShutdown: {
-                    output.finish()
-                }
-                output.finish()
-            } catch {
-                output.finish(throwing: error)
-            }
+        ObservationStream.start { output, wakes, wake in
+            let prepared = try store.executor.prepare(try plan.get(), schema: store.schema)
+            try await Observer(store: store, plan: prepared, output: output).run(wakes: wakes, wake: wake)
         }
-        output.onTermination = { _ in
-            task.cancel()
-            wake.finish()
-        }
-        return snapshots
     }
 }

@@ -1,4 +1,3 @@
-import ServiceLifecycle
 import Synchronization
 
 extension Store {
@@ -21,26 +20,9 @@ extension Store {
     public func observe<M: PersistentModel, D: PersistentModel>(_ relationship: ToMany<M, D>, of owner: M.ID)
         -> AsyncThrowingStream<QueryResults<D>, any Error>
     {
-        let (stream, output) = AsyncThrowingStream<QueryResults<D>, any Error>.makeStream(
-            bufferingPolicy: .bufferingNewest(1))
-        let (wakes, wake) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
-        let task = Task {
-            do {
-                try await withGracefulShutdownHandler {
-                    try await followRelated(relationship, of: owner, output: output, wakes: wakes, wake: wake)
-                } onGracefulShutdown: {
-                    output.finish()
-                }
-                output.finish()
-            } catch {
-                output.finish(throwing: error)
-            }
+        ObservationStream.start { output, wakes, wake in
+            try await self.followRelated(relationship, of: owner, output: output, wakes: wakes, wake: wake)
         }
-        output.onTermination = { _ in
-            task.cancel()
-            wake.finish()
-        }
-        return stream
     }
 
     /// Reads the members, subscribes after that read, and reads again on every commit of the two

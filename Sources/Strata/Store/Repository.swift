@@ -74,7 +74,8 @@ public struct Repository<Model: PersistentModel>: Sendable {
     /// both read from one committed state:
     ///
     /// ```swift
-    /// let page = try await trips.fetch(Query<Trip>.all.sorted(by: \.start), page: PageRequest(number: 3, size: 20), withTotal: true)
+    /// let query = Query<Trip>.all.sorted(by: \.start)
+    /// let page = try await trips.fetch(query, page: PageRequest(number: 3, size: 20), withTotal: true)
     /// ```
     ///
     /// The query must not have a limit or offset of its own (`invalidQuery`).

@@ -1,0 +1,42 @@
+import Foundation
+
+/// Dates the engine keeps: declared like an attribute, stamped at every save (see `AutomaticTimestamp`).
+extension EntityMember where Model: PersistentModel {
+    /// A date the engine keeps (see `AutomaticTimestamp`): every save stamps it with the save's
+    /// time — `.creation` when the record is inserted, `.modification` then and whenever a save
+    /// changes the record. The model's own value is ignored on those saves; fetch the model again
+    /// to read the stamp.
+    ///
+    /// ```swift
+    /// .timestamp(\.created, .creation), .timestamp(\.updated, .modification, indexed: true)
+    /// ```
+    public static func timestamp(
+        _ keyPath: any KeyPath<Model, Date> & Sendable, _ kind: AutomaticTimestamp, name: String? = nil,
+        indexed: Bool = false
+    ) -> EntityMember {
+        attribute(keyPath, name: name, indexed: indexed).stamped(kind)
+    }
+
+    /// An optional date the engine keeps, as the non-optional form does; never nil once saved.
+    public static func timestamp(
+        _ keyPath: any KeyPath<Model, Date?> & Sendable, _ kind: AutomaticTimestamp, name: String? = nil,
+        indexed: Bool = false
+    ) -> EntityMember {
+        attribute(keyPath, name: name, indexed: indexed).stamped(kind)
+    }
+
+    private func stamped(_ kind: AutomaticTimestamp) -> EntityMember {
+        var member = self
+        if case .attributes(let result) = member.part {
+            member.part = .attributes(
+                result.map { attributes in
+                    attributes.map { attribute in
+                        var stamped = attribute
+                        stamped.timestamp = kind
+                        return stamped
+                    }
+                })
+        }
+        return member
+    }
+}
