@@ -7,7 +7,7 @@ package struct QueryExecutor {
         let plan = try prepare(input, schema: transaction.schema)
         if plan.predicate?.matchesNothing == true { return [] }
         let (native, residual) = split(plan.predicate)
-        let sortNative = plan.sort.isEmpty || capabilities.sorting
+        let sortNative = plan.sort.isEmpty || (capabilities.sorting && plan.sort.allSatisfy { $0.position == nil })
         let pageNative = (plan.limit == nil && plan.offset == 0) || (capabilities.paging && capabilities.sorting)
         if residual == nil, sortNative, pageNative {
             if plan.limit == 0 { return [] }
@@ -19,7 +19,26 @@ package struct QueryExecutor {
             let evaluator = PredicateEvaluator(transaction)
             records = try records.filter { try evaluator.matches($0, residual) }
         }
-        return PredicateEvaluator.sortAndPage(records, plan)
+        return PredicateEvaluator.sortAndPage(records, plan, positions: try positions(plan.sort, in: transaction))
+    }
+
+    /// Each position key's list, member ID to index, read from its owner (`notFound` when the
+    /// owner does not exist).
+    private func positions(_ keys: [SortKey], in transaction: any StorageReadTransaction) throws
+        -> [ListPosition: [RecordID: Int]]
+    {
+        var result: [ListPosition: [RecordID: Int]] = [:]
+        for list in keys.compactMap(\.position) where result[list] == nil {
+            let entity = try transaction.schema.requireEntity(list.entity)
+            guard let relationship = entity.relationship(list.relationship),
+                let owner = try transaction.record(list.entity, id: list.owner)
+            else {
+                throw StrataError(.notFound, entity: list.entity, recordID: list.owner, "the owner does not exist")
+            }
+            let members = try transaction.relatedIDs(of: owner, relationship)
+            result[list] = Dictionary(members.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
+        }
+        return result
     }
 
     package func count(_ input: FetchPlan, in transaction: any StorageReadTransaction) throws -> Int {
@@ -101,10 +120,14 @@ package struct QueryExecutor {
             let folded = predicate.normalizingConstants().foldingConstants()
             plan.predicate = folded == .constant(true) ? nil : folded
         }
-        for key in plan.sort where !entity.isQueryableProperty(key.property) {
-            throw StrataError(
-                .unknownProperty, entity: entity.name, property: key.property,
-                "cannot sort by \(key.property): not an attribute or to-one of \(entity.name)")
+        for key in plan.sort {
+            if let list = key.position {
+                try Self.validate(list, sorting: entity, schema)
+            } else if !entity.isQueryableProperty(key.property) {
+                throw StrataError(
+                    .unknownProperty, entity: entity.name, property: key.property,
+                    "cannot sort by \(key.property): not an attribute or to-one of \(entity.name)")
+            }
         }
         if let limit = plan.limit, limit < 0 {
             throw StrataError(.invalidQuery, entity: entity.name, "limit \(limit) is negative")
@@ -113,6 +136,27 @@ package struct QueryExecutor {
             throw StrataError(.invalidQuery, entity: entity.name, "offset \(plan.offset) is negative")
         }
         return plan
+    }
+
+    /// A position key names an ordered to-many whose destination is the fetched entity.
+    private static func validate(_ list: ListPosition, sorting entity: EntityDescription, _ schema: Schema) throws {
+        let owner = try schema.requireEntity(list.entity)
+        guard let relationship = owner.relationship(list.relationship) else {
+            throw StrataError(
+                .unknownProperty, entity: owner.name, property: list.relationship,
+                "\(list.relationship) is not a relationship of \(owner.name)")
+        }
+        guard !relationship.isToOne, relationship.isOrdered, relationship.destination == entity.name else {
+            throw StrataError(
+                .invalidQuery, entity: owner.name, property: list.relationship,
+                "cannot sort \(entity.name) by a position in \(owner.name).\(list.relationship): "
+                    + "it is not an ordered to-many of \(entity.name)")
+        }
+        guard list.owner.kind == owner.idKind else {
+            throw StrataError(
+                .typeMismatch, entity: owner.name, recordID: list.owner,
+                "\(owner.name) IDs are \(owner.idKind.rawValue), not \(list.owner.kind.rawValue)")
+        }
     }
 
     private static func validate(_ expression: FilterExpression, _ entity: EntityDescription, _ schema: Schema) throws {

@@ -7,7 +7,7 @@ import Synchronization
 /// one that is in the results (or any, when an offset shifts the window); updates one that is in
 /// the results (its value changes) or any property the predicate or the sort reads (it may enter
 /// or leave, or move); or touches any record of an entity a related filter (`relatedOne`,
-/// `anyRelated`, `noneRelated`) reads.
+/// `anyRelated`, `noneRelated`) or a position sort key (its owner's list) reads.
 struct ObservedDependencies: Sendable {
     let entity: String
     /// Properties of `entity` the predicate and the sort read (relationships named by related filters included).
@@ -21,7 +21,14 @@ struct ObservedDependencies: Sendable {
     init(_ plan: FetchPlan, schema: Schema) {
         entity = plan.entity
         hasOffset = plan.offset > 0
-        properties.formUnion(plan.sort.map(\.property))
+        // A position key reads its owner's list: any change of the owner's entity may reorder.
+        properties.formUnion(plan.sort.filter { $0.position == nil }.map(\.property))
+        for list in plan.sort.compactMap(\.position) {
+            relatedEntities.insert(list.entity)
+            if let inverse = schema.entity(list.entity)?.relationship(list.relationship)?.inverse {
+                properties.insert(inverse)
+            }
+        }
         if let predicate = plan.predicate { collect(predicate, in: plan.entity, schema: schema, top: true) }
     }
 

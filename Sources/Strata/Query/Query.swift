@@ -51,6 +51,27 @@ public struct Query<Model: PersistentModel>: Sendable {
         return copy
     }
 
+    /// Adds a sort key after the existing ones: a record's position in `owner`'s ordered to-many —
+    /// the list's order (reversed descending), then every record that is not in the list, ordered
+    /// by the keys that follow and the ID. The engine sorts by it: filter to the members
+    /// (`\.trip == tripID`) so the read is the list's size, not the entity's.
+    ///
+    /// ```swift
+    /// Query<Stop>.where(\.trip == tripID).sorted(byPositionIn: Trip.stops, of: tripID)
+    /// ```
+    ///
+    /// A relationship that is not an ordered to-many of `Model` is `invalidQuery`; an owner that
+    /// does not exist is `notFound` when the query runs. A page cursor cannot follow this key
+    /// (its position is not a stored value); offset pages can.
+    public func sorted<Owner: PersistentModel>(
+        byPositionIn relationship: ToMany<Owner, Model>, of owner: Owner.ID, _ order: SortDirection = .ascending
+    ) -> Query {
+        var copy = self
+        let list = ListPosition(entity: Owner.entityName, relationship: relationship.name, owner: owner.recordID)
+        copy.sort.append(SortKey(position: list, ascending: order == .ascending))
+        return copy
+    }
+
     /// Returns at most `count` results.
     public func limit(_ count: Int) -> Query {
         var copy = self

@@ -124,30 +124,44 @@ public struct PredicateEvaluator {
     }
 
     /// Applies a plan's sort keys, offset and limit to records that already match its predicate —
-    /// the contract's ordering and paging, for backends that evaluate in memory.
-    public static func sortAndPage(_ records: [Record], _ plan: FetchPlan) -> [Record] {
+    /// the contract's ordering and paging, for backends that evaluate in memory. `positions` holds
+    /// each position key's list (member ID to index); the engine reads them, a backend has none.
+    public static func sortAndPage(
+        _ records: [Record], _ plan: FetchPlan, positions: [ListPosition: [RecordID: Int]] = [:]
+    ) -> [Record] {
         var sorted = records
-        sort(&sorted, by: plan.sort)
+        sort(&sorted, by: plan.sort, positions: positions)
         let start = min(max(0, plan.offset), sorted.count)
         let end = plan.limit.map { min(sorted.count, start + max(0, $0)) } ?? sorted.count
         return start == 0 && end == sorted.count ? sorted : Array(sorted[start..<end])
     }
 
-    /// Sorts records by the keys, nulls first ascending, ID ascending as the final key.
-    public static func sort(_ records: inout [Record], by keys: [SortKey]) {
+    /// Sorts records by the keys, nulls first ascending, ID ascending as the final key. A position
+    /// key orders a list's members by their index (reversed descending) and puts every other
+    /// record after them in both directions.
+    public static func sort(
+        _ records: inout [Record], by keys: [SortKey], positions: [ListPosition: [RecordID: Int]] = [:]
+    ) {
         guard records.count > 1 else { return }
         if keys.isEmpty, sortByNumericID(&records) { return }
         // Each key's values and the IDs are read once, and positions are sorted instead of the
         // records: moving a record copies its dictionary reference (a retain and a release per
         // move), and reading a key looks it up by name — both n log n times otherwise.
-        let columns = keys.map { key in records.map { $0[key.property] } }
+        let columns = keys.map { key in
+            guard let list = key.position else { return records.map { $0[key.property] } }
+            let indexes = positions[list] ?? [:]
+            return records.map { record in
+                indexes[record.id].map { Value.int(Int64(key.ascending ? $0 : -$0)) } ?? .int(.max)
+            }
+        }
+        let ascending = keys.map { $0.position != nil || $0.ascending }
         let ids = records.map(\.id)
         func precedes(_ i: Int, _ j: Int) -> Bool {
-            for (column, key) in zip(columns, keys) {
+            for (column, ascending) in zip(columns, ascending) {
                 switch Value.sortOrder(column[i], column[j]) {
                 case .same: continue
-                case .ascending: return key.ascending
-                case .descending: return !key.ascending
+                case .ascending: return ascending
+                case .descending: return !ascending
                 }
             }
             return ids[i] < ids[j]

@@ -1,15 +1,44 @@
-/// One sort key: a stored property and a direction. Nulls sort first ascending, last descending;
-/// records that tie on every key are ordered by ID ascending, so results are deterministic.
+/// One sort key: a stored property and a direction, or a record's position in one owner's ordered
+/// to-many. Nulls sort first ascending, last descending; records that tie on every key are
+/// ordered by ID ascending, so results are deterministic.
 public struct SortKey: Sendable, Hashable {
-    /// The stored property sorted by.
+    /// The stored property sorted by (for a position key, the relationship's name).
     public var property: String
     /// Ascending (nulls first) or descending (nulls last).
     public var ascending: Bool
+    /// Set for a position key: the engine sorts by it and a backend is never sent one.
+    public var position: ListPosition?
 
     /// A sort key on a stored property.
     public init(_ property: String, ascending: Bool = true) {
         self.property = property
         self.ascending = ascending
+    }
+
+    /// A sort key on a record's position in `position`'s list.
+    public init(position: ListPosition, ascending: Bool = true) {
+        self.property = position.relationship
+        self.ascending = ascending
+        self.position = position
+    }
+}
+
+/// One owner's ordered to-many, as a sort key: its members in the list's order (reversed when
+/// descending), then every record that is not a member, ordered by the keys that follow. The
+/// engine evaluates it; a backend is never sent one.
+public struct ListPosition: Sendable, Hashable {
+    /// The owner's entity.
+    public var entity: String
+    /// The ordered to-many of `entity` whose destination is the fetched entity.
+    public var relationship: String
+    /// The owner whose list orders the records.
+    public var owner: RecordID
+
+    /// One owner's ordered to-many.
+    public init(entity: String, relationship: String, owner: RecordID) {
+        self.entity = entity
+        self.relationship = relationship
+        self.owner = owner
     }
 }
 

@@ -60,6 +60,11 @@ struct TripService<Work: UnitOfWork>: Sendable {
             Query.where(\.traveller == person && \.start > .now).sorted(by: \.start).limit(20))
     }
 
+    func itinerary(of trip: Trip.ID) async throws -> [Stop] {
+        try await work.repository(Stop.self).fetch(
+            Query.where(\.trip == trip).sorted(byPositionIn: Trip.stops, of: trip))  // the trip's order
+    }
+
     func travellersNamed(_ name: String) async throws -> [Trip] {
         try await work.repository(Trip.self).fetch(
             where: .related(\.traveller, where: .equals(\Person.name, name, options: [.caseInsensitive, .diacriticInsensitive])))
