@@ -39,8 +39,6 @@ enum LMDBFileCheck {
         let path = directory + "/data.mdb"
         guard let handle = FileHandle(forReadingAtPath: path) else { return }
         defer { try? handle.close() }
-        let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
-        guard size > 0 else { return }
         let head = Array((try? handle.read(upToCount: 4_096)) ?? Data())
         guard let first = meta(head, at: 0) else { return }
         var newest = first
@@ -49,6 +47,10 @@ enum LMDBFileCheck {
         if let other = meta(second, at: 0), other.pageSize == first.pageSize, other.transaction > first.transaction {
             newest = other
         }
+        // The size is read after the meta pages: another process committing meanwhile writes its
+        // pages before its meta page, so a size read later covers every meta page read before it
+        // (read first, a commit in between made a sound file look truncated).
+        let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
         let (pages, overflow) = newest.lastPage.addingReportingOverflow(1)
         let (required, tooLarge) = pages.multipliedReportingOverflow(by: UInt64(newest.pageSize))
         if overflow || tooLarge || required > UInt64(size) {
