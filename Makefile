@@ -2,7 +2,7 @@
 export PATH := $(PATH):/opt/swift/usr/bin
 SWIFT ?= swift
 
-.PHONY: run test format format-check docs bench bench-lmdb-open bench-scale bench-migration bench-postgres bench-sync bench-copy bench-aggregate roundtrip bootstrap bootstrap-postgresql clean
+.PHONY: run test format format-check docs bench bench-lmdb-open bench-scale bench-migration bench-postgres bench-sync bench-copy bench-aggregate bench-stream roundtrip bootstrap bootstrap-postgresql clean
 
 bootstrap:
 	@scripts/bootstrap
@@ -89,6 +89,15 @@ roundtrip: bootstrap
 	$(SWIFT) build --build-tests
 	STRATA_TOOL=$$(pwd)/.build/release/strata STRATA_ROUNDTRIP_RECORDS=$${STRATA_ROUNDTRIP_RECORDS:-1000000} \
 		$(SWIFT) test --skip-build --disable-xctest --filter RoundTripTests
+
+# A streamed read of 1M records (STRATA_STREAM_RECORDS) beside one array: time and peak memory on
+# SQLite, LMDB and PostgreSQL (a throwaway server started and stopped here).
+bench-stream: bootstrap-postgresql
+	cd Benchmarks && $(SWIFT) build -c release --product StrataStreamBench
+	@dir=$$(mktemp -d /tmp/strata-pg-XXXXXX); chmod 755 $$dir; \
+	trap 'scripts/postgres stop $$dir >/dev/null 2>&1 || true' EXIT; \
+	url=$$(scripts/postgres start $$dir) || exit 1; \
+	STRATA_POSTGRES_URL=$$url Benchmarks/.build/release/StrataStreamBench
 
 # What the LMDB backend's default structural walk costs at open, on a store of 1M records (STRATA_OPEN_RECORDS).
 bench-lmdb-open: bootstrap

@@ -129,6 +129,19 @@ let package = Package(
             ],
             swiftSettings: [.enableUpcomingFeature("ExistentialAny"), .enableUpcomingFeature("MemberImportVisibility")]
         ),
+        // A streamed read of 1M records beside one array, with peak memory, on SQLite, LMDB and PostgreSQL.
+        .executableTarget(
+            name: "StrataStreamBench",
+            dependencies: [
+                "BenchmarkWorkloads",
+                .product(name: "Strata", package: strata),
+                .product(name: "StrataTools", package: strata),
+                .product(name: "StrataSQLite", package: strata),
+                .product(name: "StrataLMDB", package: strata),
+                .product(name: "StrataPostgres", package: strata),
+            ],
+            swiftSettings: [.enableUpcomingFeature("ExistentialAny"), .enableUpcomingFeature("MemberImportVisibility")]
+        ),
         // What the LMDB backend's default structural walk costs at open, on a store of 1M records.
         .executableTarget(
             name: "StrataLMDBOpenBench",

@@ -111,7 +111,7 @@ public final class InMemoryBackend: StorageBackend {
 
     var isClosedNow: Bool { isClosed.load(ordering: .acquiring) }
 
-    private func checkOpen() throws {
+    func checkOpen() throws {
         if isClosed.load(ordering: .acquiring) {
             throw StrataError(.storeClosed, "the store has been closed")
         }
@@ -154,7 +154,7 @@ public final class InMemoryBackend: StorageBackend {
     }
 
     /// A handle opened before a migration changed the storage's shape holds the old layout.
-    private func checkShape() throws {
+    func checkShape() throws {
         guard database.migrations.load(ordering: .acquiring) == migrationsAtOpen else {
             throw StrataError(
                 .incompatibleStore,

@@ -81,10 +81,13 @@ enum SQLiteDialect: SQLDialect {
         }
         if plan.sort.isEmpty {
             return conjuncts.contains {
-                if case .compare(let property, .equal, let constant, let options) = $0 {
-                    return options.isEmpty && !constant.isNull && singleIndexed(property)
-                }
-                return false
+                guard case .compare(let property, let op, let constant, let options) = $0, options.isEmpty,
+                    !constant.isNull
+                else { return false }
+                // A range on the ID itself (a keyset page in ID order: a stream's batch) walks the
+                // ID's own index in order from the seek.
+                if property == "id" { return op != .notEqual }
+                return op == .equal && singleIndexed(property)
             }
         }
         guard plan.sort.count == 1, let key = plan.sort.first, key.ascending, singleIndexed(key.property) else {

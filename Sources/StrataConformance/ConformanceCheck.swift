@@ -79,4 +79,10 @@ public enum ConformanceCategory: String, Sendable, Hashable, CaseIterable {
     case tools = "Tools"
     /// Count, sum, average, min and max, grouped or not.
     case aggregates = "Aggregates"
+    /// Streamed reads in batches and what they see while others write.
+    case streams = "Streams"
+    /// Undo and redo of a context's staged changes.
+    case undo = "Undo"
+    /// Contexts nested in contexts.
+    case nestedContexts = "NestedContexts"
 }

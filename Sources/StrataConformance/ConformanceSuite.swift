@@ -60,9 +60,10 @@ public struct ConformanceSuite: Sendable {
             + AtomicityChecks.all + HistoryChecks.all + MergePolicyChecks.all + OfflineFirstChecks.all + FaultChecks.all
             + DifferentialChecks.all + StorageChecks.all + ObservationChecks.all + MigrationChecks.all
             + MigrationChecks.steps + MigrationChecks.plans + MigrationChecks.syncs
-            + MigrationChecks.shadowCopies + MigrationChecks.holders + MigrationChecks.rehearsals + TransportChecks.all
+            + MigrationChecks.shadowCopies + MigrationChecks.holders + MigrationChecks.rehearsals
+            + TransportChecks.all
             + ToolChecks.all
-            + AggregateChecks.all
+            + AggregateChecks.all + StreamChecks.all + UndoChecks.all + NestedContextChecks.all
     }
 
     /// Runs `checks` (every check by default), at most ``ConformanceOptions/concurrency`` at

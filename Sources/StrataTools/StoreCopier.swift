@@ -35,26 +35,28 @@ public struct StoreCopier: Sendable {
         self.history = history
     }
 
-    /// Copies every record in ID order, a page at a time (memory bounded by a page); `progress`
+    /// Copies every record in ID order, a page at a time (memory bounded by a page) through
+    /// `Store.streamRecords(_:batchSize:)` — one snapshot of the source where its backend holds
+    /// one, so a copy of a store in use is of one state; `progress`
     /// receives the records copied so far. A non-empty target is `StrataError.Code.duplicateID`
     /// on the first record it already holds — check emptiness first for a friendlier message.
     public func run(progress: @Sendable (Int) -> Void = { _ in }) async throws -> Outcome {
         let loader = StoreLoader(store: target)
         var copied = 0
         var digest = StoreDigest()
+        var accumulators: [String: StoreDigest.Accumulator] = [:]
+        // One stream over every entity: one snapshot of the source where its backend holds one.
+        for try await batch in source.streamRecords(batchSize: batch).batches {
+            guard let first = batch.first, let entity = source.schema.entity(first.record.entity) else { continue }
+            var accumulator = accumulators[entity.name] ?? StoreDigest.Accumulator()
+            for (record, links) in batch { accumulator.add(record, links: links, entity: entity) }
+            accumulators[entity.name] = accumulator
+            copied += batch.count
+            try await loader.load(batch.map { LoadedRecord(record: $0.record, links: $0.links) }, through: copied)
+            progress(copied)
+        }
         for entity in source.schema.entities {
-            var accumulator = StoreDigest.Accumulator()
-            var after: RecordID?
-            while true {
-                let (records, lists) = try await source.readPage(entity, after: after, limit: batch)
-                for (record, links) in zip(records, lists) { accumulator.add(record, links: links, entity: entity) }
-                copied += records.count
-                try await loader.load(zip(records, lists).map { LoadedRecord(record: $0, links: $1) }, through: copied)
-                progress(copied)
-                guard records.count == batch, let last = records.last else { break }
-                after = last.id
-            }
-            digest.entities[entity.name] = accumulator.result
+            digest.entities[entity.name] = (accumulators[entity.name] ?? StoreDigest.Accumulator()).result
         }
         let dangling = try await loader.finish()
         if history { try await target.replaceHistory(with: source) }

@@ -218,4 +218,17 @@ struct SQLiteQueryPlanTests {
         #expect(!steps.contains { $0.hasPrefix("SCAN t0") }, "\(steps)")
         #expect(!steps.contains { $0.contains("TEMP B-TREE") }, "\(steps)")
     }
+
+    /// A stream's batches without sort keys are keyset pages in ID order: each seeks the ID index
+    /// to the last ID read and walks on, so a batch costs its size wherever it starts.
+    @Test func idOrderedKeysetPagesSeekTheIDIndex() async throws {
+        let store = Store(backend: try await SQLiteBackend.open(path: ":memory:", schema: try TravelDomain.schema()))
+        _ = try await TravelData.seed(store)
+        let query = Query<Trip>.all.limit(2)
+        let cursor = try #require(try await store.repository(Trip.self).fetch(query, after: nil).next)
+        let plan = FetchPlan(entity: "Trip", predicate: cursor.predicate, limit: 2)
+        let steps = try Self.queryPlan(plan)
+        #expect(steps.contains { $0.hasPrefix("SEARCH t0") }, "\(steps)")
+        #expect(!steps.contains { $0.contains("TEMP B-TREE") }, "\(steps)")
+    }
 }

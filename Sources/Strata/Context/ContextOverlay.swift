@@ -12,6 +12,20 @@ struct ContextOverlay: Sendable {
     var records: [(key: RecordKey, record: Record?, inserted: Bool)]
     var memberships: [MembershipState]
 
+    /// Runs `body` over `reader` with each overlay laid on the one before (a nested context's
+    /// ancestors, outermost first).
+    static func nest<T>(
+        _ overlays: ArraySlice<ContextOverlay>, over reader: StoreReader, executor: QueryExecutor,
+        _ body: (StoreReader, QueryExecutor) throws -> T
+    ) throws -> T {
+        guard let first = overlays.first else { return try body(reader, executor) }
+        return try first.view(over: reader, executor: executor) { view, viewExecutor in
+            try nest(
+                overlays.dropFirst(), over: StoreReader(transaction: view, executor: viewExecutor),
+                executor: viewExecutor, body)
+        }
+    }
+
     /// Runs `body` over the committed state with the pending changes staged on top. With nothing
     /// pending, the body reads the backend directly (and the backend evaluates what it can).
     func view<T>(

@@ -6,7 +6,11 @@ extension ModelContext {
     /// one the store holds is found at save. Async like every change a context stages (one rule:
     /// a context's reads and changes are `async`, its bookkeeping — `hasChanges`, `rollback()` — is not).
     public func insert<M: PersistentModel>(_ model: M) async throws {
-        defer { signalChange() }
+        undoStacks.open()
+        defer {
+            undoStacks.close()
+            signalChange()
+        }
         let record = try model.record()
         _ = try store.schema.requireEntity(record.entity)
         if let entry = tracker[record.key], entry.current != nil || entry.base == nil {
@@ -15,6 +19,7 @@ extension ModelContext {
                 "this context already holds a record with this ID")
         }
         // Deleted here and inserted again, it replaces the stored record.
+        undoStacks.note(record.key, tracker[record.key]?.current)
         tracker.set(record.key, base: tracker[record.key]?.base, current: record)
     }
 
@@ -22,6 +27,8 @@ extension ModelContext {
     /// Another save inserting the ID before this context saves is resolved by the merge policy
     /// (`MergeConflict.Kind.insertedInStore`).
     public func upsert<M: PersistentModel>(_ model: M) async throws {
+        undoStacks.open()
+        defer { undoStacks.close() }
         if try await holds(M.self, id: model.id) { try await update(model) } else { try await insert(model) }
     }
 
@@ -45,7 +52,11 @@ extension ModelContext {
     /// Stages new values for a model. A record this context has not read is read first, so its
     /// version is known; one that does not exist (or that this context deleted) is `StrataError.Code.notFound`.
     public func update<M: PersistentModel>(_ model: M) async throws {
-        defer { signalChange() }
+        undoStacks.open()
+        defer {
+            undoStacks.close()
+            signalChange()
+        }
         let record = try model.record()
         let entry = try await trackedEntry(record.key)
         guard let current = entry.current else {
@@ -54,6 +65,7 @@ extension ModelContext {
         }
         var updated = record
         updated.version = current.version
+        undoStacks.note(record.key, current)
         tracker.set(record.key, base: entry.base, current: updated)
     }
 
@@ -64,10 +76,16 @@ extension ModelContext {
 
     /// Stages a delete by ID; delete rules apply when the context saves.
     public func delete<M: PersistentModel>(_ type: M.Type, id: M.ID) async throws {
-        defer { signalChange() }
+        undoStacks.open()
+        defer {
+            undoStacks.close()
+            signalChange()
+        }
         let key = RecordKey(entity: M.entityName, id: id.recordID)
         let entry = try await trackedEntry(key)
         guard entry.current != nil else { return }
+        try await noteMemberships(of: key)
+        undoStacks.note(key, entry.current)
         if entry.base == nil {
             // Never saved: forgetting it is the whole delete.
             tracker.forgetInserted(key)
@@ -80,7 +98,11 @@ extension ModelContext {
     public func link<M: PersistentModel, D: PersistentModel>(
         _ relationship: ToMany<M, D>, from source: M.ID, to destination: D.ID
     ) async throws {
-        defer { signalChange() }
+        undoStacks.open()
+        defer {
+            undoStacks.close()
+            signalChange()
+        }
         try await changeMembership(M.entityName, source.recordID, relationship.name) { list in
             if !list.contains(destination.recordID) { list.append(destination.recordID) }
         }
@@ -90,7 +112,11 @@ extension ModelContext {
     public func unlink<M: PersistentModel, D: PersistentModel>(
         _ relationship: ToMany<M, D>, from source: M.ID, to destination: D.ID
     ) async throws {
-        defer { signalChange() }
+        undoStacks.open()
+        defer {
+            undoStacks.close()
+            signalChange()
+        }
         try await changeMembership(M.entityName, source.recordID, relationship.name) { list in
             list.removeAll { $0 == destination.recordID }
         }
@@ -100,7 +126,11 @@ extension ModelContext {
     public func setRelated<M: PersistentModel, D: PersistentModel>(
         _ relationship: ToMany<M, D>, of source: M.ID, to destinations: [D.ID]
     ) async throws {
-        defer { signalChange() }
+        undoStacks.open()
+        defer {
+            undoStacks.close()
+            signalChange()
+        }
         var seen: Set<RecordID> = []
         let wanted = destinations.map(\.recordID).filter { seen.insert($0).inserted }
         try await changeMembership(M.entityName, source.recordID, relationship.name) { $0 = wanted }
@@ -121,6 +151,7 @@ extension ModelContext {
                 .notFound, entity: entity, recordID: owner, "cannot change a relationship of a deleted record")
         }
         let key = LinkKey(ownerKey, name)
+        try await noteMembership(key)
         if tracker.memberships[key] == nil, entry.base != nil, let read = tracker.readMemberships[key] {
             // Read before: the change is made against what was read, whatever the store did since.
             tracker.memberships[key] = Membership(base: read, desired: read, revision: tracker.nextRevision())

@@ -90,13 +90,18 @@ extension ModelContext {
 
     /// Runs `body` in one read transaction, after catching up with others' commits in the same
     /// snapshot (when `automaticallyMergesChanges` is on).
+    ///
+    /// A nested context reads the store through its ancestors' pending changes: the reader `body`
+    /// gets is the parent's view, as the parent would read it.
     func readStore<T: Sendable>(_ body: @escaping @Sendable (StoreReader, QueryExecutor) throws -> T) async throws -> T
     {
         let request = refreshRequest(force: false)
         let executor = store.executor
+        let ancestors = try await ancestorOverlays()
         let (found, value) = try await store.backend.read { transaction in
             let found = try request.map { try $0.run(in: transaction, executor: executor) }
-            return (found, try body(StoreReader(transaction: transaction, executor: executor), executor))
+            let reader = StoreReader(transaction: transaction, executor: executor)
+            return (found, try ContextOverlay.nest(ancestors[...], over: reader, executor: executor, body))
         }
         if let found { apply(found) }
         return value

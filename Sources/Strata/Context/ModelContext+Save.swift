@@ -17,8 +17,11 @@ extension ModelContext {
     /// written and the pending changes stay, so the caller can refresh, change and save again.
     ///
     /// Saves of one context run one after another; a save that finds nothing pending writes nothing.
+    /// A nested context's save moves its changes into its parent instead (see
+    /// ``makeChildContext(name:author:mergePolicy:)``).
     @discardableResult
     public func save() async throws -> ContextSaveResult {
+        if let parent { return try await save(into: parent) }
         await beginSave()
         defer { endSave() }
         tracker.compactChangeOrder()
@@ -95,11 +98,11 @@ extension ModelContext {
         return ContextSaveResult(token: outcome.token, conflicts: outcome.conflicts)
     }
 
-    private func beginSave() async {
+    func beginSave() async {
         if !saveTurns.tryTake() { await withCheckedContinuation { saveTurns.enqueue($0) } }
     }
 
-    private func endSave() { saveTurns.release() }
+    func endSave() { saveTurns.release() }
 }
 
 extension ModelContext {

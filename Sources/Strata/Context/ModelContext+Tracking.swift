@@ -10,10 +10,12 @@ extension ModelContext {
     /// What is waiting to be saved.
     public var pendingChanges: ContextChanges { tracker.pendingChanges }
 
-    /// Drops every pending change; registered records go back to the state last read.
+    /// Drops every pending change; registered records go back to the state last read. Empties the
+    /// undo and redo stacks, as Core Data's `rollback()` does.
     public func rollback() {
         defer { signalChange() }
         tracker.rollback()
+        undoStacks.removeAll()
     }
 
     /// How many records this context is tracking (read or changed).

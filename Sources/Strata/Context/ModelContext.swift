@@ -42,6 +42,8 @@ public actor ModelContext {
 
     /// The store this context reads from and saves to.
     public nonisolated let store: Store
+    /// The context this one saves into (a nested context), or `nil` for one that saves to the store.
+    public nonisolated let parent: ModelContext?
     /// Recorded as the context name of this context's history transactions.
     public nonisolated let name: String?
     /// Recorded as the author of this context's history transactions.
@@ -58,6 +60,8 @@ public actor ModelContext {
 
     /// The records read and changed here, and the memberships changed.
     var tracker = ContextTracker()
+    /// The undo and redo stacks (recording is off until `setUndoEnabled(true)`).
+    var undoStacks = ContextUndo()
     /// The history position this context has caught up with.
     var lastSeenToken: HistoryToken?
     var hasSeenStore = false
@@ -68,8 +72,9 @@ public actor ModelContext {
     var changeSignals: [UUID: AsyncStream<Void>.Continuation] = [:]
     let refreshContinuation: AsyncStream<ContextRefresh>.Continuation
 
-    init(store: Store, name: String?, author: String?, mergePolicy: MergePolicy) {
+    init(store: Store, name: String?, author: String?, mergePolicy: MergePolicy, parent: ModelContext? = nil) {
         self.store = store
+        self.parent = parent
         self.name = name
         self.author = author
         self.mergePolicy = mergePolicy

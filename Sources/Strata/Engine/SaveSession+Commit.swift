@@ -10,6 +10,15 @@ extension SaveSession {
         package var written: [RecordKey: Record?] = [:]
     }
 
+    /// The checks before anything is written: inserted IDs against the committed ones, delete
+    /// rules expanded, every changed record validated. A nested context's save runs them over its
+    /// parent's view without writing.
+    func prepare() throws {
+        try checkInsertedIDs()
+        try expandDeletes()
+        try validate()
+    }
+
     /// - Parameter participants: Run in order after the records are written and before the
     ///   history entry, in the same transaction (the outbox, when sync is on).
     func commit(
@@ -18,9 +27,7 @@ extension SaveSession {
         guard let base = writer else {
             throw StrataError(.storageFailure, "a read-only overlay cannot be committed")
         }
-        try checkInsertedIDs()
-        try expandDeletes()
-        try validate()
+        try prepare()
         var written: [RecordKey: Record?] = [:]
         // The record as written per change, kept only when a participant will read it.
         let keepRecords = !participants.isEmpty

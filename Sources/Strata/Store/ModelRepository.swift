@@ -36,6 +36,13 @@ public protocol ModelReading<Model>: Sendable {
     func relatedAggregateRows<D: PersistentModel>(
         _ functions: [AggregateFunction], over relationship: ToMany<Model, D>, where filter: Filter<Model>?
     ) async throws -> [(Model.ID, AggregateRow)]
+    /// A query's results read `batchSize` at a time (see ``ModelStream``; a default reads keyset
+    /// pages through `fetch(_:after:)`).
+    func stream(_ query: Query<Model>, batchSize: Int) -> ModelStream<Model>
+    /// A query's results read in batches, each model with a to-many's destinations, read per batch
+    /// (no N+1; a default asks `related(_:of:)` per model).
+    func stream<D: PersistentModel>(_ query: Query<Model>, batchSize: Int, including relationship: ToMany<Model, D>)
+        -> ModelStream<(model: Model, related: [D])>
 }
 
 extension ModelReading {
@@ -159,6 +166,14 @@ public struct ContextRepository<Model: PersistentModel>: ModelRepository {
     }
     public func related<D: PersistentModel>(_ relationship: ToMany<Model, D>, of id: Model.ID) async throws -> [D] {
         try await context.related(relationship, of: id)
+    }
+    public func stream(_ query: Query<Model>, batchSize: Int) -> ModelStream<Model> {
+        context.stream(query, batchSize: batchSize)
+    }
+    public func stream<D: PersistentModel>(
+        _ query: Query<Model>, batchSize: Int, including relationship: ToMany<Model, D>
+    ) -> ModelStream<(model: Model, related: [D])> {
+        context.stream(query, batchSize: batchSize, including: relationship)
     }
     public func insert(_ model: Model) async throws { try await context.insert(model) }
     public func update(_ model: Model) async throws { try await context.update(model) }

@@ -81,12 +81,14 @@ extension ModelContext: UnitOfWork {
 
     public func unitOfWork<T: Sendable>(_ body: @Sendable (ModelContext) async throws -> T) async throws -> T {
         let savepoint = tracker
+        let undoSavepoint = undoStacks
         let saves = savesCommitted
         do {
             return try await body(self)
         } catch {
             if savesCommitted == saves {
                 tracker.restorePending(to: savepoint)
+                undoStacks = undoSavepoint
                 signalChange()
             }
             throw error

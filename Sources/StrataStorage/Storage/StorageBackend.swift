@@ -40,6 +40,9 @@ public protocol StorageBackend: Sendable {
     /// How to notice commits by other processes, for a backend whose data they can write.
     /// Defaults to nil: nobody else writes.
     var externalCommits: ExternalCommitPolling? { get }
+    /// A read view held at the current committed state for many reads (see ``StorageSnapshot``),
+    /// or `nil` when the backend cannot hold one cheaply (the default).
+    func openSnapshot() async throws -> (any StorageSnapshot)?
 }
 
 /// Reads inside a transaction. Not `Sendable`: it lives only for the closure it was passed to.
