@@ -61,6 +61,7 @@ public struct ConformanceSuite: Sendable {
             + DifferentialChecks.all + StorageChecks.all + ObservationChecks.all + MigrationChecks.all
             + MigrationChecks.steps + MigrationChecks.plans + MigrationChecks.syncs
             + MigrationChecks.shadowCopies + MigrationChecks.holders + MigrationChecks.rehearsals
+            + MigrationChecks.typedRenames + MigrationChecks.conversions
             + TransportChecks.all
             + ToolChecks.all
             + AggregateChecks.all + StreamChecks.all + UndoChecks.all + NestedContextChecks.all

@@ -2,7 +2,7 @@
 
 /// Declares a `PersistentModel` from the struct itself, as SwiftData's `@Model` does: every stored
 /// property other than `id` becomes an attribute (its initial value, when a literal, the default a
-/// migration fills in), a property marked ``Relationship(to:inverse:ordered:deleteRule:minCount:maxCount:)`` a to-one, a
+/// migration fills in), a property marked ``Relationship(to:inverse:ordered:deleteRule:minCount:maxCount:renamedFrom:)`` a to-one, a
 /// `static var` of type `ToMany` marked `@Relationship` a to-many, and ``Transient()`` properties
 /// are not stored. The macro writes the `static let entity` the explicit form spells out — the two
 /// forms build identical schemas — and the `PersistentModel` conformance.
@@ -72,11 +72,12 @@ public macro Transient() = #externalMacro(module: "StrataMacrosPlugin", type: "M
 /// (the destination is read from the type, or given with `to:`); on a `static var name:
 /// ToMany<Self, Destination>`, a to-many named after the property (the macro writes its getter).
 /// The inverse is a `ToMany` of the destination, or a key path to the destination's to-one; its
-/// type is checked where the macro writes it into the entity.
+/// type is checked where the macro writes it into the entity. `renamedFrom:` is its name in the
+/// previous schema version (a migration renames it).
 @attached(peer)
 public macro Relationship(
     to destination: Any.Type? = nil, inverse: Any? = nil, ordered: Bool = false, deleteRule: DeleteRule = .nullify,
-    minCount: Int? = nil, maxCount: Int? = nil
+    minCount: Int? = nil, maxCount: Int? = nil, renamedFrom: String? = nil
 ) = #externalMacro(module: "StrataMacrosPlugin", type: "MarkerMacro")
 
 /// Written by ``Model(_:renamedFrom:)`` on a `static var name: ToMany<…>` without a value: its getter,

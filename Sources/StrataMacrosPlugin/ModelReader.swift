@@ -118,7 +118,7 @@ extension ModelReader {
             return
         }
         var parts = ["\\.\(name)", destination]
-        for label in ["inverse", "deleteRule"] {
+        for label in ["inverse", "deleteRule", "renamedFrom"] {
             if let value = arguments.first(where: { $0.label == label }) { parts.append("\(label): \(value.text)") }
         }
         members.append(".toOne(\(parts.joined(separator: ", ")))")
@@ -135,7 +135,7 @@ extension ModelReader {
         }
         let arguments = ModelSyntax.labeled(marker)
         var parts = [name]
-        for label in ["inverse", "ordered", "deleteRule", "minCount", "maxCount"] {
+        for label in ["inverse", "ordered", "deleteRule", "minCount", "maxCount", "renamedFrom"] {
             if let value = arguments.first(where: { $0.label == label }) { parts.append("\(label): \(value.text)") }
         }
         members.append(".toMany(\(parts.joined(separator: ", ")))")

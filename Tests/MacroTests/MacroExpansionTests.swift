@@ -29,6 +29,28 @@ import Testing
     /// `text` without whitespace: the expansion's formatting is not what is tested.
     static func squeezed(_ text: String) -> String { String(text.filter { !$0.isWhitespace }) }
 
+    /// A relationship's previous name reaches the entity, on a to-one and on a to-many.
+    @Test func relationshipsCarryTheirPreviousNames() {
+        let (source, diagnostics) = Self.expand(
+            """
+            @Model
+            struct Box {
+                var id = UUID()
+                @Relationship(inverse: Crate.boxes, renamedFrom: "crate") var holder: Crate.ID?
+                @Relationship(inverse: \\Label.box, renamedFrom: "tags") static var labels: ToMany<Box, Label>
+            }
+            """)
+        #expect(diagnostics.isEmpty, "\(diagnostics)")
+        let expanded = Self.squeezed(source)
+        #expect(
+            expanded.contains(
+                Self.squeezed(".toOne(\\.holder, Crate.self, inverse: Crate.boxes, renamedFrom: \"crate\")")),
+            "\(source)")
+        #expect(
+            expanded.contains(Self.squeezed(".toMany(labels, inverse: \\Label.box, renamedFrom: \"tags\")")),
+            "\(source)")
+    }
+
     @Test func theEntityIsWrittenFromTheStoredProperties() {
         let (source, diagnostics) = Self.expand(
             """

@@ -136,7 +136,7 @@ struct MigrateToolTests {
         var file = SchemaFile(try TravelDomain.schema())
         for index in file.entities.indices where file.entities[index].name == "Trip" {
             for a in file.entities[index].attributes.indices where file.entities[index].attributes[a].name == "budget" {
-                file.entities[index].attributes[a].type = .string
+                file.entities[index].attributes[a].type = .int  // lossy: a lightweight stage needs a conversion
                 file.entities[index].attributes[a].rules = []
                 file.entities[index].attributes[a].defaultValue = nil
             }
@@ -146,7 +146,7 @@ struct MigrateToolTests {
         let before = try await digest(url)
         let refused = try Tool.run(["migrate", url, "--to", path], in: tests.directory)
         #expect(refused.status == 2, "\(refused.output)\(refused.errors)")
-        #expect(refused.output.contains("Trip.budget: the type changes from double to string"), "\(refused.output)")
+        #expect(refused.output.contains("Trip.budget: the type changes from double to int"), "\(refused.output)")
         #expect(try await digest(url) == before)
         // A file that is not a schema file: a usage error naming it, the store untouched.
         try

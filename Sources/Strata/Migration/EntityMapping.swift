@@ -6,11 +6,16 @@ struct EntityMapping: Sendable {
         /// Slot `index` of the old record (an attribute, or a to-one staying a to-one); `fill`
         /// replaces a null (an attribute made required, with its default).
         case slot(Int, fill: Value?)
+        /// Slot `index` of the old record converted to the attribute's new type (nil from
+        /// `convert`: the value does not convert, and the migration fails naming it).
+        case converted(Int, fill: Value?, from: AttributeType, to: AttributeType, convert: Conversion)
         /// A constant: an added attribute's default, or null.
         case constant(Value)
         /// A to-one made from an old to-many: its one member (more than one is a failure).
         case member(RelationshipDescription)
     }
+
+    typealias Conversion = @Sendable (Value, AttributeType) throws -> Value?
 
     let target: EntityDescription
     /// The stored entity the records come from (nil: the target starts empty).
@@ -27,7 +32,10 @@ struct EntityMapping: Sendable {
     /// The mapping of `target` from `source` in a schema whose entity renames are `oldNames`
     /// (new name → stored name). `lenient` (a custom stage) leaves what no lightweight step covers
     /// empty instead of failing; `StageInference` has already refused it otherwise.
-    init(target: EntityDescription, source: EntityDescription?, oldNames: [String: String]) {
+    init(
+        target: EntityDescription, source: EntityDescription?, oldNames: [String: String],
+        conversions: [AttributeConversion] = []
+    ) {
         self.target = target
         self.source = source
         var slots: [SlotSource] = []
@@ -40,9 +48,18 @@ struct EntityMapping: Sendable {
             let old = oldName(attribute.name, renamedFrom: attribute.renamedFrom, in: oldAttributes).flatMap {
                 source?.attribute($0)
             }
-            if let old, old.type == attribute.type, let slot = source?.layout.slot(old.name) {
+            let explicit = conversions.last { $0.attribute == attribute.name }?.convert
+            if let old, let slot = source?.layout.slot(old.name),
+                old.type == attribute.type || explicit != nil
+                    || TypeConversion.isLossless(from: old.type, to: attribute.type)
+            {
                 let fill = attribute.isOptional ? nil : attribute.defaultValue
-                slots.append(.slot(slot, fill: fill))
+                if old.type == attribute.type {
+                    slots.append(.slot(slot, fill: fill))
+                } else {
+                    let convert: Conversion = explicit ?? { value, type in TypeConversion.lossless(value, to: type) }
+                    slots.append(.converted(slot, fill: fill, from: old.type, to: attribute.type, convert: convert))
+                }
                 if old.isOptional, !attribute.isOptional, fill == nil { unfilled.append(attribute.name) }
             } else {
                 let value = attribute.defaultValue ?? .null
@@ -99,6 +116,23 @@ struct EntityMapping: Sendable {
                 let value =
                     old.layout === self.source?.layout ? old.slots[slot] : old[self.source?.layout.names[slot] ?? ""]
                 values.append(value.isNull ? (fill ?? .null) : value)
+            case .converted(let slot, let fill, let from, let to, let convert):
+                let value =
+                    old.layout === self.source?.layout ? old.slots[slot] : old[self.source?.layout.names[slot] ?? ""]
+                guard !value.isNull else {
+                    values.append(fill ?? .null)
+                    continue
+                }
+                guard var converted = try convert(value, to), to.accepts(converted),
+                    ValueRules.violation(of: converted) == nil
+                else {
+                    throw StrataError(
+                        .typeMismatch, entity: target.name, recordID: old.id, property: layout.names[position],
+                        "\(target.name).\(layout.names[position]) changes from \(from.rawValue) to \(to.rawValue), "
+                            + "but record \(old.id) holds \(value), which does not convert")
+                }
+                if case .string(let text) = converted { converted = .string(ValueRules.nfc(text)) }
+                values.append(converted)
             case .constant(let value):
                 values.append(value)
             case .member(let relationship):

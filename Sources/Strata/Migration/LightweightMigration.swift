@@ -5,8 +5,10 @@ public enum LightweightMigration {
     /// The steps from `stored` to `schema`, in the order a migration applies them: entities added
     /// and renamed, then per entity attributes, relationships, indexes and constraints, then
     /// entities removed. Empty when the shapes are equal.
-    public static func steps(from stored: SchemaDescription, to schema: Schema) throws -> [MigrationStep] {
-        let (steps, problems) = infer(from: stored, to: schema)
+    public static func steps(
+        from stored: SchemaDescription, to schema: Schema, converting conversions: [AttributeConversion] = []
+    ) throws -> [MigrationStep] {
+        let (steps, problems) = infer(from: stored, to: schema, converting: conversions)
         if !problems.isEmpty {
             let list = problems.map { "\($0.entity)\($0.property.map { "." + $0 } ?? ""): \($0.text)" }.joined(
                 separator: "; ")
@@ -21,9 +23,10 @@ public enum LightweightMigration {
     typealias Problem = (entity: String, property: String?, text: String)
 
     /// The steps, and what no step covers (a custom stage may fill it).
-    static func infer(from stored: SchemaDescription, to schema: Schema) -> (
-        steps: [MigrationStep], problems: [Problem]
-    ) {
+    static func infer(
+        from stored: SchemaDescription, to schema: Schema, converting conversions: [AttributeConversion] = []
+    ) -> (steps: [MigrationStep], problems: [Problem]) {
+        let explicit = Set(conversions.map { "\($0.entity).\($0.attribute)" })
         var steps: [MigrationStep] = []
         var problems: [Problem] = []
         let storedEntities = Dictionary(stored.entities.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
@@ -52,7 +55,7 @@ public enum LightweightMigration {
                         "the ID kind changes from \(source.idKind.rawValue) to \(target.idKind.rawValue)"
                     ))
             }
-            attributeSteps(entity, source, target, &steps, &problems)
+            attributeSteps(entity, source, target, explicit, &steps, &problems)
             relationshipSteps(entity, source, oldNames, &steps, &problems)
             if let old = source.layout, let new = target.layout,
                 old.filter(Set(new).contains) != new.filter(Set(old).contains)
@@ -80,7 +83,7 @@ public enum LightweightMigration {
 
     private static func attributeSteps(
         _ entity: EntityDescription, _ source: SchemaDescription.Entity, _ target: SchemaDescription.Entity,
-        _ steps: inout [MigrationStep], _ problems: inout [Problem]
+        _ explicit: Set<String>, _ steps: inout [MigrationStep], _ problems: inout [Problem]
     ) {
         let storedAttributes = Dictionary(source.attributes.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
         var matched: Set<String> = []
@@ -101,11 +104,20 @@ public enum LightweightMigration {
             }
             matched.insert(old.name)
             if old.type != attribute.type {
-                problems.append(
-                    (
-                        entity.name, attribute.name,
-                        "the type changes from \(old.type.rawValue) to \(attribute.type.rawValue)"
-                    ))
+                let given = explicit.contains("\(entity.name).\(attribute.name)")
+                if given || TypeConversion.isLossless(from: old.type, to: attribute.type) {
+                    steps.append(
+                        .changeType(
+                            entity: entity.name, attribute: attribute.name, from: old.type, to: attribute.type,
+                            explicit: given))
+                } else {
+                    problems.append(
+                        (
+                            entity.name, attribute.name,
+                            "the type changes from \(old.type.rawValue) to \(attribute.type.rawValue), which can lose "
+                                + "information: give the stage a conversion (AttributeConversion) or a custom stage"
+                        ))
+                }
             }
             if old.isOptional, !attribute.isOptional {
                 // Without a default, the migration fails listing the records that hold nil (if any).

@@ -27,7 +27,7 @@ public struct SchemaVersion: Sendable {
 /// One step of a ``MigrationPlan`` between two of its versions.
 public struct MigrationStage: Sendable {
     enum Kind: Sendable {
-        case lightweight
+        case lightweight([AttributeConversion])
         case custom(@Sendable (CustomMigration) throws -> Void)
         /// Every record goes: the store is emptied into the new layout.
         case reset
@@ -41,9 +41,12 @@ public struct MigrationStage: Sendable {
 
     /// The steps inferred from the difference between the two versions' shapes (see
     /// ``LightweightMigration``); a difference no step covers is refused with
-    /// `StrataError.Code.migrationRequired` naming it.
-    public static func lightweight(from: String, to: String) -> MigrationStage {
-        MigrationStage(from: from, to: to, kind: .lightweight)
+    /// `StrataError.Code.migrationRequired` naming it. `conversions` say how attributes whose type
+    /// changes lossily are converted (see ``AttributeConversion``; lossless changes need none).
+    public static func lightweight(from: String, to: String, converting conversions: [AttributeConversion] = [])
+        -> MigrationStage
+    {
+        MigrationStage(from: from, to: to, kind: .lightweight(conversions))
     }
 
     /// The inferred steps, then `migrate`, inside the same write: it reads the records as they
@@ -143,6 +146,8 @@ public struct MigrationPlan: Sendable {
         let kind: MigrationStage.Kind
         var name: String { "\(from.version ?? "stored") → \(to.version ?? "app")" }
         var isReset: Bool { if case .reset = kind { true } else { false } }
+        /// The explicit conversions of a lightweight stage.
+        var conversions: [AttributeConversion] { if case .lightweight(let list) = kind { list } else { [] } }
     }
 
     /// The app's schema as the plan names it (its last version's name), after checking the plan
@@ -175,7 +180,9 @@ public struct MigrationPlan: Sendable {
     /// The stages that take a store holding `stored` to the last version, oldest first (empty
     /// when only the version name is to be recorded). A store the plan cannot place is refused.
     func route(from stored: SchemaDescription, to app: Schema, path: String) throws -> [Step] {
-        if infersFromStore { return [Step(from: try stored.schema(), to: app, kind: resets ? .reset : .lightweight)] }
+        if infersFromStore {
+            return [Step(from: try stored.schema(), to: app, kind: resets ? .reset : .lightweight([]))]
+        }
         let names = versions.map(\.name)
         let start: Int
         if let version = stored.version {
@@ -214,7 +221,7 @@ public struct MigrationPlan: Sendable {
                 steps.append(Step(from: from.schema, to: versions[end].schema, kind: stage.kind))
                 position = end
             } else {
-                steps.append(Step(from: from.schema, to: versions[position + 1].schema, kind: .lightweight))
+                steps.append(Step(from: from.schema, to: versions[position + 1].schema, kind: .lightweight([])))
                 position += 1
             }
         }

@@ -34,7 +34,7 @@ struct Migrator: Sendable {
         _ step: MigrationPlan.Step, number: Int, in transaction: any SchemaChangeTransaction, executor: QueryExecutor
     ) throws {
         let stored = SchemaDescription(step.from)
-        let (_, problems) = LightweightMigration.infer(from: stored, to: step.to)
+        let (_, problems) = LightweightMigration.infer(from: stored, to: step.to, converting: step.conversions)
         let isCustom: Bool
         if case .custom = step.kind { isCustom = true } else { isCustom = false }
         if !problems.isEmpty, !isCustom, !step.isReset {
@@ -75,7 +75,8 @@ struct Migrator: Sendable {
             : step.to.entities.filter { created.contains($0.name) }.sorted { $0.name < $1.name }.map { target in
                 let source =
                     idKindChanged.contains(target.name) ? nil : oldNames[target.name].flatMap { step.from.entity($0) }
-                return EntityMapping(target: target, source: source, oldNames: oldNames)
+                let conversions = step.conversions.filter { $0.entity == target.name }
+                return EntityMapping(target: target, source: source, oldNames: oldNames, conversions: conversions)
             }
         let report = { (phase: MigrationProgress.Phase, done: Int, total: Int) in
             progress(

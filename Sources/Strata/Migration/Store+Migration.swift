@@ -163,7 +163,9 @@ extension Store {
     /// Refuses, before anything is opened for writing, a lightweight stage no step covers.
     private static func checkLightweight(_ step: MigrationPlan.Step) throws {
         guard case .lightweight = step.kind else { return }
-        let problems = LightweightMigration.infer(from: SchemaDescription(step.from), to: step.to).problems
+        let problems = LightweightMigration.infer(
+            from: SchemaDescription(step.from), to: step.to, converting: step.conversions
+        ).problems
         guard let first = problems.first else { return }
         let list = problems.map { "\($0.entity)\($0.property.map { "." + $0 } ?? ""): \($0.text)" }.joined(
             separator: "; ")

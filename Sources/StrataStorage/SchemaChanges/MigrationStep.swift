@@ -46,6 +46,9 @@ public enum MigrationStep: Sendable, Hashable, CustomStringConvertible {
     case reorderProperties(entity: String)
     /// The inverse's cardinality changed, so the other side keeps the members now.
     case changeStorage(entity: String, relationship: String)
+    /// Every stored value converted to the attribute's new type (a lossless rule, or the stage's
+    /// conversion when `explicit`); a value that does not convert fails the migration naming it.
+    case changeType(entity: String, attribute: String, from: AttributeType, to: AttributeType, explicit: Bool)
 
     public var description: String {
         switch self {
@@ -77,6 +80,9 @@ public enum MigrationStep: Sendable, Hashable, CustomStringConvertible {
         case .reorderProperties(let entity): "lay out \(entity)'s records in the new order of its properties"
         case .changeStorage(let entity, let relationship):
             "move \(entity).\(relationship)'s members to the side that keeps them now"
+        case .changeType(let entity, let attribute, let from, let to, let explicit):
+            "convert \(entity).\(attribute) from \(from.rawValue) to \(to.rawValue)"
+                + (explicit ? " with the stage's conversion" : " (lossless)")
         }
     }
 }
