@@ -85,4 +85,6 @@ public enum ConformanceCategory: String, Sendable, Hashable, CaseIterable {
     case undo = "Undo"
     /// Contexts nested in contexts.
     case nestedContexts = "NestedContexts"
+    /// Sectioned results.
+    case sections = "Sections"
 }

@@ -64,7 +64,7 @@ public struct ConformanceSuite: Sendable {
             + MigrationChecks.typedRenames + MigrationChecks.conversions
             + TransportChecks.all
             + ToolChecks.all
-            + AggregateChecks.all + StreamChecks.all + UndoChecks.all + NestedContextChecks.all
+            + AggregateChecks.all + StreamChecks.all + UndoChecks.all + NestedContextChecks.all + SectionChecks.all
     }
 
     /// Runs `checks` (every check by default), at most ``ConformanceOptions/concurrency`` at

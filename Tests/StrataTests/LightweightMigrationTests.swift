@@ -84,7 +84,8 @@ struct LightweightMigrationTests {
     @Test func whatNoStepCoversAsksForACustomStageNamingEachChange() throws {
         let changed = try schema(changing: "Stop") { stop in
             if let nights = stop.attributes.firstIndex(where: { $0.name == "nights" }) {
-                stop.attributes[nights].type = .double
+                stop.attributes[nights].type = .bool  // lossy: int → double would be inferred
+                stop.attributes[nights].rules = []
             }
             stop.idKind = .string
         }
@@ -94,10 +95,31 @@ struct LightweightMigrationTests {
         } catch let error as StrataError {
             #expect(error.code == .migrationRequired)
             #expect(error.entity == "Stop")
-            #expect(error.message.contains("Stop.nights: the type changes from int to double"), "\(error)")
+            #expect(error.message.contains("Stop.nights: the type changes from int to bool"), "\(error)")
             #expect(error.message.contains("Stop: the ID kind changes from uuid to string"), "\(error)")
             #expect(error.message.contains("custom stage"))
         }
+    }
+
+    /// Type changes that cannot lose information are inferred steps; a lossy one is inferred too
+    /// once the stage is given a conversion.
+    @Test func losslessTypeChangesAreStepsAndLossyOnesNeedAConversion() throws {
+        let changed = try schema(changing: "Stop") { stop in
+            if let nights = stop.attributes.firstIndex(where: { $0.name == "nights" }) {
+                stop.attributes[nights].type = .double
+                stop.attributes[nights].rules = []
+            }
+            if let name = stop.attributes.firstIndex(where: { $0.name == "name" }) {
+                stop.attributes[name].type = .int
+                stop.attributes[name].rules = []
+            }
+        }
+        #expect(throws: StrataError.self) { _ = try LightweightMigration.steps(from: try stored, to: changed) }
+        let steps = try LightweightMigration.steps(
+            from: try stored, to: changed, converting: [.parsing("Stop", "name")])
+        #expect(
+            steps.contains(.changeType(entity: "Stop", attribute: "nights", from: .int, to: .double, explicit: false)))
+        #expect(steps.contains(.changeType(entity: "Stop", attribute: "name", from: .string, to: .int, explicit: true)))
     }
 
     @Test func orderingAndCardinalityChangesAreLightweight() throws {

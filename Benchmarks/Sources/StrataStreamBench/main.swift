@@ -146,6 +146,29 @@ if arguments.count == 3, arguments[1] == "--pages" {
     exit(0)
 }
 
+if arguments.count == 3, arguments[1] == "--sections" {
+    // 100,000 records fetched as one array, then the same fetch sectioned into 100 sections
+    // (`category` is n % 100), best of 3 each, in this process.
+    let store = try await open(arguments[2])
+    let items = store.repository(BenchItem.self)
+    let query = Query<BenchItem>.all.limit(100_000)
+    var plain = Double.infinity
+    var sectioned = Double.infinity
+    var sections = 0
+    for _ in 0..<3 {
+        var begin = ContinuousClock.now
+        let models = try await items.fetch(query)
+        plain = min(plain, seconds(ContinuousClock.now - begin))
+        begin = ContinuousClock.now
+        let result = try await items.fetch(query, sectionedBy: .attribute(\.category))
+        sectioned = min(sectioned, seconds(ContinuousClock.now - begin))
+        sections = result.sections.count
+        guard result.models.count == models.count else { exit(1) }
+    }
+    print("\(plain) \(sectioned) \(sections)")
+    exit(0)
+}
+
 /// Runs this executable with `arguments`; returns what it printed.
 func child(_ arguments: [String]) throws -> String {
     let process = Process()
@@ -218,3 +241,9 @@ for (name, url) in stores {
             array.seconds, stream.seconds, stream.seconds / array.seconds, array.growth, array.heap, stream.growth,
             stream.heap))
 }
+let sectionRun = try child(["--sections", stores[0].1]).split(separator: " ")
+let (plainSeconds, sectionedSeconds) = (Double(sectionRun[0]) ?? 0, Double(sectionRun[1]) ?? 0)
+print(
+    String(
+        format: "sectioned fetch, SQLite, 100,000 records into %@ sections: %.3f s beside %.3f s unsectioned (%.2f×)",
+        String(sectionRun[2]) as NSString, sectionedSeconds, plainSeconds, sectionedSeconds / plainSeconds))

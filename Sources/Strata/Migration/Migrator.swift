@@ -68,11 +68,12 @@ struct Migrator: Sendable {
             })
         let retired = Set(step.from.entities.map(\.name)).subtracting(kept).subtracting(reindexed)
         let created = Set(step.to.entities.map(\.name)).subtracting(kept).subtracting(reindexed)
-        let idKindChanged = Set(problems.filter { $0.property == nil }.map(\.entity))
+        let idKindChanged: Set<String> = Set(problems.filter { $0.property == nil }.map { $0.entity })
         let mappings: [EntityMapping] =
             step.isReset
             ? []
-            : step.to.entities.filter { created.contains($0.name) }.sorted { $0.name < $1.name }.map { target in
+            : step.to.entities.filter { created.contains($0.name) }.sorted { $0.name < $1.name }.map {
+                target -> EntityMapping in
                 let source =
                     idKindChanged.contains(target.name) ? nil : oldNames[target.name].flatMap { step.from.entity($0) }
                 let conversions = step.conversions.filter { $0.entity == target.name }

@@ -17,6 +17,7 @@
 /// the sort keys do not change (see the Queries article). Ending the loop early, or an error,
 /// releases the snapshot.
 public struct ModelStream<Element: Sendable>: AsyncSequence, Sendable {
+    /// A read that fails ends the stream with its error.
     public typealias Failure = any Error
 
     /// The batch size streams use when none is given.
@@ -32,6 +33,7 @@ public struct ModelStream<Element: Sendable>: AsyncSequence, Sendable {
     /// The stream's batches as arrays, for work done a batch at a time (one save per batch).
     public var batches: Batches { Batches(stream: self) }
 
+    /// An iterator that reads the first batch when first asked.
     public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(stream: self) }
 
     /// Reads the next batch when the current one is used up.
@@ -42,6 +44,7 @@ public struct ModelStream<Element: Sendable>: AsyncSequence, Sendable {
 
         init(stream: ModelStream) { batches = Batches.AsyncIterator(stream: stream) }
 
+        /// The next model, or nil at the end.
         public mutating func next() async throws -> Element? { try await next(isolation: nil) }
 
         /// The next model: from the batch in hand without leaving the caller's executor (a loop on
@@ -59,10 +62,13 @@ public struct ModelStream<Element: Sendable>: AsyncSequence, Sendable {
 
     /// A stream's batches: each a non-empty array of at most the batch size.
     public struct Batches: AsyncSequence, Sendable {
+        /// One batch.
         public typealias Element = [ModelStream.Element]
+        /// A read that fails ends the batches with its error.
         public typealias Failure = any Error
         let stream: ModelStream
 
+        /// An iterator that reads the first batch when first asked.
         public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(stream: stream) }
 
         /// Opens the source at the first call and releases it at the end, on an error, or when the
@@ -74,6 +80,7 @@ public struct ModelStream<Element: Sendable>: AsyncSequence, Sendable {
 
             init(stream: ModelStream) { self.stream = stream }
 
+            /// The next batch, or nil at the end.
             public mutating func next() async throws -> [ModelStream.Element]? { try await next(isolation: nil) }
 
             /// The next batch, read on the caller's executor's behalf.
