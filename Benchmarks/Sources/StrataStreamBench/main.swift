@@ -169,6 +169,18 @@ if arguments.count == 3, arguments[1] == "--sections" {
     exit(0)
 }
 
+if arguments.count == 3, arguments[1] == "--observe-sections" {
+    // 100,000 records in a new SQLite store beside `arguments[2]`'s directory; see ObservedSections.
+    let url = "sqlite:\(arguments[2])"
+    try? FileManager.default.removeItem(atPath: arguments[2])
+    _ = try child(["--make", url, "100000"])
+    let store = try await open(url)
+    let (update, save, fetch) = try await observeSections(store, saves: 40)
+    try await store.close()
+    print("\(update) \(save) \(fetch)")
+    exit(0)
+}
+
 /// Runs this executable with `arguments`; returns what it printed.
 func child(_ arguments: [String]) throws -> String {
     let process = Process()
@@ -247,3 +259,11 @@ print(
     String(
         format: "sectioned fetch, SQLite, 100,000 records into %@ sections: %.3f s beside %.3f s unsectioned (%.2f×)",
         String(sectionRun[2]) as NSString, sectionedSeconds, plainSeconds, sectionedSeconds / plainSeconds))
+let observed = try child(["--observe-sections", "\(directory)/observed.sqlite"]).split(separator: " ").map {
+    Double($0) ?? 0
+}
+print(
+    String(
+        format: "observed sections, SQLite, 100,000 records in 100 sections: an update after a one-record save %.4f s"
+            + " (the save alone %.4f s) beside a sectioned fetch %.3f s (%.3f×); median of 40 saves",
+        observed[0], observed[1], observed[2], observed[0] / observed[2]))

@@ -20,6 +20,21 @@ extension ModelContext {
         return try models(try await readOverlaid { view, executor in try executor.fetch(plan, in: view) })
     }
 
+    /// A query's results grouped into sections by `key`, pending changes included (a key through a
+    /// to-one reads its destinations as this context sees them).
+    public func fetch<M: PersistentModel, Key>(_ query: Query<M>, sectionedBy key: SectionKey<M, Key>) async throws
+        -> SectionedResults<M, Key>
+    {
+        let plan = try query.plan()
+        let (records, referenced) = try await readOverlaid { view, executor in
+            let records = try executor.fetch(plan, in: view)
+            return (records, try key.referencedRecords(records, in: view))
+        }
+        let models: [M] = try models(records)
+        let keys = try key.keys(models, referenced: referenced)
+        return SectionedResults.grouping(models, keys: keys, descending: query.sectionsDescend).results
+    }
+
     /// One keyset page of a query's results after `cursor`, pending changes included (see
     /// ``StoreReader/fetch(_:after:)``).
     public func fetch<M: PersistentModel>(_ query: Query<M>, after cursor: PageCursor?) async throws -> Page<M> {

@@ -32,9 +32,9 @@ public struct ContextObservation<Model: PersistentModel>: AsyncSequence, Sendabl
         }
     }
 
-    static func start(context: ModelContext, plan: Result<FetchPlan, StrataError>) -> AsyncThrowingStream<
-        QueryObservation<Model>.Snapshot, any Error
-    > {
+    static func start(context: ModelContext, plan: Result<FetchPlan, StrataError>, lookup: ObservedLookup? = nil)
+        -> AsyncThrowingStream<QueryObservation<Model>.Snapshot, any Error>
+    {
         typealias Snapshot = QueryObservation<Model>.Snapshot
         let (snapshots, output) = AsyncThrowingStream<Snapshot, any Error>.makeStream(
             bufferingPolicy: .bufferingNewest(1))
@@ -44,14 +44,16 @@ public struct ContextObservation<Model: PersistentModel>: AsyncSequence, Sendabl
         let task = Task {
             do {
                 let plan = try store.executor.prepare(try plan.get(), schema: store.schema)
-                let dependencies = ObservedDependencies(plan, schema: store.schema)
+                let dependencies = ObservedDependencies(plan, schema: store.schema).including(lookup)
                 // What the context showed of each record, and a counter bumped when it changes:
                 // pending changes keep the stored version, so the counter stands in for it.
                 var shown: [RecordID: (record: Record, revision: Int64)] = [:]
                 let seen = ObservedPosition()
                 var last: [(id: RecordID, version: Int64)]?
+                var lastReferenced: [RecordID: Record]?
                 func publish() async throws {
-                    let (records, models, token) = try await context.observedFetch(Model.self, plan)
+                    let (records, models, token, referenced) = try await context.observedFetch(
+                        Model.self, plan, lookup: lookup)
                     var next: [RecordID: (record: Record, revision: Int64)] = [:]
                     var keys: [(id: RecordID, version: Int64)] = []
                     keys.reserveCapacity(records.count)
@@ -67,9 +69,13 @@ public struct ContextObservation<Model: PersistentModel>: AsyncSequence, Sendabl
                     }
                     shown = next
                     seen.withLock { $0 = (token?.value ?? 0, Set(records.map(\.id))) }
-                    if let last, last.elementsEqual(keys, by: { $0.id == $1.id && $0.version == $1.version }) { return }
-                    last = keys
-                    output.yield(Snapshot(keys: keys, models: models, token: token))
+                    if let last, last.elementsEqual(keys, by: { $0.id == $1.id && $0.version == $1.version }),
+                        lookup == nil || ObservedLookup.same(lastReferenced, referenced)
+                    {
+                        return
+                    }
+                    (last, lastReferenced) = (keys, referenced)
+                    output.yield(Snapshot(keys: keys, models: models, token: token, referenced: referenced))
                 }
                 await context.addChangeSignal(signal, wake)
                 try await publish()
@@ -112,14 +118,17 @@ extension ModelContext {
             plan: Result { try query.plan() }.mapError { $0 as? StrataError ?? StrataError(.invalidQuery, "\($0)") })
     }
 
-    /// One read for an observation: the records (pending changes applied), their models, and the
-    /// history position the read caught up with.
-    func observedFetch<M: PersistentModel>(_ type: M.Type, _ plan: FetchPlan) async throws -> (
-        [Record], [M], HistoryToken?
-    ) {
-        let records = try await readOverlaid { view, executor in try executor.fetch(plan, in: view) }
+    /// One read for an observation: the records (pending changes applied), their models, the
+    /// history position the read caught up with, and what `lookup` read in the same view.
+    func observedFetch<M: PersistentModel>(_ type: M.Type, _ plan: FetchPlan, lookup: ObservedLookup?) async throws
+        -> (records: [Record], models: [M], token: HistoryToken?, referenced: [RecordID: Record])
+    {
+        let (records, referenced) = try await readOverlaid { view, executor in
+            let records = try executor.fetch(plan, in: view)
+            return (records, try lookup?.read(records, view) ?? [:])
+        }
         for record in records { tracker.register(record) }
         let shown = records.map { tracker[$0.key]?.current ?? $0 }
-        return (shown, try KeyPathDecoding.decodeAll(M.self, shown), lastSeenToken)
+        return (shown, try KeyPathDecoding.decodeAll(M.self, shown), lastSeenToken, referenced)
     }
 }

@@ -32,6 +32,12 @@ struct ObservedDependencies: Sendable {
         if let predicate = plan.predicate { collect(predicate, in: plan.entity, schema: schema, top: true) }
     }
 
+    /// Adds a property of `entity` the value reads and an entity whose changes may change it.
+    mutating func read(_ property: String, of relatedEntity: String) {
+        properties.insert(property)
+        relatedEntities.insert(relatedEntity)
+    }
+
     private mutating func collect(_ expression: FilterExpression, in entityName: String, schema: Schema, top: Bool) {
         func read(_ property: String) { if top { properties.insert(property) } }
         switch expression {

@@ -19,6 +19,9 @@ extension QueryObservation {
         let deliveries: Counter
         let dependencies: ObservedDependencies
         let incremental: Bool
+        /// What the values read besides the results, and what the last value read of it.
+        let lookup: ObservedLookup?
+        private var lastReferenced: [RecordID: Record]?
         /// What the latest value saw: commits up to its token are in it; later ones are judged
         /// against its IDs.
         let seen = ObservedPosition()
@@ -31,12 +34,16 @@ extension QueryObservation {
         /// The history position `live` reflects.
         private var position: HistoryToken?
 
-        init(store: Store, plan: FetchPlan, output: AsyncThrowingStream<Snapshot, any Error>.Continuation) {
+        init(
+            store: Store, plan: FetchPlan, output: AsyncThrowingStream<Snapshot, any Error>.Continuation,
+            lookup: ObservedLookup? = nil
+        ) {
             self.store = store
             self.plan = plan
             self.output = output
+            self.lookup = lookup
             deliveries = store.deliveryCounter("query")
-            dependencies = ObservedDependencies(plan, schema: store.schema)
+            dependencies = ObservedDependencies(plan, schema: store.schema).including(lookup)
             incremental = IncrementalResults<Model>.applies(to: plan, dependencies)
         }
 
@@ -52,12 +59,14 @@ extension QueryObservation {
         }
 
         private func fetch() async throws -> (Snapshot, [Record]) {
-            let (plan, executor) = (plan, store.executor)
+            let (plan, executor, lookup) = (plan, store.executor, lookup)
             return try await store.backend.read { transaction in
                 let token = try HistoryLog.lastToken(in: transaction)
                 let records = try executor.fetch(plan, in: transaction)
                 let models = try KeyPathDecoding.decodeAll(Model.self, records)
-                return (Snapshot(keys: records.map { ($0.id, $0.version) }, models: models, token: token), records)
+                let referenced = try lookup?.read(records, transaction) ?? [:]
+                let keys = records.map { ($0.id, $0.version) }
+                return (Snapshot(keys: keys, models: models, token: token, referenced: referenced), records)
             }
         }
 
@@ -66,10 +75,12 @@ extension QueryObservation {
             // A commit that could have changed the results but did not (an insert outside the
             // filter) delivers nothing.
             if let previous = live?.keys ?? lastKeys,
-                previous.elementsEqual(snapshot.keys, by: { $0.id == $1.id && $0.version == $1.version })
+                previous.elementsEqual(snapshot.keys, by: { $0.id == $1.id && $0.version == $1.version }),
+                lookup == nil || ObservedLookup.same(lastReferenced, snapshot.referenced)
             {
                 return
             }
+            lastReferenced = snapshot.referenced
             var numbered = snapshot
             sequence += 1
             numbered.sequence = sequence

@@ -67,6 +67,8 @@ public struct QueryObservation<Model: PersistentModel>: AsyncSequence, Sendable 
         var sequence = 0
         /// The diff from snapshot `sequence - 1`, when the incremental path computed it.
         var diff: ResultsDiff?
+        /// The records an ``ObservedLookup`` read with the results (the destinations of a to-one).
+        var referenced: [RecordID: Record] = [:]
     }
 
     /// History entries an incremental catch-up reads at most before it refetches instead.
@@ -75,10 +77,13 @@ public struct QueryObservation<Model: PersistentModel>: AsyncSequence, Sendable 
     /// Fetches, subscribes, and brings the results up to date when a delivered commit may change
     /// them (see ``Observer``). The stream keeps only the newest snapshot, so a slow consumer
     /// coalesces.
-    static func start(store: Store, plan: Result<FetchPlan, StrataError>) -> AsyncThrowingStream<Snapshot, any Error> {
+    static func start(store: Store, plan: Result<FetchPlan, StrataError>, lookup: ObservedLookup? = nil)
+        -> AsyncThrowingStream<Snapshot, any Error>
+    {
         ObservationStream.start { output, wakes, wake in
             let prepared = try store.executor.prepare(try plan.get(), schema: store.schema)
-            try await Observer(store: store, plan: prepared, output: output).run(wakes: wakes, wake: wake)
+            try await Observer(store: store, plan: prepared, output: output, lookup: lookup).run(
+                wakes: wakes, wake: wake)
         }
     }
 }

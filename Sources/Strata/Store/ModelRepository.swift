@@ -43,6 +43,10 @@ public protocol ModelReading<Model>: Sendable {
     /// (no N+1; a default asks `related(_:of:)` per model).
     func stream<D: PersistentModel>(_ query: Query<Model>, batchSize: Int, including relationship: ToMany<Model, D>)
         -> ModelStream<(model: Model, related: [D])>
+    /// A query's results grouped into sections by `key` (see ``SectionedResults``; a default groups
+    /// what `fetch` returns, and refuses a key through a to-one, whose destinations it cannot read).
+    func fetch<Key>(_ query: Query<Model>, sectionedBy key: SectionKey<Model, Key>) async throws
+        -> SectionedResults<Model, Key>
 }
 
 extension ModelReading {
@@ -169,6 +173,11 @@ public struct ContextRepository<Model: PersistentModel>: ModelRepository {
     }
     public func stream(_ query: Query<Model>, batchSize: Int) -> ModelStream<Model> {
         context.stream(query, batchSize: batchSize)
+    }
+    public func fetch<Key>(_ query: Query<Model>, sectionedBy key: SectionKey<Model, Key>) async throws
+        -> SectionedResults<Model, Key>
+    {
+        try await context.fetch(query, sectionedBy: key)
     }
     public func stream<D: PersistentModel>(
         _ query: Query<Model>, batchSize: Int, including relationship: ToMany<Model, D>

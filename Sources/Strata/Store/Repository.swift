@@ -133,6 +133,18 @@ public struct Repository<Model: PersistentModel>: Sendable {
         }
     }
 
+    /// A query's results grouped into sections by `key`, from one read of the store (a key through a
+    /// to-one reads its destinations there too, by ID in one go).
+    public func fetch<Key>(_ query: Query<Model>, sectionedBy key: SectionKey<Model, Key>) async throws
+        -> SectionedResults<Model, Key>
+    {
+        let plan = try query.plan()
+        return try await store.read { reader in
+            try key.sectioned(
+                try reader.executor.fetch(plan, in: reader.transaction), query: query, in: reader.transaction)
+        }
+    }
+
     /// The destinations of a to-one for a page of models, by ID (one query, no N+1).
     public func referenced<D: PersistentModel>(_ type: D.Type, by keyPath: KeyPath<Model, D.ID?>, of models: [Model])
         async throws -> [D.ID: D]

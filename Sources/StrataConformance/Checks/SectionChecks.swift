@@ -5,7 +5,9 @@ import Strata
 /// key descends), rows in the query's order, keys from an attribute, a day and a first letter,
 /// through a store and through a context with pending changes.
 enum SectionChecks {
-    static let all: [ConformanceCheck] = [
+    static var all: [ConformanceCheck] { fetched + observed }
+
+    static let fetched: [ConformanceCheck] = [
         ConformanceCheck(.sections, "aSectionedFetchGroupsByKeyWithRowsInTheQuerysOrder") { c in
             let (store, data) = try await c.seeded()
             let stops = store.repository(Stop.self)
