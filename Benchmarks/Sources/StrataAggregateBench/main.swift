@@ -10,10 +10,6 @@ import StrataSQLite
 // the same file, and the engine's evaluation (what LMDB and the JSON file get) on the in-memory
 // backend for reference. Each runs 5 times; the best time is reported. `make bench-aggregate`.
 
-func seconds(_ duration: Duration) -> Double {
-    Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
-}
-
 func best(_ runs: Int = 5, _ body: () async throws -> Void) async rethrows -> Double {
     var fastest = Double.infinity
     for _ in 0..<runs {

@@ -13,17 +13,7 @@ import StrataTools
 // transactions of 1,000). Each side runs in a process of its own, so its peak RSS (VmHWM) is its
 // own; the source store is made by a third. `make bench-copy`.
 
-func peakRSSMiB() -> Double {
-    guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
-        let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
-        let kib = Double(line.split(separator: " ").dropFirst().first { !$0.isEmpty } ?? "")
-    else { return 0 }
-    return kib / 1024
-}
-
-func seconds(_ duration: Duration) -> Double {
-    Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
-}
+func peakRSSMiB() -> Double { memoryMiB("VmHWM") }
 
 let schema = try BenchSchema.make()
 let arguments = CommandLine.arguments
@@ -114,22 +104,6 @@ if arguments.count == 4, arguments[1] == "--peer" {
     mdb_env_close(env)
     print("\(seconds(ContinuousClock.now - begin)) \(peakRSSMiB()) \(copied) true")
     exit(0)
-}
-
-/// Runs this executable with `arguments`; returns what it printed.
-func child(_ arguments: [String]) throws -> String {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
-    process.arguments = arguments
-    let pipe = Pipe()
-    process.standardOutput = pipe
-    try process.run()
-    let output = pipe.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    guard process.terminationStatus == 0 else {
-        throw StrataError(.storageFailure, "child \(arguments.first ?? "") failed")
-    }
-    return String(decoding: output, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
 }
 
 let count = Int(ProcessInfo.processInfo.environment["STRATA_COPY_RECORDS"] ?? "") ?? 1_000_000

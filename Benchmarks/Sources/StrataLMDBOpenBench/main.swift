@@ -10,10 +10,6 @@ import StrataLMDB
 // `mdb_env_open` + first read transaction. Median of 5 of each, after one warm-up open (the file
 // in the page cache, as a service restarting on the same machine finds it). `make bench-lmdb-open`.
 
-func seconds(_ duration: Duration) -> Double {
-    Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
-}
-
 func median(_ runs: Int, _ body: () async throws -> Void) async throws -> Double {
     var times: [Double] = []
     for _ in 0..<runs {

@@ -13,18 +13,6 @@ import StrataTools
 // twice and the faster run counts. Targets: streamed growth ≤ 32 MiB, time ≤ 1.2× the array.
 // `make bench-stream`.
 
-func memoryMiB(_ field: String) -> Double {
-    guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
-        let line = status.split(separator: "\n").first(where: { $0.hasPrefix(field + ":") }),
-        let kib = Double(line.split(separator: " ").dropFirst().first { !$0.isEmpty } ?? "")
-    else { return 0 }
-    return kib / 1024
-}
-
-func seconds(_ duration: Duration) -> Double {
-    Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
-}
-
 func open(_ url: String) async throws -> Store {
     // "sqlite-cache8:PATH": the same file with an 8 MiB page cache per connection instead of 64.
     if url.hasPrefix("sqlite-cache8:") {
@@ -179,22 +167,6 @@ if arguments.count == 3, arguments[1] == "--observe-sections" {
     try await store.close()
     print("\(update) \(save) \(fetch)")
     exit(0)
-}
-
-/// Runs this executable with `arguments`; returns what it printed.
-func child(_ arguments: [String]) throws -> String {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
-    process.arguments = arguments
-    let pipe = Pipe()
-    process.standardOutput = pipe
-    try process.run()
-    let output = pipe.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    guard process.terminationStatus == 0 else {
-        throw StrataError(.storageFailure, "child \(arguments.joined(separator: " ")) failed")
-    }
-    return String(decoding: output, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
 }
 
 /// The faster of two reads: seconds, peak RSS growth and peak heap growth in MiB (the larger of
