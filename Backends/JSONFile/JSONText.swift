@@ -41,6 +41,7 @@ struct JSONText {
         case .date(let date): string(JSONValues.text(date))
         case .uuid(let uuid): string(uuid.uuidString)
         case .data(let data): string(data.base64EncodedString())
+        case .decimal(let number): string(DecimalForm.text(number))
         }
     }
 

@@ -3,7 +3,7 @@ import StrataStorage
 
 /// Reading values back from the document and the journal (``JSONText`` writes them): natural JSON
 /// chosen by the schema's types — booleans, numbers, strings, ISO-8601 dates (exact, see ``text(_:)``),
-/// UUID strings, base64 bytes.
+/// UUID strings, base64 bytes, decimals as their exact text in a string ("12.5").
 enum JSONValues {
     static func decode(_ json: Any?, as type: AttributeType, _ context: @autoclosure () -> String) throws -> Value {
         guard let json, !(json is NSNull) else { return .null }
@@ -17,6 +17,7 @@ enum JSONValues {
         case .date: if let text = json as? String, let date = date(text) { return .date(date) }
         case .uuid: if let text = json as? String, let uuid = UUID(uuidString: text) { return .uuid(uuid) }
         case .data: if let text = json as? String, let data = Data(base64Encoded: text) { return .data(data) }
+        case .decimal: if let text = json as? String, let number = DecimalForm.parse(text) { return .decimal(number) }
         }
         throw StrataError(.corruptStore, "\(context()): \(json) is not a \(type)")
     }

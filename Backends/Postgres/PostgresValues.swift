@@ -7,7 +7,8 @@ import StrataStorage
 /// contract's: booleans as `boolean`, integers `bigint`, doubles `double precision`, dates as
 /// `double precision` seconds since 2001-01-01 (`Date`'s own representation, so they round-trip
 /// bit for bit — a `timestamp` keeps microseconds only), UUIDs as `uuid` (compared byte by byte),
-/// text as `text COLLATE "C"` (UTF-8 byte order, which is Unicode scalar order), data as `bytea`.
+/// text as `text COLLATE "C"` (UTF-8 byte order, which is Unicode scalar order), data as `bytea`,
+/// decimals as `numeric` (exact, ordered numerically).
 ///
 /// Values travel in PostgreSQL's binary format, encoded and decoded here, never as SQL text.
 enum PostgresValues {
@@ -19,6 +20,7 @@ enum PostgresValues {
         case .string: "text COLLATE \"C\""
         case .uuid: "uuid"
         case .data: "bytea"
+        case .decimal: "numeric"
         }
     }
 
@@ -39,6 +41,7 @@ enum PostgresValues {
         case .string: .text
         case .uuid: .uuid
         case .data: .bytea
+        case .decimal: .numeric
         }
     }
 
@@ -57,6 +60,7 @@ enum PostgresValues {
         case .float8: .float8Array
         case .uuid: .uuidArray
         case .bytea: .byteaArray
+        case .numeric: .numericArray
         default: .textArray
         }
     }
@@ -71,6 +75,7 @@ enum PostgresValues {
         case .string: .text
         case .uuid: .uuid
         case .data: .bytea
+        case .decimal: .numeric
         }
     }
 
@@ -103,6 +108,11 @@ enum PostgresValues {
         case .data(let bytes):
             length(bytes.count)
             buffer.writeBytes(bytes)
+        case .decimal(let number):
+            var body = ByteBuffer()
+            number.encode(into: &body, context: .default)
+            length(body.readableBytes)
+            buffer.writeBuffer(&body)
         }
         return true
     }
@@ -131,6 +141,11 @@ enum PostgresValues {
             return .uuid(uuid(bytes))
         case (.data, .bytea):
             return .data(Data(buffer.readableBytesView))
+        case (.decimal, .numeric):
+            guard let number = try? Decimal(from: &buffer, type: .numeric, format: .binary, context: .default),
+                !number.isNaN
+            else { break }
+            return .decimal(DecimalForm.canonical(number))
         default:
             break
         }

@@ -57,6 +57,14 @@ struct SQLiteRawStatement {
                     _ = sqlite3_bind_blob(handle, index, raw.baseAddress, Int32(raw.count), Self.transient)
                 }
             }
+        case .decimal(let number):
+            var key = DecimalForm.sortableKey(number)
+            key.withUTF8 { utf8 in
+                guard let base = utf8.baseAddress else { return }
+                _ = base.withMemoryRebound(to: CChar.self, capacity: utf8.count) {
+                    sqlite3_bind_text(handle, index, $0, Int32(utf8.count), Self.transient)
+                }
+            }
         }
     }
 

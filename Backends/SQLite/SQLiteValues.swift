@@ -5,7 +5,9 @@ import StrataStorage
 /// How Strata values are stored in SQLite columns. Chosen so SQLite's own ordering matches the
 /// contract: booleans as 0/1, dates as `timeIntervalSinceReferenceDate` (Date's own representation,
 /// so it round-trips bit-exact), UUIDs as 16-byte BLOBs (memcmp order is byte order), text as UTF-8
-/// TEXT compared with BINARY (Unicode scalar order).
+/// TEXT compared with BINARY (Unicode scalar order), decimals as the ASCII of their sortable key
+/// (``DecimalForm``: its byte order is the numeric order, so comparisons, ranges, indexes, `MIN`
+/// and `MAX` are numeric; sums and averages are the engine's, exact).
 enum SQLiteValues {
     static func databaseValue(_ value: Value) -> DatabaseValue {
         switch value {
@@ -17,6 +19,7 @@ enum SQLiteValues {
         case .date(let date): return date.timeIntervalSinceReferenceDate.databaseValue
         case .uuid(let uuid): return withUnsafeBytes(of: uuid.uuid) { Data($0) }.databaseValue
         case .data(let bytes): return bytes.databaseValue
+        case .decimal(let number): return DecimalForm.sortableKey(number).databaseValue
         }
     }
 
@@ -37,6 +40,11 @@ enum SQLiteValues {
         case (.int64(let seconds), .date): return .date(Date(timeIntervalSinceReferenceDate: Double(seconds)))
         case (.blob(let bytes), .uuid) where bytes.count == 16: return .uuid(uuid(bytes))
         case (.blob(let bytes), .data): return .data(bytes)
+        case (.string(let key), .decimal):
+            guard let number = DecimalForm.fromSortableKey(key) else {
+                throw StrataError(.corruptStore, "a stored \"\(key.prefix(60))\" is not a decimal's key")
+            }
+            return .decimal(number)
         default:
             throw StrataError(.corruptStore, "a stored \(stored) cannot be read as \(type)")
         }
@@ -61,7 +69,7 @@ enum SQLiteValues {
         switch type {
         case .bool, .int: "INTEGER"
         case .double, .date: "REAL"
-        case .string: "TEXT"
+        case .string, .decimal: "TEXT"
         case .uuid, .data: "BLOB"
         }
     }

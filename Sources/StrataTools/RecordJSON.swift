@@ -127,6 +127,7 @@ public enum RecordJSON {
         case .date(let date): double(date.timeIntervalSinceReferenceDate, into: &out)
         case .uuid(let uuid): string(uuid.uuidString, into: &out)
         case .data(let data): string(data.base64EncodedString(), into: &out)
+        case .decimal(let number): string(DecimalForm.text(number), into: &out)
         }
     }
 

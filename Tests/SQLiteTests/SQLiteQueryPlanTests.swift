@@ -112,6 +112,11 @@ struct SQLiteQueryPlanTests {
                     .relatedOne(relationship: "traveller", .compare("name", .equal, "Ana", [])),
                 ]))
         ),
+        (
+            "a decimal range (sortable keys: the index answers it)",
+            FetchPlan(entity: "Sample", predicate: .between("price", .decimal(Decimal(1)), .decimal(Decimal(2))))
+        ),
+        ("a decimal equality", FetchPlan(entity: "Sample", predicate: .compare("price", .equal, .decimal(0.5), []))),
     ]
 
     @Test("indexable operators use an index", arguments: indexable.indices)

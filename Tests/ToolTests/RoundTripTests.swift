@@ -3,7 +3,7 @@ import Strata
 import StrataTools
 import Testing
 
-/// A store of N records (every value type, references, ordered link lists, many-to-many links,
+/// A store of N records (every value type — exact decimals among them —, references, ordered link lists, many-to-many links,
 /// several versions) imported into SQLite, then copied SQLite → LMDB → JSON file → SQLite by the
 /// built tool; the last store's digest equals the first's. N is 20,000 in `make test`
 /// (STRATA_ROUNDTRIP_RECORDS sets it; `make roundtrip` runs 1,000,000 through a release build of
@@ -33,6 +33,7 @@ struct RoundTripTests {
                     AttributeDescription(name: "count", type: .int, isIndexed: true),
                     AttributeDescription(name: "tag", type: .uuid, isOptional: true),
                     AttributeDescription(name: "blob", type: .data, isOptional: true),
+                    AttributeDescription(name: "amount", type: .decimal, isOptional: true, isIndexed: true),
                 ],
                 relationships: [
                     RelationshipDescription(name: "owner", destination: "Owner", inverse: "items", cardinality: .toOne),
@@ -106,6 +107,19 @@ struct RoundTripTests {
             text += RecordJSON.line(record, links: ["items": list], entity: owner) + "\n"
             try flush()
         }
+        // Exact decimals of every shape: cents, 38 significant digits, tiny and huge exponents.
+        func decimal() -> Value {
+            let sign = next() % 2 == 0 ? "" : "-"
+            let text: String
+            switch next() % 5 {
+            case 0: return .null
+            case 1: text = "\(next() % 1_000_000).\(next() % 100)"
+            case 2: text = String(String(next()) + String(next()) + String(next())).prefix(38) + "e-\(next() % 60)"
+            case 3: text = "\(next() % 1_000)e\(next() % 90)"
+            default: text = "0.\(next() % 10_000_000)"
+            }
+            return Decimal(string: sign + text, locale: Locale(identifier: "en_US_POSIX")).map { .decimal($0) } ?? .null
+        }
         for i in 0..<items {
             let labelIDs = (0..<Int(next() % 3)).map { _ in RecordID.string("label-\(next() % UInt64(labels))") }
             let record = Record(
@@ -115,7 +129,7 @@ struct RoundTripTests {
                     "count": .int(Int64(next() % 1_000) - 500), "tag": next() % 3 == 0 ? .null : .uuid(uuid(i, 2)),
                     "blob": i % 7 == 0
                         ? .data(Data((0..<Int(next() % 40)).map { _ in UInt8(truncatingIfNeeded: next()) })) : .null,
-                    "owner": .uuid(uuid(i % owners, 1)),
+                    "owner": .uuid(uuid(i % owners, 1)), "amount": decimal(),
                 ])
             text +=
                 RecordJSON.line(

@@ -81,13 +81,15 @@ enum LMDBKeys {
         case .uuid(let uuid): return withUnsafeBytes(of: uuid.uuid) { Array($0) }
         case .string(let text): return Array(text.utf8.prefix(maximumTextKey))
         case .data(let data): return Array(data.prefix(maximumTextKey))
+        case .decimal(let number): return Array(DecimalForm.sortableKey(number).utf8)
         }
     }
 
-    /// Whether index keys of this type are exact and fixed-size, so key ranges are value ranges.
+    /// Whether index keys of this type are exact (fixed-size, or a decimal's whole sortable key), so
+    /// key ranges are value ranges.
     static func supportsRanges(_ type: AttributeType) -> Bool {
         switch type {
-        case .bool, .int, .double, .date, .uuid: true
+        case .bool, .int, .double, .date, .uuid, .decimal: true
         case .string, .data: false
         }
     }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Checks `AggregatePlan`s against the schema and evaluates them over records: the engine's
 /// answer wherever a backend does not declare `FetchCapabilities.aggregating`, and the
 /// reference the SQL backends' `GROUP BY` reproduces.
@@ -22,8 +24,8 @@ enum AggregateEvaluator {
             }
             let allowed: Set<AttributeType>
             switch function {
-            case .sum, .average: allowed = [.int, .double]
-            default: allowed = [.int, .double, .string, .date]
+            case .sum, .average: allowed = [.int, .double, .decimal]
+            default: allowed = [.int, .double, .string, .date, .decimal]
             }
             guard allowed.contains(attribute.type) else {
                 throw StrataError(
@@ -58,6 +60,28 @@ enum AggregateEvaluator {
         }
     }
 
+    /// The exact sum of decimals, or their average to 38 significant digits (nil for none); a sum
+    /// beyond `Decimal`'s range or precision is `invalidQuery`, never a rounded result.
+    private static func decimal(_ function: AggregateFunction, _ numbers: [Decimal], entity: String, property: String)
+        throws -> Value
+    {
+        var total = Decimal(0)
+        for number in numbers {
+            var (left, right, sum) = (total, number, Decimal())
+            guard NSDecimalAdd(&sum, &left, &right, .plain) == .noError else {
+                throw StrataError(
+                    .invalidQuery, entity: entity, property: property,
+                    "the sum of \(entity).\(property) is not exact in a decimal's 38 significant digits")
+            }
+            total = sum
+        }
+        guard case .average = function else { return .decimal(DecimalForm.canonical(total)) }
+        guard !numbers.isEmpty else { return .null }
+        var (sum, count, average) = (total, Decimal(numbers.count), Decimal())
+        _ = NSDecimalDivide(&average, &sum, &count, .plain)
+        return .decimal(DecimalForm.canonical(average))
+    }
+
     /// A `double` attribute may hold an `int` (it accepts one); it aggregates and groups as the
     /// double every SQL backend reads back.
     private static func normalized(_ value: Value, _ type: AttributeType?) -> Value {
@@ -76,6 +100,11 @@ enum AggregateEvaluator {
         case .count:
             return .int(Int64(records.count))
         case .sum, .average:
+            if attribute.type == .decimal {
+                return try decimal(
+                    function, values.compactMap { if case .decimal(let n) = $0 { n } else { nil } },
+                    entity: entity.name, property: property)
+            }
             if attribute.type == .int {
                 var total: Int128 = 0
                 var count = 0

@@ -65,7 +65,15 @@ package struct QueryExecutor {
         var plan = input
         plan.predicate = fetch.predicate
         if plan.predicate?.matchesNothing == true { return try AggregateEvaluator.evaluate(plan, [], entity) }
-        if capabilities.aggregating, split(plan.predicate).residual == nil {
+        // Sums and averages of decimals are the engine's on every backend: exact, with overflow an
+        // error, and the same digits everywhere (SQL's SUM would add a decimal's sortable text).
+        let exact = plan.functions.contains { function in
+            switch function {
+            case .sum(let name), .average(let name): entity.attribute(name)?.type == .decimal
+            default: false
+            }
+        }
+        if capabilities.aggregating, !exact, split(plan.predicate).residual == nil {
             return try transaction.aggregate(plan)
         }
         return try AggregateEvaluator.evaluate(plan, try self.fetch(fetch, in: transaction), entity)

@@ -59,7 +59,8 @@ enum TypeConversion {
     /// Whether a stage converts `from` to `to` without being told how.
     static func isLossless(from: AttributeType, to: AttributeType) -> Bool {
         switch (from, to) {
-        case (.int, .double), (.int, .string), (.bool, .int), (.bool, .string), (.double, .string), (.uuid, .string):
+        case (.int, .double), (.int, .string), (.bool, .int), (.bool, .string), (.double, .string), (.uuid, .string),
+            (.int, .decimal), (.decimal, .string):
             true
         default: false
         }
@@ -77,6 +78,8 @@ enum TypeConversion {
         case (.bool(let flag), .string): return .string(flag ? "true" : "false")
         case (.double(let number), .string): return .string(String(number))
         case (.uuid(let uuid), .string): return .string(uuid.uuidString)
+        case (.int(let number), .decimal): return .decimal(Decimal(number))
+        case (.decimal(let number), .string): return .string(DecimalForm.text(number))
         default: return nil
         }
     }
@@ -94,6 +97,7 @@ enum TypeConversion {
             let fractional = ISO8601DateFormatter()
             fractional.formatOptions.insert(.withFractionalSeconds)
             return (fractional.date(from: text) ?? plain.date(from: text)).map(Value.date)
+        case .decimal: return DecimalForm.parse(text).map(Value.decimal)
         case .data: return nil
         }
     }

@@ -109,6 +109,18 @@ extension Double: AttributeConvertible {
         }
     }
 }
+extension Decimal: AttributeConvertible {
+    public static var attributeType: AttributeType { .decimal }
+    /// The decimal, exact (stored canonically: 1.10 as 1.1).
+    public var attributeValue: Value { .decimal(self) }
+    public static func fromAttributeValue(_ value: Value) -> Decimal? {
+        switch value {
+        case .decimal(let number): number
+        case .int(let number): Decimal(number)
+        default: nil
+        }
+    }
+}
 extension Float: AttributeConvertible {
     public static var attributeType: AttributeType { .double }
     public var attributeValue: Value { .double(Double(self)) }

@@ -135,6 +135,20 @@ enum ConcreteWriters {
             pointer.assumingMemoryBound(to: UUID?.self).pointee = converted
             return true
         },
+        ObjectIdentifier(Decimal.self): { value, pointer in
+            guard let converted = Decimal.fromAttributeValue(value) else { return false }
+            pointer.assumingMemoryBound(to: Decimal.self).pointee = converted
+            return true
+        },
+        ObjectIdentifier(Decimal?.self): { value, pointer in
+            if value.isNull {
+                pointer.assumingMemoryBound(to: Decimal?.self).pointee = nil
+                return true
+            }
+            guard let converted = Decimal.fromAttributeValue(value) else { return false }
+            pointer.assumingMemoryBound(to: Decimal?.self).pointee = converted
+            return true
+        },
         ObjectIdentifier(Data.self): { value, pointer in
             guard let converted = Data.fromAttributeValue(value) else { return false }
             pointer.assumingMemoryBound(to: Data.self).pointee = converted

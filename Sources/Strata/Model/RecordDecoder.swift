@@ -80,9 +80,12 @@ private struct ValueReader {
         case .string(let text)? where T.self == String.self: return unsafeBitCast(text, to: T.self)
         case .int(let number)? where T.self == Int64.self: return unsafeBitCast(number, to: T.self)
         case .data(let data)?: if let typed = data as? T { return typed }
+        case .decimal(let number)?: if let typed = number as? T { return typed }
         default: break
         }
-        if T.self == Date.self || T.self == UUID.self || T.self == Data.self { throw mismatch(key, T.self, found) }
+        if T.self == Date.self || T.self == UUID.self || T.self == Data.self || T.self == Decimal.self {
+            throw mismatch(key, T.self, found)
+        }
         return try nested()
     }
 }

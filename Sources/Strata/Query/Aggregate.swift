@@ -55,6 +55,25 @@ extension Aggregate {
         }
     }
 
+    /// The average of a decimal attribute, exact to 38 significant digits (the engine divides the
+    /// exact sum), or `nil` when no record holds a value.
+    public static func average(_ keyPath: KeyPath<Model, Decimal>) -> Aggregate<Model, Decimal?> {
+        decimalAverage(keyPath)
+    }
+
+    /// The average of an optional decimal attribute, as for a decimal one.
+    public static func average(_ keyPath: KeyPath<Model, Decimal?>) -> Aggregate<Model, Decimal?> {
+        decimalAverage(keyPath)
+    }
+
+    private static func decimalAverage<V>(_ keyPath: KeyPath<Model, V>) -> Aggregate<Model, Decimal?> {
+        typed(keyPath, AggregateFunction.average) { name, value in
+            if value.isNull { return nil }
+            guard case .decimal(let average) = value else { throw unreadable("average(\(name))", value, Decimal.self) }
+            return average
+        }
+    }
+
     /// The least value of an `int`, `double`, `string` or `date` attribute, or `nil` when no
     /// record holds one.
     public static func min<V: OrderedAttribute>(_ keyPath: KeyPath<Model, V>) -> Aggregate<Model, V.Unwrapped?> {
@@ -119,5 +138,6 @@ extension UInt16: SummableAttribute { public typealias Unwrapped = UInt16 }
 extension UInt8: SummableAttribute { public typealias Unwrapped = UInt8 }
 extension Double: SummableAttribute { public typealias Unwrapped = Double }
 extension Float: SummableAttribute { public typealias Unwrapped = Float }
+extension Decimal: SummableAttribute { public typealias Unwrapped = Decimal }
 extension String: OrderedAttribute { public typealias Unwrapped = String }
 extension Date: OrderedAttribute { public typealias Unwrapped = Date }

@@ -119,6 +119,7 @@ public struct PageCursor: Sendable, Hashable, CustomStringConvertible {
         case .date(let date): ["t", String(date.timeIntervalSinceReferenceDate.bitPattern)]
         case .uuid(let uuid): ["u", uuid.uuidString]
         case .data(let bytes): ["x", bytes.base64EncodedString()]
+        case .decimal(let number): ["m", DecimalForm.text(number)]
         }
     }
 
@@ -134,6 +135,7 @@ public struct PageCursor: Sendable, Hashable, CustomStringConvertible {
         case "t": return UInt64(payload).map { .date(Date(timeIntervalSinceReferenceDate: Double(bitPattern: $0))) }
         case "u": return UUID(uuidString: payload).map(Value.uuid)
         case "x": return Data(base64Encoded: payload).map(Value.data)
+        case "m": return DecimalForm.parse(payload).map(Value.decimal)
         default: return nil
         }
     }

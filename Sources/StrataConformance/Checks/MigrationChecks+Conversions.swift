@@ -109,6 +109,40 @@ extension MigrationChecks {
                 samples[.string("s2")]?["key"], .date(Date(timeIntervalSince1970: 1_795_687_200.25)), "with fractions")
         },
         ConformanceCheck(
+            .migration, "integersBecomeDecimalsByThemselvesAndMoneyByACustomConversion", requires: [.migrate]
+        ) {
+            c in
+            let (store, _) = try await c.seeded()
+            try await store.repository(Sample.self).insert(contentsOf: [
+                Sample(id: "s1", amount: 19.99, count: 3),
+                Sample(id: "s2", amount: 0.1, count: -9_223_372_036_854_775_808),
+            ])
+            let changed = try schema(retyping: [("Sample", "count", .decimal), ("Sample", "amount", .decimal)])
+            let plan = MigrationPlan(
+                versions: [SchemaVersion("1", try TravelDomain.schema()), SchemaVersion("2", changed)],
+                stages: [
+                    .lightweight(
+                        from: "1", to: "2",
+                        converting: [
+                            .custom("Sample", "amount") { value in  // the double's shortest text: what was written
+                                guard case .double(let amount) = value else { return nil }
+                                return DecimalForm.parse(String(amount)).map(Value.decimal)
+                            }
+                        ])
+                ])
+            let migrated = try await c.migrate(store, to: changed, plan: plan)
+            let samples = try await records(migrated, "Sample")
+            try expectEqual(samples[.string("s1")]?["amount"], .decimal(ValueChecks.decimal("19.99")), "19.99 exactly")
+            try expectEqual(samples[.string("s2")]?["amount"], .decimal(ValueChecks.decimal("0.1")))
+            try expectEqual(samples[.string("s1")]?["count"], .decimal(3), "an integer made a decimal, inferred")
+            try expectEqual(
+                samples[.string("s2")]?["count"], .decimal(ValueChecks.decimal("-9223372036854775808")),
+                "exact at -2^63")
+            try expectEqual(
+                try await ids(migrated, "Sample", where: "count", is: .decimal(3)), [RecordID.string("s1")],
+                "the index answers the decimal")
+        },
+        ConformanceCheck(
             .migration, "anIntegerThatADoubleCannotHoldExactlyFailsTheMigrationNamingIt", requires: [.migrate]
         ) { c in
             let (store, _) = try await c.seeded()

@@ -23,7 +23,7 @@ enum ValueChecks {
         "Ångström", "A\u{030A}sa", "zebra", "Ærø", "straße", "Straße", "中文", "😀", "e", "é", "f",
     ]
 
-    static var all: [ConformanceCheck] { basics + timestamps }
+    static var all: [ConformanceCheck] { basics + timestamps + decimals }
 
     static let basics: [ConformanceCheck] = [
         ConformanceCheck(.values, "canonicallyEquivalentTextIsStoredAsNFC") { c in

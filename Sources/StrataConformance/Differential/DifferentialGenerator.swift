@@ -70,6 +70,14 @@ struct DifferentialGenerator {
     static let numbers: [Double] = [0, 1, -1, 0.5, 2.25, 3.0, 4.75, 1e300, -1e300, .infinity, -.infinity, 1.0 / 3.0]
     static let seconds: [Double] = [0, 1.0 / 3.0, 1e-7, 800_000_000.123_456_7, 86_400, -86_400.5, 1_767_225_600]
 
+    /// Decimals of every shape, equal ones written differently among them (0.1 and 0.10).
+    static let decimals = [
+        "0", "0.1", "0.10", "-1.5", "2.25", "3", "-0.000001", "1e-30", "12345678901234567890123456789012345678",
+        "-99999999999999999999999999999999999999",
+    ].compactMap { Decimal(string: $0, locale: Locale(identifier: "en_US_POSIX")) }
+
+    mutating func decimal() -> Value { .decimal(random.pick(Self.decimals)) }
+    mutating func optionalDecimal() -> Value { random.chance(0.2) ? .null : decimal() }
     mutating func text() -> Value { .string(random.pick(Self.texts)) }
     mutating func optionalText() -> Value { random.chance(0.2) ? .null : text() }
     mutating func number() -> Value { random.chance(0.2) ? .null : .double(random.pick(Self.numbers)) }
@@ -185,6 +193,8 @@ struct DifferentialGenerator {
                 "when": optionalDate(),
                 "moment": optionalDate(), "count": random.chance(0.2) ? .null : .int(Int64(random.int(-3...3))),
                 "code": random.chance(0.5) ? .null : .string(random.pick(["x", "y", "é", "e\u{0301}"])),
+                "price": optionalDecimal(), "cost": optionalDecimal(),
+                "fee": random.chance(0.6) ? .null : decimal(),
             ]
         }
         return Record(entity: entity, id: id, values: values)
@@ -271,6 +281,7 @@ struct DifferentialGenerator {
                 ("key", text()), ("text", text()), ("number", number()), ("amount", number()), ("when", date()),
                 ("moment", date()),
                 ("count", .int(Int64(random.int(-3...3)))), ("code", text()), ("id", id("Sample").value),
+                ("price", decimal()), ("cost", decimal()),
             ])
         }
     }

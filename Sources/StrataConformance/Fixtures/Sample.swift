@@ -2,7 +2,8 @@ import Foundation
 import Strata
 
 /// Values of every kind, each once indexed and once plain, for the value rules (text
-/// normalisation and order, non-finite numbers, exact dates, long text) and the differential runs.
+/// normalisation and order, non-finite numbers, exact dates, long text, exact decimals) and the
+/// differential runs.
 public struct Sample: PersistentModel, Equatable {
     public var id: String
     /// Indexed text.
@@ -21,12 +22,19 @@ public struct Sample: PersistentModel, Equatable {
     public var count: Int?
     /// A unique text.
     public var code: String?
+    /// An indexed decimal.
+    public var price: Decimal?
+    /// A plain decimal.
+    public var cost: Decimal?
+    /// A unique decimal.
+    public var fee: Decimal?
 
     /// A sample.
     public init(
         id: String, key: String? = nil, text: String? = nil, number: Double? = nil, amount: Double? = nil,
         when: Date? = nil,
-        moment: Date? = nil, count: Int? = nil, code: String? = nil
+        moment: Date? = nil, count: Int? = nil, code: String? = nil, price: Decimal? = nil, cost: Decimal? = nil,
+        fee: Decimal? = nil
     ) {
         self.id = id
         self.key = key
@@ -37,6 +45,9 @@ public struct Sample: PersistentModel, Equatable {
         self.moment = moment
         self.count = count
         self.code = code
+        self.price = price
+        self.cost = cost
+        self.fee = fee
     }
 
     public static let entity = Entity<Sample>(
@@ -50,5 +61,8 @@ public struct Sample: PersistentModel, Equatable {
             .attribute(\.moment),
             .attribute(\.count, indexed: true),
             .attribute(\.code, unique: true),
+            .attribute(\.price, indexed: true),
+            .attribute(\.cost),
+            .attribute(\.fee, unique: true),
         ])
 }

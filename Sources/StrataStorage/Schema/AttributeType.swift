@@ -14,12 +14,14 @@ public enum AttributeType: String, Sendable, Hashable, Codable, CaseIterable {
     case uuid
     /// Bytes.
     case data
+    /// `Decimal`, exact: stored canonically (1.10 as 1.1), compared and sorted numerically.
+    case decimal
 
     /// Whether `value` (non-null) is acceptable for this type. An `int` is accepted for `double`.
     public func accepts(_ value: Value) -> Bool {
         switch (self, value) {
         case (.bool, .bool), (.int, .int), (.double, .double), (.double, .int), (.string, .string),
-            (.date, .date), (.uuid, .uuid), (.data, .data):
+            (.date, .date), (.uuid, .uuid), (.data, .data), (.decimal, .decimal):
             true
         default:
             false

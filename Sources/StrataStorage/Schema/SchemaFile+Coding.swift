@@ -117,6 +117,7 @@ extension SchemaFile {
         case .date(let date): return date.timeIntervalSinceReferenceDate
         case .uuid(let uuid): return uuid.uuidString
         case .data(let data): return data.base64EncodedString()
+        case .decimal(let number): return DecimalForm.text(number)
         }
     }
 

@@ -42,6 +42,17 @@ public struct ValidationRule: Sendable, CustomStringConvertible {
     public static func range(_ bounds: PartialRangeFrom<Double>) -> ValidationRule {
         ValidationRule(.range(min: .double(bounds.lowerBound), max: nil))
     }
+    /// A decimal within bounds, compared exactly.
+    public static func range(_ bounds: ClosedRange<Decimal>) -> ValidationRule {
+        ValidationRule(
+            .range(
+                min: .decimal(DecimalForm.canonical(bounds.lowerBound)),
+                max: .decimal(DecimalForm.canonical(bounds.upperBound))))
+    }
+    /// A decimal at least the bound (`.range(Decimal(0)...)`: no negative prices).
+    public static func range(_ bounds: PartialRangeFrom<Decimal>) -> ValidationRule {
+        ValidationRule(.range(min: .decimal(DecimalForm.canonical(bounds.lowerBound)), max: nil))
+    }
     /// A string's characters or data's bytes within bounds.
     public static func length(_ bounds: ClosedRange<Int>) -> ValidationRule {
         ValidationRule(.length(min: bounds.lowerBound, max: bounds.upperBound))

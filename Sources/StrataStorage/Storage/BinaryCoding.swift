@@ -65,6 +65,9 @@ public struct BinaryWriter {
             byte(8)
             unsigned(UInt64(data.count))
             bytes.append(contentsOf: data)
+        case .decimal(let number):
+            byte(9)
+            string(DecimalForm.text(number))
         }
     }
 
@@ -164,6 +167,10 @@ public struct BinaryReader {
             guard length <= bytes.count - position else { throw corrupt("data runs past the end") }
             defer { position += length }
             return .data(Data(bytes[position..<(position + length)]))
+        case 9:
+            let text = try string()
+            guard let number = DecimalForm.parse(text) else { throw corrupt("\(text) is not a decimal") }
+            return .decimal(number)
         default: throw corrupt("unknown value kind")
         }
     }

@@ -108,6 +108,13 @@ public struct Checksum: Sendable {
             update(byte: 7)
             update(word: UInt64(bytes.count))
             bytes.withUnsafeBytes { update($0) }
+        case .decimal(let number):
+            update(byte: 8)
+            var text = DecimalForm.text(number)
+            text.withUTF8 { utf8 in
+                update(word: UInt64(utf8.count))
+                update(UnsafeRawBufferPointer(utf8))
+            }
         }
     }
 

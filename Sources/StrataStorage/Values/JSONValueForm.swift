@@ -2,7 +2,8 @@ import Foundation
 
 /// The JSON form of each attribute type, read back from what `JSONSerialization` hands over:
 /// strings, integers, booleans; doubles as numbers (`"NaN"`, `"Infinity"`, `"-Infinity"` as
-/// strings); dates as seconds since 2001-01-01; UUIDs as strings; data as base64; null as null.
+/// strings); dates as seconds since 2001-01-01; UUIDs as strings; data as base64; decimals as their
+/// exact text ("12.5", a string: a JSON number would pass through a double); null as null.
 /// Schema files' default values and `RecordJSON` lines share it.
 package enum JSONValueForm {
     /// `raw` as a value of `type`, or `nil` when it is not that type's JSON form.
@@ -20,6 +21,7 @@ package enum JSONValueForm {
         case .string: return (raw as? String).map(Value.string)
         case .uuid: return (raw as? String).flatMap(UUID.init(uuidString:)).map(Value.uuid)
         case .data: return (raw as? String).flatMap { Data(base64Encoded: $0) }.map(Value.data)
+        case .decimal: return (raw as? String).flatMap(DecimalForm.parse).map(Value.decimal)
         }
     }
 

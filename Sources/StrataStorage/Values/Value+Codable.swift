@@ -6,7 +6,7 @@ import Foundation
 /// the text `"+Infinity"` or `"-Infinity"`; every other value uses its type's own encoding.
 extension Value: Codable {
     private enum Kind: String, CodingKey {
-        case null, bool, int, double, string, date, uuid, data
+        case null, bool, int, double, string, date, uuid, data, decimal
     }
 
     private enum Payload: String, CodingKey {
@@ -40,6 +40,13 @@ extension Value: Codable {
         case .date: self = .date(try payload.decode(Date.self, forKey: ._0))
         case .uuid: self = .uuid(try payload.decode(UUID.self, forKey: ._0))
         case .data: self = .data(try payload.decode(Data.self, forKey: ._0))
+        case .decimal:
+            let text = try payload.decode(String.self, forKey: ._0)
+            guard let number = DecimalForm.parse(text) else {
+                throw DecodingError.dataCorruptedError(
+                    forKey: ._0, in: payload, debugDescription: "\(text) is not a decimal")
+            }
+            self = .decimal(number)
         }
     }
 
@@ -56,6 +63,8 @@ extension Value: Codable {
         case .date(let date): try container.encode([Payload._0.rawValue: date], forKey: .date)
         case .uuid(let uuid): try container.encode([Payload._0.rawValue: uuid], forKey: .uuid)
         case .data(let bytes): try container.encode([Payload._0.rawValue: bytes], forKey: .data)
+        case .decimal(let number):
+            try container.encode([Payload._0.rawValue: DecimalForm.text(number)], forKey: .decimal)
         }
     }
 }

@@ -11,6 +11,7 @@ import Foundation
 extension Value {
     /// Equality as predicates see it: numeric across `int`/`double`, otherwise structural.
     public static func predicateEquals(_ lhs: Value, _ rhs: Value) -> Bool {
+        if let exact = compareDecimals(lhs, rhs) { return exact == .same }
         if let l = lhs.numericValue, let r = rhs.numericValue {
             if case .int(let a) = lhs, case .int(let b) = rhs { return a == b }
             return l == r
@@ -28,6 +29,7 @@ extension Value {
         case (.date(let a), .date(let b)): return order(a, b)
         case (.uuid(let a), .uuid(let b)): return compareUUIDs(a, b)
         case (.data(let a), .data(let b)): return compareBytes(a, b)
+        case (.decimal, _), (_, .decimal): return compareDecimals(lhs, rhs)
         default:
             if let a = lhs.numericValue, let b = rhs.numericValue { return order(a, b) }
             return nil
@@ -44,12 +46,33 @@ extension Value {
         switch self {
         case .null: 0
         case .bool: 1
-        case .int, .double: 2
+        case .int, .double, .decimal: 2
         case .string: 3
         case .date: 4
         case .uuid: 5
         case .data: 6
         }
+    }
+
+    /// Compares a decimal with a decimal, an integer (exactly) or a double (through `Decimal`'s
+    /// conversion of it); `nil` when neither side is a decimal or the other is not a number.
+    static func compareDecimals(_ lhs: Value, _ rhs: Value) -> ComparisonOrder? {
+        func exact(_ value: Value) -> Decimal? {
+            switch value {
+            case .decimal(let number): number
+            case .int(let number): Decimal(number)
+            case .double(let number) where number.isFinite: Decimal(number)
+            default: nil
+            }
+        }
+        guard case .decimal = lhs else {
+            guard case .decimal = rhs, let a = exact(lhs), let b = exact(rhs) else { return nil }
+            if case .double(let number) = lhs, number.isInfinite { return number < 0 ? .ascending : .descending }
+            return order(a, b)
+        }
+        if case .double(let number) = rhs, number.isInfinite { return number < 0 ? .descending : .ascending }
+        guard let a = exact(lhs), let b = exact(rhs) else { return nil }
+        return order(a, b)
     }
 
     @inline(__always)

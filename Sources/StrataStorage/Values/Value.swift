@@ -22,6 +22,9 @@ public enum Value: Sendable, Hashable {
     case uuid(UUID)
     /// Bytes.
     case data(Data)
+    /// An exact decimal (Foundation's `Decimal`, up to 38 significant digits; canonical — see
+    /// ``DecimalForm`` — and never NaN once stored).
+    case decimal(Decimal)
 
     /// Whether this is `null`.
     @inlinable public var isNull: Bool {
@@ -40,6 +43,7 @@ public enum Value: Sendable, Hashable {
         case .date: .date
         case .uuid: .uuid
         case .data: .data
+        case .decimal: .decimal
         }
     }
 
@@ -64,6 +68,7 @@ extension Value: CustomStringConvertible {
         case .date(let value): value.formatted(.iso8601)
         case .uuid(let value): value.uuidString
         case .data(let value): "<\(value.count) bytes>"
+        case .decimal(let value): DecimalForm.text(value)
         }
     }
 }

@@ -49,6 +49,7 @@ public enum ValueRules {
         case .date(let date)
         where date.timeIntervalSinceReferenceDate == 0 && date.timeIntervalSinceReferenceDate.sign == .minus:
             return .date(Date(timeIntervalSinceReferenceDate: 0))
+        case .decimal(let number) where !DecimalForm.isCanonical(number): return .decimal(DecimalForm.canonical(number))
         default: return nil
         }
     }
@@ -67,6 +68,8 @@ public enum ValueRules {
         switch value {
         case .double(let number) where number.isNaN:
             return "NaN is not a storable number (it has no place in the order every backend sorts by)"
+        case .decimal(let number) where number.isNaN:
+            return "NaN is not a storable decimal (it has no place in the order every backend sorts by)"
         case .date(let date) where !date.timeIntervalSinceReferenceDate.isFinite:
             return "a date must be a finite time"
         default:

@@ -18,3 +18,16 @@ func retypingPlan(v1: Schema, v2: Schema) -> MigrationPlan {
             ])
         ])
 }
+
+func pricesToDecimals(v1: Schema, v2: Schema) -> MigrationPlan {
+    MigrationPlan(
+        versions: [SchemaVersion("1", v1), SchemaVersion("2", v2)],
+        stages: [
+            .lightweight(from: "1", to: "2", converting: [
+                .custom("Invoice", "total") { value in      // a Double of money, now a Decimal
+                    guard case .double(let amount) = value else { return nil }
+                    return DecimalForm.parse(String(amount)).map(Value.decimal)   // 19.99, exactly
+                },
+            ])
+        ])
+}
