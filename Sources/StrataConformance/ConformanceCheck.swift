@@ -87,4 +87,6 @@ public enum ConformanceCategory: String, Sendable, Hashable, CaseIterable {
     case nestedContexts = "NestedContexts"
     /// Sectioned results.
     case sections = "Sections"
+    /// The app's save hooks.
+    case hooks = "Hooks"
 }

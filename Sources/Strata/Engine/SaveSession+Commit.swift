@@ -8,15 +8,19 @@ extension SaveSession {
         var changes: [HistoryChange]
         /// When asked for: every record written, as stored (`nil` for a delete).
         package var written: [RecordKey: Record?] = [:]
+        /// Whether the save ran the app's hooks (not for a load), so its after-commit hooks run.
+        var ranHooks = false
     }
 
     /// The checks before anything is written: inserted IDs against the committed ones, delete
     /// rules expanded, every changed record validated. A nested context's save runs them over its
     /// parent's view without writing.
-    func prepare() throws {
+    func prepare(runningHooks: Bool = false) throws {
         try checkInsertedIDs()
         try expandDeletes()
+        if runningHooks { try runBeforeValidationHooks() }
         try validate()
+        if runningHooks { try runAfterValidationHooks() }
     }
 
     /// - Parameter participants: Run in order after the records are written and before the
@@ -27,7 +31,7 @@ extension SaveSession {
         guard let base = writer else {
             throw StrataError(.storageFailure, "a read-only overlay cannot be committed")
         }
-        try prepare()
+        try prepare(runningHooks: !loading && !hooks.isEmpty)
         var written: [RecordKey: Record?] = [:]
         // The record as written per change, kept only when a participant will read it.
         let keepRecords = !participants.isEmpty
@@ -133,6 +137,6 @@ extension SaveSession {
             for participant in participants { try participant.participate(in: commit, transaction: base) }
         }
         let token = try HistoryLog.append(changes, author: author, contextName: contextName, to: base)
-        return Outcome(token: token, changes: changes, written: written)
+        return Outcome(token: token, changes: changes, written: written, ranHooks: !loading && !hooks.isEmpty)
     }
 }

@@ -24,6 +24,8 @@ package final class SaveSession {
     /// are not re-derived (the source kept them), and references are checked once the whole load
     /// is in (`StoreLoader.finish()`), since a batch may refer to records of a later one.
     package var loading = false
+    /// The app's hooks, run by `commit` (not by a nested context's `prepare`, nor for a load).
+    var hooks = SaveHooks()
 
     /// Where `commit(author:contextName:collectWritten:)` writes; `nil` for an overlay staged
     /// over a read transaction, which can never commit.

@@ -19,13 +19,16 @@ public struct OpenOptions: Sendable {
     public var migrations: MigrationPlan?
     /// Called after each batch of each migration stage (never when nothing is migrated).
     public var progress: (@Sendable (MigrationProgress) -> Void)?
+    /// The app's save hooks (see ``SaveHooks``).
+    public var hooks: SaveHooks
 
     /// Options; every one has the default a plain open wants.
     public init(
         registry: BackendRegistry = .shared, sync: SyncConfiguration? = nil,
         instrumentation: StoreInstrumentation = .standard, migrations: MigrationPlan? = nil,
-        progress: (@Sendable (MigrationProgress) -> Void)? = nil
+        progress: (@Sendable (MigrationProgress) -> Void)? = nil, hooks: SaveHooks = SaveHooks()
     ) {
+        self.hooks = hooks
         self.registry = registry
         self.sync = sync
         self.instrumentation = instrumentation

@@ -1,5 +1,6 @@
 import CoreMetrics
 import Logging
+import Synchronization
 
 /// The commit funnel.
 extension Store {
@@ -25,18 +26,23 @@ extension Store {
                 _ staged: Staged, _ outcome: SaveSession.Outcome, _ transaction: any StorageWriteTransaction
             ) throws -> T
     ) async throws -> T {
-        let executor = executor
+        let (executor, hooks) = (executor, hooks)
         let started = ContinuousClock.now
         let (value, committed, changes): (T, CommitHub.Commit?, Int)
+        let hooked = Mutex<CommittedSave?>(nil)
         do {
             (value, committed, changes) = try await backend.write { transaction in
                 let session = SaveSession(transaction: transaction, executor: executor)
+                session.hooks = hooks
                 let staged = try stage(session, transaction)
                 let outcome = try session.commit(
                     author: author, contextName: contextName, collectWritten: collectWritten, participants: participants
                 )
                 let value = try afterCommit(staged, outcome, transaction)
                 guard let token = outcome.token else { return (value, nil, 0) }
+                if outcome.ranHooks, !hooks.committed.isEmpty {
+                    hooked.withLock { $0 = CommittedSave(token: token, changes: outcome.changes, author: author) }
+                }
                 return (
                     value, CommitHub.Commit(token: token, entities: Set(outcome.changes.map(\.entity))),
                     outcome.changes.count
@@ -48,6 +54,9 @@ extension Store {
         }
         report(committed: changes, after: ContinuousClock.now - started, author: author, contextName: contextName)
         if let committed { hub.committedHere(committed) }
+        if let save = hooked.withLock({ $0 }) {
+            for hook in hooks.committed { hook.body(save) }
+        }
         return value
     }
 

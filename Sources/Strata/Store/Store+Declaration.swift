@@ -63,7 +63,7 @@ extension Store {
         func opened(_ schema: Schema) async throws -> Store {
             Store(
                 backend: try await registry.open(location, schema: schema), location: location, sync: options.sync,
-                participants: [], instrumentation: options.instrumentation, registry: registry)
+                participants: [], instrumentation: options.instrumentation, registry: registry, hooks: options.hooks)
         }
         let store = try await opened(try stored.schema())
         guard let declared = await store.matchingDeclaration(), let schema = try? declared.schema() else {

@@ -44,7 +44,7 @@ public final class Store: Sendable {
         try await RecordedSchema.reconcile(backend, schema: app, wanted: wanted, path: path)
         let store = Store(
             backend: backend, location: location, sync: options.sync, participants: [],
-            instrumentation: options.instrumentation, registry: options.registry)
+            instrumentation: options.instrumentation, registry: options.registry, hooks: options.hooks)
         await store.opened()
         return store
     }
@@ -54,6 +54,8 @@ public final class Store: Sendable {
 
     /// Where the store logs and reports metrics.
     public let instrumentation: StoreInstrumentation
+    /// The app's save hooks, run by every save through this store (see ``SaveHooks``).
+    public let hooks: SaveHooks
     /// The registry the store was opened through (what ``reopen()`` opens it with again).
     let registry: BackendRegistry
 
@@ -68,9 +70,11 @@ public final class Store: Sendable {
     init(
         backend: any StorageBackend, location: StoreLocation?, sync: SyncConfiguration?,
         participants: [any CommitParticipant],
-        instrumentation: StoreInstrumentation = .standard, registry: BackendRegistry = .shared
+        instrumentation: StoreInstrumentation = .standard, registry: BackendRegistry = .shared,
+        hooks: SaveHooks = SaveHooks()
     ) {
         self.registry = registry
+        self.hooks = hooks
         self.instrumentation = instrumentation
         self.schema = backend.schema
         self.backend = backend
@@ -86,14 +90,22 @@ public final class Store: Sendable {
     public func withSync(_ configuration: SyncConfiguration?) -> Store {
         Store(
             backend: backend, location: location, sync: configuration, participants: extraParticipants,
-            instrumentation: instrumentation, registry: registry)
+            instrumentation: instrumentation, registry: registry, hooks: hooks)
+    }
+
+    /// The same store with these save hooks (replacing its own) for saves made through the
+    /// returned store.
+    public func withHooks(_ hooks: SaveHooks) -> Store {
+        Store(
+            backend: backend, location: location, sync: sync, participants: extraParticipants,
+            instrumentation: instrumentation, registry: registry, hooks: hooks)
     }
 
     /// The same store with one more participant in every local save.
     package func adding(_ participant: any CommitParticipant) -> Store {
         Store(
             backend: backend, location: location, sync: sync, participants: extraParticipants + [participant],
-            instrumentation: instrumentation, registry: registry)
+            instrumentation: instrumentation, registry: registry, hooks: hooks)
     }
 
     /// The typed repository for one model.
@@ -189,7 +201,7 @@ extension Store {
         try await RecordedSchema.reconcile(backend, schema: schema, path: location.description)
         let store = Store(
             backend: backend, location: location, sync: sync, participants: extraParticipants,
-            instrumentation: instrumentation, registry: registry)
+            instrumentation: instrumentation, registry: registry, hooks: hooks)
         await store.opened()
         return store
     }

@@ -37,6 +37,9 @@ public struct StrataError: Error, Sendable, CustomStringConvertible {
         public static let notFound = Code("notFound")
         /// A `deny` delete rule refused the delete.
         public static let deleteDenied = Code("deleteDenied")
+        /// An app's save hook (`SaveHooks`) refused the save; the message names the hook, and
+        /// `underlying` holds what it threw.
+        public static let refusedByHook = Code("refusedByHook")
         /// A query is malformed for the schema (wrong relationship kind, unknown property).
         public static let invalidQuery = Code("invalidQuery")
         /// No backend is registered for the URL's scheme, or the URL is malformed.
