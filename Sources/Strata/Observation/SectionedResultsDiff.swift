@@ -9,7 +9,8 @@ import Foundation
 /// `removedRows` in the previous value, `insertedRows`, `modifiedRows` in the new one; a row that
 /// moved — within its section, or to another section (its key changed) — is in `movedRows` and,
 /// where its section was kept, also removed at its old position and inserted at its new one.
-/// Applying the diff (``apply(to:new:)``) turns the previous sections into the new ones.
+/// Applying the diff (``apply(to:new:)->SectionedResults<Model,Key>``) turns the previous sections
+/// into the new ones.
 public struct SectionedResultsDiff: Sendable, Hashable {
     /// A row's place: its section's offset and its offset within the section.
     public struct Position: Sendable, Hashable, Comparable {

@@ -122,8 +122,8 @@ public protocol OrderedAttribute: AttributeConvertible {
     associatedtype Unwrapped: AttributeConvertible
 }
 
-/// An attribute type ``Aggregate/sum(_:)`` and ``Aggregate/average(_:)`` apply to: integers,
-/// floating point and their optionals.
+/// An attribute type ``Aggregate/sum(_:)`` and ``Aggregate/average(_:)->Aggregate<Model,Double?>``
+/// apply to: integers, floating point, decimals and their optionals.
 public protocol SummableAttribute: OrderedAttribute {}
 
 extension Optional: OrderedAttribute where Wrapped: OrderedAttribute { public typealias Unwrapped = Wrapped.Unwrapped }
