@@ -4,8 +4,9 @@ import GRDBSQLite
 import StrataStorage
 
 /// Binds values straight into a prepared statement's parameters and steps it: the write path's
-/// hot loop (rows into a many-row `INSERT`) and the ID checks of every save. GRDB's `StatementArguments` would build an array of `DatabaseValue`s
-/// per row through a generic initializer that applies a key path per value; here each value goes
+/// hot loop (rows into a many-row `INSERT`) and the ID checks of every save. GRDB's
+/// `StatementArguments` would build an array of `DatabaseValue`s per row through a generic
+/// initializer that applies a key path per value; here each value goes
 /// from ``Value`` to `sqlite3_bind_*` with nothing allocated in between.
 ///
 /// The storage classes are exactly ``SQLiteValues/databaseValue(_:)``'s (what the readers expect):

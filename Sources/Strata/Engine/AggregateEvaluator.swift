@@ -28,10 +28,11 @@ enum AggregateEvaluator {
             default: allowed = [.int, .double, .string, .date, .decimal]
             }
             guard allowed.contains(attribute.type) else {
+                let types = allowed.map(\.rawValue).sorted().joined(separator: ", ")
                 throw StrataError(
                     .typeMismatch, entity: entity.name, property: name,
-                    "cannot compute \(function) of \(entity.name).\(name): it is \(attribute.type), and \(function.name) applies to \(allowed.map(\.rawValue).sorted().joined(separator: ", ")) attributes"
-                )
+                    "cannot compute \(function) of \(entity.name).\(name): it is \(attribute.type), and "
+                        + "\(function.name) applies to \(types) attributes")
             }
         }
     }

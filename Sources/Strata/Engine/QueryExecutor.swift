@@ -215,8 +215,8 @@ package struct QueryExecutor {
             guard relationship.isToOne == toOne else {
                 throw StrataError(
                     .invalidQuery, entity: entity.name, property: name,
-                    "\(name) is a \(relationship.isToOne ? "to-one" : "to-many"); use \(relationship.isToOne ? "related" : "any/none")"
-                )
+                    "\(name) is a \(relationship.isToOne ? "to-one" : "to-many"); "
+                        + "use \(relationship.isToOne ? "related" : "any/none")")
             }
             return try schema.requireEntity(relationship.destination)
         }

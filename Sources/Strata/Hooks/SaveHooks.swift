@@ -21,7 +21,9 @@ import Foundation
 ///
 /// ```swift
 /// var hooks = SaveHooks()
-/// hooks.beforeValidation("trim names", Trip.self) { trip, _ in trip.name = trip.name.trimmingCharacters(in: .whitespaces) }
+/// hooks.beforeValidation("trim names", Trip.self) { trip, _ in
+///     trip.name = trip.name.trimmingCharacters(in: .whitespaces)
+/// }
 /// hooks.afterValidation("keep favourites", Trip.self) { trip, change in
 ///     if change.kind == .delete, change.original?["isFavorite"] == .bool(true) {
 ///         throw StrataError(.deleteDenied, "favourites are kept")
