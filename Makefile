@@ -2,7 +2,7 @@
 export PATH := $(PATH):/opt/swift/usr/bin
 SWIFT ?= swift
 
-.PHONY: run test format format-check docs bench bench-lmdb-open bench-scale bench-migration bench-postgres bench-sync bench-copy bench-aggregate bench-stream roundtrip bootstrap bootstrap-postgresql clean
+.PHONY: run test format format-check docs bench bench-lmdb-open bench-scale bench-migration bench-postgres bench-sync bench-copy bench-aggregate bench-stream bench-values roundtrip bootstrap bootstrap-postgresql clean
 
 bootstrap:
 	@scripts/bootstrap
@@ -77,6 +77,11 @@ bench-sync: bootstrap
 # Aggregates pushed down to SQLite beside the same GROUP BY through GRDB, and the engine's.
 bench-aggregate: bootstrap
 	cd Benchmarks && $(SWIFT) build -c release --product StrataAggregateBench && .build/release/StrataAggregateBench
+
+# A save of 100k records with a decimal and a 5-element array beside the same save with a double
+# and a text, on memory, SQLite and LMDB (STRATA_VALUES_RECORDS).
+bench-values: bootstrap
+	cd Benchmarks && $(SWIFT) build -c release --product StrataValuesBench && .build/release/StrataValuesBench
 
 bench-copy: bootstrap
 	cd Benchmarks && $(SWIFT) build -c release --product StrataCopyBench && .build/release/StrataCopyBench

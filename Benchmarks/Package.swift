@@ -129,6 +129,18 @@ let package = Package(
             ],
             swiftSettings: [.enableUpcomingFeature("ExistentialAny"), .enableUpcomingFeature("MemberImportVisibility")]
         ),
+        // A save of 100k records with a decimal and a five-element array beside one with a double and text.
+        .executableTarget(
+            name: "StrataValuesBench",
+            dependencies: [
+                "BenchmarkWorkloads",
+                .product(name: "Strata", package: strata),
+                .product(name: "StrataInMemory", package: strata),
+                .product(name: "StrataSQLite", package: strata),
+                .product(name: "StrataLMDB", package: strata),
+            ],
+            swiftSettings: [.enableUpcomingFeature("ExistentialAny"), .enableUpcomingFeature("MemberImportVisibility")]
+        ),
         // A streamed read of 1M records beside one array, with peak memory, on SQLite, LMDB and PostgreSQL.
         .executableTarget(
             name: "StrataStreamBench",

@@ -159,7 +159,8 @@ enum JSONDocument {
         for attribute in entity.attributes {
             slots.append(
                 try JSONValues.decode(
-                    raw[attribute.name], as: attribute.type, "\(entity.name)(\(id)).\(attribute.name)"))
+                    raw[attribute.name], as: attribute.type, element: attribute.element,
+                    "\(entity.name)(\(id)).\(attribute.name)"))
         }
         for relationship in entity.relationships where relationship.isToOne {
             let kind = schema.entity(relationship.destination)?.idKind ?? .uuid

@@ -42,6 +42,8 @@ struct JSONText {
         case .uuid(let uuid): string(uuid.uuidString)
         case .data(let data): string(data.base64EncodedString())
         case .decimal(let number): string(DecimalForm.text(number))
+        // Arrays, sets, dictionaries and documents embedded as their canonical JSON.
+        case .array, .dictionary, .document: raw(CollectionForm.text(value) ?? "null")
         }
     }
 

@@ -3,11 +3,16 @@ import StrataStorage
 
 /// Reading values back from the document and the journal (``JSONText`` writes them): natural JSON
 /// chosen by the schema's types — booleans, numbers, strings, ISO-8601 dates (exact, see ``text(_:)``),
-/// UUID strings, base64 bytes, decimals as their exact text in a string ("12.5").
+/// UUID strings, base64 bytes, decimals as their exact text in a string ("12.5"); arrays, sets,
+/// dictionaries and documents as their canonical JSON, embedded (``CollectionForm``).
 enum JSONValues {
-    static func decode(_ json: Any?, as type: AttributeType, _ context: @autoclosure () -> String) throws -> Value {
+    static func decode(
+        _ json: Any?, as type: AttributeType, element: AttributeType? = nil, _ context: @autoclosure () -> String
+    ) throws -> Value {
         guard let json, !(json is NSNull) else { return .null }
         switch type {
+        case .array, .set, .dictionary, .document:
+            if let value = CollectionForm.value(parsed: json, type: type, element: element) { return value }
         case .bool: if let flag = json as? Bool { return .bool(flag) }
         case .int: if let exact = integer(json) { return .int(exact) }
         case .double:

@@ -42,3 +42,19 @@ extension PostgresBackend {
         return 0
     }
 }
+
+extension PostgresBackend {
+    /// The plan PostgreSQL chooses for the statement this backend runs for `plan`, one line per step.
+    func queryPlanForTesting(_ plan: FetchPlan) async throws -> [String] {
+        var query = PostgresFetchSQL(layout: layout)
+        let sql = try query.select(plan)
+        let rows = try await client.query(
+            PostgresQuery(unsafeSQL: "EXPLAIN " + sql, binds: query.binds), logger: logger)
+        var steps: [String] = []
+        for try await step in rows.decode(String.self) { steps.append(step) }
+        return steps
+    }
+
+    /// The qualified, quoted table of `entity`.
+    func tableNameForTesting(_ entity: String) throws -> String { try layout.table(entity).name }
+}

@@ -13,7 +13,9 @@ struct PostgresFetchSQL {
     static let capabilities = FetchCapabilities(
         // Listed, not `allCases`: a feature added later is the engine's until this backend's SQL
         // answers it. Case- and diacritic-insensitive text is the engine's (one folding function).
-        predicateFeatures: [.equality, .ordering, .inList, .between, .text, .isNil, .logic, .toOne, .toMany],
+        predicateFeatures: [
+            .equality, .ordering, .inList, .between, .text, .isNil, .logic, .toOne, .toMany, .elements, .documentPaths,
+        ],
         sorting: true, paging: true, counting: true, aggregating: true)
 
     init(layout: PostgresLayout) {

@@ -143,6 +143,12 @@ struct PostgresLayout: Sendable {
             let name = "strata_i_" + Self.hash("\(entity.name)(\(list))")
             return (name, "CREATE INDEX \(quoted(name)) ON \(table.name) (\(list))")
         }
+            + planned.elementIndexes.map { attribute in
+                // An indexed array or set: a GIN index over its elements, which answers `@>` (contains).
+                let column = Self.column(attribute)
+                let name = "strata_i_" + Self.hash("\(entity.name)(gin \(column))")
+                return (name, "CREATE INDEX \(quoted(name)) ON \(table.name) USING GIN (\(column) jsonb_path_ops)")
+            }
     }
 
     /// The DDL for an empty store.
@@ -190,21 +196,21 @@ struct PostgresLayout: Sendable {
 extension SQLLayoutPlan.ColumnKind {
     var sqlType: String {
         switch self {
-        case .attribute(let type): PostgresValues.columnType(type)
+        case .attribute(let type), .collection(let type, _): PostgresValues.columnType(type)
         case .reference(let kind): PostgresValues.columnType(kind)
         }
     }
 
     var arrayCast: String {
         switch self {
-        case .attribute(let type): PostgresLayout.arrayCast(PostgresValues.columnType(type))
+        case .attribute(let type), .collection(let type, _): PostgresLayout.arrayCast(PostgresValues.columnType(type))
         case .reference(let kind): PostgresLayout.arrayCast(PostgresValues.columnType(kind))
         }
     }
 
     var wireType: PostgresDataType {
         switch self {
-        case .attribute(let type): PostgresValues.wireType(type)
+        case .attribute(let type), .collection(let type, _): PostgresValues.wireType(type)
         case .reference(let kind): PostgresValues.wireType(kind)
         }
     }

@@ -48,6 +48,8 @@ class PostgresReadTransaction: StorageReadTransaction {
             do {
                 switch column.kind {
                 case .attribute(let type): slots.append(try PostgresValues.value(cells[offset + 2], as: type))
+                case .collection(let type, let element):
+                    slots.append(try PostgresValues.value(cells[offset + 2], as: type, element: element))
                 case .reference(let kind):
                     slots.append(
                         cells[offset + 2].bytes == nil
@@ -139,6 +141,8 @@ class PostgresReadTransaction: StorageReadTransaction {
             if let property = plan.groupBy {
                 switch try kind(of: property, in: table) {
                 case .attribute(let type): group = try PostgresValues.value(cells[0], as: type)
+                case .collection(let type, let element):
+                    group = try PostgresValues.value(cells[0], as: type, element: element)
                 case .reference(let kind):
                     group = cells[0].bytes == nil ? .null : try PostgresValues.recordID(cells[0], kind: kind).value
                 }
@@ -190,6 +194,7 @@ class PostgresReadTransaction: StorageReadTransaction {
         let targetKind: RecordID.Kind
         switch kind {
         case .reference(let referenced): targetKind = referenced
+        case .collection: return try referrersOneTargetAtATime(entity, property: property, toEach: targets)
         case .attribute(let type):
             // An indexed attribute holding IDs' values: compare by value.
             switch type {

@@ -8,7 +8,8 @@ import StrataStorage
 /// `double precision` seconds since 2001-01-01 (`Date`'s own representation, so they round-trip
 /// bit for bit — a `timestamp` keeps microseconds only), UUIDs as `uuid` (compared byte by byte),
 /// text as `text COLLATE "C"` (UTF-8 byte order, which is Unicode scalar order), data as `bytea`,
-/// decimals as `numeric` (exact, ordered numerically).
+/// decimals as `numeric` (exact, ordered numerically); arrays, sets, dictionaries and documents as
+/// `jsonb` holding their canonical JSON (an indexed array or set gets a GIN index).
 ///
 /// Values travel in PostgreSQL's binary format, encoded and decoded here, never as SQL text.
 enum PostgresValues {
@@ -21,6 +22,7 @@ enum PostgresValues {
         case .uuid: "uuid"
         case .data: "bytea"
         case .decimal: "numeric"
+        case .array, .set, .dictionary, .document: "jsonb"
         }
     }
 
@@ -42,6 +44,7 @@ enum PostgresValues {
         case .uuid: .uuid
         case .data: .bytea
         case .decimal: .numeric
+        case .array, .set, .dictionary, .document: .jsonb
         }
     }
 
@@ -61,6 +64,7 @@ enum PostgresValues {
         case .uuid: .uuidArray
         case .bytea: .byteaArray
         case .numeric: .numericArray
+        case .jsonb: .jsonbArray
         default: .textArray
         }
     }
@@ -76,6 +80,7 @@ enum PostgresValues {
         case .uuid: .uuid
         case .data: .bytea
         case .decimal: .numeric
+        case .array, .dictionary, .document: .jsonb
         }
     }
 
@@ -113,8 +118,26 @@ enum PostgresValues {
             number.encode(into: &body, context: .default)
             length(body.readableBytes)
             buffer.writeBuffer(&body)
+        case .array, .dictionary, .document:
+            // jsonb's binary format: a version byte (1), then the JSON text.
+            let text = CollectionForm.text(value) ?? "null"
+            length(1 + text.utf8.count)
+            buffer.writeInteger(UInt8(1))
+            buffer.writeString(text)
         }
         return true
+    }
+
+    /// Reads an array, set, dictionary or document column (`jsonb`), by its type and element type.
+    static func value(_ cell: PostgresCell, as type: AttributeType, element: AttributeType?) throws -> Value {
+        guard var buffer = cell.bytes else { return .null }
+        if cell.dataType == .jsonb, buffer.readInteger(as: UInt8.self) == 1,
+            let text = buffer.readString(length: buffer.readableBytes),
+            let value = CollectionForm.value(json: text, type: type, element: element)
+        {
+            return value
+        }
+        throw StrataError(.corruptStore, "a stored \(cell.dataType) value cannot be read as \(type)")
     }
 
     /// Reads a column the schema types as `type`; another wire type is damaged data.

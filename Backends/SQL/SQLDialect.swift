@@ -42,6 +42,18 @@ package protocol SQLDialect {
         _ column: String, _ op: TextOperator, _ needle: String, _ options: TextOptions, negated: Bool,
         _ translator: inout SQLTranslator<Self>
     ) -> String
+    /// A contains, contains-any or count test of an array, set or dictionary column (stored as
+    /// canonical JSON, see `CollectionForm`). `elementTable` is the layout's table of the
+    /// attribute's elements when it keeps one; `id` the row's ID column.
+    static func elements(
+        _ column: String, _ test: ElementTest, _ attribute: AttributeDescription, elementTable: String?, id: String,
+        negated: Bool, _ translator: inout SQLTranslator<Self>
+    ) -> String
+    /// A document column's value at `path` compared (`==` or `!=`) with a scalar or null constant.
+    static func documentPath(
+        _ column: String, _ path: [String], _ op: ComparisonOperator, _ constant: Value, negated: Bool,
+        _ translator: inout SQLTranslator<Self>
+    ) -> String
 }
 
 extension SQLDialect {

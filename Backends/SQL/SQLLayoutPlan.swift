@@ -16,6 +16,9 @@ package struct SQLLayoutPlan: Sendable {
         /// Column lists of the plain secondary indexes: indexed attributes, declared indexes and
         /// to-ones, without duplicates.
         package let indexes: Set<[String]>
+        /// Indexed arrays and sets: each dialect keeps an index of their elements (SQLite a table
+        /// of elements kept by triggers, PostgreSQL a GIN index).
+        package var elementIndexes: [String] { entity.elementIndexedAttributes.map(\.name) }
         /// Column lists of the unique constraints. They get plain indexes too: the engine
         /// enforces uniqueness over a whole save inside its write transaction, and a per-statement
         /// UNIQUE index would refuse valid saves that swap values between records.
@@ -25,6 +28,9 @@ package struct SQLLayoutPlan: Sendable {
     /// What a column holds.
     package enum ColumnKind: Sendable {
         case attribute(AttributeType)
+        /// An array, set, dictionary or document: one JSON value (`TEXT` in SQLite, `jsonb` in
+        /// PostgreSQL), read back by its type and element type.
+        case collection(AttributeType, element: AttributeType?)
         /// A to-one: the destination's ID.
         case reference(RecordID.Kind)
     }
@@ -46,9 +52,13 @@ package struct SQLLayoutPlan: Sendable {
         var tables: [String: Table] = [:]
         var linkLists: [LinkList] = []
         for entity in schema.entities {
-            var columns: [(String, ColumnKind)] = entity.attributes.map { ($0.name, .attribute($0.type)) }
-            var indexes = Set(entity.attributes.filter(\.isIndexed).map { [$0.name] })
-            for index in entity.indexes { indexes.insert(index) }
+            var columns: [(String, ColumnKind)] = entity.attributes.map {
+                ($0.name, $0.type.isScalar ? .attribute($0.type) : .collection($0.type, element: $0.element))
+            }
+            var indexes = Set(entity.attributes.filter { $0.isIndexed && $0.type.isScalar }.map { [$0.name] })
+            for index in entity.indexes where index.allSatisfy({ entity.attribute($0)?.type.isScalar ?? true }) {
+                indexes.insert(index)
+            }
             for relationship in entity.relationships {
                 let destinationKind = schema.entity(relationship.destination)?.idKind ?? .uuid
                 if relationship.isToOne {

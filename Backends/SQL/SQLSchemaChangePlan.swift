@@ -77,6 +77,13 @@ package protocol SQLSchemaChangeSteps: AnyObject {
     ) throws
     /// Makes `target` the schema of the transaction.
     func adopt(_ target: Schema)
+    /// Tables a dialect keeps for an entity beside the plan's (SQLite's element tables), by
+    /// logical name: set aside and dropped with the entity's.
+    func extraTables(of entity: EntityDescription) -> [String]
+}
+
+extension SQLSchemaChangeSteps {
+    package func extraTables(of entity: EntityDescription) -> [String] { [] }
 }
 
 extension SQLSchemaChangeSteps {
@@ -90,7 +97,8 @@ extension SQLSchemaChangeSteps {
         let present = SQLLayoutPlan(schema: schema)
         var setAside: [String] = []
         for name in retired.sorted() {
-            for table in SQLSchemaChangePlan.tables(of: name, in: present) {
+            let extra = present.tables[name].map { extraTables(of: $0.entity) } ?? []
+            for table in SQLSchemaChangePlan.tables(of: name, in: present) + extra {
                 for index in try storedIndexes(on: table).keys.sorted() { try dropIndex(index) }
                 try self.setAside(table)
                 setAside.append(table)

@@ -20,6 +20,13 @@ package protocol SQLLayout {
     func sqlTable(_ entity: String) throws -> SQLTable
     /// The quoted link table of `entity`'s `relationship`.
     func linkTable(_ entity: String, _ relationship: String) -> String
+    /// The quoted table of an indexed array's or set's elements (`value`, `owner`), where the
+    /// dialect keeps one (SQLite); `nil` elsewhere.
+    func elementTable(_ entity: String, _ attribute: String) -> String?
+}
+
+extension SQLLayout {
+    package func elementTable(_ entity: String, _ attribute: String) -> String? { nil }
 }
 
 /// Translates a ``FetchPlan`` (and an ``AggregatePlan``'s condition) into one SQL statement, the
@@ -105,6 +112,17 @@ package struct SQLTranslator<Dialect: SQLDialect> {
             return Dialect.text(column(property), op, needle, options, negated: negated, &self)
         case .isNil(let property):
             return "(\(column(property)) IS NULL)"
+        case .elements(let property, let test):
+            guard let attribute = entity.attribute(property) else {
+                throw StrataError(
+                    .unknownProperty, entity: entity.name, property: property,
+                    "\(property) is not an attribute of \(entity.name)")
+            }
+            let index = attribute.isIndexed ? layout.elementTable(entity.name, property) : nil
+            return Dialect.elements(
+                column(property), test, attribute, elementTable: index, id: "\(alias).\"id\"", negated: negated, &self)
+        case .documentPath(let property, let path, let op, let constant):
+            return Dialect.documentPath(column(property), path, op, constant, negated: negated, &self)
         case .and(let parts):
             return try junction(parts, " AND ", empty: Dialect.trueLiteral, entity, alias, negated: negated)
         case .or(let parts):

@@ -109,7 +109,16 @@ extension SQLiteSchemaChange: SQLSchemaChangeSteps {
 
     func dropIndex(_ name: String) throws { try db.execute(sql: "DROP INDEX \(quoted(name))") }
 
+    func extraTables(of entity: EntityDescription) -> [String] {
+        entity.elementIndexedAttributes.map { "\(entity.name).\($0.name).elements" }
+    }
+
     func setAside(_ table: String) throws {
+        // Trigger names are global and the new table takes the same ones; the copy writes the new
+        // table, so the old triggers have nothing left to keep.
+        let triggers = try String.fetchAll(
+            db, sql: "SELECT name FROM sqlite_master WHERE type = 'trigger' AND tbl_name = ?", arguments: [table])
+        for trigger in triggers { try db.execute(sql: "DROP TRIGGER \(quoted(trigger))") }
         try db.execute(
             sql: "ALTER TABLE \(quoted(table)) RENAME TO \(quoted(SQLSchemaChangePlan.setAsidePrefix + table))")
     }

@@ -57,7 +57,7 @@ public final class SQLiteBackend: StorageBackend {
         // answers it and the suite says so.
         predicateFeatures: [
             .equality, .ordering, .inList, .between, .text, .caseInsensitive, .diacriticInsensitive, .isNil, .logic,
-            .toOne, .toMany,
+            .toOne, .toMany, .elements, .documentPaths,
         ], sorting: true, paging: true, counting: true, aggregating: true)
     /// The database file (`:memory:` for a private in-memory store).
     public let path: String
@@ -139,6 +139,7 @@ public final class SQLiteBackend: StorageBackend {
         configuration.prepareDatabase { db in
             db.add(function: SQLiteFunctions.fold())
             db.add(function: SQLiteFunctions.text())
+            db.add(function: SQLiteFunctions.path())
             db.add(function: SQLiteFunctions.sum())
             db.add(function: SQLiteFunctions.average())
             try db.execute(sql: "PRAGMA synchronous = \(synchronous)")

@@ -37,6 +37,20 @@ enum SQLiteFunctions {
         }
     }
 
+    /// `strata_path(document, path, constant)`: 1 when the document's value at `path` (a JSON
+    /// array of object keys) equals `constant` (one JSON scalar, or `null` for nil) as the engine's
+    /// ``PredicateEvaluator`` compares them, else 0 — never NULL, so `NOT` needs no guard.
+    static func path() -> DatabaseFunction {
+        DatabaseFunction("strata_path", argumentCount: 3, pure: true) { arguments in
+            guard let pathText = text(arguments[1]), let keys = try? ExactJSON.parse(pathText) as? [String],
+                let constantText = text(arguments[2]), let parsed = try? ExactJSON.parse(constantText)
+            else { return 0 }
+            let constant = CollectionForm.scalar(parsed: parsed)
+            let found = text(arguments[0]).map { CollectionForm.value(at: keys, in: $0) } ?? .null
+            return PredicateEvaluator.compare(found, .equal, constant) ? 1 : 0
+        }
+    }
+
     /// `strata_sum(int)`: the exact sum of an integer column, as the engine computes it — over
     /// 128 bits, so only a total outside `Int64` fails (SQLite's `sum` fails on any intermediate
     /// overflow, which depends on the scan order). Returns the text `overflow` for such a total.

@@ -118,6 +118,38 @@ struct SQLiteLayout: Sendable {
             ? quoted("\(Self.setAsidePrefix)\(entity).\(relationship)") : Self.linkTable(entity, relationship)
     }
 
+    static func elementTable(_ entity: String, _ attribute: String) -> String {
+        quoted("\(entity).\(attribute).elements")
+    }
+
+    /// The element table of an indexed array or set in this layout (set aside or not).
+    func elementTable(_ entity: String, _ attribute: String) -> String? {
+        setAside.contains(entity)
+            ? quoted("\(Self.setAsidePrefix)\(entity).\(attribute).elements") : Self.elementTable(entity, attribute)
+    }
+
+    /// An indexed array's or set's element table (`value`, `owner`: one row per distinct element),
+    /// its two indexes, and the triggers that keep it: every insert, update and delete of the
+    /// entity's rows, whatever statement makes it, so no write path can leave it behind.
+    func elementIndexStatements(_ entity: EntityDescription, _ table: String) -> [String] {
+        entity.elementIndexedAttributes.flatMap { attribute -> [String] in
+            let elements = Self.elementTable(entity.name, attribute.name)
+            let column = quoted(attribute.name)
+            let prefix = "\(entity.name).\(attribute.name).elements"
+            let fill =
+                "INSERT INTO \(elements) (value, owner) SELECT DISTINCT value, NEW.\"id\" FROM json_each(NEW.\(column));"
+            let empty = "DELETE FROM \(elements) WHERE owner = OLD.\"id\";"
+            return [
+                "CREATE TABLE \(elements) (value, owner \(SQLiteValues.columnType(entity.idKind)) NOT NULL)",
+                "CREATE INDEX \(quoted(prefix + ".value")) ON \(elements) (value, owner)",
+                "CREATE INDEX \(quoted(prefix + ".owner")) ON \(elements) (owner)",
+                "CREATE TRIGGER \(quoted(prefix + ".insert")) AFTER INSERT ON \(table) BEGIN \(fill) END",
+                "CREATE TRIGGER \(quoted(prefix + ".update")) AFTER UPDATE OF \(column) ON \(table) BEGIN \(empty) \(fill) END",
+                "CREATE TRIGGER \(quoted(prefix + ".delete")) AFTER DELETE ON \(table) BEGIN \(empty) END",
+            ]
+        }
+    }
+
     /// Relationships whose link lists this store keeps.
     var linkRelationships: [(entity: EntityDescription, relationship: RelationshipDescription)] {
         plan.linkLists.map { ($0.owner, $0.relationship) }
@@ -160,13 +192,15 @@ struct SQLiteLayout: Sendable {
                 ]
                 + table.columns.map { column -> String in
                     switch column.kind {
-                    case .attribute(let type): return "\(quoted(column.name)) \(SQLiteValues.columnType(type))"
+                    case .attribute(let type), .collection(let type, _):
+                        return "\(quoted(column.name)) \(SQLiteValues.columnType(type))"
                     case .reference(let kind): return "\(quoted(column.name)) \(SQLiteValues.columnType(kind))"
                     }
                 }
                 + ["\(quoted(Self.checksumColumn)) INTEGER"]
             statements.append("CREATE TABLE \(table.name) (\(columns.joined(separator: ", ")))")
             statements += indexStatements(entity).map(\.sql)
+            statements += elementIndexStatements(entity, table.name)
         }
         for list in plan.linkLists where list.owner.name == name {
             let (entity, relationship) = (list.owner, list.relationship)

@@ -66,6 +66,10 @@ struct SQLiteRawStatement {
                     sqlite3_bind_text(handle, index, $0, Int32(utf8.count), Self.transient)
                 }
             }
+        case .array, .dictionary, .document:
+            // Canonical JSON text (see `SQLiteValues`).
+            parameter -= 1
+            bind(.string(CollectionForm.text(value) ?? "null"))
         }
     }
 

@@ -42,6 +42,8 @@ class SQLiteReadTransaction: StorageReadTransaction {
             do {
                 switch column.kind {
                 case .attribute(let type): value = try SQLiteValues.value(stored, as: type)
+                case .collection(let type, let element):
+                    value = try SQLiteValues.value(stored, as: type, element: element)
                 case .reference(let kind):
                     value = stored.isNull ? .null : try SQLiteValues.recordID(stored, kind: kind).value
                 }
@@ -215,6 +217,8 @@ class SQLiteReadTransaction: StorageReadTransaction {
                 let stored = next()
                 switch table.columns[index].kind {
                 case .attribute(let type): group = try SQLiteValues.value(stored, as: type)
+                case .collection(let type, let element):
+                    group = try SQLiteValues.value(stored, as: type, element: element)
                 case .reference(let kind):
                     group = stored.isNull ? .null : try SQLiteValues.recordID(stored, kind: kind).value
                 }

@@ -20,6 +20,22 @@ enum SQLiteValues {
         case .uuid(let uuid): return withUnsafeBytes(of: uuid.uuid) { Data($0) }.databaseValue
         case .data(let bytes): return bytes.databaseValue
         case .decimal(let number): return DecimalForm.sortableKey(number).databaseValue
+        case .array, .dictionary, .document: return (CollectionForm.text(value) ?? "null").databaseValue
+        }
+    }
+
+    /// Reads an array, set, dictionary or document column: canonical JSON text.
+    static func value(_ stored: DatabaseValue, as type: AttributeType, element: AttributeType?) throws -> Value {
+        switch stored.storage {
+        case .null: return .null
+        case .string(let text):
+            guard let value = CollectionForm.value(json: text, type: type, element: element) else {
+                throw StrataError(
+                    .corruptStore, "a stored \"\(text.prefix(60))\" is not a \(type.rawValue) of its kind")
+            }
+            return value
+        default:
+            throw StrataError(.corruptStore, "a stored \(stored) cannot be read as \(type)")
         }
     }
 
@@ -69,7 +85,7 @@ enum SQLiteValues {
         switch type {
         case .bool, .int: "INTEGER"
         case .double, .date: "REAL"
-        case .string, .decimal: "TEXT"
+        case .string, .decimal, .array, .set, .dictionary, .document: "TEXT"
         case .uuid, .data: "BLOB"
         }
     }

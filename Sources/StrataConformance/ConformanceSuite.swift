@@ -61,7 +61,7 @@ public struct ConformanceSuite: Sendable {
             + DifferentialChecks.all + StorageChecks.all + ObservationChecks.all + MigrationChecks.all
             + MigrationChecks.steps + MigrationChecks.plans + MigrationChecks.syncs
             + MigrationChecks.shadowCopies + MigrationChecks.holders + MigrationChecks.rehearsals
-            + MigrationChecks.typedRenames + MigrationChecks.conversions
+            + MigrationChecks.typedRenames + MigrationChecks.conversions + MigrationChecks.collections
             + TransportChecks.all
             + ToolChecks.all
             + AggregateChecks.all + StreamChecks.all + UndoChecks.all + NestedContextChecks.all + SectionChecks.all

@@ -169,22 +169,38 @@ extension ModelSyntax {
         let unwrapped =
             type.as(OptionalTypeSyntax.self)?.wrappedType
             ?? type.as(ImplicitlyUnwrappedOptionalTypeSyntax.self)?.wrappedType ?? type
-        if unwrapped.is(ArrayTypeSyntax.self) || unwrapped.is(DictionaryTypeSyntax.self)
-            || unwrapped.is(FunctionTypeSyntax.self)
-        {
-            return type.trimmedDescription
+        // Arrays, sets and text-keyed dictionaries of scalars are attributes; collections of
+        // collections, other keys, functions and tuples are not.
+        if let array = unwrapped.as(ArrayTypeSyntax.self) {
+            return isCollection(array.element) ? type.trimmedDescription : nil
         }
+        if let dictionary = unwrapped.as(DictionaryTypeSyntax.self) {
+            let textKey = dictionary.key.as(IdentifierTypeSyntax.self)?.name.text == "String"
+            return !textKey || isCollection(dictionary.value) ? type.trimmedDescription : nil
+        }
+        if unwrapped.is(FunctionTypeSyntax.self) { return type.trimmedDescription }
         if let tuple = unwrapped.as(TupleTypeSyntax.self) {
             if tuple.elements.count == 1, let only = tuple.elements.first { return unsupported(only.type) }
             return type.trimmedDescription
         }
         if let attributed = unwrapped.as(AttributedTypeSyntax.self) { return unsupported(attributed.baseType) }
-        if let named = unwrapped.as(IdentifierTypeSyntax.self),
-            ["Array", "Dictionary", "Set", "ContiguousArray"].contains(named.name.text)
-        {
-            return type.trimmedDescription
+        if let named = unwrapped.as(IdentifierTypeSyntax.self) {
+            if named.name.text == "Set", let element = named.genericArgumentClause?.arguments.first,
+                case .type(let elementType) = element.argument
+            {
+                return isCollection(elementType) ? type.trimmedDescription : nil
+            }
+            if ["Array", "Dictionary", "Set", "ContiguousArray"].contains(named.name.text) { return type.trimmedDescription }
         }
         return nil
+    }
+
+    /// Whether an element type is itself a collection (or optional, a function or a tuple): what a
+    /// collection attribute cannot hold.
+    private static func isCollection(_ element: TypeSyntax) -> Bool {
+        if element.is(OptionalTypeSyntax.self) || element.is(ImplicitlyUnwrappedOptionalTypeSyntax.self) { return true }
+        return unsupported(element) != nil || element.is(ArrayTypeSyntax.self) || element.is(DictionaryTypeSyntax.self)
+            || element.as(IdentifierTypeSyntax.self).map { ["Set", "Array", "Dictionary"].contains($0.name.text) } == true
     }
 
     /// A literal initial value a schema default can take as written, or nil.

@@ -61,7 +61,7 @@ public enum RecordJSON {
         var values: [String: Value] = [:]
         for (property, raw) in object["values"] as? [String: Any] ?? [:] {
             if let attribute = entity.attribute(property) {
-                guard let value = JSONValueForm.value(raw, type: attribute.type) else {
+                guard let value = JSONValueForm.value(raw, attribute: attribute) else {
                     throw StrataError(
                         .typeMismatch, entity: name, recordID: id, property: property,
                         "\(property) is not a \(attribute.type.rawValue)")
@@ -128,6 +128,7 @@ public enum RecordJSON {
         case .uuid(let uuid): string(uuid.uuidString, into: &out)
         case .data(let data): string(data.base64EncodedString(), into: &out)
         case .decimal(let number): string(DecimalForm.text(number), into: &out)
+        case .array, .dictionary, .document: out += CollectionForm.text(value) ?? "null"
         }
     }
 

@@ -92,14 +92,15 @@ import Testing
 
     @Test(
         arguments: [
-            ("struct Note { var id = UUID()\n var tags: [String] }", "Strata cannot store `tags` of type [String]"),
+            ("struct Note { var id = UUID()\n var tags: [[String]] }", "Strata cannot store `tags` of type [[String]]"),
             (
-                "struct Note { var id = UUID()\n var scores: [String: Int]? }",
-                "cannot store `scores` of type [String: Int]?"
+                "struct Note { var id = UUID()\n var scores: [Int: Int]? }",
+                "cannot store `scores` of type [Int: Int]?"
             ),
             ("struct Note { var id = UUID()\n var pair: (Int, Int) }", "cannot store `pair` of type (Int, Int)"),
             ("struct Note { var id = UUID()\n var check: () -> Bool }", "cannot store `check`"),
-            ("struct Note { var id = UUID()\n var seen: Set<String> }", "cannot store `seen` of type Set<String>"),
+            ("struct Note { var id = UUID()\n var seen: Set<[Int]> }", "cannot store `seen` of type Set<[Int]>"),
+            ("struct Note { var id = UUID()\n var maybe: [String?] }", "cannot store `maybe` of type [String?]"),
             (
                 "struct Note { var id = UUID()\n @Transient var cache: Int }",
                 "@Transient `cache` needs an initial value"

@@ -41,6 +41,8 @@ enum Declared {
     struct Stop: Equatable {
         var id = UUID()
         var name: String
+        @Attribute(.indexed) var sights: [String] = []
+        var hours: [String: Int]?
         @Relationship(inverse: Trip.stops) var trip: Trip.ID
     }
 }
@@ -91,8 +93,15 @@ enum Spelled {
     struct Stop: PersistentModel {
         var id = UUID()
         var name: String
+        var sights: [String] = []
+        var hours: [String: Int]?
         var trip: Trip.ID
-        static let entity = Entity<Stop>("Stop", [.attribute(\.name), .toOne(\.trip, Trip.self, inverse: Trip.stops)])
+        static let entity = Entity<Stop>(
+            "Stop",
+            [
+                .attribute(\.name), .attribute(\.sights, indexed: true), .attribute(\.hours),
+                .toOne(\.trip, Trip.self, inverse: Trip.stops),
+            ])
     }
 }
 

@@ -272,3 +272,28 @@ private func poll(_ what: String, within limit: Duration, _ condition: () -> Boo
         try await Task.sleep(for: .milliseconds(20))
     }
 }
+
+extension PostgresBackendTests {
+    @Test("contains on an indexed array over 1M records is answered by its GIN index")
+    func containsUsesTheGINIndex() async throws {
+        let url = try Self.storeURL("gin")
+        let backend = try await PostgresBackend.open(url: url, schema: try TravelDomain.schema())
+        defer { Task { try? await PostgresBackend.destroy(url: url) } }
+        let table = try backend.tableNameForTesting("Sample")
+        // A million rows written by the server itself (a save of each would only slow the test).
+        try await backend.executeForTesting(
+            "INSERT INTO \(table) (\"id\", \"strata_version\", \"tags\") SELECT 's' || g, 1, "
+                + "jsonb_build_array('t' || (g % 5000), 'common') FROM generate_series(1, 1000000) AS g")
+        try await backend.executeForTesting("ANALYZE \(table)")
+        for test in [ElementTest.contains("t42"), .containsAny(["t42", "t43"])] {
+            let steps = try await backend.queryPlanForTesting(
+                FetchPlan(entity: "Sample", predicate: .elements("tags", test)))
+            #expect(steps.contains { $0.contains("Bitmap Index Scan on strata_i_") }, "\(steps)")
+            #expect(!steps.contains { $0.contains("Seq Scan") }, "\(steps)")
+        }
+        let store = Store(backend: backend)
+        let found = try await store.repository(Sample.self).count(where: .contains(\.tags, element: "t42"))
+        #expect(found == 200, "one in 5,000 of a million")
+        try await store.close()
+    }
+}

@@ -117,7 +117,23 @@ struct SQLiteQueryPlanTests {
             FetchPlan(entity: "Sample", predicate: .between("price", .decimal(Decimal(1)), .decimal(Decimal(2))))
         ),
         ("a decimal equality", FetchPlan(entity: "Sample", predicate: .compare("price", .equal, .decimal(0.5), []))),
+        ("contains on an indexed array", FetchPlan(entity: "Sample", predicate: .elements("tags", .contains("swift")))),
+        (
+            "contains any on an indexed array",
+            FetchPlan(entity: "Sample", predicate: .elements("tags", .containsAny(["swift", "linux"])))
+        ),
     ]
+
+    /// `contains` on an indexed array reads its owners from the element table's (value, owner)
+    /// index: the element table is searched, never scanned, and the records are found by ID.
+    @Test func containsOnAnIndexedArraySearchesItsElementIndex() throws {
+        for test in [ElementTest.contains("swift"), .containsAny(["swift", "linux"])] {
+            let steps = try Self.queryPlan(FetchPlan(entity: "Sample", predicate: .elements("tags", test)))
+            #expect(
+                steps.contains { $0.hasPrefix("SEARCH e USING COVERING INDEX Sample.tags.elements.value") }, "\(steps)")
+            #expect(!steps.contains { $0.hasPrefix("SCAN e") || $0.hasPrefix("SCAN t0") }, "\(steps)")
+        }
+    }
 
     @Test("indexable operators use an index", arguments: indexable.indices)
     func usesAnIndex(_ index: Int) throws {

@@ -3,7 +3,7 @@ import Strata
 import StrataTools
 import Testing
 
-/// A store of N records (every value type — exact decimals among them —, references, ordered link lists, many-to-many links,
+/// A store of N records (every value type — exact decimals, collections and documents among them —, references, ordered link lists, many-to-many links,
 /// several versions) imported into SQLite, then copied SQLite → LMDB → JSON file → SQLite by the
 /// built tool; the last store's digest equals the first's. N is 20,000 in `make test`
 /// (STRATA_ROUNDTRIP_RECORDS sets it; `make roundtrip` runs 1,000,000 through a release build of
@@ -34,6 +34,11 @@ struct RoundTripTests {
                     AttributeDescription(name: "tag", type: .uuid, isOptional: true),
                     AttributeDescription(name: "blob", type: .data, isOptional: true),
                     AttributeDescription(name: "amount", type: .decimal, isOptional: true, isIndexed: true),
+                    AttributeDescription(
+                        name: "keywords", type: .array, isOptional: true, isIndexed: true, element: .string),
+                    AttributeDescription(name: "sizes", type: .set, isOptional: true, element: .double),
+                    AttributeDescription(name: "extras", type: .dictionary, isOptional: true, element: .int),
+                    AttributeDescription(name: "meta", type: .document, isOptional: true),
                 ],
                 relationships: [
                     RelationshipDescription(name: "owner", destination: "Owner", inverse: "items", cardinality: .toOne),
@@ -130,6 +135,17 @@ struct RoundTripTests {
                     "blob": i % 7 == 0
                         ? .data(Data((0..<Int(next() % 40)).map { _ in UInt8(truncatingIfNeeded: next()) })) : .null,
                     "owner": .uuid(uuid(i % owners, 1)), "amount": decimal(),
+                    "keywords": i % 5 == 0
+                        ? .null : .array((0..<Int(next() % 4)).map { _ in .string("k\(next() % 50)") }),
+                    "sizes": i % 4 == 0
+                        ? .null
+                        : .array(
+                            Set((0..<Int(next() % 3)).map { _ in Double(next() % 1_000) / 8 }).sorted().map(
+                                Value.double)),
+                    "extras": i % 3 == 0 ? .null : .dictionary(["n": .int(Int64(i)), "é": .int(Int64(next() % 9))]),
+                    "meta": i % 6 == 0
+                        ? .null
+                        : .document(#"{"n":\#(i),"s":"item \#(i)","t":[true,null,\#(Double(next() % 99) / 4)]}"#),
                 ])
             text +=
                 RecordJSON.line(

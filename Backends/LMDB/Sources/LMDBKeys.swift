@@ -82,6 +82,8 @@ enum LMDBKeys {
         case .string(let text): return Array(text.utf8.prefix(maximumTextKey))
         case .data(let data): return Array(data.prefix(maximumTextKey))
         case .decimal(let number): return Array(DecimalForm.sortableKey(number).utf8)
+        // Never indexed (`EntityDescription.indexedProperties` leaves them out): no key.
+        case .array, .dictionary, .document: return nil
         }
     }
 
@@ -90,7 +92,7 @@ enum LMDBKeys {
     static func supportsRanges(_ type: AttributeType) -> Bool {
         switch type {
         case .bool, .int, .double, .date, .uuid, .decimal: true
-        case .string, .data: false
+        case .string, .data, .array, .set, .dictionary, .document: false
         }
     }
 

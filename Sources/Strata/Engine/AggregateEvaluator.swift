@@ -15,6 +15,11 @@ enum AggregateEvaluator {
                 .unknownProperty, entity: entity.name, property: group,
                 "cannot group by \(group): not an attribute or to-one of \(entity.name)")
         }
+        if let group = plan.groupBy, let attribute = entity.attribute(group), !attribute.type.isScalar {
+            throw StrataError(
+                .invalidQuery, entity: entity.name, property: group,
+                "cannot group by \(group): a \(attribute.type.rawValue) is not a scalar")
+        }
         for function in plan.functions {
             guard let name = function.property else { continue }
             guard let attribute = entity.attribute(name) else {

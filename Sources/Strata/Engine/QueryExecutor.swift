@@ -123,7 +123,7 @@ package struct QueryExecutor {
     func prepare(_ input: FetchPlan, schema: Schema) throws -> FetchPlan {
         var plan = input
         let entity = try schema.requireEntity(plan.entity)
-        if let predicate = plan.predicate {
+        if let predicate = plan.predicate.map({ Self.rewritingCollections($0, entity) }) {
             try Self.validate(predicate, entity, schema)
             let folded = predicate.normalizingConstants().foldingConstants()
             plan.predicate = folded == .constant(true) ? nil : folded
@@ -135,6 +135,10 @@ package struct QueryExecutor {
                 throw StrataError(
                     .unknownProperty, entity: entity.name, property: key.property,
                     "cannot sort by \(key.property): not an attribute or to-one of \(entity.name)")
+            } else if let attribute = entity.attribute(key.property), !attribute.type.isScalar {
+                throw StrataError(
+                    .invalidQuery, entity: entity.name, property: key.property,
+                    "cannot sort by \(key.property): a \(attribute.type.rawValue) has no order")
             }
         }
         if let limit = plan.limit, limit < 0 {
@@ -220,8 +224,9 @@ package struct QueryExecutor {
             }
             return try schema.requireEntity(relationship.destination)
         }
+        if try validateCollections(expression, entity) { return }
         switch expression {
-        case .constant: break
+        case .constant, .elements, .documentPath: break
         case .compare(let property, _, let constant, _):
             try stored(property, [constant])
         case .inList(let property, let constants, _):

@@ -251,6 +251,22 @@ package final class SaveSession {
         var refused: (name: String, reason: String)?
         for (slot, attribute) in entity.attributes.enumerated() {
             if case .int(let number) = slots[slot], attribute.type == .double { slots[slot] = .double(Double(number)) }
+            guard !attribute.type.isScalar, !slots[slot].isNull else { continue }
+            if let canonical = ValueRules.canonical(slots[slot], type: attribute.type, element: attribute.element) {
+                slots[slot] = canonical
+            }
+            if attribute.type.accepts(slots[slot]),
+                let mismatch = ValueRules.elementMismatch(
+                    of: slots[slot], type: attribute.type, element: attribute.element)
+            {
+                throw StrataError(.typeMismatch, entity: entity.name, recordID: id, property: attribute.name, mismatch)
+            }
+            if attribute.type.accepts(slots[slot]),
+                let reason = ValueRules.violation(of: slots[slot], type: attribute.type, element: attribute.element),
+                attribute.name < (refused?.name ?? "\u{10FFFF}")
+            {
+                refused = (attribute.name, reason)
+            }
         }
         for slot in slots.indices {
             let value = slots[slot]

@@ -117,7 +117,16 @@ public final class CustomMigration {
         var stored = record.inLayout(entity.layout)
         stored.id = ValueRules.normalized(record.id)
         for (slot, name) in entity.layout.names.enumerated() {
-            let value = ValueRules.normalized(stored.slots[slot])
+            var value = ValueRules.normalized(stored.slots[slot])
+            if let attribute = entity.attribute(name), !attribute.type.isScalar, !value.isNull {
+                value = ValueRules.canonical(value, type: attribute.type, element: attribute.element) ?? value
+                if attribute.type.accepts(value),
+                    let reason = ValueRules.violation(of: value, type: attribute.type, element: attribute.element)
+                {
+                    throw StrataError(
+                        .validationFailed, entity: entity.name, recordID: record.id, property: name, reason)
+                }
+            }
             stored.slots[slot] = value
             if value.isNull { continue }
             if let reason = ValueRules.violation(of: value) {

@@ -217,9 +217,14 @@ struct Migrator: Sendable {
     /// shapes whose records are stored alike.
     static func withoutIndexes(_ entity: SchemaDescription.Entity) -> SchemaDescription.Entity {
         var plain = entity
-        plain.indexes = []
+        // An array's or set's index is storage of its own (SQLite's element table): changing it
+        // rebuilds the entity rather than reindexing it.
+        let collections = Set(entity.attributes.filter { !$0.type.isScalar }.map(\.name))
+        plain.indexes = entity.indexes.filter { $0.contains(where: collections.contains) }
         plain.uniqueConstraints = []
-        for index in plain.attributes.indices { plain.attributes[index].isIndexed = false }
+        for index in plain.attributes.indices where plain.attributes[index].type.isScalar {
+            plain.attributes[index].isIndexed = false
+        }
         return plain
     }
 

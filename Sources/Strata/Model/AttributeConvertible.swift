@@ -10,6 +10,9 @@ public protocol AttributeConvertible: Sendable {
     static var isOptionalAttribute: Bool { get }
     /// For enums: the raw values of every case.
     static var allowedAttributeValues: [Value]? { get }
+    /// For arrays, sets and dictionaries: their elements' stored kind (`nil` when the elements are
+    /// not scalars, which the schema refuses).
+    static var elementAttributeType: AttributeType? { get }
     /// The stored form of this value.
     var attributeValue: Value { get }
     /// The value a stored form holds, or `nil` when it holds none of this type — the same
@@ -21,6 +24,7 @@ public protocol AttributeConvertible: Sendable {
 extension AttributeConvertible {
     public static var isOptionalAttribute: Bool { false }
     public static var allowedAttributeValues: [Value]? { nil }
+    public static var elementAttributeType: AttributeType? { nil }
     public static func fromAttributeValue(_ value: Value) -> Self? { nil }
 }
 
@@ -45,6 +49,7 @@ extension Optional: AttributeConvertible where Wrapped: AttributeConvertible {
     public static var attributeType: AttributeType { Wrapped.attributeType }
     public static var isOptionalAttribute: Bool { true }
     public static var allowedAttributeValues: [Value]? { Wrapped.allowedAttributeValues }
+    public static var elementAttributeType: AttributeType? { Wrapped.elementAttributeType }
     public var attributeValue: Value { self?.attributeValue ?? .null }
     public static func fromAttributeValue(_ value: Value) -> Wrapped?? {
         value.isNull ? .some(nil) : Wrapped.fromAttributeValue(value).map { .some($0) }

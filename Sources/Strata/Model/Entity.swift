@@ -69,7 +69,7 @@ public struct Entity<Model: PersistentModel>: Sendable {
 
     /// The stored property name a key path denotes.
     public func propertyName(_ keyPath: PartialKeyPath<Model>) -> Result<String, StrataError> {
-        KeyPathName.resolve(keyPath).map { renamed[$0] ?? $0 }
+        KeyPathName.resolve(keyPath, readingThroughOptionals: true).map { renamed[$0] ?? $0 }
     }
 
     func description() throws -> EntityDescription {
@@ -127,7 +127,7 @@ public struct EntityMember<Model>: Sendable {
             AttributeDescription(
                 name: $0, type: V.attributeType, isOptional: V.isOptionalAttribute,
                 defaultValue: defaultValue?.attributeValue, isIndexed: indexed,
-                allowedValues: V.allowedAttributeValues, rules: rules)
+                allowedValues: V.allowedAttributeValues, rules: rules, element: V.elementAttributeType)
         }
     }
 

@@ -86,6 +86,13 @@ private struct ValueReader {
         if T.self == Date.self || T.self == UUID.self || T.self == Data.self || T.self == Decimal.self {
             throw mismatch(key, T.self, found)
         }
+        // Arrays, sets, dictionaries and documents are one value each, read by their own conversion.
+        if let found, !found.isScalar {
+            guard let convertible = T.self as? any AttributeConvertible.Type,
+                let typed = convertible.fromAttributeValue(found) as? T
+            else { throw mismatch(key, T.self, found) }
+            return typed
+        }
         return try nested()
     }
 }

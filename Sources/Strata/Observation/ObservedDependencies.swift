@@ -43,7 +43,8 @@ struct ObservedDependencies: Sendable {
         switch expression {
         case .constant: break
         case .compare(let property, _, _, _), .inList(let property, _, _), .between(let property, _, _),
-            .text(let property, _, _, _), .isNil(let property):
+            .text(let property, _, _, _), .isNil(let property), .elements(let property, _),
+            .documentPath(let property, _, _, _):
             read(property)
         case .and(let parts), .or(let parts):
             for part in parts { collect(part, in: entityName, schema: schema, top: top) }

@@ -120,6 +120,8 @@ public struct PageCursor: Sendable, Hashable, CustomStringConvertible {
         case .uuid(let uuid): ["u", uuid.uuidString]
         case .data(let bytes): ["x", bytes.base64EncodedString()]
         case .decimal(let number): ["m", DecimalForm.text(number)]
+        // Never a sort key's value: sorting by a collection or document is refused.
+        case .array, .dictionary, .document: ["n"]
         }
     }
 

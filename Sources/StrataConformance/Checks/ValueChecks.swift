@@ -23,7 +23,7 @@ enum ValueChecks {
         "Ångström", "A\u{030A}sa", "zebra", "Ærø", "straße", "Straße", "中文", "😀", "e", "é", "f",
     ]
 
-    static var all: [ConformanceCheck] { text + basics + timestamps + decimals }
+    static var all: [ConformanceCheck] { text + basics + timestamps + decimals + collections }
 
     static let basics: [ConformanceCheck] = [
         ConformanceCheck(.values, "nanIsRejectedAsValueAndAsQueryConstant") { c in

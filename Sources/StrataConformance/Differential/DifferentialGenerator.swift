@@ -195,7 +195,7 @@ struct DifferentialGenerator {
                 "code": random.chance(0.5) ? .null : .string(random.pick(["x", "y", "é", "e\u{0301}"])),
                 "price": optionalDecimal(), "cost": optionalDecimal(),
                 "fee": random.chance(0.6) ? .null : decimal(),
-            ]
+            ].merging(collectionValues()) { first, _ in first }
         }
         return Record(entity: entity, id: id, values: values)
     }
@@ -281,7 +281,7 @@ struct DifferentialGenerator {
                 ("key", text()), ("text", text()), ("number", number()), ("amount", number()), ("when", date()),
                 ("moment", date()),
                 ("count", .int(Int64(random.int(-3...3)))), ("code", text()), ("id", id("Sample").value),
-                ("price", decimal()), ("cost", decimal()),
+                ("price", decimal()), ("cost", decimal()), collectionChange(),
             ])
         }
     }
@@ -327,6 +327,7 @@ struct DifferentialGenerator {
                     : .noneRelated(relationship: "interests", predicate("Tag", depth: depth + 1))
             case "Stop": return .relatedOne(relationship: "trip", predicate("Trip", depth: depth + 1))
             case "Book": return .anyRelated(relationship: "authors", predicate("Author", depth: depth + 1))
+            case "Sample": return collectionPredicate()
             default: return predicate(entity, depth: depth + 1)
             }
         }

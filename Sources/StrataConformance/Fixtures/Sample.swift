@@ -28,14 +28,30 @@ public struct Sample: PersistentModel, Equatable {
     public var cost: Decimal?
     /// A unique decimal.
     public var fee: Decimal?
+    /// An indexed array of text (an index of its elements).
+    public var tags: [String]?
+    /// A plain array of doubles.
+    public var scores: [Double]?
+    /// A plain set of text.
+    public var labels: Set<String>?
+    /// A dictionary from text to integers.
+    public var counts: [String: Int]?
+    /// A document.
+    public var profile: SampleProfile?
 
     /// A sample.
     public init(
         id: String, key: String? = nil, text: String? = nil, number: Double? = nil, amount: Double? = nil,
         when: Date? = nil,
         moment: Date? = nil, count: Int? = nil, code: String? = nil, price: Decimal? = nil, cost: Decimal? = nil,
-        fee: Decimal? = nil
+        fee: Decimal? = nil, tags: [String]? = nil, scores: [Double]? = nil, labels: Set<String>? = nil,
+        counts: [String: Int]? = nil, profile: SampleProfile? = nil
     ) {
+        self.tags = tags
+        self.scores = scores
+        self.labels = labels
+        self.counts = counts
+        self.profile = profile
         self.id = id
         self.key = key
         self.text = text
@@ -64,5 +80,41 @@ public struct Sample: PersistentModel, Equatable {
             .attribute(\.price, indexed: true),
             .attribute(\.cost),
             .attribute(\.fee, unique: true),
+            .attribute(\.tags, indexed: true),
+            .attribute(\.scores),
+            .attribute(\.labels),
+            .attribute(\.counts),
+            .attribute(\.profile),
         ])
+}
+
+/// A small `Codable` value stored as one document attribute of ``Sample``.
+public struct SampleProfile: DocumentAttribute, Equatable {
+    /// A city.
+    public var city: String?
+    /// A floor.
+    public var floor: Int?
+    /// A nested object.
+    public var contact: Contact?
+
+    /// A nested part of the document.
+    public struct Contact: Codable, Sendable, Equatable {
+        /// An email address.
+        public var email: String?
+        /// Whether it is verified.
+        public var verified: Bool?
+
+        /// A contact.
+        public init(email: String? = nil, verified: Bool? = nil) {
+            self.email = email
+            self.verified = verified
+        }
+    }
+
+    /// A profile.
+    public init(city: String? = nil, floor: Int? = nil, contact: Contact? = nil) {
+        self.city = city
+        self.floor = floor
+        self.contact = contact
+    }
 }

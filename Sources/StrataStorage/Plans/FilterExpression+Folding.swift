@@ -37,7 +37,9 @@ extension FilterExpression {
             return .anyRelated(relationship: name, inner.foldingConstants())
         case .noneRelated(let name, let inner):
             return .noneRelated(relationship: name, inner.foldingConstants())
-        case .constant, .compare, .inList, .between, .text, .isNil:
+        case .elements(_, .containsAny(let constants)) where constants.isEmpty:
+            return .constant(false)
+        case .constant, .compare, .inList, .between, .text, .isNil, .elements, .documentPath:
             return self
         }
     }

@@ -32,6 +32,13 @@ public indirect enum FilterExpression: Sendable, Hashable {
     case anyRelated(relationship: String, FilterExpression)
     /// No destination of a to-many relationship matches.
     case noneRelated(relationship: String, FilterExpression)
+    /// A test of an array, set or dictionary property's elements (a dictionary's keys for
+    /// `contains`); false when the property is null.
+    case elements(String, ElementTest)
+    /// The value at a path inside a document property (object keys, outermost first) compared
+    /// with a scalar constant (`==` and `!=` only). A missing path and a JSON `null` are both nil;
+    /// an object or array there equals no scalar.
+    case documentPath(String, [String], ComparisonOperator, Value)
 
     /// The expression with every text constant in NFC (see ``ValueRules``); the same expression
     /// when there is nothing to change, which is the common, ASCII case.
@@ -39,6 +46,14 @@ public indirect enum FilterExpression: Sendable, Hashable {
         switch self {
         case .constant, .isNil:
             return self
+        case .elements(let property, .contains(let element)):
+            return .elements(property, .contains(ValueRules.normalized(element)))
+        case .elements(let property, .containsAny(let elements)):
+            return .elements(property, .containsAny(elements.map(ValueRules.normalized)))
+        case .elements:
+            return self
+        case .documentPath(let property, let path, let op, let constant):
+            return .documentPath(property, path.map(ValueRules.nfc), op, ValueRules.normalized(constant))
         case .compare(let property, let op, let constant, let options):
             return .compare(property, op, ValueRules.normalized(constant), options)
         case .inList(let property, let constants, let options):
@@ -81,6 +96,8 @@ public indirect enum FilterExpression: Sendable, Hashable {
             features.insert(.text)
             options(textOptions)
         case .isNil: features.insert(.isNil)
+        case .elements: features.insert(.elements)
+        case .documentPath: features.insert(.documentPaths)
         case .and(let parts), .or(let parts):
             features.insert(.logic)
             for part in parts { part.collectFeatures(into: &features) }
@@ -157,4 +174,39 @@ public enum PredicateFeature: String, Sendable, Hashable, Codable, CaseIterable 
     case toOne
     /// `any` and `none` over a to-many.
     case toMany
+    /// ``FilterExpression/elements(_:_:)``: contains, contains any, and count of a collection.
+    case elements
+    /// ``FilterExpression/documentPath(_:_:_:_:)``: equality at a path inside a document.
+    case documentPaths
+}
+
+/// What ``FilterExpression/elements(_:_:)`` asks of an array, set or dictionary.
+public enum ElementTest: Sendable, Hashable {
+    /// Some element equals the value (numbers numerically); for a dictionary, some key is the text.
+    case contains(Value)
+    /// Some element equals one of the values (for a dictionary, some key is one); an empty list
+    /// matches nothing.
+    case containsAny([Value])
+    /// The number of elements (a dictionary's entries) compared with a count.
+    case count(ComparisonOperator, Int)
+
+    /// Whether a collection value passes; false for null (and for anything not a collection).
+    public func matches(_ value: Value) -> Bool {
+        switch (self, value) {
+        case (.contains(let element), .array(let elements)):
+            return elements.contains { Value.predicateEquals($0, element) }
+        case (.containsAny(let candidates), .array(let elements)):
+            return elements.contains { element in candidates.contains { Value.predicateEquals(element, $0) } }
+        case (.contains(.string(let key)), .dictionary(let entries)):
+            return entries[key] != nil
+        case (.containsAny(let candidates), .dictionary(let entries)):
+            return candidates.contains { if case .string(let key) = $0 { entries[key] != nil } else { false } }
+        case (.count(let op, let count), .array(let elements)):
+            return PredicateEvaluator.compare(.int(Int64(elements.count)), op, .int(Int64(count)))
+        case (.count(let op, let count), .dictionary(let entries)):
+            return PredicateEvaluator.compare(.int(Int64(entries.count)), op, .int(Int64(count)))
+        default:
+            return false
+        }
+    }
 }

@@ -30,6 +30,13 @@ public struct PredicateEvaluator {
             return Self.textMatches(haystack, op, needle, options)
         case .isNil(let property):
             return record[property].isNull
+        case .elements(let property, let test):
+            return test.matches(record[property])
+        case .documentPath(let property, let path, let op, let constant):
+            guard case .document(let text) = record[property] else {
+                return Self.compare(.null, op, constant)
+            }
+            return Self.compare(CollectionForm.value(at: path, in: text), op, constant)
         case .and(let parts):
             for part in parts where try !matches(record, part) { return false }
             return true

@@ -20,12 +20,18 @@ public struct AttributeDescription: Sendable {
     public var renamedFrom: String?
     /// Set when the engine keeps the value itself (a date the save stamps; see ``AutomaticTimestamp``).
     public var timestamp: AutomaticTimestamp?
+    /// For arrays, sets and dictionaries: the kind of their elements (a scalar type; for a
+    /// dictionary, of its values — its keys are text). `nil` for every other type.
+    public var element: AttributeType?
 
     /// An untyped attribute.
     public init(
         name: String, type: AttributeType, isOptional: Bool = false, defaultValue: Value? = nil,
-        isIndexed: Bool = false, allowedValues: [Value]? = nil, rules: [ValidationRule] = [], renamedFrom: String? = nil
+        isIndexed: Bool = false, allowedValues: [Value]? = nil, rules: [ValidationRule] = [],
+        renamedFrom: String? = nil,
+        element: AttributeType? = nil
     ) {
+        self.element = element
         self.renamedFrom = renamedFrom
         self.name = name
         self.type = type

@@ -86,7 +86,17 @@ public struct EntityDescription: Sendable {
         for index in indexes { names.formUnion(index) }
         for constraint in uniqueConstraints { names.formUnion(constraint) }
         names.formUnion(relationships.filter(\.isToOne).map(\.name))
+        // An indexed array or set is indexed by its elements (``elementIndexedAttributes``), not as one key.
+        names.subtract(attributes.filter { !$0.type.isScalar }.map(\.name))
         return names
+    }
+
+    /// Indexed arrays and sets: backends that can index their elements (for
+    /// ``ElementTest/contains(_:)``) keep one entry per element.
+    public var elementIndexedAttributes: [AttributeDescription] {
+        attributes.filter {
+            ($0.type == .array || $0.type == .set) && ($0.isIndexed || indexes.contains([$0.name]))
+        }
     }
 }
 

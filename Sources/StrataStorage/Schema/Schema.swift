@@ -145,6 +145,7 @@ public struct Schema: Sendable {
                 throw fail(relationship.name, "a many-to-many relationship can be ordered on one side only")
             }
         }
+        try checkCollections(entity)
         let stored = Set(entity.storedPropertyNames)
         for (kind, groups) in [("index", entity.indexes), ("unique constraint", entity.uniqueConstraints)] {
             for group in groups {

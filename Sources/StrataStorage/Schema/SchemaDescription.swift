@@ -16,10 +16,14 @@ public struct SchemaDescription: Codable, Hashable, Sendable {
         public var isOptional: Bool
         /// Whether it is indexed.
         public var isIndexed: Bool
+        /// For arrays, sets and dictionaries: the element type.
+        public var element: AttributeType?
 
         /// An attribute as stored.
-        public init(name: String, type: AttributeType, isOptional: Bool, isIndexed: Bool) {
+        public init(name: String, type: AttributeType, isOptional: Bool, isIndexed: Bool, element: AttributeType? = nil)
+        {
             (self.name, self.type, self.isOptional, self.isIndexed) = (name, type, isOptional, isIndexed)
+            self.element = element
         }
     }
 
@@ -75,7 +79,9 @@ public struct SchemaDescription: Codable, Hashable, Sendable {
             Entity(
                 name: entity.name, idKind: entity.idKind,
                 attributes: entity.attributes.sorted { $0.name < $1.name }.map {
-                    Attribute(name: $0.name, type: $0.type, isOptional: $0.isOptional, isIndexed: $0.isIndexed)
+                    Attribute(
+                        name: $0.name, type: $0.type, isOptional: $0.isOptional, isIndexed: $0.isIndexed,
+                        element: $0.element)
                 },
                 relationships: entity.relationships.sorted { $0.name < $1.name }.map {
                     Relationship(
@@ -173,6 +179,11 @@ public struct SchemaDescription: Codable, Hashable, Sendable {
                 note(
                     attribute.name,
                     "attribute `\(attribute.name)` type \(previous.type.rawValue) → \(attribute.type.rawValue)")
+            } else if previous.element != attribute.element {
+                note(
+                    attribute.name,
+                    "attribute `\(attribute.name)` element type \(previous.element?.rawValue ?? "none") → "
+                        + (attribute.element?.rawValue ?? "none"))
             }
             if previous.isOptional != attribute.isOptional {
                 note(
@@ -319,7 +330,8 @@ extension SchemaDescription {
                     name: entity.name, idKind: entity.idKind,
                     attributes: ordered(entity.attributes, \.name).map {
                         AttributeDescription(
-                            name: $0.name, type: $0.type, isOptional: $0.isOptional, isIndexed: $0.isIndexed)
+                            name: $0.name, type: $0.type, isOptional: $0.isOptional, isIndexed: $0.isIndexed,
+                            element: $0.element)
                     },
                     relationships: ordered(entity.relationships, \.name).map {
                         RelationshipDescription(

@@ -56,6 +56,7 @@ extension SchemaFile.Entity {
 extension SchemaFile.Attribute {
     var json: [String: Any] {
         var out: [String: Any] = ["name": name, "type": type.rawValue]
+        if let element { out["element"] = element.rawValue }
         if isOptional { out["isOptional"] = true }
         if isIndexed { out["isIndexed"] = true }
         if let defaultValue { out["defaultValue"] = SchemaFile.json(defaultValue) }
@@ -118,6 +119,8 @@ extension SchemaFile {
         case .uuid(let uuid): return uuid.uuidString
         case .data(let data): return data.base64EncodedString()
         case .decimal(let number): return DecimalForm.text(number)
+        case .array, .dictionary, .document:
+            return (try? ExactJSON.parse(CollectionForm.text(value) ?? "null")) ?? NSNull()
         }
     }
 
@@ -176,8 +179,19 @@ extension SchemaFile {
                     "has type \"\(typeText)\"; expected one of \(AttributeType.allCases.map(\.rawValue).joined(separator: ", "))"
                 )
             }
+            var element: AttributeType?
+            if let elementText = json["element"] {
+                guard let text = elementText as? String, let kind = AttributeType(rawValue: text), kind.isScalar else {
+                    throw fail(entity, name, "has element \(elementText); expected a scalar type")
+                }
+                element = kind
+            }
             func value(_ raw: Any, _ what: String) throws -> Value {
-                guard let value = JSONValueForm.value(raw, type: type) else {
+                let read =
+                    type.isScalar
+                    ? JSONValueForm.value(raw, type: type)
+                    : raw is NSNull ? .null : CollectionForm.value(parsed: raw, type: type, element: element)
+                guard let value = read else {
                     throw fail(entity, name, "\(what) is not a \(type.rawValue) value")
                 }
                 return value
@@ -216,7 +230,7 @@ extension SchemaFile {
                     try $0.map { try value($0, "an allowed value") }
                 },
                 rules: rules, customRules: json["customRules"] as? [String] ?? [],
-                renamedFrom: json["renamedFrom"] as? String)
+                renamedFrom: json["renamedFrom"] as? String, element: element)
         }
 
         private func relationship(_ json: [String: Any], in entity: String) throws -> SchemaFile.Relationship {

@@ -77,13 +77,17 @@ public struct SchemaFile: Sendable, Hashable {
         public var customRules: [String]
         /// Its name in the previous schema version.
         public var renamedFrom: String?
+        /// For arrays, sets and dictionaries: the element type.
+        public var element: AttributeType?
 
         /// An attribute as the file describes it.
         public init(
             name: String, type: AttributeType, isOptional: Bool = false, isIndexed: Bool = false,
             defaultValue: Value? = nil,
-            allowedValues: [Value]? = nil, rules: [Rule] = [], customRules: [String] = [], renamedFrom: String? = nil
+            allowedValues: [Value]? = nil, rules: [Rule] = [], customRules: [String] = [], renamedFrom: String? = nil,
+            element: AttributeType? = nil
         ) {
+            self.element = element
             self.name = name
             self.type = type
             self.isOptional = isOptional
@@ -175,7 +179,7 @@ public struct SchemaFile: Sendable, Hashable {
                         isIndexed: attribute.isIndexed,
                         defaultValue: attribute.defaultValue, allowedValues: attribute.allowedValues, rules: rules,
                         customRules: custom,
-                        renamedFrom: attribute.renamedFrom)
+                        renamedFrom: attribute.renamedFrom, element: attribute.element)
                 },
                 relationships: entity.relationships.map {
                     Relationship(
@@ -208,7 +212,7 @@ public struct SchemaFile: Sendable, Hashable {
                                 case .pattern(let regex, let name): ValidationRule(.pattern(regex), name: name)
                                 }
                             },
-                            renamedFrom: attribute.renamedFrom)
+                            renamedFrom: attribute.renamedFrom, element: attribute.element)
                     },
                     relationships: entity.relationships.map {
                         var relationship = RelationshipDescription(

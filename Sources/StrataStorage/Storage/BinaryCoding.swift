@@ -68,6 +68,20 @@ public struct BinaryWriter {
         case .decimal(let number):
             byte(9)
             string(DecimalForm.text(number))
+        case .array(let elements):
+            byte(10)
+            unsigned(UInt64(elements.count))
+            for element in elements { self.value(element) }
+        case .dictionary(let entries):
+            byte(11)
+            unsigned(UInt64(entries.count))
+            for key in entries.keys.sorted() {
+                string(key)
+                self.value(entries[key] ?? .null)
+            }
+        case .document(let text):
+            byte(12)
+            string(text)
         }
     }
 
@@ -171,8 +185,32 @@ public struct BinaryReader {
             let text = try string()
             guard let number = DecimalForm.parse(text) else { throw corrupt("\(text) is not a decimal") }
             return .decimal(number)
+        case 10:
+            let count = try count()
+            var elements: [Value] = []
+            elements.reserveCapacity(min(count, bytes.count - position))
+            for _ in 0..<count { elements.append(try element()) }
+            return .array(elements)
+        case 11:
+            let count = try count()
+            var entries: [String: Value] = [:]
+            for _ in 0..<count {
+                let key = try string()
+                entries[key] = try element()
+            }
+            return .dictionary(entries)
+        case 12:
+            return .document(try string())
         default: throw corrupt("unknown value kind")
         }
+    }
+
+    /// A collection's element: a scalar (a nested collection is damage, and never recursed into).
+    private mutating func element() throws -> Value {
+        let start = position
+        guard let kind = try? byte(), kind < 10 else { throw corrupt("a collection element is not a scalar") }
+        position = start
+        return try value()
     }
 
     /// Reads 16 bytes as a UUID.

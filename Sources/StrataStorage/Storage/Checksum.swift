@@ -115,6 +115,23 @@ public struct Checksum: Sendable {
                 update(word: UInt64(utf8.count))
                 update(UnsafeRawBufferPointer(utf8))
             }
+        case .array, .dictionary, .document:
+            updateCollection(value)
+        }
+    }
+
+    /// Arrays, dictionaries and documents by their canonical JSON text, after a kind byte each.
+    @usableFromInline
+    mutating func updateCollection(_ value: Value) {
+        switch value {
+        case .array: update(byte: 9)
+        case .dictionary: update(byte: 10)
+        default: update(byte: 11)
+        }
+        var text = CollectionForm.text(value) ?? ""
+        text.withUTF8 { utf8 in
+            update(word: UInt64(utf8.count))
+            update(UnsafeRawBufferPointer(utf8))
         }
     }
 

@@ -22,7 +22,16 @@ package enum JSONValueForm {
         case .uuid: return (raw as? String).flatMap(UUID.init(uuidString:)).map(Value.uuid)
         case .data: return (raw as? String).flatMap { Data(base64Encoded: $0) }.map(Value.data)
         case .decimal: return (raw as? String).flatMap(DecimalForm.parse).map(Value.decimal)
+        case .array, .set, .dictionary, .document: return nil  // see CollectionForm: they need an element type
         }
+    }
+
+    /// `raw` as a value of `attribute` — a scalar's form above, or an array's, set's, dictionary's
+    /// or document's JSON (``CollectionForm``) — or `nil` when it is not one.
+    package static func value(_ raw: Any, attribute: AttributeDescription) -> Value? {
+        if attribute.type.isScalar { return value(raw, type: attribute.type) }
+        if raw is NSNull { return .null }
+        return CollectionForm.value(parsed: raw, type: attribute.type, element: attribute.element)
     }
 
     /// A JSON `true`/`false` as JSONSerialization hands it over (a `Bool`, or an `NSNumber`

@@ -1,12 +1,15 @@
 import Foundation
 
+/// Arrays hold their elements' own encodings, dictionaries an object of them, documents their
+/// canonical JSON as text.
+///
 /// `Value` in any `Codable` format (sync messages travel as JSON): one key naming the kind, holding
 /// the payload under `_0` — `{"double": {"_0": 1.5}}`, `{"null": {}}`. JSON has no literal for
 /// ±infinity, which are ordinary values (see ``ValueRules``), so a non-finite double is written as
 /// the text `"+Infinity"` or `"-Infinity"`; every other value uses its type's own encoding.
 extension Value: Codable {
     private enum Kind: String, CodingKey {
-        case null, bool, int, double, string, date, uuid, data, decimal
+        case null, bool, int, double, string, date, uuid, data, decimal, array, dictionary, document
     }
 
     private enum Payload: String, CodingKey {
@@ -47,6 +50,9 @@ extension Value: Codable {
                     forKey: ._0, in: payload, debugDescription: "\(text) is not a decimal")
             }
             self = .decimal(number)
+        case .array: self = .array(try payload.decode([Value].self, forKey: ._0))
+        case .dictionary: self = .dictionary(try payload.decode([String: Value].self, forKey: ._0))
+        case .document: self = .document(try payload.decode(String.self, forKey: ._0))
         }
     }
 
@@ -65,6 +71,9 @@ extension Value: Codable {
         case .data(let bytes): try container.encode([Payload._0.rawValue: bytes], forKey: .data)
         case .decimal(let number):
             try container.encode([Payload._0.rawValue: DecimalForm.text(number)], forKey: .decimal)
+        case .array(let elements): try container.encode([Payload._0.rawValue: elements], forKey: .array)
+        case .dictionary(let entries): try container.encode([Payload._0.rawValue: entries], forKey: .dictionary)
+        case .document(let text): try container.encode([Payload._0.rawValue: text], forKey: .document)
         }
     }
 }

@@ -7,11 +7,21 @@ import Foundation
 ///   values of different kinds order by kind (bool < number < string < date < uuid < data).
 /// - Strings compare by Unicode scalar values (the order of SQLite's `BINARY` collation on UTF-8);
 ///   text is NFC everywhere (``ValueRules``), so this agrees with Swift's `==`.
+/// - Arrays, dictionaries and documents are equal element by element (numbers numerically) but
+///   have no order: `<` and friends are false for them, and sorting by one is refused.
 /// - Doubles are never NaN (refused on the way in); ±infinity order as numbers.
 extension Value {
     /// Equality as predicates see it: numeric across `int`/`double`, otherwise structural.
     public static func predicateEquals(_ lhs: Value, _ rhs: Value) -> Bool {
         if let exact = compareDecimals(lhs, rhs) { return exact == .same }
+        switch (lhs, rhs) {
+        case (.array(let a), .array(let b)):
+            return a.count == b.count && zip(a, b).allSatisfy { predicateEquals($0, $1) }
+        case (.dictionary(let a), .dictionary(let b)):
+            return a.count == b.count
+                && a.allSatisfy { key, value in b[key].map { predicateEquals(value, $0) } ?? false }
+        default: break
+        }
         if let l = lhs.numericValue, let r = rhs.numericValue {
             if case .int(let a) = lhs, case .int(let b) = rhs { return a == b }
             return l == r
@@ -51,6 +61,9 @@ extension Value {
         case .date: 4
         case .uuid: 5
         case .data: 6
+        case .array: 7
+        case .dictionary: 8
+        case .document: 9
         }
     }
 

@@ -25,6 +25,14 @@ public enum Value: Sendable, Hashable {
     /// An exact decimal (Foundation's `Decimal`, up to 38 significant digits; canonical — see
     /// ``DecimalForm`` — and never NaN once stored).
     case decimal(Decimal)
+    /// The elements of an array or a set attribute (a set's are canonical: sorted by ``sortOrder(_:_:)``
+    /// and without duplicates — see ``ValueRules``). Elements are scalars, never null.
+    case array([Value])
+    /// A dictionary attribute: text keys (NFC) to scalar values, never null.
+    case dictionary([String: Value])
+    /// A document attribute: one `Codable` value as canonical JSON text (object keys sorted, no
+    /// insignificant space).
+    case document(String)
 
     /// Whether this is `null`.
     @inlinable public var isNull: Bool {
@@ -44,6 +52,17 @@ public enum Value: Sendable, Hashable {
         case .uuid: .uuid
         case .data: .data
         case .decimal: .decimal
+        case .array: .array
+        case .dictionary: .dictionary
+        case .document: .document
+        }
+    }
+
+    /// Whether this is a scalar: not an array, a dictionary or a document.
+    public var isScalar: Bool {
+        switch self {
+        case .array, .dictionary, .document: false
+        default: true
         }
     }
 
@@ -69,6 +88,10 @@ extension Value: CustomStringConvertible {
         case .uuid(let value): value.uuidString
         case .data(let value): "<\(value.count) bytes>"
         case .decimal(let value): DecimalForm.text(value)
+        case .array(let elements): "[" + elements.map(\.description).joined(separator: ", ") + "]"
+        case .dictionary(let entries):
+            "[" + entries.sorted { $0.key < $1.key }.map { "\"\($0.key)\": \($0.value)" }.joined(separator: ", ") + "]"
+        case .document(let text): text
         }
     }
 }
