@@ -190,7 +190,9 @@ extension ModelSyntax {
             {
                 return isCollection(elementType) ? type.trimmedDescription : nil
             }
-            if ["Array", "Dictionary", "Set", "ContiguousArray"].contains(named.name.text) { return type.trimmedDescription }
+            if ["Array", "Dictionary", "Set", "ContiguousArray"].contains(named.name.text) {
+                return type.trimmedDescription
+            }
         }
         return nil
     }
@@ -200,7 +202,8 @@ extension ModelSyntax {
     private static func isCollection(_ element: TypeSyntax) -> Bool {
         if element.is(OptionalTypeSyntax.self) || element.is(ImplicitlyUnwrappedOptionalTypeSyntax.self) { return true }
         return unsupported(element) != nil || element.is(ArrayTypeSyntax.self) || element.is(DictionaryTypeSyntax.self)
-            || element.as(IdentifierTypeSyntax.self).map { ["Set", "Array", "Dictionary"].contains($0.name.text) } == true
+            || element.as(IdentifierTypeSyntax.self).map { ["Set", "Array", "Dictionary"].contains($0.name.text) }
+                == true
     }
 
     /// A literal initial value a schema default can take as written, or nil.

@@ -12,21 +12,21 @@ import StrataSQLite
 // `make bench-values`.
 
 struct Scalars: PersistentModel {
-    var id: Int
+    var id: Int64
     var amount: Double
     var note: String
     static let entity = Entity<Scalars>("Scalars", [.attribute(\.amount), .attribute(\.note)])
 }
 
 struct Values: PersistentModel {
-    var id: Int
+    var id: Int64
     var amount: Decimal
     var tags: [String]
     static let entity = Entity<Values>("Values", [.attribute(\.amount), .attribute(\.tags)])
 }
 
 struct IndexedValues: PersistentModel {
-    var id: Int
+    var id: Int64
     var amount: Decimal
     var tags: [String]
     static let entity = Entity<IndexedValues>(
@@ -72,15 +72,19 @@ func tags(_ i: Int) -> [String] { (0..<5).map { words[(i + $0 * 3) % words.count
 
 print("A save of \(count) records: a decimal and a 5-element array vs a double and a text (fastest of 3)")
 for backend in ["memory", "sqlite", "lmdb"] {
-    let plain = try await fastest(backend) { Scalars(id: $0, amount: Double($0) / 100, note: "note \($0 % 1000)") }
+    let plain = try await fastest(backend) {
+        Scalars(id: Int64($0), amount: Double($0) / 100, note: "note \($0 % 1000)")
+    }
     let rich = try await fastest(backend) {
-        Values(id: $0, amount: Decimal($0) / 100, tags: tags($0))
+        Values(id: Int64($0), amount: Decimal($0) / 100, tags: tags($0))
     }
     var line = String(
         format: "%-7@ double+text %.3f s   decimal+array %.3f s   ratio %.2f× (target ≤ 1.3×)", backend as NSString,
         plain, rich, rich / plain)
     if backend == "sqlite" {
-        let indexed = try await fastest(backend) { IndexedValues(id: $0, amount: Decimal($0) / 100, tags: tags($0)) }
+        let indexed = try await fastest(backend) {
+            IndexedValues(id: Int64($0), amount: Decimal($0) / 100, tags: tags($0))
+        }
         line += String(format: "   array indexed %.3f s (%.2f×)", indexed, indexed / plain)
     }
     print(line)
