@@ -137,14 +137,16 @@ struct SQLiteLayout: Sendable {
             let column = quoted(attribute.name)
             let prefix = "\(entity.name).\(attribute.name).elements"
             let fill =
-                "INSERT INTO \(elements) (value, owner) SELECT DISTINCT value, NEW.\"id\" FROM json_each(NEW.\(column));"
+                "INSERT INTO \(elements) (value, owner) "
+                + "SELECT DISTINCT value, NEW.\"id\" FROM json_each(NEW.\(column));"
             let empty = "DELETE FROM \(elements) WHERE owner = OLD.\"id\";"
             return [
                 "CREATE TABLE \(elements) (value, owner \(SQLiteValues.columnType(entity.idKind)) NOT NULL)",
                 "CREATE INDEX \(quoted(prefix + ".value")) ON \(elements) (value, owner)",
                 "CREATE INDEX \(quoted(prefix + ".owner")) ON \(elements) (owner)",
                 "CREATE TRIGGER \(quoted(prefix + ".insert")) AFTER INSERT ON \(table) BEGIN \(fill) END",
-                "CREATE TRIGGER \(quoted(prefix + ".update")) AFTER UPDATE OF \(column) ON \(table) BEGIN \(empty) \(fill) END",
+                "CREATE TRIGGER \(quoted(prefix + ".update")) AFTER UPDATE OF \(column) ON \(table) "
+                    + "BEGIN \(empty) \(fill) END",
                 "CREATE TRIGGER \(quoted(prefix + ".delete")) AFTER DELETE ON \(table) BEGIN \(empty) END",
             ]
         }

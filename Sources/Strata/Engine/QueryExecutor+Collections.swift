@@ -64,7 +64,8 @@ extension QueryExecutor {
             guard types.contains(attribute.type) else {
                 throw fail(
                     .typeMismatch, property,
-                    "\(what) needs \(property) to be a \(types.map(\.rawValue).sorted().joined(separator: " or ")), not a \(attribute.type.rawValue)"
+                    "\(what) needs \(property) to be a \(types.map(\.rawValue).sorted().joined(separator: " or ")), "
+                        + "not a \(attribute.type.rawValue)"
                 )
             }
             return attribute
@@ -74,7 +75,8 @@ extension QueryExecutor {
             guard let type, !value.isNull, type.accepts(value) else {
                 throw fail(
                     .typeMismatch, attribute.name,
-                    "cannot look for \(value) in \(attribute.name), whose \(attribute.type == .dictionary ? "keys are string" : "elements are \(type?.rawValue ?? "?")")"
+                    "cannot look for \(value) in \(attribute.name), whose "
+                        + (attribute.type == .dictionary ? "keys are string" : "elements are \(type?.rawValue ?? "?")")
                 )
             }
             if let reason = ValueRules.violation(of: value) {

@@ -25,7 +25,8 @@ enum KeyPathName {
             return .failure(
                 StrataError(
                     .invalidSchema, entity: String(describing: Root.self),
-                    "key path \(text) is not a stored property path (optional chaining and subscripts are not supported)"
+                    "key path \(text) is not a stored property path "
+                        + "(optional chaining in a declaration, and subscripts, are not supported)"
                 ))
         }
         return .success(name)
