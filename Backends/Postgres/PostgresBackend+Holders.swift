@@ -18,10 +18,11 @@ extension PostgresBackend {
     static let processTag = String(UInt64.random(in: .min ... .max), radix: 16)
 
     /// A session of another process's handle onto this store (on this machine or another),
-    /// named by its server process ID and client address. A handle closed a moment ago may still
-    /// show while the server ends its sessions (on a loaded machine, for more than a second), so a
-    /// holder counts only if it is still there after five seconds of asking again. An answer of
-    /// "nobody" is immediate; only a refusal waits.
+    /// named by its server process ID and client address. A handle that closes renames its
+    /// session before ending it, so it stops counting at once; one that ended without closing (a
+    /// crash, a dropped handle) may still show while the server ends its session, so a holder
+    /// counts only if it is still there after five seconds of asking again. An answer of "nobody"
+    /// is immediate; only a refusal waits.
     public func holderElsewhere() async throws -> String? {
         var holder = try await sessionElsewhere()
         for wait in [100, 200, 400, 800, 1_500, 2_000] where holder != nil {

@@ -152,7 +152,8 @@ public final class PostgresBackend: StorageBackend {
         let presence: PostgresPresence
         do {
             presence = PostgresPresence(
-                try await PostgresConnection.connect(configuration: presenceConfiguration, id: 0, logger: logger))
+                try await PostgresConnection.connect(configuration: presenceConfiguration, id: 0, logger: logger),
+                logger: logger)
         } catch {
             throw PostgresErrors.map(error)
         }
