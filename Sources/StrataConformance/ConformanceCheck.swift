@@ -89,4 +89,6 @@ public enum ConformanceCategory: String, Sendable, Hashable, CaseIterable {
     case sections = "Sections"
     /// The app's save hooks.
     case hooks = "Hooks"
+    /// Attributes the engine derives: counts, folded text, functions.
+    case derived = "Derived"
 }

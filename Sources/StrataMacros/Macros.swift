@@ -3,8 +3,8 @@
 /// Declares a `PersistentModel` from the struct itself, as SwiftData's `@Model` does: every stored
 /// property other than `id` becomes an attribute (its initial value, when a literal, the default a
 /// migration fills in), a property marked ``Relationship(to:inverse:ordered:deleteRule:minCount:maxCount:renamedFrom:)`` a to-one, a
-/// `static var` of type `ToMany` marked `@Relationship` a to-many, and ``Transient()`` properties
-/// are not stored. The macro writes the `static let entity` the explicit form spells out — the two
+/// `static var` of type `ToMany` marked `@Relationship` a to-many, a property marked `@Derived` an
+/// attribute the engine computes, and ``Transient()`` properties are not stored. The macro writes the `static let entity` the explicit form spells out — the two
 /// forms build identical schemas — and the `PersistentModel` conformance.
 ///
 /// ```swift
@@ -62,6 +62,24 @@ public macro Attribute<V>(
 /// A date the engine keeps (see `AutomaticTimestamp`): `@Timestamp(.creation) var created: Date`.
 @attached(peer)
 public macro Timestamp(_ kind: AutomaticTimestamp, name: String? = nil, indexed: Bool = false) =
+    #externalMacro(module: "StrataMacrosPlugin", type: "MarkerMacro")
+
+/// An attribute the engine computes (see `Derivation`): how many records a to-many holds,
+/// `@Derived(count: Album.songs) var songCount = 0`.
+@attached(peer)
+public macro Derived(count relationship: Any, name: String? = nil, indexed: Bool = false) =
+    #externalMacro(module: "StrataMacrosPlugin", type: "MarkerMacro")
+
+/// A derived attribute holding another text attribute case- and diacritic-folded:
+/// `@Derived(folding: \Album.title, indexed: true) var titleKey = ""`.
+@attached(peer)
+public macro Derived(folding source: AnyKeyPath, name: String? = nil, indexed: Bool = false) =
+    #externalMacro(module: "StrataMacrosPlugin", type: "MarkerMacro")
+
+/// A derived attribute computed by a named function of the model:
+/// `@Derived(function: "label", { (album: Album) in album.title }) var label = ""`.
+@attached(peer)
+public macro Derived(function: String, name: String? = nil, indexed: Bool = false, _ compute: Any) =
     #externalMacro(module: "StrataMacrosPlugin", type: "MarkerMacro")
 
 /// A property of the struct that is not stored (a cache, a derived value); it needs an initial value.

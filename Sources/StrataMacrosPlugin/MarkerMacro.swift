@@ -2,7 +2,7 @@ import SwiftSyntax
 import SwiftSyntaxBuilder
 import SwiftSyntaxMacros
 
-/// `@Attribute`, `@Timestamp` and `@Transient`: markers `@Model` reads; they add nothing themselves.
+/// `@Attribute`, `@Timestamp`, `@Derived` and `@Transient`: markers `@Model` reads; they add nothing themselves.
 public struct MarkerMacro: PeerMacro {
     public static func expansion(
         of node: AttributeSyntax, providingPeersOf declaration: some DeclSyntaxProtocol,

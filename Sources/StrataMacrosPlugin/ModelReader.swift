@@ -70,6 +70,8 @@ struct ModelReader<Context: MacroExpansionContext> {
             readToOne(name, type: type, relationship, at: binding)
         } else if let timestamp = variable.attribute("Timestamp") {
             members.append(".timestamp(\\.\(name)\(ModelSyntax.arguments(of: timestamp, leading: true)))")
+        } else if let derived = variable.attribute("Derived") {
+            members.append(".derived(\\.\(name)\(ModelSyntax.arguments(of: derived, leading: true)))")
         } else {
             members.append(
                 ModelSyntax.attribute(name, variable.attribute("Attribute"), initial: binding.initializer?.value))

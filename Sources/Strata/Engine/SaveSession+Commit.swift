@@ -19,6 +19,8 @@ extension SaveSession {
         try checkInsertedIDs()
         try expandDeletes()
         if runningHooks { try runBeforeValidationHooks() }
+        // A load keeps the derived values it brings, as it keeps versions and timestamps.
+        if !loading { try deriveValues() }
         try validate()
         if runningHooks { try runAfterValidationHooks() }
     }

@@ -14,6 +14,8 @@ package final class SaveSession {
     var deletedSnapshots: [RecordKey: Record] = [:]
     /// To-many relationships whose membership changed and that declare count bounds.
     var touchedMemberships: Set<LinkKey> = []
+    /// To-many relationships whose membership changed and that a derived attribute counts.
+    var countedMemberships: Set<LinkKey> = []
     /// Inserted IDs not yet checked against the committed records, by entity.
     var uncheckedInserts: [String: [RecordID]] = [:]
     /// Set when the save copies another store's state (a sync pull): a reference that dangles
@@ -283,7 +285,11 @@ package final class SaveSession {
     }
 
     func touch(_ entity: String, _ relationship: RelationshipDescription, _ owner: RecordID) {
-        guard relationship.minCount != nil || relationship.maxCount != nil else { return }
-        touchedMemberships.insert(LinkKey(entity: entity, relationship: relationship.name, owner: owner))
+        if relationship.minCount != nil || relationship.maxCount != nil {
+            touchedMemberships.insert(LinkKey(entity: entity, relationship: relationship.name, owner: owner))
+        }
+        if schema.hasDerivedAttributes, schema.entity(entity)?.countedRelationships[relationship.name] != nil {
+            countedMemberships.insert(LinkKey(entity: entity, relationship: relationship.name, owner: owner))
+        }
     }
 }

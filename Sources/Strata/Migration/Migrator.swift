@@ -101,6 +101,10 @@ struct Migrator: Sendable {
                 try migration.flush()
                 touched = migration.touched
             }
+            // Added derived attributes are backfilled, changed ones recomputed, before the check.
+            for entity in Self.entitiesToDerive(in: step.to, rebuilt: created.union(touched)) {
+                try derive(entity, in: new, executor: executor, checkpoint: transaction.checkpoint, report: report)
+            }
             for entity in step.to.entities.sorted(by: { $0.name < $1.name }) {
                 let mapping = mappings.first { $0.target.name == entity.name }
                 let required = touched.contains(entity.name) || (mapping.map { !$0.unfilled.isEmpty } ?? false)

@@ -26,14 +26,21 @@ extension EntityMember where Model: PersistentModel {
     }
 
     private func stamped(_ kind: AutomaticTimestamp) -> EntityMember {
+        mappingAttributes { $0.timestamp = kind }
+    }
+}
+
+extension EntityMember {
+    /// The member with `change` applied to each attribute it declares (none for other members).
+    func mappingAttributes(_ change: (inout AttributeDescription) -> Void) -> EntityMember {
         var member = self
         if case .attributes(let result) = member.part {
             member.part = .attributes(
                 result.map { attributes in
                     attributes.map { attribute in
-                        var stamped = attribute
-                        stamped.timestamp = kind
-                        return stamped
+                        var changed = attribute
+                        change(&changed)
+                        return changed
                     }
                 })
         }

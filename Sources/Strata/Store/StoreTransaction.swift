@@ -82,9 +82,12 @@ public final class StoreTransaction: StoreReader {
     public func update(_ record: Record) throws { try session.update(record) }
     /// Inserts the untyped record, or replaces it if its ID exists.
     public func upsert(_ record: Record) throws { try session.upsert(record) }
-    /// Changes the given properties of an existing record, leaving the others.
+    /// Changes the given properties of an existing record, leaving the others. Naming a derived
+    /// attribute is `validationFailed`: only the save computes one.
     public func update(_ entity: String, id: RecordID, set values: [String: Value]) throws {
-        try session.patch(RecordKey(entity: entity, id: id), values)
+        let key = RecordKey(entity: entity, id: id)
+        try session.refuseDerived(key, values.keys)
+        try session.patch(key, values)
     }
     /// Deletes every record the plan matches (delete rules apply to each); returns how many.
     @discardableResult

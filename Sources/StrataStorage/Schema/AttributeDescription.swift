@@ -23,6 +23,8 @@ public struct AttributeDescription: Sendable {
     /// For arrays, sets and dictionaries: the kind of their elements (a scalar type; for a
     /// dictionary, of its values — its keys are text). `nil` for every other type.
     public var element: AttributeType?
+    /// Set when the engine computes the value (see ``Derivation``): callers read it, never write it.
+    public var derivation: Derivation?
 
     /// An untyped attribute.
     public init(

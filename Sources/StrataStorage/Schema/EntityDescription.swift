@@ -43,9 +43,24 @@ public struct EntityDescription: Sendable {
     /// The attributes the engine stamps at save (see ``AutomaticTimestamp``), in declaration order.
     public private(set) var timestamps: [(name: String, kind: AutomaticTimestamp)] = []
 
+    /// Attributes computed from the record's own values (folded text, functions): slot and how.
+    public private(set) var ownDerivations: [(slot: Int, attribute: String, derivation: Derivation)] = []
+    /// Attributes that count a to-many, by the to-many's name: the slots to set.
+    public private(set) var countedRelationships: [String: [Int]] = [:]
+
     mutating func rebuildLookups() {
         layout = .shared(storedPropertyNames)
         timestamps = attributes.compactMap { attribute in attribute.timestamp.map { (attribute.name, $0) } }
+        ownDerivations = []
+        countedRelationships = [:]
+        for (slot, attribute) in attributes.enumerated() {
+            guard let derivation = attribute.derivation else { continue }
+            if case .count(let relationship) = derivation.source {
+                countedRelationships[relationship, default: []].append(slot)
+            } else {
+                ownDerivations.append((slot, attribute.name, derivation))
+            }
+        }
         attributeIndex = Dictionary(attributes.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { a, _ in a })
         relationshipIndex = Dictionary(
             relationships.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { a, _ in a })

@@ -17,6 +17,8 @@ public struct Schema: Sendable {
     /// (``SchemaFile/metadataKey``): true for schemas an app builds, false for those read back
     /// from a store or a file, which would overwrite the app's rules with what they lack.
     package var recordsDeclaration = true
+    /// Whether any entity has a derived attribute (saves skip the derivation pass otherwise).
+    public let hasDerivedAttributes: Bool
 
     /// This schema named as version `name` (what `SchemaVersion` does for a plan's versions).
     public func versioned(_ name: String?) -> Schema {
@@ -46,6 +48,7 @@ public struct Schema: Sendable {
         }
         self.entities = resolved
         self.entityIndex = index
+        self.hasDerivedAttributes = resolved.contains { $0.attributes.contains { $0.derivation != nil } }
     }
 
     /// An inverse declared on one side only is completed on the other, as SwiftData does: when a
@@ -146,6 +149,7 @@ public struct Schema: Sendable {
             }
         }
         try checkCollections(entity)
+        try checkDerivations(entity)
         let stored = Set(entity.storedPropertyNames)
         for (kind, groups) in [("index", entity.indexes), ("unique constraint", entity.uniqueConstraints)] {
             for group in groups {

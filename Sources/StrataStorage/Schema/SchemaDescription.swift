@@ -18,12 +18,16 @@ public struct SchemaDescription: Codable, Hashable, Sendable {
         public var isIndexed: Bool
         /// For arrays, sets and dictionaries: the element type.
         public var element: AttributeType?
+        /// For a derived attribute: its ``Derivation``'s recorded form (`count(stops)`).
+        public var derived: String?
 
         /// An attribute as stored.
-        public init(name: String, type: AttributeType, isOptional: Bool, isIndexed: Bool, element: AttributeType? = nil)
-        {
+        public init(
+            name: String, type: AttributeType, isOptional: Bool, isIndexed: Bool, element: AttributeType? = nil,
+            derived: String? = nil
+        ) {
             (self.name, self.type, self.isOptional, self.isIndexed) = (name, type, isOptional, isIndexed)
-            self.element = element
+            (self.element, self.derived) = (element, derived)
         }
     }
 
@@ -81,7 +85,7 @@ public struct SchemaDescription: Codable, Hashable, Sendable {
                 attributes: entity.attributes.sorted { $0.name < $1.name }.map {
                     Attribute(
                         name: $0.name, type: $0.type, isOptional: $0.isOptional, isIndexed: $0.isIndexed,
-                        element: $0.element)
+                        element: $0.element, derived: $0.derivation?.description)
                 },
                 relationships: entity.relationships.sorted { $0.name < $1.name }.map {
                     Relationship(
@@ -184,6 +188,12 @@ public struct SchemaDescription: Codable, Hashable, Sendable {
                     attribute.name,
                     "attribute `\(attribute.name)` element type \(previous.element?.rawValue ?? "none") → "
                         + (attribute.element?.rawValue ?? "none"))
+            }
+            if previous.derived != attribute.derived {
+                note(
+                    attribute.name,
+                    "attribute `\(attribute.name)` derived from \(previous.derived ?? "nothing") → "
+                        + (attribute.derived ?? "nothing (stored as written)"))
             }
             if previous.isOptional != attribute.isOptional {
                 note(
@@ -329,9 +339,11 @@ extension SchemaDescription {
                 return EntityDescription(
                     name: entity.name, idKind: entity.idKind,
                     attributes: ordered(entity.attributes, \.name).map {
-                        AttributeDescription(
+                        var attribute = AttributeDescription(
                             name: $0.name, type: $0.type, isOptional: $0.isOptional, isIndexed: $0.isIndexed,
                             element: $0.element)
+                        attribute.derivation = $0.derived.flatMap(Derivation.init(recorded:))
+                        return attribute
                     },
                     relationships: ordered(entity.relationships, \.name).map {
                         RelationshipDescription(

@@ -57,6 +57,7 @@ extension SchemaFile.Attribute {
     var json: [String: Any] {
         var out: [String: Any] = ["name": name, "type": type.rawValue]
         if let element { out["element"] = element.rawValue }
+        if let derived { out["derived"] = derived }
         if isOptional { out["isOptional"] = true }
         if isIndexed { out["isIndexed"] = true }
         if let defaultValue { out["defaultValue"] = SchemaFile.json(defaultValue) }
@@ -222,7 +223,14 @@ extension SchemaFile {
                     )
                 }
             }
-            return SchemaFile.Attribute(
+            var derived: String?
+            if let text = json["derived"] {
+                guard let text = text as? String, Derivation(recorded: text) != nil else {
+                    throw fail(entity, name, "has derived \(text); expected count(…), folded(…) or function(…)")
+                }
+                derived = text
+            }
+            var attribute = SchemaFile.Attribute(
                 name: name, type: type, isOptional: json["isOptional"] as? Bool ?? false,
                 isIndexed: json["isIndexed"] as? Bool ?? false,
                 defaultValue: try json["defaultValue"].map { try value($0, "defaultValue") },
@@ -231,6 +239,8 @@ extension SchemaFile {
                 },
                 rules: rules, customRules: json["customRules"] as? [String] ?? [],
                 renamedFrom: json["renamedFrom"] as? String, element: element)
+            attribute.derived = derived
+            return attribute
         }
 
         private func relationship(_ json: [String: Any], in entity: String) throws -> SchemaFile.Relationship {

@@ -8,7 +8,7 @@ extension SchemaFile.Reader {
     ]
     static let attributeKeys: Set<String> = [
         "name", "type", "isOptional", "isIndexed", "defaultValue", "allowedValues", "rules", "customRules",
-        "renamedFrom", "element",
+        "renamedFrom", "element", "derived",
     ]
     static let relationshipKeys: Set<String> = [
         "name", "destination", "inverse", "cardinality", "isOrdered", "deleteRule", "isRequired", "minCount",

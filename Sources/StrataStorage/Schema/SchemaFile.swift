@@ -79,6 +79,9 @@ public struct SchemaFile: Sendable, Hashable {
         public var renamedFrom: String?
         /// For arrays, sets and dictionaries: the element type.
         public var element: AttributeType?
+        /// For a derived attribute: how the engine computes it (`count(stops)`, `folded(name)`,
+        /// `function(label)`; see ``Derivation``).
+        public var derived: String?
 
         /// An attribute as the file describes it.
         public init(
@@ -174,12 +177,14 @@ public struct SchemaFile: Sendable, Hashable {
                         case .custom(let name, _): custom.append(name)
                         }
                     }
-                    return Attribute(
+                    var described = Attribute(
                         name: attribute.name, type: attribute.type, isOptional: attribute.isOptional,
                         isIndexed: attribute.isIndexed,
                         defaultValue: attribute.defaultValue, allowedValues: attribute.allowedValues, rules: rules,
                         customRules: custom,
                         renamedFrom: attribute.renamedFrom, element: attribute.element)
+                    described.derived = attribute.derivation?.description
+                    return described
                 },
                 relationships: entity.relationships.map {
                     Relationship(
@@ -201,7 +206,7 @@ public struct SchemaFile: Sendable, Hashable {
                 EntityDescription(
                     name: entity.name, idKind: entity.idKind,
                     attributes: entity.attributes.map { attribute in
-                        AttributeDescription(
+                        var described = AttributeDescription(
                             name: attribute.name, type: attribute.type, isOptional: attribute.isOptional,
                             defaultValue: attribute.defaultValue, isIndexed: attribute.isIndexed,
                             allowedValues: attribute.allowedValues,
@@ -213,6 +218,8 @@ public struct SchemaFile: Sendable, Hashable {
                                 }
                             },
                             renamedFrom: attribute.renamedFrom, element: attribute.element)
+                        described.derivation = attribute.derived.flatMap(Derivation.init(recorded:))
+                        return described
                     },
                     relationships: entity.relationships.map {
                         var relationship = RelationshipDescription(
