@@ -18,14 +18,14 @@ extension PostgresBackend {
     static let processTag = String(UInt64.random(in: .min ... .max), radix: 16)
 
     /// A session of another process's handle onto this store (on this machine or another),
-    /// named by its server process ID and client address. A handle that closes renames its
-    /// session before ending it, so it stops counting at once; one that ended without closing (a
-    /// crash, a dropped handle) may still show while the server ends its session, so a holder
-    /// counts only if it is still there after five seconds of asking again. An answer of "nobody"
-    /// is immediate; only a refusal waits.
+    /// named by its server process ID and client address. A handle closed a moment ago may still
+    /// show while the server ends its session — on a loaded machine for several seconds — so a
+    /// holder counts only if it is still there after twelve seconds of asking again. An answer of
+    /// "nobody" is immediate; only a refusal waits. (Renaming the session before closing it would
+    /// answer at once, but a query on a closing connection can leave the close waiting for good.)
     public func holderElsewhere() async throws -> String? {
         var holder = try await sessionElsewhere()
-        for wait in [100, 200, 400, 800, 1_500, 2_000] where holder != nil {
+        for wait in [100, 200, 400, 800, 1_500, 2_000, 3_000, 4_000] where holder != nil {
             try await Task.sleep(for: .milliseconds(wait))
             holder = try await sessionElsewhere()
         }

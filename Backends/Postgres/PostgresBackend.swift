@@ -152,8 +152,7 @@ public final class PostgresBackend: StorageBackend {
         let presence: PostgresPresence
         do {
             presence = PostgresPresence(
-                try await PostgresConnection.connect(configuration: presenceConfiguration, id: 0, logger: logger),
-                logger: logger)
+                try await PostgresConnection.connect(configuration: presenceConfiguration, id: 0, logger: logger))
         } catch {
             throw PostgresErrors.map(error)
         }

@@ -1,4 +1,3 @@
-import Logging
 import NIOCore
 import PostgresNIO
 import Synchronization
@@ -8,21 +7,15 @@ import Synchronization
 /// A handle dropped without ``close()`` still closes it, from `deinit`, without waiting.
 final class PostgresPresence: Sendable {
     private let connection: PostgresConnection
-    private let logger: Logger
     private let isClosed = Atomic<Bool>(false)
 
-    init(_ connection: PostgresConnection, logger: Logger) {
+    init(_ connection: PostgresConnection) {
         self.connection = connection
-        self.logger = logger
     }
 
-    /// Takes the store's name off the session, then closes the connection and waits until the
-    /// server has been told. The server can keep a closed session in `pg_stat_activity` for
-    /// seconds on a loaded machine; a renamed one stops matching at once, because the server
-    /// updates the row when the `SET` runs, before it answers.
+    /// Closes the connection and waits until the server has been told.
     func close() async {
         guard !isClosed.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        _ = try? await connection.query("SET application_name TO 'strata:closed'", logger: logger)
         try? await connection.close()
     }
 
