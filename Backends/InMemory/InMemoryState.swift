@@ -135,6 +135,23 @@ struct InMemoryState: Sendable {
         return previous
     }
 
+    /// Inserts or replaces a run of records of one entity with one table lookup, its dictionary
+    /// grown once; `replaced` gets each record's previous version. `false` for an unknown entity.
+    mutating func put(
+        _ records: ArraySlice<Record>, of entity: String, replaced: (Record, Record?) -> Void
+    ) -> Bool {
+        guard var table = tables.removeValue(forKey: entity) else { return false }
+        defer { tables[entity] = table }
+        table.records.reserveCapacity(table.records.count + records.count)
+        for record in records {
+            let previous = table.records.updateValue(record, forKey: record.id)
+            if let previous { table.drop(previous) } else { table.ids.insert(record.id) }
+            table.add(record)
+            replaced(record, previous)
+        }
+        return true
+    }
+
     @discardableResult
     mutating func remove(_ entity: String, _ id: RecordID) -> Record? {
         guard let previous = tables[entity]?.records.removeValue(forKey: id) else { return nil }

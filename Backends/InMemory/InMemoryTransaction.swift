@@ -111,7 +111,19 @@ final class InMemoryWriteTransaction: InMemoryReading, StorageWriteTransaction {
 
     func put(contentsOf records: [Record]) throws {
         undoLog.reserveCapacity(undoLog.count + records.count)
-        for record in records { try put(record) }
+        var start = records.startIndex
+        while start < records.endIndex {
+            let entity = records[start].entity
+            var end = start + 1
+            while end < records.endIndex, records[end].entity == entity { end += 1 }
+            let known = state.put(records[start..<end], of: entity) { record, previous in
+                undoLog.append(.record(entity, record.id, previous))
+            }
+            guard known else {
+                throw StrataError(.unknownEntity, entity: entity, "entity \(entity) is not in the schema")
+            }
+            start = end
+        }
     }
 
     func delete(_ entity: String, id: RecordID) throws { try delete(entity, ids: [id]) }

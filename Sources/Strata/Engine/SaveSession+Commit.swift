@@ -74,9 +74,23 @@ extension SaveSession {
         }
         // An insert names its non-null properties, in name order: the layout keeps its slots in
         // name order, so no record's names are sorted.
+        // Records of one layout with the same null slots share one array of names.
+        var namesByShape: [InsertShape: [String]] = [:]
         func insertedNames(_ record: Record) -> [String] {
             let layout = record.layout
-            return layout.slotsByName.compactMap { record.slots[$0].isNull ? nil : layout.names[$0] }
+            let shape = InsertShape(record)
+            if let shape, let names = namesByShape[shape] { return names }
+            let names = layout.slotsByName.compactMap { record.slots[$0].isNull ? nil : layout.names[$0] }
+            if let shape { namesByShape[shape] = names }
+            return names
+        }
+        // The entity's stamps, looked up once per run of records of one entity.
+        var stampsOf: (entity: String, stamps: [(name: String, kind: AutomaticTimestamp)])?
+        func stamps(_ entity: String) -> [(name: String, kind: AutomaticTimestamp)] {
+            if let stampsOf, stampsOf.entity == entity { return stampsOf.stamps }
+            let found = timestamps(of: entity)
+            stampsOf = (entity, found)
+            return found
         }
         var changes: [HistoryChange] = []
         let now = Date()
@@ -96,7 +110,7 @@ extension SaveSession {
                 if keepRecords { changedRecords.append(nil) }
             case (nil, var record?):
                 record.version = loading ? max(1, record.version) : 1
-                stampInserted(&record, timestamps(of: key.entity), at: now)
+                stampInserted(&record, stamps(key.entity), at: now)
                 note(key.entity)
                 puts[key.entity, default: []].append(record)
                 if collectWritten { written[key] = record }
@@ -109,9 +123,9 @@ extension SaveSession {
                 if keepRecords { changedRecords.append(record) }
             case (let original?, var record?):
                 var names = record.changedPropertySet(comparedTo: original).union(linkChanges[key] ?? [])
-                let stamps = timestamps(of: key.entity)
-                if !stamps.isEmpty {
-                    names = stampUpdated(&record, original: original, changed: names, stamps, at: now)
+                let entityStamps = stamps(key.entity)
+                if !entityStamps.isEmpty {
+                    names = stampUpdated(&record, original: original, changed: names, entityStamps, at: now)
                 }
                 guard !names.isEmpty else { continue }
                 record.version = original.version + 1
@@ -140,5 +154,20 @@ extension SaveSession {
         }
         let token = try HistoryLog.append(changes, author: author, contextName: contextName, to: base)
         return Outcome(token: token, changes: changes, written: written, ranHooks: !loading && !hooks.isEmpty)
+    }
+}
+
+/// Which slots of an inserted record hold values, for a layout of at most 64 slots: records of
+/// one shape name the same properties in history.
+struct InsertShape: Hashable {
+    let layout: ObjectIdentifier
+    let present: UInt64
+
+    init?(_ record: Record) {
+        guard record.slots.count <= 64 else { return nil }
+        var present: UInt64 = 0
+        for (slot, value) in record.slots.enumerated() where !value.isNull { present |= 1 << UInt64(slot) }
+        self.layout = ObjectIdentifier(record.layout)
+        self.present = present
     }
 }

@@ -56,9 +56,8 @@ extension SaveSession {
 
     /// For a record being inserted: one-to-one partners that already point at it (inserted earlier
     /// in the same save) are adopted, or robbed if the record names another partner.
-    func adoptOneToOnePointers(_ input: Record) throws -> Record {
+    func adoptOneToOnePointers(_ input: Record, entity: EntityDescription) throws -> Record {
         var record = input
-        let entity = try schema.requireEntity(record.entity)
         for relationship in entity.relationships where relationship.isToOne {
             guard let inverse = schema.inverse(of: relationship), inverse.storage == .reference else { continue }
             let pointers = try workingSet.referrers(relationship.destination, property: inverse.name, to: record.id)

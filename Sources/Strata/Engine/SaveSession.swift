@@ -18,6 +18,8 @@ package final class SaveSession {
     var countedMemberships: Set<LinkKey> = []
     /// Inserted IDs not yet checked against the committed records, by entity.
     var uncheckedInserts: [String: [RecordID]] = [:]
+    /// The latest inserts of one entity, not yet in `uncheckedInserts`.
+    var uncheckedRun: (entity: String, ids: [RecordID])?
     /// Set when the save copies another store's state (a sync pull): a reference that dangles
     /// there because its destination was deleted under noAction may dangle here too.
     package var mirrorsRemoteState = false
@@ -56,7 +58,7 @@ package final class SaveSession {
         record.version = max(1, input.version)
         let key = record.key
         if workingSet.hasEntry(key) { throw duplicate(key) }
-        uncheckedInserts[key.entity, default: []].append(key.id)
+        noteUnchecked(key)
         try workingSet.stage(key, record, original: .some(nil))
         let entity = try schema.requireEntity(key.entity)
         for (name, targets) in links.sorted(by: { $0.key < $1.key }) {
@@ -87,25 +89,26 @@ package final class SaveSession {
 
     /// Inserts a new record. An existing ID is `StrataError.Code.duplicateID` (upsert is explicit).
     package func insert(_ input: Record) throws {
-        var record = try normalize(input, inserting: true)
+        // The entity is resolved once per insert and the key looked up once in the working set.
+        let entity = try schema.requireEntity(input.entity)
+        var record = try normalize(input, inserting: true, entity: entity)
         let key = record.key
-        if workingSet.isDeleted(key) {
-            throw StrataError(
-                .duplicateID, entity: key.entity, recordID: key.id,
-                "record was deleted earlier in this save; save the delete first")
-        }
-        if workingSet.hasEntry(key) {
-            if try workingSet.record(key.entity, id: key.id) != nil { throw duplicate(key) }
-            record = try adoptOneToOnePointers(record)
+        if let entry = workingSet.entries[key] {
+            if entry.current == nil && entry.original != nil {
+                throw StrataError(
+                    .duplicateID, entity: key.entity, recordID: key.id,
+                    "record was deleted earlier in this save; save the delete first")
+            }
+            if entry.current != nil { throw duplicate(key) }
+            record = try adoptOneToOnePointers(record, entity: entity)
             try workingSet.stage(record)
         } else {
             // Whether a committed record has this ID is checked at commit, for all such inserts in
             // batched lookups, rather than with one backend read per insert.
-            uncheckedInserts[key.entity, default: []].append(key.id)
-            record = try adoptOneToOnePointers(record)
-            try workingSet.stage(key, record, original: .some(nil))
+            noteUnchecked(key)
+            record = try adoptOneToOnePointers(record, entity: entity)
+            workingSet.stageInsert(key, record, entity: entity)
         }
-        let entity = try schema.requireEntity(key.entity)
         for relationship in entity.relationships {
             if relationship.isToOne, let target = RecordID(record[relationship.name]) {
                 try maintainInverse(owner: key, relationship, old: nil, new: target)
@@ -113,6 +116,24 @@ package final class SaveSession {
                 touch(key.entity, relationship, key.id)
             }
         }
+    }
+
+    /// Remembers an insert whose ID is checked against the committed records at commit; runs of
+    /// one entity (a batch insert) append without hashing the entity name per record.
+    func noteUnchecked(_ key: RecordKey) {
+        // No binding of the run here: a second reference to its IDs would copy them per append.
+        if uncheckedRun?.entity == key.entity {
+            uncheckedRun?.ids.append(key.id)
+            return
+        }
+        flushUncheckedRun()
+        uncheckedRun = (key.entity, [key.id])
+    }
+
+    private func flushUncheckedRun() {
+        guard let run = uncheckedRun else { return }
+        uncheckedRun = nil
+        uncheckedInserts[run.entity, default: []].append(contentsOf: run.ids)
     }
 
     func duplicate(_ key: RecordKey) -> StrataError {
@@ -123,6 +144,7 @@ package final class SaveSession {
 
     /// Fails with `StrataError.Code.duplicateID` if any insert of this save reuses a committed ID.
     func checkInsertedIDs() throws {
+        flushUncheckedRun()
         for (entity, ids) in uncheckedInserts.sorted(by: { $0.key < $1.key }) {
             // The smallest duplicate, so every backend names the same one.
             if let existing = try workingSet.base.existingIDs(entity, among: ids).min() {
@@ -210,7 +232,10 @@ package final class SaveSession {
     /// NFC, no NaN, finite dates, string IDs within the length limit); fills defaults and nulls;
     /// widens integers stored in double attributes.
     func normalize(_ input: Record, inserting: Bool) throws -> Record {
-        let entity = try schema.requireEntity(input.entity)
+        try normalize(input, inserting: inserting, entity: try schema.requireEntity(input.entity))
+    }
+
+    func normalize(_ input: Record, inserting: Bool, entity: EntityDescription) throws -> Record {
         guard input.id.kind == entity.idKind else {
             throw StrataError(
                 .typeMismatch, entity: entity.name, recordID: input.id, property: "id",

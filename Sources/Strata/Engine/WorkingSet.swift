@@ -25,6 +25,8 @@ package final class WorkingSet: StorageReadTransaction {
     /// Keys in first-touch order, so writes and history follow the order of the save.
     private(set) var order: [RecordKey] = []
     private(set) var touchedEntities: Set<String> = []
+    /// The entity `stageInsert` last added to `touchedEntities`.
+    private var lastTouched: String?
     /// For every staged record: which targets its to-one references point at now.
     private var stagedReferrers: [ReferenceKey: Set<RecordID>] = [:]
 
@@ -75,6 +77,18 @@ package final class WorkingSet: StorageReadTransaction {
 
     func stage(_ record: Record) throws { try stage(record.key, record) }
 
+    /// Stages an insert of a key this save has not touched (the caller looked it up): one hash
+    /// of the key, the entity's description given.
+    func stageInsert(_ key: RecordKey, _ record: Record, entity: EntityDescription) {
+        entries[key] = Entry(original: nil, current: record)
+        order.append(key)
+        if lastTouched != key.entity {
+            touchedEntities.insert(key.entity)
+            lastTouched = key.entity
+        }
+        index(record, entity: entity, adding: true)
+    }
+
     /// Room for `count` more first touches: a save of many inserts then grows its tables once
     /// instead of rehashing every entry at each doubling.
     package func reserve(_ count: Int) {
@@ -110,6 +124,10 @@ package final class WorkingSet: StorageReadTransaction {
 
     private func index(_ record: Record, adding: Bool) {
         guard let entity = schema.entity(record.entity) else { return }
+        index(record, entity: entity, adding: adding)
+    }
+
+    private func index(_ record: Record, entity: EntityDescription, adding: Bool) {
         for relationship in entity.relationships where relationship.isToOne {
             guard let target = RecordID(record[relationship.name]) else { continue }
             let key = ReferenceKey(entity: record.entity, property: relationship.name, target: target)

@@ -1,30 +1,133 @@
 /// One stored attribute of an entity. Composite attributes appear as one description per field,
 /// named `composite.field`, so every field is queryable, indexable and constrainable.
+///
+/// A value type whose fields live in one shared, immutable box, so copying a description (as
+/// every walk over an entity's attributes does) costs one reference count; setting a field
+/// copies the box.
 public struct AttributeDescription: Sendable {
+    struct Fields: Sendable {
+        var name: String
+        var type: AttributeType
+        var isOptional: Bool
+        var defaultValue: Value?
+        var isIndexed: Bool
+        var allowedValues: [Value]?
+        var rules: [ValidationRule]
+        var renamedFrom: String?
+        var timestamp: AutomaticTimestamp?
+        var element: AttributeType?
+        var derivation: Derivation?
+    }
+
+    /// Immutable, so sharing it between copies and tasks is safe.
+    final class Storage: Sendable {
+        let fields: Fields
+        init(_ fields: Fields) { self.fields = fields }
+    }
+
+    private var storage: Storage
+
     /// The stored name (composite fields as `outer.inner`).
-    public var name: String
+    public var name: String {
+        get { storage.fields.name }
+        set {
+            var fields = storage.fields
+            fields.name = newValue
+            storage = Storage(fields)
+        }
+    }
     /// The stored kind.
-    public var type: AttributeType
+    public var type: AttributeType {
+        get { storage.fields.type }
+        set {
+            var fields = storage.fields
+            fields.type = newValue
+            storage = Storage(fields)
+        }
+    }
     /// Whether nil is allowed.
-    public var isOptional: Bool
+    public var isOptional: Bool {
+        get { storage.fields.isOptional }
+        set {
+            var fields = storage.fields
+            fields.isOptional = newValue
+            storage = Storage(fields)
+        }
+    }
     /// Used when an untyped insert omits the attribute, and when a stored record lacks it.
-    public var defaultValue: Value?
+    public var defaultValue: Value? {
+        get { storage.fields.defaultValue }
+        set {
+            var fields = storage.fields
+            fields.defaultValue = newValue
+            storage = Storage(fields)
+        }
+    }
     /// Whether backends index it.
-    public var isIndexed: Bool
+    public var isIndexed: Bool {
+        get { storage.fields.isIndexed }
+        set {
+            var fields = storage.fields
+            fields.isIndexed = newValue
+            storage = Storage(fields)
+        }
+    }
     /// For enum attributes: the raw values of the cases; any other value fails validation.
-    public var allowedValues: [Value]?
+    public var allowedValues: [Value]? {
+        get { storage.fields.allowedValues }
+        set {
+            var fields = storage.fields
+            fields.allowedValues = newValue
+            storage = Storage(fields)
+        }
+    }
     /// Rules a non-nil value must pass.
-    public var rules: [ValidationRule]
+    public var rules: [ValidationRule] {
+        get { storage.fields.rules }
+        set {
+            var fields = storage.fields
+            fields.rules = newValue
+            storage = Storage(fields)
+        }
+    }
     /// The name this attribute had in the previous schema version: a migration moves its values
     /// instead of dropping one attribute and adding another.
-    public var renamedFrom: String?
+    public var renamedFrom: String? {
+        get { storage.fields.renamedFrom }
+        set {
+            var fields = storage.fields
+            fields.renamedFrom = newValue
+            storage = Storage(fields)
+        }
+    }
     /// Set when the engine keeps the value itself (a date the save stamps; see ``AutomaticTimestamp``).
-    public var timestamp: AutomaticTimestamp?
+    public var timestamp: AutomaticTimestamp? {
+        get { storage.fields.timestamp }
+        set {
+            var fields = storage.fields
+            fields.timestamp = newValue
+            storage = Storage(fields)
+        }
+    }
     /// For arrays, sets and dictionaries: the kind of their elements (a scalar type; for a
     /// dictionary, of its values — its keys are text). `nil` for every other type.
-    public var element: AttributeType?
+    public var element: AttributeType? {
+        get { storage.fields.element }
+        set {
+            var fields = storage.fields
+            fields.element = newValue
+            storage = Storage(fields)
+        }
+    }
     /// Set when the engine computes the value (see ``Derivation``): callers read it, never write it.
-    public var derivation: Derivation?
+    public var derivation: Derivation? {
+        get { storage.fields.derivation }
+        set {
+            var fields = storage.fields
+            fields.derivation = newValue
+            storage = Storage(fields)
+        }
+    }
 
     /// An untyped attribute.
     public init(
@@ -33,14 +136,10 @@ public struct AttributeDescription: Sendable {
         renamedFrom: String? = nil,
         element: AttributeType? = nil
     ) {
-        self.element = element
-        self.renamedFrom = renamedFrom
-        self.name = name
-        self.type = type
-        self.isOptional = isOptional
-        self.defaultValue = defaultValue
-        self.isIndexed = isIndexed
-        self.allowedValues = allowedValues
-        self.rules = rules
+        storage = Storage(
+            Fields(
+                name: name, type: type, isOptional: isOptional, defaultValue: defaultValue, isIndexed: isIndexed,
+                allowedValues: allowedValues, rules: rules, renamedFrom: renamedFrom, timestamp: nil,
+                element: element, derivation: nil))
     }
 }

@@ -44,7 +44,6 @@ public struct Schema: Sendable {
                     of: resolved[position].relationships[r], in: resolved[position].name, entities: resolved,
                     index: index)
             }
-            resolved[position].rebuildLookups()
         }
         self.entities = resolved
         self.entityIndex = index
