@@ -30,7 +30,7 @@ extension SaveSession {
                 let relationship = ownerEntity.relationship(membership.relationship),
                 let slots = ownerEntity.countedRelationships[relationship.name]
             else { continue }
-            let count = Value.int(Int64(try memberCount(of: owner, relationship)))
+            let count = Value.int(Int64(try workingSet.existingMemberCount(of: owner, relationship)))
             var changed = false
             for slot in slots where owner[ownerEntity.attributes[slot].name] != count {
                 owner[ownerEntity.attributes[slot].name] = count
@@ -68,14 +68,6 @@ extension SaveSession {
                     "the function \(name) deriving \(attribute) failed: \(error)")
             }
         }
-    }
-
-    /// How many existing records the to-many holds now (a dangling noAction reference is none).
-    private func memberCount(of owner: Record, _ relationship: RelationshipDescription) throws -> Int {
-        let ids = try workingSet.relatedIDs(of: owner, relationship)
-        // Referrers exist by definition; a link list may name a record deleted under noAction.
-        if relationship.storage == .inverseReference || ids.isEmpty { return ids.count }
-        return try workingSet.records(relationship.destination, ids: ids).count
     }
 
     /// A deleted record leaves every counted to-many that held it, whatever the delete rule (a

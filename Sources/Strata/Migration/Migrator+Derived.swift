@@ -29,10 +29,7 @@ extension Migrator {
                 }
                 for (name, slots) in entity.countedRelationships {
                     guard let relationship = entity.relationship(name) else { continue }
-                    let ids = try new.relatedIDs(of: record, relationship)
-                    let count =
-                        relationship.storage == .inverseReference || ids.isEmpty
-                        ? ids.count : try new.existingIDs(relationship.destination, among: ids).count
+                    let count = try new.existingMemberCount(of: record, relationship)
                     for slot in slots { record[entity.attributes[slot].name] = .int(Int64(count)) }
                 }
                 if record.slots != stored.inLayout(entity.layout).slots { changed.append(record) }

@@ -17,6 +17,15 @@ extension StorageReadTransaction {
         }
     }
 
+    /// How many existing records a to-many of `record` holds now: referrers exist by definition,
+    /// while a link list may name a record deleted under noAction, which is not counted. What a
+    /// derived count stores, in a save and in a migration's backfill alike.
+    package func existingMemberCount(of record: Record, _ relationship: RelationshipDescription) throws -> Int {
+        let ids = try relatedIDs(of: record, relationship)
+        if relationship.storage == .inverseReference || ids.isEmpty { return ids.count }
+        return try existingIDs(relationship.destination, among: ids).count
+    }
+
     /// The records a relationship of `record` points at; dangling references are skipped.
     public func relatedRecords(of record: Record, _ relationship: RelationshipDescription) throws -> [Record] {
         try relatedIDs(of: record, relationship).compactMap { try self.record(relationship.destination, id: $0) }
