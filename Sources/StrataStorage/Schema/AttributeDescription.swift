@@ -27,106 +27,68 @@ public struct AttributeDescription: Sendable {
 
     private var storage: Storage
 
+    private mutating func change(_ body: (inout Fields) -> Void) {
+        var fields = storage.fields
+        body(&fields)
+        storage = Storage(fields)
+    }
+
     /// The stored name (composite fields as `outer.inner`).
     public var name: String {
         get { storage.fields.name }
-        set {
-            var fields = storage.fields
-            fields.name = newValue
-            storage = Storage(fields)
-        }
+        set { change { $0.name = newValue } }
     }
     /// The stored kind.
     public var type: AttributeType {
         get { storage.fields.type }
-        set {
-            var fields = storage.fields
-            fields.type = newValue
-            storage = Storage(fields)
-        }
+        set { change { $0.type = newValue } }
     }
     /// Whether nil is allowed.
     public var isOptional: Bool {
         get { storage.fields.isOptional }
-        set {
-            var fields = storage.fields
-            fields.isOptional = newValue
-            storage = Storage(fields)
-        }
+        set { change { $0.isOptional = newValue } }
     }
     /// Used when an untyped insert omits the attribute, and when a stored record lacks it.
     public var defaultValue: Value? {
         get { storage.fields.defaultValue }
-        set {
-            var fields = storage.fields
-            fields.defaultValue = newValue
-            storage = Storage(fields)
-        }
+        set { change { $0.defaultValue = newValue } }
     }
     /// Whether backends index it.
     public var isIndexed: Bool {
         get { storage.fields.isIndexed }
-        set {
-            var fields = storage.fields
-            fields.isIndexed = newValue
-            storage = Storage(fields)
-        }
+        set { change { $0.isIndexed = newValue } }
     }
     /// For enum attributes: the raw values of the cases; any other value fails validation.
     public var allowedValues: [Value]? {
         get { storage.fields.allowedValues }
-        set {
-            var fields = storage.fields
-            fields.allowedValues = newValue
-            storage = Storage(fields)
-        }
+        set { change { $0.allowedValues = newValue } }
     }
     /// Rules a non-nil value must pass.
     public var rules: [ValidationRule] {
         get { storage.fields.rules }
-        set {
-            var fields = storage.fields
-            fields.rules = newValue
-            storage = Storage(fields)
-        }
+        set { change { $0.rules = newValue } }
     }
     /// The name this attribute had in the previous schema version: a migration moves its values
     /// instead of dropping one attribute and adding another.
     public var renamedFrom: String? {
         get { storage.fields.renamedFrom }
-        set {
-            var fields = storage.fields
-            fields.renamedFrom = newValue
-            storage = Storage(fields)
-        }
+        set { change { $0.renamedFrom = newValue } }
     }
     /// Set when the engine keeps the value itself (a date the save stamps; see ``AutomaticTimestamp``).
     public var timestamp: AutomaticTimestamp? {
         get { storage.fields.timestamp }
-        set {
-            var fields = storage.fields
-            fields.timestamp = newValue
-            storage = Storage(fields)
-        }
+        set { change { $0.timestamp = newValue } }
     }
     /// For arrays, sets and dictionaries: the kind of their elements (a scalar type; for a
     /// dictionary, of its values — its keys are text). `nil` for every other type.
     public var element: AttributeType? {
         get { storage.fields.element }
-        set {
-            var fields = storage.fields
-            fields.element = newValue
-            storage = Storage(fields)
-        }
+        set { change { $0.element = newValue } }
     }
     /// Set when the engine computes the value (see ``Derivation``): callers read it, never write it.
     public var derivation: Derivation? {
         get { storage.fields.derivation }
-        set {
-            var fields = storage.fields
-            fields.derivation = newValue
-            storage = Storage(fields)
-        }
+        set { change { $0.derivation = newValue } }
     }
 
     /// An untyped attribute.
