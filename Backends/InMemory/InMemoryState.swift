@@ -129,9 +129,8 @@ struct InMemoryState: Sendable {
     /// Inserts or replaces a record, keeping the indexes; returns the previous version.
     @discardableResult
     mutating func put(_ record: Record) -> Record? {
-        let previous = tables[record.entity]?.records.updateValue(record, forKey: record.id)
-        if let previous { tables[record.entity]?.drop(previous) } else { tables[record.entity]?.ids.insert(record.id) }
-        tables[record.entity]?.add(record)
+        var previous: Record?
+        _ = put([record][...], of: record.entity) { _, replaced in previous = replaced }
         return previous
     }
 

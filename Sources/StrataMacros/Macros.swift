@@ -2,7 +2,8 @@
 
 /// Declares a `PersistentModel` from the struct itself, as SwiftData's `@Model` does: every stored
 /// property other than `id` becomes an attribute (its initial value, when a literal, the default a
-/// migration fills in), a property marked ``Relationship(to:inverse:ordered:deleteRule:minCount:maxCount:renamedFrom:)`` a to-one, a
+/// migration fills in), a property marked
+/// ``Relationship(to:inverse:ordered:deleteRule:minCount:maxCount:renamedFrom:)`` a to-one, a
 /// `static var` of type `ToMany` marked `@Relationship` a to-many, a property marked `@Derived` an
 /// attribute the engine computes, and ``Transient()`` properties are not stored. The macro writes
 /// the `static let entity` the explicit form spells out — the two forms build identical schemas —

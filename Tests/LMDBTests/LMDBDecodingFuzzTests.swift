@@ -6,7 +6,8 @@ import Testing
 @testable import StrataLMDB
 
 /// What LMDB hands back is bytes; damaged bytes must become a typed error naming the entity and
-/// record — never a trap in Strata's own decoding, and never a record with wrong values. Seeded mutations of real encodings
+/// record — never a trap in Strata's own decoding, and never a record with wrong values. Seeded mutations of real
+/// encodings
 /// — flipped bits, cut ends, random tails, zeroed runs — through the record codec, the key decoder
 /// and the history codec. `STRATA_FUZZ_TRIALS` (default 3,000) and `STRATA_FUZZ_SEED` replay.
 @Suite("LMDB: decoding damaged bytes")

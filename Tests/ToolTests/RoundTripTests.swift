@@ -3,7 +3,8 @@ import Strata
 import StrataTools
 import Testing
 
-/// A store of N records (every value type — exact decimals, collections and documents among them —, references, ordered link lists, many-to-many links,
+/// A store of N records (every value type — exact decimals, collections and documents among them —, references, ordered
+/// link lists, many-to-many links,
 /// several versions) imported into SQLite, then copied SQLite → LMDB → JSON file → SQLite by the
 /// built tool; the last store's digest equals the first's. N is 20,000 in `make test`
 /// (STRATA_ROUNDTRIP_RECORDS sets it; `make roundtrip` runs 1,000,000 through a release build of

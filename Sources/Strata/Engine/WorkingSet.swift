@@ -51,12 +51,6 @@ package final class WorkingSet: StorageReadTransaction {
         return try base.record(entity, id: id)
     }
 
-    /// Whether the record was deleted by this save.
-    func isDeleted(_ key: RecordKey) -> Bool {
-        if let entry = entries[key] { return entry.current == nil && entry.original != nil }
-        return false
-    }
-
     /// Stages a new state for a record (`nil` deletes it). A caller that has just read the
     /// committed record passes it as `original`, sparing the backend a second lookup.
     func stage(_ key: RecordKey, _ record: Record?, original known: Record?? = .none) throws {

@@ -105,7 +105,8 @@ public struct MigrationPlan: Sendable {
         case refuse
     }
 
-    /// A plan over the app's schema versions, oldest first, with the custom stages between them, what becomes of a waiting sync outbox, and how the store is rewritten.
+    /// A plan over the app's schema versions, oldest first, with the custom stages between them, what becomes of a
+    /// waiting sync outbox, and how the store is rewritten.
     public init(
         versions: [SchemaVersion], stages: [MigrationStage] = [], outbox: OutboxPolicy = .migrate,
         strategy: MigrationStrategy = .automatic

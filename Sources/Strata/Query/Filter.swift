@@ -1,4 +1,5 @@
-/// A typed filter (predicate) over a model — named `Filter` so it never clashes with Foundation.Predicate, built from key paths:
+/// A typed filter (predicate) over a model — named `Filter` so it never clashes with Foundation.Predicate, built from
+/// key paths:
 ///
 /// ```swift
 /// \Trip.budget > 1000 && .hasPrefix(\.name, "lis", options: .caseInsensitive)

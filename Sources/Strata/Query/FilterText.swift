@@ -19,7 +19,8 @@ import Foundation
 ///
 /// A mistake is `StrataError.Code.invalidQuery` whose message starts with `column N:`.
 public enum FilterText {
-    /// Parses a filter written as text (`budget > 100 and name hasPrefix "Lis"`) for `entity`; a mistake is `StrataError.Code.invalidQuery` naming the column.
+    /// Parses a filter written as text (`budget > 100 and name hasPrefix "Lis"`) for `entity`; a mistake is
+    /// `StrataError.Code.invalidQuery` naming the column.
     public static func parse(_ text: String, entity: String, schema: Schema) throws -> FilterExpression {
         var parser = Parser(characters: Array(text), schema: schema)
         guard let description = schema.entity(entity) else {

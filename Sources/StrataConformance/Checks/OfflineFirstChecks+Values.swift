@@ -3,7 +3,8 @@ import Strata
 import StrataSync
 import StrataSyncServer
 
-/// Exact decimals, collections and documents through sync: pushed by one client, applied by the server, pulled by another,
+/// Exact decimals, collections and documents through sync: pushed by one client, applied by the server, pulled by
+/// another,
 /// changed there and pushed back — the same digits everywhere.
 extension OfflineFirstChecks {
     static let values: [ConformanceCheck] = [

@@ -70,7 +70,8 @@ public enum ConformanceMutant: String, CaseIterable, Sendable {
     // Transactions: atomicity in this process, on "disk" (found only by a reopen), deletes.
     /// Commits what a failed transaction wrote before it failed.
     case writesNotAtomic
-    /// Rolls a failed transaction back in this process but keeps, for the next open, every write it made before failing.
+    /// Rolls a failed transaction back in this process but keeps, for the next open, every write it made before
+    /// failing.
     case writeThroughBeforeCommit
     /// Ignores deletes of records with integer IDs.
     case deleteIgnoredForIntegerIDs

@@ -20,7 +20,8 @@ public struct ExternalCommitPolling: Sendable {
     /// commit is a bug.
     public var mayHaveCommitted: @Sendable () async throws -> Bool
 
-    /// Polls every `interval` with `mayHaveCommitted`, which answers cheaply whether another process may have committed since the last call.
+    /// Polls every `interval` with `mayHaveCommitted`, which answers cheaply whether another process may have committed
+    /// since the last call.
     public init(interval: Duration, mayHaveCommitted: @escaping @Sendable () async throws -> Bool) {
         self.interval = interval
         self.mayHaveCommitted = mayHaveCommitted
