@@ -44,11 +44,20 @@ struct InMemoryState: Sendable {
         /// of a deleted parent, in a cascade) goes whole instead of one ID at a time.
         mutating func drop(_ removed: [Record]) {
             for position in propertyIndexes.indices {
+                // Runs of one key (the children of one parent) are gathered without a hash each.
                 var byKey: [Value: [RecordID]] = [:]
+                var run: (key: Value, ids: [RecordID])?
                 for record in removed {
                     let key = key(record, position)
-                    if !key.isNull { byKey[key, default: []].append(record.id) }
+                    if key.isNull { continue }
+                    if run?.key == key {
+                        run?.ids.append(record.id)
+                        continue
+                    }
+                    if let run { byKey[run.key, default: []].append(contentsOf: run.ids) }
+                    run = (key, [record.id])
                 }
+                if let run { byKey[run.key, default: []].append(contentsOf: run.ids) }
                 for (key, keyIDs) in byKey { remove(keyIDs, under: key, at: position) }
             }
         }
@@ -65,7 +74,7 @@ struct InMemoryState: Sendable {
         private mutating func remove(_ ids: [RecordID], under key: Value, at position: Int) {
             guard let count = propertyIndexes[position].entries[key]?.count else { return }
             if count > ids.count {
-                for id in ids { propertyIndexes[position].entries[key]?.remove(id) }
+                propertyIndexes[position].entries[key]?.remove(contentsOf: ids)
                 return
             }
             propertyIndexes[position].entries[key] = nil
@@ -163,16 +172,16 @@ struct InMemoryState: Sendable {
     /// per key: a key losing all its IDs at once (the children of a deleted parent, in a cascade)
     /// is dropped whole instead of one ID at a time.
     mutating func remove(_ entity: String, ids: [RecordID]) -> [Record] {
+        guard var table = tables.removeValue(forKey: entity) else { return [] }
+        defer { tables[entity] = table }
         var removed: [Record] = []
         removed.reserveCapacity(ids.count)
         for id in ids {
-            if let previous = tables[entity]?.records.removeValue(forKey: id) {
-                removed.append(previous)
-                tables[entity]?.ids.remove(id)
-            }
+            if let previous = table.records.removeValue(forKey: id) { removed.append(previous) }
         }
         guard !removed.isEmpty else { return removed }
-        tables[entity]?.drop(removed)
+        table.ids.remove(contentsOf: removed.count == ids.count ? ids : removed.map(\.id))
+        table.drop(removed)
         return removed
     }
 

@@ -42,8 +42,10 @@ extension InMemoryReading {
     }
 
     /// ``idOrderedPage(_:_:)`` with how many IDs the walk visited (tests prove it is about a page).
+    /// With no limit (a fetch of every record, say) the whole walk is still the answer in ID
+    /// order: the table's ID set is already sorted, so nothing is sorted again.
     func idWalk(_ plan: FetchPlan, _ table: InMemoryState.Table) throws -> (page: [Record], walked: Int)? {
-        guard let limit = plan.limit else { return nil }
+        let limit = plan.limit ?? Int.max
         let ascending: Bool
         switch plan.sort.count {
         case 0: ascending = true
@@ -68,6 +70,7 @@ extension InMemoryReading {
         // The walk's bounds are inclusive; the predicate itself excludes a strict bound.
         let evaluator = PredicateEvaluator(self)
         var page: [Record] = []
+        if plan.predicate == nil { page.reserveCapacity(max(0, min(limit, table.records.count - plan.offset))) }
         var skipped = 0
         var walked = 0
         try table.ids.walk(from: lower, through: upper, ascending: ascending) { id in

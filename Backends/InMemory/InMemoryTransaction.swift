@@ -87,6 +87,8 @@ final class InMemoryReadTransaction: InMemoryReading {
 final class InMemoryWriteTransaction: InMemoryReading, StorageWriteTransaction {
     private enum Undo {
         case record(String, RecordID, Record?)
+        /// Records a set delete removed, put back together.
+        case removed(String, [Record])
         case links(InMemoryState.LinkKey, [RecordID])
         case metadata(String, [UInt8]?)
     }
@@ -131,9 +133,9 @@ final class InMemoryWriteTransaction: InMemoryReading, StorageWriteTransaction {
     /// A set at once: see ``InMemoryState/remove(_:ids:)``.
     func delete(_ entity: String, ids: [RecordID]) throws {
         let removed = state.remove(entity, ids: ids)
+        if !removed.isEmpty { undoLog.append(.removed(entity, removed)) }
         let linked = schema.entity(entity)?.relationships.filter(\.keepsLinkList) ?? []
-        for previous in removed {
-            undoLog.append(.record(entity, previous.id, previous))
+        for previous in removed where !linked.isEmpty {
             for relationship in linked {
                 try setLinks(entity, relationship: relationship.name, from: previous.id, to: [])
             }
@@ -156,6 +158,8 @@ final class InMemoryWriteTransaction: InMemoryReading, StorageWriteTransaction {
             switch entry {
             case .record(_, _, let previous?): state.put(previous)
             case .record(let entity, let id, nil): state.remove(entity, id)
+            case .removed(let entity, let records):
+                _ = state.put(records[...], of: entity) { _, _ in }
             case .links(let key, let previous): state.setLinks(key, previous)
             case .metadata(let key, let previous): state.metadata[key] = previous
             }

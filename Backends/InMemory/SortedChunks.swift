@@ -17,8 +17,8 @@ struct SortedChunks<Element: Comparable & Sendable>: Sendable {
     var isEmpty: Bool { count == 0 }
 
     /// The first chunk whose last element is not below `element` (`chunks.count` if none).
-    private func chunk(for element: Element) -> Int {
-        var low = 0
+    private func chunk(for element: Element, from start: Int = 0) -> Int {
+        var low = start
         var high = chunks.count
         while low < high {
             let middle = (low + high) / 2
@@ -79,6 +79,42 @@ struct SortedChunks<Element: Comparable & Sendable>: Sendable {
         return true
     }
 
+    /// Removes every element of `elements` that is present, each chunk rebuilt once for all the
+    /// elements it loses instead of shifted once per element (a cascade removes thousands of IDs
+    /// at once); returns how many were removed.
+    @discardableResult
+    mutating func remove(contentsOf elements: [Element]) -> Int {
+        if elements.count < 8 { return elements.reduce(0) { $0 + (remove($1) ? 1 : 0) } }
+        let doomed = elements.sorted()
+        var removed = 0
+        var next = 0
+        var searched = 0  // chunks before this one may be empty now: the search starts after them
+        while next < doomed.count {
+            let index = chunk(for: doomed[next], from: searched)
+            searched = index + 1
+            guard index < chunks.count, let last = chunks[index].last else { break }
+            var end = next
+            while end < doomed.count && doomed[end] <= last { end += 1 }
+            var kept: [Element] = []
+            kept.reserveCapacity(chunks[index].count)
+            var cursor = next
+            for element in chunks[index] {
+                while cursor < end && doomed[cursor] < element { cursor += 1 }
+                if cursor < end && doomed[cursor] == element {
+                    removed += 1
+                    cursor += 1
+                } else {
+                    kept.append(element)
+                }
+            }
+            chunks[index] = kept
+            next = end
+        }
+        chunks.removeAll { $0.isEmpty }
+        count -= removed
+        return removed
+    }
+
     /// Calls `body` with the elements from `lower` up to `upper` (both inclusive, `nil` unbounded),
     /// ascending or descending, until it returns `false`.
     func walk(
@@ -86,7 +122,7 @@ struct SortedChunks<Element: Comparable & Sendable>: Sendable {
         _ body: (Element) throws -> Bool
     ) rethrows {
         if ascending {
-            var index = lower.map(chunk(for:)) ?? 0
+            var index = lower.map { chunk(for: $0) } ?? 0
             var position =
                 lower.flatMap { bound in index < chunks.count ? Self.position(of: bound, in: chunks[index]) : nil } ?? 0
             while index < chunks.count {

@@ -112,7 +112,7 @@ extension SyncServer {
             let token = HistoryToken((try HistoryLog.lastToken(in: transaction)?.value ?? 0) + 1)
             for change in commit.changes where change.kind != .insert && entities.contains(change.entity) {
                 let key = RecordKey(entity: change.entity, id: change.id)
-                guard let original = commit.workingSet.entries[key]?.original,
+                guard let original = commit.workingSet.entry(key)?.original,
                     let entity = transaction.schema.entity(change.entity)
                 else { continue }
                 try transaction.setMetadata(priorKey(token, key), RecordCodec.encode(original, entity))

@@ -61,4 +61,35 @@ struct SortedChunksTests {
             #expect(set.contains(probe) == model.contains(probe), "seed \(seed) step \(step)")
         }
     }
+
+    @Test("removes many at once as one at a time would", arguments: [5, 6, 7, 8])
+    func removesManyAtOnce(_ seed: UInt64) {
+        var random = SeededRandom(seed: seed)
+        var set = SortedChunks<Int>()
+        let span = SortedChunks<Int>.maximumChunk * 12
+        for _ in 0..<(span / 2) { set.insert(Int.random(in: 0..<span, using: &random)) }
+        var model = set.elements
+        for round in 0..<30 {
+            // Sets of every size and density: runs that empty whole chunks, scattered values,
+            // absent values, duplicates, and values past either end.
+            let size = [0, 3, 9, 40, 300, 2_000][round % 6]
+            let start = Int.random(in: -10..<span, using: &random)
+            let doomed = (0..<size).map { index in
+                round % 2 == 0 ? start + index : Int.random(in: -10..<(span + 10), using: &random)
+            }
+            let expected = Set(doomed).intersection(model).count
+            let removed = set.remove(contentsOf: doomed.shuffled(using: &random))
+            model.removeAll(where: Set(doomed).contains)
+            #expect(removed == expected, "seed \(seed) round \(round)")
+            #expect(set.elements == model, "seed \(seed) round \(round)")
+            #expect(set.count == model.count, "seed \(seed) round \(round)")
+            #expect(set.chunks.allSatisfy { !$0.isEmpty }, "seed \(seed) round \(round): no empty chunk is kept")
+            for value in doomed.prefix(20) { #expect(!set.contains(value), "seed \(seed) round \(round)") }
+            guard round % 5 == 4 else { continue }
+            for _ in 0..<500 {
+                let value = Int.random(in: 0..<span, using: &random)
+                if set.insert(value) { model.insert(value, at: model.firstIndex { $0 > value } ?? model.count) }
+            }
+        }
+    }
 }

@@ -47,7 +47,7 @@ extension SaveSession {
             let key = RecordKey(entity: entity, id: id)
             guard let record = try workingSet.record(entity, id: id) else { return }
             linkChanges[key, default: []].insert(relationship)
-            if workingSet.entries[key] == nil { try workingSet.stage(record) }
+            if !workingSet.hasEntry(key) { try workingSet.stage(record) }
         }
         for key in workingSet.linkOrder {
             guard let entry = workingSet.linkEntries[key], entry.original != entry.current else { continue }
@@ -66,12 +66,7 @@ extension SaveSession {
 
         // Writes are gathered per entity and handed to the backend as sets (one key is never both
         // put and deleted, so their order within the transaction does not matter).
-        var puts: [String: [Record]] = [:]
-        var deletes: [String: [RecordID]] = [:]
-        var entityOrder: [String] = []
-        func note(_ entity: String) {
-            if puts[entity] == nil && deletes[entity] == nil { entityOrder.append(entity) }
-        }
+        var writes = EntityWrites()
         // An insert names its non-null properties, in name order: the layout keeps its slots in
         // name order, so no record's names are sorted.
         // Records of one layout with the same null slots share one array of names.
@@ -94,14 +89,13 @@ extension SaveSession {
         }
         var changes: [HistoryChange] = []
         let now = Date()
-        for key in workingSet.order {
-            guard let entry = workingSet.entries[key] else { continue }
+        for entry in workingSet.staged {
+            let key = entry.key
             switch (entry.original, entry.current) {
             case (nil, nil):
                 continue
             case (let original?, nil):
-                note(key.entity)
-                deletes[key.entity, default: []].append(key.id)
+                writes.delete(key.id, of: key.entity)
                 if collectWritten { written[key] = .some(nil) }
                 changes.append(
                     HistoryChange(
@@ -111,8 +105,7 @@ extension SaveSession {
             case (nil, var record?):
                 record.version = loading ? max(1, record.version) : 1
                 stampInserted(&record, stamps(key.entity), at: now)
-                note(key.entity)
-                puts[key.entity, default: []].append(record)
+                writes.put(record, of: key.entity)
                 if collectWritten { written[key] = record }
                 var names = insertedNames(record)
                 if let linked = linkChanges[key], !linked.isEmpty { names = (names + linked).sorted() }
@@ -129,8 +122,7 @@ extension SaveSession {
                 }
                 guard !names.isEmpty else { continue }
                 record.version = original.version + 1
-                note(key.entity)
-                puts[key.entity, default: []].append(record)
+                writes.put(record, of: key.entity)
                 if collectWritten { written[key] = record }
                 changes.append(
                     HistoryChange(
@@ -139,9 +131,9 @@ extension SaveSession {
                 if keepRecords { changedRecords.append(record) }
             }
         }
-        for entity in entityOrder {
-            if let ids = deletes[entity] { try base.delete(entity, ids: ids) }
-            if let records = puts[entity] { try base.put(contentsOf: records) }
+        for batch in writes.batches {
+            if !batch.deletes.isEmpty { try base.delete(batch.entity, ids: batch.deletes) }
+            if !batch.puts.isEmpty { try base.put(contentsOf: batch.puts) }
         }
         for key in workingSet.linkOrder {
             guard let entry = workingSet.linkEntries[key], entry.original != entry.current else { continue }
@@ -169,5 +161,35 @@ struct InsertShape: Hashable {
         for (slot, value) in record.slots.enumerated() where !value.isNull { present |= 1 << UInt64(slot) }
         self.layout = ObjectIdentifier(record.layout)
         self.present = present
+    }
+}
+
+/// A save's writes per entity, in the order entities are first written: a run of records of one
+/// entity (the common case) appends without hashing the entity's name per record.
+struct EntityWrites {
+    struct Batch {
+        let entity: String
+        var puts: [Record] = []
+        var deletes: [RecordID] = []
+    }
+
+    private(set) var batches: [Batch] = []
+    private var positions: [String: Int] = [:]
+    private var last = -1
+
+    mutating func put(_ record: Record, of entity: String) { batches[position(entity)].puts.append(record) }
+
+    mutating func delete(_ id: RecordID, of entity: String) { batches[position(entity)].deletes.append(id) }
+
+    private mutating func position(_ entity: String) -> Int {
+        if last >= 0, batches[last].entity == entity { return last }
+        if let found = positions[entity] {
+            last = found
+        } else {
+            last = batches.count
+            positions[entity] = last
+            batches.append(Batch(entity: entity))
+        }
+        return last
     }
 }

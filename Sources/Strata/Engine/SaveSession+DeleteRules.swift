@@ -9,53 +9,57 @@ extension SaveSession {
     /// which records are staged — and so written and named in history — is the order of a
     /// record-by-record walk.
     func expandDeletes() throws {
-        var deleted = Set(requestedDeletes)
-        var queue = requestedDeletes
+        var queue = requestedDeletes.compactMap { key in
+            deletedSnapshots[key].map { Doomed(key: key, snapshot: $0, back: nil) }
+        }
         var position = 0
         var denials: [(Record, RelationshipDescription, [RecordID])] = []
         var nullifications: [(Record, RelationshipDescription, [RecordID])] = []
+        var entities = EntityRun(schema)
 
         while position < queue.count {
-            let wave = Array(queue[position...])
+            let wave = queue[position...]
             position = queue.count
             let destinations = try relatedIDs(of: wave)
-            // Every record a cascade may reach in this wave, loaded once per destination entity.
+            // Every record a cascade may reach in this wave, loaded once per destination entity
+            // (records this save already deleted are not returned).
             var pendingByEntity: [String: [RecordID]] = [:]
-            for key in wave {
-                guard let entity = schema.entity(key.entity) else { continue }
-                for relationship in entity.relationships where relationship.deleteRule == .cascade {
-                    for id in destinations[LinkKey(key, relationship.name)] ?? []
-                    where !deleted.contains(RecordKey(entity: relationship.destination, id: id)) {
-                        pendingByEntity[relationship.destination, default: []].append(id)
-                    }
+            for doomed in wave {
+                guard let entity = entities.describe(doomed.key.entity) else { continue }
+                for relationship in entity.relationships
+                where relationship.deleteRule == .cascade && relationship.name != doomed.back {
+                    guard let ids = destinations[LinkKey(doomed.key, relationship.name)] else { continue }
+                    pendingByEntity[relationship.destination, default: []].append(contentsOf: ids)
                 }
             }
             var loaded: [String: [RecordID: Record]] = [:]
-            for (entity, ids) in pendingByEntity { loaded[entity] = try workingSet.records(entity, ids: ids) }
+            for (entity, ids) in pendingByEntity {
+                let found = try workingSet.records(entity, ids: ids)
+                workingSet.reserve(found.count)
+                queue.reserveCapacity(queue.count + found.count)
+                loaded[entity] = found
+            }
 
-            for key in wave {
-                guard let snapshot = deletedSnapshots[key], let entity = schema.entity(key.entity) else { continue }
-                for relationship in entity.relationships {
-                    let related = destinations[LinkKey(key, relationship.name)] ?? []
+            for doomed in wave {
+                guard let entity = entities.describe(doomed.key.entity) else { continue }
+                for relationship in entity.relationships where relationship.name != doomed.back {
+                    let related = destinations[LinkKey(doomed.key, relationship.name)] ?? []
                     guard !related.isEmpty else { continue }
                     switch relationship.deleteRule {
                     case .cascade:
+                        // A record found by its reference to the deleted one points back at it.
+                        let back = relationship.storage == .inverseReference ? relationship.inverse : nil
+                        let pool = loaded[relationship.destination] ?? [:]
                         for id in related {
-                            let destinationKey = RecordKey(entity: relationship.destination, id: id)
-                            guard !deleted.contains(destinationKey),
-                                let destination = loaded[relationship.destination]?[id]
-                            else { continue }
-                            deleted.insert(destinationKey)
-                            deletedSnapshots[destinationKey] = destination
-                            try workingSet.stage(
-                                destinationKey, nil,
-                                original: workingSet.hasEntry(destinationKey) ? .none : .some(destination))
-                            queue.append(destinationKey)
+                            guard let destination = pool[id] else { continue }
+                            let key = RecordKey(entity: relationship.destination, id: id)
+                            guard workingSet.stageDeletion(key, current: destination) else { continue }
+                            queue.append(Doomed(key: key, snapshot: destination, back: back))
                         }
                     case .deny:
-                        denials.append((snapshot, relationship, related))
+                        denials.append((doomed.snapshot, relationship, related))
                     case .nullify:
-                        nullifications.append((snapshot, relationship, related))
+                        nullifications.append((doomed.snapshot, relationship, related))
                     case .noAction:
                         break
                     }
@@ -69,8 +73,8 @@ extension SaveSession {
                 throw StrataError(
                     .deleteDenied, entity: snapshot.entity, recordID: snapshot.id, property: relationship.name,
                     count: survivors.count,
-                    "cannot delete: \(relationship.name) still has \(survivors.count) \(relationship.destination) record(s) (delete rule deny)"
-                )
+                    "cannot delete: \(relationship.name) still has \(survivors.count) \(relationship.destination) "
+                        + "record(s) (delete rule deny)")
             }
         }
 
@@ -79,8 +83,11 @@ extension SaveSession {
         }
 
         // A deleted record's own link lists go with it.
-        for key in queue {
-            guard let entity = schema.entity(key.entity) else { continue }
+        for doomed in queue {
+            guard let entity = entities.describe(doomed.key.entity),
+                entity.relationships.contains(where: \.keepsLinkList)
+            else { continue }
+            let key = doomed.key
             for relationship in entity.relationships where relationship.keepsLinkList {
                 if try !workingSet.links(key.entity, relationship: relationship.name, from: key.id).isEmpty {
                     try workingSet.stageLinks(key.entity, relationship: relationship.name, from: key.id, to: [])
@@ -91,27 +98,43 @@ extension SaveSession {
 
     /// What every relationship of every record in `wave` points at, from the deleted snapshots:
     /// derived to-manys (the other side's to-one) in one batched referrer lookup per entity and
-    /// relationship; references read off the snapshot; link lists per owner.
-    private func relatedIDs(of wave: [RecordKey]) throws -> [LinkKey: [RecordID]] {
+    /// relationship; references read off the snapshot; link lists per owner. A record's `back`
+    /// relationship is not read: it points at a record this save deletes.
+    private func relatedIDs(of wave: ArraySlice<Doomed>) throws -> [LinkKey: [RecordID]] {
         var result: [LinkKey: [RecordID]] = [:]
-        var byEntity: [String: [RecordKey]] = [:]
-        var entityOrder: [String] = []
-        for key in wave {
-            if byEntity[key.entity] == nil { entityOrder.append(key.entity) }
-            byEntity[key.entity, default: []].append(key)
+        // The wave's positions grouped by entity, in first-seen order; a run of one entity (the
+        // children a cascade reached) is grouped without hashing its name per record.
+        var groups: [(entity: String, members: [Int])] = []
+        var groupOf: [String: Int] = [:]
+        var current = -1
+        for position in wave.indices {
+            let name = wave[position].key.entity
+            if current < 0 || groups[current].entity != name {
+                if let found = groupOf[name] {
+                    current = found
+                } else {
+                    current = groups.count
+                    groupOf[name] = current
+                    groups.append((name, []))
+                }
+            }
+            groups[current].members.append(position)
         }
-        for entityName in entityOrder {
-            guard let entity = schema.entity(entityName), let keys = byEntity[entityName] else { continue }
+        for group in groups {
+            guard let entity = schema.entity(group.entity) else { continue }
             for relationship in entity.relationships {
                 if relationship.storage == .inverseReference, let inverse = relationship.inverse {
                     let referrers = try workingSet.referrers(
-                        relationship.destination, property: inverse, toEach: keys.map(\.id))
-                    for key in keys { result[LinkKey(key, relationship.name)] = referrers[key.id] ?? [] }
+                        relationship.destination, property: inverse, toEach: group.members.map { wave[$0].key.id })
+                    for member in group.members {
+                        let key = wave[member].key
+                        result[LinkKey(key, relationship.name)] = referrers[key.id] ?? []
+                    }
                     continue
                 }
-                for key in keys {
-                    guard let snapshot = deletedSnapshots[key] else { continue }
-                    result[LinkKey(key, relationship.name)] = try workingSet.relatedIDs(of: snapshot, relationship)
+                for member in group.members where wave[member].back != relationship.name {
+                    result[LinkKey(wave[member].key, relationship.name)] = try workingSet.relatedIDs(
+                        of: wave[member].snapshot, relationship)
                 }
             }
         }
@@ -141,5 +164,28 @@ extension SaveSession {
             // Derived from the deleted side, which is gone.
             touch(relationship.destination, inverse, id)
         }
+    }
+}
+
+/// A record the delete rules remove: its last state, and — when a cascade reached it through its
+/// own reference to the record being deleted — the name of that to-one, which the rules skip (it
+/// points at a record this save deletes: nothing to cascade, deny or nullify there).
+struct Doomed {
+    let key: RecordKey
+    let snapshot: Record
+    let back: String?
+}
+
+/// The description of the entity of a run of records, looked up once per run rather than per record.
+struct EntityRun {
+    let schema: Schema
+    private var last: EntityDescription?
+
+    init(_ schema: Schema) { self.schema = schema }
+
+    mutating func describe(_ name: String) -> EntityDescription? {
+        if let last, last.name == name { return last }
+        last = schema.entity(name)
+        return last
     }
 }

@@ -8,8 +8,11 @@ extension SaveSession {
         guard schema.hasDerivedAttributes else { return }
         try touchCountsOfDeletedMembers()
         var entity: EntityDescription?
-        for key in workingSet.order {
-            guard let entry = workingSet.entries[key], var record = entry.current else { continue }
+        // By position: a changed record is staged again in its place while the walk goes on.
+        for position in workingSet.staged.indices {
+            let entry = workingSet.staged[position]
+            let key = entry.key
+            guard var record = entry.current else { continue }
             if entity?.name != key.entity { entity = try schema.requireEntity(key.entity) }
             guard let entity, !entity.ownDerivations.isEmpty else { continue }
             var changed = false
@@ -73,8 +76,9 @@ extension SaveSession {
     /// A deleted record leaves every counted to-many that held it, whatever the delete rule (a
     /// noAction reference dangles, and a dangling member is not counted).
     private func touchCountsOfDeletedMembers() throws {
-        for key in workingSet.order {
-            guard let entry = workingSet.entries[key], entry.current == nil, let snapshot = entry.original,
+        for entry in workingSet.staged {
+            let key = entry.key
+            guard entry.current == nil, let snapshot = entry.original,
                 let entity = schema.entity(key.entity)
             else { continue }
             for relationship in entity.relationships {

@@ -6,10 +6,8 @@ extension SaveSession {
         var changed: [(record: Record, original: Record?, entity: EntityDescription)] = []
         var wanted: [String: Set<RecordID>] = [:]
         var current: EntityDescription?
-        for key in workingSet.order {
-            guard let entry = workingSet.entries[key], let record = entry.current, entry.original != record else {
-                continue
-            }
+        for entry in workingSet.staged {
+            guard let record = entry.current, entry.original != record else { continue }
             if current?.name != record.entity { current = try schema.requireEntity(record.entity) }
             guard let entity = current else { continue }
             changed.append((record, entry.original, entity))
@@ -147,8 +145,8 @@ extension SaveSession {
         where !entity.uniqueConstraints.isEmpty && workingSet.touchedEntities.contains(entity.name) {
             for constraint in entity.uniqueConstraints {
                 var claimed: [[Value]: RecordID] = [:]
-                for key in workingSet.order where key.entity == entity.name {
-                    guard let entry = workingSet.entries[key], let record = entry.current else { continue }
+                for entry in workingSet.staged where entry.key.entity == entity.name {
+                    guard let record = entry.current else { continue }
                     let tuple = constraint.map { record[$0] }
                     if tuple.contains(where: \.isNull) { continue }
                     if let other = claimed[tuple], other != record.id {
@@ -157,7 +155,7 @@ extension SaveSession {
                     claimed[tuple] = record.id
                     if let original = entry.original, constraint.map({ original[$0] }) == tuple { continue }
                     for match in try committedRecords(entity.name, holding: tuple, in: constraint)
-                    where match.id != record.id && workingSet.entries[match.key] == nil {
+                    where match.id != record.id && !workingSet.hasEntry(match.key) {
                         throw uniqueViolation(entity, record, constraint, match.id)
                     }
                 }

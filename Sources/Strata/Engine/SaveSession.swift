@@ -93,7 +93,7 @@ package final class SaveSession {
         let entity = try schema.requireEntity(input.entity)
         var record = try normalize(input, inserting: true, entity: entity)
         let key = record.key
-        if let entry = workingSet.entries[key] {
+        if let entry = workingSet.entry(key) {
             if entry.current == nil && entry.original != nil {
                 throw StrataError(
                     .duplicateID, entity: key.entity, recordID: key.id,

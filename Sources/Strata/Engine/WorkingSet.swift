@@ -3,6 +3,7 @@
 /// Over a read transaction it is a private overlay (a context's fetches see its pending changes).
 package final class WorkingSet: StorageReadTransaction {
     package struct Entry {
+        package let key: RecordKey
         /// The committed record, `nil` for an insert.
         package var original: Record?
         /// The staged record, `nil` once deleted.
@@ -21,11 +22,13 @@ package final class WorkingSet: StorageReadTransaction {
     package let schema: Schema
     let executor: QueryExecutor
 
-    package private(set) var entries: [RecordKey: Entry] = [:]
-    /// Keys in first-touch order, so writes and history follow the order of the save.
-    private(set) var order: [RecordKey] = []
+    /// Every staged record in first-touch order, so writes and history follow the order of the
+    /// save; the passes over a save walk this array instead of hashing each key again.
+    package private(set) var staged: [Entry] = []
+    /// Where each staged key is in `staged`.
+    private var positions: [RecordKey: Int] = [:]
     private(set) var touchedEntities: Set<String> = []
-    /// The entity `stageInsert` last added to `touchedEntities`.
+    /// The entity a first touch last added to `touchedEntities`.
     private var lastTouched: String?
     /// For every staged record: which targets its to-one references point at now.
     private var stagedReferrers: [ReferenceKey: Set<RecordID>] = [:]
@@ -46,48 +49,66 @@ package final class WorkingSet: StorageReadTransaction {
     package func record(_ entity: String, id: RecordID) throws -> Record? {
         // No record can have an ID longer than every backend holds; none is asked for one.
         guard ValueRules.isStorable(id) else { return nil }
-        let key = RecordKey(entity: entity, id: id)
-        if let entry = entries[key] { return entry.current }
+        if let position = positions[RecordKey(entity: entity, id: id)] { return staged[position].current }
         return try base.record(entity, id: id)
     }
+
+    /// The staged state of `key`, if this save touched it.
+    package func entry(_ key: RecordKey) -> Entry? { positions[key].map { staged[$0] } }
 
     /// Stages a new state for a record (`nil` deletes it). A caller that has just read the
     /// committed record passes it as `original`, sparing the backend a second lookup.
     func stage(_ key: RecordKey, _ record: Record?, original known: Record?? = .none) throws {
-        guard let entry = entries[key] else {
+        guard let position = positions[key] else {
             // A first touch: the committed state is replaced at once, so only the new state is
             // indexed (indexing the original only to unindex it was a third of a cascade's staging).
             let original = try known ?? base.record(key.entity, id: key.id)
-            entries[key] = Entry(original: original, current: record)
-            order.append(key)
-            touchedEntities.insert(key.entity)
+            append(Entry(key: key, original: original, current: record))
             if let record { index(record, adding: true) }
             return
         }
-        if let previous = entry.current { index(previous, adding: false) }
-        entries[key]?.current = record
+        if let previous = staged[position].current { index(previous, adding: false) }
+        staged[position].current = record
         if let record { index(record, adding: true) }
     }
 
     func stage(_ record: Record) throws { try stage(record.key, record) }
 
+    /// Stages the delete of a record whose current state the caller has just read; `false` when
+    /// this save has already deleted it. One lookup of the key, and one insert on a first touch.
+    func stageDeletion(_ key: RecordKey, current record: Record) -> Bool {
+        guard let position = positions[key] else {
+            append(Entry(key: key, original: record, current: nil))
+            return true
+        }
+        guard let previous = staged[position].current else { return false }
+        index(previous, adding: false)
+        staged[position].current = nil
+        return true
+    }
+
     /// Stages an insert of a key this save has not touched (the caller looked it up): one hash
     /// of the key, the entity's description given.
     func stageInsert(_ key: RecordKey, _ record: Record, entity: EntityDescription) {
-        entries[key] = Entry(original: nil, current: record)
-        order.append(key)
-        if lastTouched != key.entity {
-            touchedEntities.insert(key.entity)
-            lastTouched = key.entity
-        }
+        append(Entry(key: key, original: nil, current: record))
         index(record, entity: entity, adding: true)
+    }
+
+    /// A first touch: one hash of the key; the entity noted as touched unless it was the last one.
+    private func append(_ entry: Entry) {
+        positions[entry.key] = staged.count
+        staged.append(entry)
+        if lastTouched != entry.key.entity {
+            touchedEntities.insert(entry.key.entity)
+            lastTouched = entry.key.entity
+        }
     }
 
     /// Room for `count` more first touches: a save of many inserts then grows its tables once
     /// instead of rehashing every entry at each doubling.
     package func reserve(_ count: Int) {
-        entries.reserveCapacity(entries.count + count)
-        order.reserveCapacity(order.count + count)
+        positions.reserveCapacity(positions.count + count)
+        staged.reserveCapacity(staged.count + count)
     }
 
     /// The current state of many records of one entity: staged ones from the working set, the
@@ -95,15 +116,20 @@ package final class WorkingSet: StorageReadTransaction {
     package func records(_ entity: String, ids: [RecordID]) throws -> [RecordID: Record] {
         var found: [RecordID: Record] = [:]
         var missing: [RecordID] = []
+        missing.reserveCapacity(ids.count)
+        // An entity this save has not touched has nothing staged: no key is looked up.
+        let touched = touchedEntities.contains(entity)
         for id in ids where ValueRules.isStorable(id) {
-            if let entry = entries[RecordKey(entity: entity, id: id)] {
-                if let current = entry.current { found[id] = current }
+            if touched, let position = positions[RecordKey(entity: entity, id: id)] {
+                if let current = staged[position].current { found[id] = current }
             } else {
                 missing.append(id)
             }
         }
         guard !missing.isEmpty else { return found }
-        for (id, record) in try base.records(entity, ids: missing) { found[id] = record }
+        let committed = try base.records(entity, ids: missing)
+        if found.isEmpty { return committed }
+        found.merge(committed) { staged, _ in staged }
         return found
     }
 
@@ -114,7 +140,7 @@ package final class WorkingSet: StorageReadTransaction {
     }
 
     /// Whether the committed record was already looked up (or staged) by this save.
-    func hasEntry(_ key: RecordKey) -> Bool { entries[key] != nil }
+    func hasEntry(_ key: RecordKey) -> Bool { positions[key] != nil }
 
     private func index(_ record: Record, adding: Bool) {
         guard let entity = schema.entity(record.entity) else { return }
@@ -136,7 +162,7 @@ package final class WorkingSet: StorageReadTransaction {
     package func referrers(_ entity: String, property: String, to target: RecordID) throws -> [RecordID] {
         let committed = try base.referrers(entity, property: property, to: target)
         guard touchedEntities.contains(entity) else { return committed }
-        var result = Set(committed.filter { entries[RecordKey(entity: entity, id: $0)] == nil })
+        var result = Set(committed.filter { positions[RecordKey(entity: entity, id: $0)] == nil })
         result.formUnion(stagedReferrers[ReferenceKey(entity: entity, property: property, target: target)] ?? [])
         return result.sorted()
     }
@@ -148,7 +174,7 @@ package final class WorkingSet: StorageReadTransaction {
         guard touchedEntities.contains(entity) else { return committed }
         var result: [RecordID: [RecordID]] = [:]
         for target in Set(targets) {
-            var found = Set((committed[target] ?? []).filter { entries[RecordKey(entity: entity, id: $0)] == nil })
+            var found = Set((committed[target] ?? []).filter { positions[RecordKey(entity: entity, id: $0)] == nil })
             found.formUnion(stagedReferrers[ReferenceKey(entity: entity, property: property, target: target)] ?? [])
             if !found.isEmpty { result[target] = found.sorted() }
         }
@@ -203,21 +229,21 @@ package final class WorkingSet: StorageReadTransaction {
     package func fetch(_ plan: FetchPlan) throws -> [Record] {
         let usesRelationships =
             plan.predicate.map { !$0.requiredFeatures.isDisjoint(with: [.toOne, .toMany]) } ?? false
-        if !touchedEntities.contains(plan.entity) && (!usesRelationships || entries.isEmpty) {
+        if !touchedEntities.contains(plan.entity) && (!usesRelationships || staged.isEmpty) {
             return try executor.fetch(plan, in: base)
         }
         // Committed candidates (all of them when relationships may have changed), minus staged
         // records, plus staged records that match now.
         let candidatePlan = FetchPlan(entity: plan.entity, predicate: usesRelationships ? nil : plan.predicate)
         var records = try executor.fetch(candidatePlan, in: base).filter {
-            entries[RecordKey(entity: plan.entity, id: $0.id)] == nil
+            positions[RecordKey(entity: plan.entity, id: $0.id)] == nil
         }
         let evaluator = PredicateEvaluator(self)
         if usesRelationships, let predicate = plan.predicate {
             records = try records.filter { try evaluator.matches($0, predicate) }
         }
-        for key in order where key.entity == plan.entity {
-            guard let record = entries[key]?.current else { continue }
+        for entry in staged where entry.key.entity == plan.entity {
+            guard let record = entry.current else { continue }
             if try plan.predicate.map({ try evaluator.matches(record, $0) }) ?? true { records.append(record) }
         }
         return PredicateEvaluator.sortAndPage(records, plan)

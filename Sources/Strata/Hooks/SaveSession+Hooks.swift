@@ -6,7 +6,7 @@ extension SaveSession {
         guard !hooks.before.isEmpty else { return }
         var hooked = Set<RecordKey>()
         while true {
-            let pending = workingSet.order.filter { !hooked.contains($0) && change(of: $0) != nil }
+            let pending = workingSet.staged.map(\.key).filter { !hooked.contains($0) && change(of: $0) != nil }
             if pending.isEmpty { return }
             for key in pending {
                 hooked.insert(key)
@@ -28,8 +28,9 @@ extension SaveSession {
 
     func runAfterValidationHooks() throws {
         guard !hooks.after.isEmpty else { return }
-        for key in workingSet.order {
-            guard let change = change(of: key) else { continue }
+        for entry in workingSet.staged {
+            let key = entry.key
+            guard let change = change(of: entry) else { continue }
             for hook in hooks.after where hook.entity == nil || hook.entity == key.entity {
                 do { try hook.body(change) } catch { throw refusal(error, hook.name, key) }
             }
@@ -38,7 +39,12 @@ extension SaveSession {
 
     /// What the save does to the record at `key`, or nil when it does nothing to it.
     private func change(of key: RecordKey) -> SaveChange? {
-        guard let entry = workingSet.entries[key], entry.original != entry.current else { return nil }
+        workingSet.entry(key).flatMap(change(of:))
+    }
+
+    private func change(of entry: WorkingSet.Entry) -> SaveChange? {
+        let key = entry.key
+        guard entry.original != entry.current else { return nil }
         let kind: SaveChange.Kind = entry.current == nil ? .delete : entry.original == nil ? .insert : .update
         return SaveChange(kind: kind, entity: key.entity, id: key.id, record: entry.current, original: entry.original)
     }
