@@ -26,18 +26,37 @@ class SQLiteReadTransaction: StorageReadTransaction {
     /// A row as a record, its checksum verified: a damaged row is `corruptStore` naming the entity
     /// and ID, never a record with wrong values (SQLite keeps no checksums of its own).
     func decode(_ row: Row, _ table: SQLiteLayout.Table) throws -> Record {
-        let id = try SQLiteValues.recordID(row[0], kind: table.entity.idKind)
+        try decode(table) { row[Int($0)] }
+    }
+
+    /// The current row of a stepped statement as a record, read straight from SQLite's columns
+    /// (no GRDB `Row` per row), with the same values and checks as a `Row`'s.
+    func decode(_ handle: OpaquePointer, _ table: SQLiteLayout.Table) throws -> Record {
+        try decode(table) { DatabaseValue(sqliteStatement: handle, index: $0) }
+    }
+
+    /// Runs `statement` with `arguments` and hands each result row to `body` as a record.
+    func forEachRecord(
+        _ statement: Statement, _ arguments: [DatabaseValue], _ table: SQLiteLayout.Table,
+        _ body: (Record) throws -> Void
+    ) throws {
+        statement.setUncheckedArguments(StatementArguments(arguments))
+        try SQLiteRawStatement(statement).forEachRow(db) { handle in try body(try decode(handle, table)) }
+    }
+
+    private func decode(_ table: SQLiteLayout.Table, _ read: (Int32) -> DatabaseValue) throws -> Record {
+        let id = try SQLiteValues.recordID(read(0), kind: table.entity.idKind)
         func corrupt(_ why: String, _ underlying: (any Error)? = nil) -> StrataError {
             StrataError(
                 .corruptStore, entity: table.entity.name, recordID: id, underlying: underlying,
                 "stored record is damaged: \(why)")
         }
-        guard case .int64(let version) = (row[1] as DatabaseValue).storage else { throw corrupt("it has no version") }
+        guard case .int64(let version) = read(1).storage else { throw corrupt("it has no version") }
         var slots: [Value] = []
         slots.reserveCapacity(table.columns.count)
         var checksum = Checksum.record(id: id, version: version)
         for (offset, column) in table.columns.enumerated() {
-            let stored: DatabaseValue = row[offset + 2]
+            let stored = read(Int32(offset + 2))
             let value: Value
             do {
                 switch column.kind {
@@ -53,7 +72,7 @@ class SQLiteReadTransaction: StorageReadTransaction {
             slots.append(value)
             checksum.update(value)
         }
-        switch (row[table.columns.count + 2] as DatabaseValue).storage {
+        switch read(Int32(table.columns.count + 2)).storage {
         case .int64(let stored):
             guard stored == Int64(checksum.final) else { throw corrupt("its checksum does not match") }
         case .null:
@@ -66,8 +85,11 @@ class SQLiteReadTransaction: StorageReadTransaction {
 
     func record(_ entity: String, id: RecordID) throws -> Record? {
         let table = try layout.table(entity)
-        let cursor = try rows(try statement(table.selectByIDSQL), [SQLiteValues.databaseValue(id)])
-        guard let record = try cursor.next().map({ try decode($0, table) }) else { return nil }
+        var found: Record?
+        try forEachRecord(try statement(table.selectByIDSQL), [SQLiteValues.databaseValue(id)], table) {
+            if found == nil { found = $0 }
+        }
+        guard let record = found else { return nil }
         // A damaged primary-key index can lead the lookup to another, intact row.
         guard record.id == id else {
             throw StrataError(
@@ -134,11 +156,8 @@ class SQLiteReadTransaction: StorageReadTransaction {
         found.reserveCapacity(ids.count)
         let asked = Set(ids)
         try forEachBatch(of: ids) { values, placeholders, prepare in
-            let cursor = try rows(
-                try prepare("SELECT \(table.selectList) FROM \(table.name) AS t0 WHERE t0.\"id\" IN (\(placeholders))"),
-                values)
-            while let row = try cursor.next() {
-                let record = try decode(row, table)
+            let sql = "SELECT \(table.selectList) FROM \(table.name) AS t0 WHERE t0.\"id\" IN (\(placeholders))"
+            try forEachRecord(try prepare(sql), values, table) { record in
                 guard asked.contains(record.id) else {
                     throw StrataError(
                         .corruptStore, entity: entity, recordID: record.id,
@@ -177,9 +196,8 @@ class SQLiteReadTransaction: StorageReadTransaction {
         let table = try layout.table(plan.entity)
         var query = SQLiteQuery(layout: layout)
         let sql = try query.select(plan)
-        let cursor = try rows(try statement(sql, cached: false), query.arguments)
         var records: [Record] = []
-        while let row = try cursor.next() { records.append(try decode(row, table)) }
+        try forEachRecord(try statement(sql, cached: false), query.arguments, table) { records.append($0) }
         return records
     }
 
