@@ -115,25 +115,30 @@ final class LMDBWriteTransaction: LMDBReadTransaction, StorageWriteTransaction {
         }
     }
 
-    /// In key order, for the same locality as ``put(contentsOf:)``.
+    /// In key order, for the same locality as ``put(contentsOf:)``; the entity, its databases and
+    /// its index databases are looked up once for the whole set.
     func delete(_ entityName: String, ids: [RecordID]) throws {
+        let entity = try entity(entityName)
         let keyed = ids.compactMap { id in LMDBKeys.lookupID(id).map { (key: $0, id: id) } }.sorted {
             $0.key.lexicographicallyPrecedes($1.key)
         }
-        for (_, id) in keyed { try delete(entityName, id: id) }
-    }
-
-    func delete(_ entityName: String, id: RecordID) throws {
-        let entity = try entity(entityName)
-        guard let key = LMDBKeys.lookupID(id) else { return }  // no record has such an ID
+        guard !keyed.isEmpty else { return }  // no record has such an ID
         let recordsDB = try database(LMDBLayout.records(entity.name))
-        guard let old = try get(recordsDB, key).map({ try decodeRecord($0, id: id, entity) }) else { return }
-        try remove(recordsDB, key)
-        try updateIndexes(entity, id: key, old: old, new: nil)
-        for relationship in entity.relationships where relationship.keepsLinkList {
-            try setLinks(entityName, relationship: relationship.name, from: id, to: [])
+        let indexes = try entity.indexedProperties.sorted().map { property in
+            (property: property, dbi: try database(LMDBLayout.index(entity.name, property)))
+        }
+        let linked = entity.relationships.filter(\.keepsLinkList)
+        for (key, id) in keyed {
+            guard let old = try get(recordsDB, key).map({ try decodeRecord($0, id: id, entity) }) else { continue }
+            try remove(recordsDB, key)
+            for index in indexes {
+                try remove(index.dbi, LMDBKeys.indexKey(entity, index.property, old[index.property]), key)
+            }
+            for relationship in linked { try setLinks(entityName, relationship: relationship.name, from: id, to: []) }
         }
     }
+
+    func delete(_ entityName: String, id: RecordID) throws { try delete(entityName, ids: [id]) }
 
     func setLinks(_ entity: String, relationship: String, from owner: RecordID, to targets: [RecordID]) throws {
         let listDB = try database(LMDBLayout.links(entity, relationship))
