@@ -104,6 +104,9 @@ final class SetAsideReads: ForwardingReadTransaction {
     func existingIDs(_ entity: String, among ids: [RecordID]) throws -> Set<RecordID> {
         try side(entity).existingIDs(entity, among: ids)
     }
+    func versions(_ entity: String, ids: [RecordID]) throws -> [RecordID: Int64] {
+        try side(entity).versions(entity, ids: ids)
+    }
     func referrers(_ entity: String, property: String, toEach targets: [RecordID]) throws -> [RecordID: [RecordID]] {
         try side(entity).referrers(entity, property: property, toEach: targets)
     }

@@ -31,6 +31,15 @@ extension InMemoryReading {
         return Set(ids.lazy.filter { table.records[$0] != nil })
     }
 
+    /// No record copied out: each version read in place.
+    func versions(_ entity: String, ids: [RecordID]) throws -> [RecordID: Int64] {
+        let table = try table(entity)
+        var found: [RecordID: Int64] = [:]
+        found.reserveCapacity(ids.count)
+        for id in ids { if let version = table.records[id]?.version { found[id] = version } }
+        return found
+    }
+
     func referrers(_ entity: String, property: String, toEach targets: [RecordID]) throws -> [RecordID: [RecordID]] {
         guard let index = try table(entity).index(property) else {
             return try referrersOneTargetAtATime(entity, property: property, toEach: targets)

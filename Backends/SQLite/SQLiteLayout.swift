@@ -37,6 +37,12 @@ struct SQLiteLayout: Sendable {
                 + ")"
         }
 
+        /// The versions of `count` IDs' records (a cascade's children): no values read.
+        func versionsSQL(count: Int) -> String {
+            "SELECT \"id\", \"strata_version\" FROM \(name) WHERE \"id\" IN ("
+                + Array(repeating: "?", count: count).joined(separator: ", ") + ")"
+        }
+
         /// An upsert of `rows` records in one statement.
         func insertSQL(rows: Int) -> String {
             let names = ["id", "strata_version"] + columns.map(\.name) + [SQLiteLayout.checksumColumn]

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import GRDBSQLite
 import StrataSQL
 import StrataStorage
 
@@ -145,6 +146,31 @@ class SQLiteReadTransaction: StorageReadTransaction {
                         "the store's ID index is damaged: a lookup by ID found a row that was not asked for")
                 }
                 found.insert(id)
+            }
+        }
+        return found
+    }
+
+    /// `SELECT id, strata_version … WHERE id IN (…)`: no values decoded (a cascade's children).
+    func versions(_ entity: String, ids: [RecordID]) throws -> [RecordID: Int64] {
+        let table = try layout.table(entity)
+        var found: [RecordID: Int64] = [:]
+        found.reserveCapacity(ids.count)
+        try forEachIDBatch(of: ids) { batch in
+            var query = SQLiteRawStatement(
+                try statement(table.versionsSQL(count: batch.count), cached: batch.count == Self.batchArguments))
+            for id in batch { query.bind(id.value) }
+            let asked = Set(batch)
+            try query.forEachRow(db) { row in
+                guard let id = SQLiteRawStatement.recordID(row, 0, kind: table.entity.idKind), asked.contains(id),
+                    sqlite3_column_type(row, 1) == SQLITE_INTEGER
+                else {
+                    throw StrataError(
+                        .corruptStore, entity: entity,
+                        "the store's ID index is damaged: a lookup of versions by ID found a row that was not asked for"
+                            + " or has no version")
+                }
+                found[id] = sqlite3_column_int64(row, 1)
             }
         }
         return found

@@ -119,6 +119,9 @@ extension SyncServer {
             }
         }
 
+        /// A scoped entity's deleted records are kept whole.
+        func readsDeletedRecords(of entity: String) -> Bool { entities.contains(entity) }
+
         /// Prior states are kept per history entry: they go with the entries purged.
         func purge(before token: HistoryToken, in transaction: any StorageWriteTransaction) throws {
             _ = try HistoryLog.removeEntries(

@@ -59,7 +59,8 @@ final class SPICoverage: Sendable {
 
     static let requirements = [
         "read", "write", "record", "fetch", "count", "aggregate", "referrers", "records(ids:)", "existingIDs",
-        "referrers(toEach:)", "links", "linkOwners", "metadata", "metadata(prefix:)", "put", "put(contentsOf:)",
+        "versions", "referrers(toEach:)", "links", "linkOwners", "metadata", "metadata(prefix:)", "put",
+        "put(contentsOf:)",
         "delete", "delete(ids:)", "setLinks", "setMetadata",
     ]
 
@@ -146,6 +147,11 @@ final class NotingTransaction: StorageWriteTransaction {
     func records(_ entity: String, ids: [RecordID]) throws -> [RecordID: Record] {
         coverage.note("records(ids:)")
         return try reads.records(entity, ids: ids)
+    }
+
+    func versions(_ entity: String, ids: [RecordID]) throws -> [RecordID: Int64] {
+        coverage.note("versions")
+        return try reads.versions(entity, ids: ids)
     }
 
     func existingIDs(_ entity: String, among ids: [RecordID]) throws -> Set<RecordID> {

@@ -149,6 +149,19 @@ class LMDBReadTransaction: StorageReadTransaction {
         return found
     }
 
+    /// In key order; each record's checksum checked, its values not decoded.
+    func versions(_ entityName: String, ids: [RecordID]) throws -> [RecordID: Int64] {
+        let entity = try entity(entityName)
+        let recordsDB = try database(LMDBLayout.records(entityName))
+        let keyed = Self.inKeyOrder(ids)
+        var found: [RecordID: Int64] = [:]
+        found.reserveCapacity(keyed.count)
+        for (key, id) in keyed {
+            if let bytes = try get(recordsDB, key) { found[id] = try RecordCodec.version(bytes, id: id, entity) }
+        }
+        return found
+    }
+
     func referrers(_ entityName: String, property: String, to target: RecordID) throws -> [RecordID] {
         let entity = try entity(entityName)
         guard entity.indexedProperties.contains(property) else {

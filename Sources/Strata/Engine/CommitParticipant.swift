@@ -8,11 +8,17 @@ package protocol CommitParticipant: Sendable {
     /// History before `token` is being purged in `transaction`: removes what the participant
     /// keeps beside it (history itself knows nothing of participants).
     func purge(before token: HistoryToken, in transaction: any StorageWriteTransaction) throws
+    /// Whether the participant reads the last state of the records of `entity` a save deletes
+    /// (`commit.workingSet.entry(key)?.original`); when none does, a cascade may delete children
+    /// without reading their values.
+    func readsDeletedRecords(of entity: String) -> Bool
 }
 
 extension CommitParticipant {
     /// Keeps nothing beside history.
     package func purge(before token: HistoryToken, in transaction: any StorageWriteTransaction) throws {}
+    /// Reads no deleted record's values.
+    package func readsDeletedRecords(of entity: String) -> Bool { false }
 }
 
 /// A save's changes as written, handed to each `CommitParticipant`.

@@ -33,6 +33,7 @@ extension SaveSession {
         guard let base = writer else {
             throw StrataError(.storageFailure, "a read-only overlay cannot be committed")
         }
+        commitParticipants = participants
         try prepare(runningHooks: !loading && !hooks.isEmpty)
         var written: [RecordKey: Record?] = [:]
         // The record as written per change, kept only when a participant will read it.

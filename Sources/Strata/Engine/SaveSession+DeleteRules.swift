@@ -22,14 +22,20 @@ extension SaveSession {
             position = queue.count
             let destinations = try relatedIDs(of: wave)
             // Every record a cascade may reach in this wave, loaded once per destination entity
-            // (records this save already deleted are not returned).
+            // (records this save already deleted are not returned); children whose own rules need
+            // nothing of them are read as versions alone.
             var pendingByEntity: [String: [RecordID]] = [:]
+            var pendingVersions: [String: [RecordID]] = [:]
             for doomed in wave {
                 guard let entity = entities.describe(doomed.key.entity) else { continue }
                 for relationship in entity.relationships
                 where relationship.deleteRule == .cascade && relationship.name != doomed.back {
                     guard let ids = destinations[LinkKey(doomed.key, relationship.name)] else { continue }
-                    pendingByEntity[relationship.destination, default: []].append(contentsOf: ids)
+                    if cascadesByVersion(relationship, from: entity) {
+                        pendingVersions[relationship.destination, default: []].append(contentsOf: ids)
+                    } else {
+                        pendingByEntity[relationship.destination, default: []].append(contentsOf: ids)
+                    }
                 }
             }
             var loaded: [String: [RecordID: Record]] = [:]
@@ -38,6 +44,13 @@ extension SaveSession {
                 workingSet.reserve(found.count)
                 queue.reserveCapacity(queue.count + found.count)
                 loaded[entity] = found
+            }
+            var versions: [String: [RecordID: Int64]] = [:]
+            for (entity, ids) in pendingVersions {
+                let found = try workingSet.versions(entity, ids: ids)
+                workingSet.reserve(found.count)
+                queue.reserveCapacity(queue.count + found.count)
+                versions[entity] = found
             }
 
             for doomed in wave {
@@ -49,6 +62,10 @@ extension SaveSession {
                     case .cascade:
                         // A record found by its reference to the deleted one points back at it.
                         let back = relationship.storage == .inverseReference ? relationship.inverse : nil
+                        if cascadesByVersion(relationship, from: entity) {
+                            stageByVersion(related, of: relationship.destination, versions, back: back, into: &queue)
+                            continue
+                        }
                         let pool = loaded[relationship.destination] ?? [:]
                         for id in related {
                             guard let destination = pool[id] else { continue }
@@ -93,6 +110,36 @@ extension SaveSession {
                     try workingSet.stageLinks(key.entity, relationship: relationship.name, from: key.id, to: [])
                 }
             }
+        }
+    }
+
+    /// Whether the records a cascade along `relationship` reaches need nothing but their IDs and
+    /// versions: their one relationship is the reference back at the record being deleted (so no
+    /// rule of theirs reaches further), the parent counts no derived value over them, and no hook
+    /// or commit participant reads what a delete of them removes. History names a delete by its
+    /// version alone, and the backend deletes by ID, so such children are never decoded.
+    private func cascadesByVersion(_ relationship: RelationshipDescription, from parent: EntityDescription) -> Bool {
+        guard relationship.storage == .inverseReference, let back = relationship.inverse,
+            parent.countedRelationships[relationship.name] == nil,
+            let child = schema.entity(relationship.destination), child.relationships.count == 1,
+            child.relationships[0].name == back
+        else { return false }
+        return !hooks.reads(child.name) && !commitParticipants.contains { $0.readsDeletedRecords(of: child.name) }
+    }
+
+    /// Stages the delete of every record among `ids` that exists now, from its version alone: its
+    /// last state in the working set is a record with no values (see `cascadesByVersion`).
+    private func stageByVersion(
+        _ ids: [RecordID], of entity: String, _ versions: [String: [RecordID: Int64]], back: String?,
+        into queue: inout [Doomed]
+    ) {
+        let pool = versions[entity] ?? [:]
+        for id in ids {
+            guard let version = pool[id] else { continue }
+            let key = RecordKey(entity: entity, id: id)
+            let stub = Record(entity: entity, id: id, version: version)
+            guard workingSet.stageDeletion(key, current: stub) else { continue }
+            queue.append(Doomed(key: key, snapshot: stub, back: back))
         }
     }
 

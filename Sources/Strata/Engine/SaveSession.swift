@@ -30,6 +30,8 @@ package final class SaveSession {
     package var loading = false
     /// The app's hooks, run by `commit` (not by a nested context's `prepare`, nor for a load).
     var hooks = SaveHooks()
+    /// Who `commit` hands the save to; the delete rules ask them which deleted records they read.
+    var commitParticipants: [any CommitParticipant] = []
 
     /// Where `commit(author:contextName:collectWritten:)` writes; `nil` for an overlay staged
     /// over a read transaction, which can never commit.

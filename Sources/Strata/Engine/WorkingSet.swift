@@ -114,22 +114,37 @@ package final class WorkingSet: StorageReadTransaction {
     /// The current state of many records of one entity: staged ones from the working set, the
     /// rest from the backend's batched lookup rather than one lookup each.
     package func records(_ entity: String, ids: [RecordID]) throws -> [RecordID: Record] {
-        var found: [RecordID: Record] = [:]
+        try overlay(entity, ids, { $0 }) { try base.records(entity, ids: $0) }
+    }
+
+    /// The versions of many records of one entity as they stand now (see `records(_:ids:)`):
+    /// staged ones from the working set, the rest from the backend without reading their values.
+    package func versions(_ entity: String, ids: [RecordID]) throws -> [RecordID: Int64] {
+        try overlay(entity, ids, \.version) { try base.versions(entity, ids: $0) }
+    }
+
+    /// `read(record)` of each staged record among `ids` that exists now, and `committed` for the
+    /// IDs this save has not touched.
+    private func overlay<T>(
+        _ entity: String, _ ids: [RecordID], _ read: (Record) -> T,
+        committed: ([RecordID]) throws -> [RecordID: T]
+    ) throws -> [RecordID: T] {
+        var found: [RecordID: T] = [:]
         var missing: [RecordID] = []
         missing.reserveCapacity(ids.count)
         // An entity this save has not touched has nothing staged: no key is looked up.
         let touched = touchedEntities.contains(entity)
         for id in ids where ValueRules.isStorable(id) {
             if touched, let position = positions[RecordKey(entity: entity, id: id)] {
-                if let current = staged[position].current { found[id] = current }
+                if let current = staged[position].current { found[id] = read(current) }
             } else {
                 missing.append(id)
             }
         }
         guard !missing.isEmpty else { return found }
-        let committed = try base.records(entity, ids: missing)
-        if found.isEmpty { return committed }
-        found.merge(committed) { staged, _ in staged }
+        let stored = try committed(missing)
+        if found.isEmpty { return stored }
+        found.merge(stored) { staged, _ in staged }
         return found
     }
 

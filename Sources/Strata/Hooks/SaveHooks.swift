@@ -60,6 +60,13 @@ public struct SaveHooks: Sendable {
     /// Whether there are no hooks (a save then does no hook work at all).
     public var isEmpty: Bool { before.isEmpty && after.isEmpty && committed.isEmpty }
 
+    /// Whether a before- or after-validation hook sees the records of `entity` a save changes
+    /// (such a hook reads what a delete removes, so a cascade loads those records whole).
+    func reads(_ entity: String) -> Bool {
+        before.contains { $0.entity == nil || $0.entity == entity }
+            || after.contains { $0.entity == nil || $0.entity == entity }
+    }
+
     /// Runs `body` before validation for each record of `entity` (of every entity when nil) a save
     /// inserts, updates or deletes; it may change `change.record` of an insert or update.
     public mutating func beforeValidation(

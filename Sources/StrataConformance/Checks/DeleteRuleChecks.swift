@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import Synchronization
 
 enum DeleteRuleChecks {
     static let all: [ConformanceCheck] = cascade + nullify + deny + denyOnEveryStorage + noAction + batch
@@ -64,6 +65,84 @@ enum DeleteRuleChecks {
                 try tx.insert(trip)
             }
             try expectEqual(try await store.repository(Trip.self).fetch(trip.id), nil)
+        },
+        ConformanceCheck(.deleteRules, "cascadeRecordsEachChildsLastVersion") { c in
+            // Entries need nothing of their own rules, so a cascade may delete them by ID and
+            // version without reading their values; history still names each at its last version.
+            let store = try await c.store(try LogbookDomain.schema())
+            let book = Logbook(name: "Versions")
+            let entries = (0..<4).map { LogEntry(text: "E\($0)", logbook: book.id) }
+            try await store.transaction { tx in
+                try tx.insert(book)
+                for entry in entries { try tx.insert(entry) }
+            }
+            // Entry n is updated n times: its version is n + 1.
+            for (index, entry) in entries.enumerated() {
+                var changed = entry
+                for round in 0..<index {
+                    changed.text = "E\(index) r\(round)"
+                    try await store.repository(LogEntry.self).update(changed)
+                }
+            }
+            let before = try await store.currentHistoryToken()
+            try await store.repository(Logbook.self).delete(book.id)
+            let changes = try await store.history(after: before).flatMap(\.changes).filter { $0.entity == "LogEntry" }
+            try expectEqual(
+                changes.map { "\($0.kind) \($0.id) v\($0.version)" }.sorted(),
+                entries.enumerated().map { "\(HistoryChange.Kind.delete) \(RecordID.uuid($1.id)) v\($0 + 1)" }.sorted())
+            try expectEqual(try await store.repository(LogEntry.self).count(), 0)
+        },
+        ConformanceCheck(.deleteRules, "cascadeSparesChildrenMovedAwayInTheSameSave") { c in
+            // The rules act on the save's final state: an entry moved to another logbook, and one
+            // changed, in the save that deletes its logbook — the first survives, the second goes
+            // at its committed version.
+            let store = try await c.store(try LogbookDomain.schema())
+            let (old, new) = (Logbook(name: "Old"), Logbook(name: "New"))
+            let (moved, edited, plain) = (
+                LogEntry(text: "moved", logbook: old.id), LogEntry(text: "edited", logbook: old.id),
+                LogEntry(text: "plain", logbook: old.id)
+            )
+            try await store.transaction { tx in
+                for book in [old, new] { try tx.insert(book) }
+                for entry in [moved, edited, plain] { try tx.insert(entry) }
+            }
+            let before = try await store.currentHistoryToken()
+            try await store.transaction { tx in
+                var away = moved
+                away.logbook = new.id
+                try tx.update(away)
+                var changed = edited
+                changed.text = "edited again"
+                try tx.update(changed)
+                try tx.delete(Logbook.self, id: old.id)
+            }
+            try expectEqual(try await store.repository(LogEntry.self).fetch().map(\.text), ["moved"])
+            try expectEqual(try await store.repository(Logbook.self).related(Logbook.entries, of: new.id).count, 1)
+            let deleted = try await store.history(after: before).flatMap(\.changes).filter { $0.kind == .delete }
+            try expectEqual(
+                deleted.map { "\($0.entity) \($0.id) v\($0.version)" }.sorted(),
+                [
+                    "LogEntry \(RecordID.uuid(edited.id)) v1", "LogEntry \(RecordID.uuid(plain.id)) v1",
+                    "Logbook \(RecordID.uuid(old.id)) v1",
+                ].sorted())
+        },
+        ConformanceCheck(.deleteRules, "cascadeHandsHooksTheChildrensLastState") { c in
+            // A hook that reads what a delete removes gets each cascaded entry whole.
+            let seen = Mutex<[String]>([])
+            var hooks = SaveHooks()
+            hooks.afterValidation("texts of deleted entries", LogEntry.self) { _, change in
+                if change.kind == .delete, case .string(let text)? = change.original?["text"] {
+                    seen.withLock { $0.append(text) }
+                }
+            }
+            let store = try await c.store(try LogbookDomain.schema()).withHooks(hooks)
+            let book = Logbook(name: "Hooked")
+            try await store.transaction { tx in
+                try tx.insert(book)
+                for index in 0..<3 { try tx.insert(LogEntry(text: "E\(index)", logbook: book.id)) }
+            }
+            try await store.repository(Logbook.self).delete(book.id)
+            try expectEqual(seen.withLock { $0.sorted() }, ["E0", "E1", "E2"])
         },
         ConformanceCheck(.deleteRules, "cascadedDeletesAreRecordedInTheSameHistoryTransaction") { c in
             let (store, data) = try await c.seeded()

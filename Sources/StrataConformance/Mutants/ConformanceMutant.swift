@@ -81,6 +81,8 @@ public enum ConformanceMutant: String, CaseIterable, Sendable {
     case staleRecordCache
     /// Answers the duplicate-ID check as if no ID existed.
     case existingIDsMissesAll
+    /// Reports every version one lower in a batched lookup of versions.
+    case versionsOneLower
 
     // Batched forms of the SPI.
     /// Leaves the highest ID out of a batched lookup of more than two.

@@ -150,6 +150,11 @@ final class MutantTransaction: ForwardingReadTransaction, StorageWriteTransactio
         return mutation == .existingIDsMissesAll ? [] : found
     }
 
+    func versions(_ entity: String, ids: [RecordID]) throws -> [RecordID: Int64] {
+        let found = try base.versions(entity, ids: ids)
+        return mutation == .versionsOneLower ? found.mapValues { $0 - 1 } : found
+    }
+
     func count(_ plan: FetchPlan) throws -> Int {
         var mutated = plan
         mutated.predicate = plan.predicate.map(mutate)

@@ -31,6 +31,9 @@ extension ForwardingReadTransaction {
     public func existingIDs(_ entity: String, among ids: [RecordID]) throws -> Set<RecordID> {
         try readsGoTo.existingIDs(entity, among: ids)
     }
+    public func versions(_ entity: String, ids: [RecordID]) throws -> [RecordID: Int64] {
+        try readsGoTo.versions(entity, ids: ids)
+    }
     public func referrers(_ entity: String, property: String, toEach targets: [RecordID]) throws -> [RecordID:
         [RecordID]]
     {

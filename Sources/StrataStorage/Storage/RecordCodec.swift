@@ -65,18 +65,10 @@ public enum RecordCodec {
     public static func decode(
         _ bytes: [UInt8], id: RecordID, _ entity: EntityDescription
     ) throws -> Record {
-        func corrupt(_ why: String) -> StrataError {
-            StrataError(.corruptStore, entity: entity.name, recordID: id, "stored record is damaged: \(why)")
-        }
-        guard let format = bytes.first else { throw corrupt("it is empty") }
-        guard format == formatVersion else { throw corrupt("its format byte is \(format), not \(formatVersion)") }
-        guard bytes.count >= 5 else { throw corrupt("it is too short to hold its checksum") }
-        let payloadEnd = bytes.count - 4
-        let stored = bytes[payloadEnd...].reversed().reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
-        guard checksum(bytes[..<payloadEnd], id: id) == stored else { throw corrupt("its checksum does not match") }
+        let payloadEnd = try checked(bytes, id: id, entity)
         var reader = BinaryReader(bytes)
         do {
-            _ = try reader.byte()
+            let format = try reader.byte()
             let version = try reader.signed()
             let layout = entity.layout
             var slots: [Value] = []
@@ -84,7 +76,7 @@ public enum RecordCodec {
             for _ in 0..<layout.count { slots.append(try reader.value()) }
             // With the checksum intact, values that do not end where it begins mean another layout.
             if format == 2, reader.position != payloadEnd {
-                throw corrupt("its values do not fill it (\(reader.position) of \(payloadEnd) bytes)")
+                throw corrupt("its values do not fill it (\(reader.position) of \(payloadEnd) bytes)", entity, id)
             }
             return Record(entity: entity.name, id: id, version: version, layout: layout, slots: slots)
         } catch let error as StrataError where error.entity == nil {
@@ -92,5 +84,39 @@ public enum RecordCodec {
                 .corruptStore, entity: entity.name, recordID: id, underlying: error,
                 "stored record is damaged: \(error.message)")
         }
+    }
+
+    /// The version of a stored record, its format and checksum checked but its values not decoded
+    /// (a cascade's children, whose values nothing reads).
+    public static func version(_ bytes: [UInt8], id: RecordID, _ entity: EntityDescription) throws -> Int64 {
+        _ = try checked(bytes, id: id, entity)
+        var reader = BinaryReader(bytes)
+        do {
+            _ = try reader.byte()
+            return try reader.signed()
+        } catch let error as StrataError where error.entity == nil {
+            throw StrataError(
+                .corruptStore, entity: entity.name, recordID: id, underlying: error,
+                "stored record is damaged: \(error.message)")
+        }
+    }
+
+    /// Checks the format byte and the checksum; returns where the payload ends (the checksum's start).
+    private static func checked(_ bytes: [UInt8], id: RecordID, _ entity: EntityDescription) throws -> Int {
+        guard let format = bytes.first else { throw corrupt("it is empty", entity, id) }
+        guard format == formatVersion else {
+            throw corrupt("its format byte is \(format), not \(formatVersion)", entity, id)
+        }
+        guard bytes.count >= 5 else { throw corrupt("it is too short to hold its checksum", entity, id) }
+        let payloadEnd = bytes.count - 4
+        let stored = bytes[payloadEnd...].reversed().reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+        guard checksum(bytes[..<payloadEnd], id: id) == stored else {
+            throw corrupt("its checksum does not match", entity, id)
+        }
+        return payloadEnd
+    }
+
+    private static func corrupt(_ why: String, _ entity: EntityDescription, _ id: RecordID) -> StrataError {
+        StrataError(.corruptStore, entity: entity.name, recordID: id, "stored record is damaged: \(why)")
     }
 }

@@ -78,6 +78,11 @@ public protocol StorageReadTransaction {
     /// `record(_:id:)`, so override it only to answer a set in fewer round trips.
     func records(_ entity: String, ids: [RecordID]) throws -> [RecordID: Record]
 
+    /// The versions of the records among `ids` that exist, without their values: a cascade asks it
+    /// for children whose own rules need nothing of them but the version history records. The
+    /// default reads them with `records(_:ids:)`; a backend overrides it to skip decoding.
+    func versions(_ entity: String, ids: [RecordID]) throws -> [RecordID: Int64]
+
     /// Which of `ids` exist, without reading the records: every insert's duplicate-ID check asks
     /// it for the whole save's IDs. The default reads them with `records(_:ids:)`; a backend
     /// overrides it to answer from its ID index alone.
@@ -130,6 +135,10 @@ extension StorageReadTransaction {
 
     public func existingIDs(_ entity: String, among ids: [RecordID]) throws -> Set<RecordID> {
         Set(try records(entity, ids: ids).keys)
+    }
+
+    public func versions(_ entity: String, ids: [RecordID]) throws -> [RecordID: Int64] {
+        try records(entity, ids: ids).mapValues(\.version)
     }
 
     public func records(_ entity: String, ids: [RecordID]) throws -> [RecordID: Record] {
