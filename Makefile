@@ -2,7 +2,7 @@
 export PATH := $(PATH):/opt/swift/usr/bin
 SWIFT ?= swift
 
-.PHONY: run test format format-check docs bench bench-lmdb-open bench-scale bench-migration bench-postgres bench-sync bench-copy bench-aggregate bench-stream bench-values roundtrip bootstrap bootstrap-postgresql clean
+.PHONY: run test format format-check docs bench bench-lmdb-open bench-scale bench-migration bench-postgres bench-peers bench-sync bench-copy bench-aggregate bench-stream bench-values roundtrip bootstrap bootstrap-postgresql clean
 
 bootstrap:
 	@scripts/bootstrap
@@ -68,6 +68,14 @@ bench-postgres: bootstrap-postgresql
 	trap 'scripts/postgres stop $$dir >/dev/null 2>&1 || true' EXIT; \
 	url=$$(scripts/postgres start $$dir) || exit 1; \
 	STRATA_POSTGRES_URL=$$url Benchmarks/.build/release/StrataPostgresBench
+
+# The peer table: SQLite beside GRDB's records and FluentKit, PostgreSQL beside FluentKit on a throwaway server.
+bench-peers: bootstrap-postgresql
+	cd Benchmarks && $(SWIFT) build -c release --product StrataPeers
+	@dir=$$(mktemp -d /tmp/strata-pg-XXXXXX); chmod 755 $$dir; \
+	trap 'scripts/postgres stop $$dir >/dev/null 2>&1 || true' EXIT; \
+	url=$$(scripts/postgres start $$dir) || exit 1; \
+	STRATA_POSTGRES_URL=$$url Benchmarks/.build/release/StrataPeers
 
 # Sync over loopback HTTP beside the in-process transport: drain, pull, long-poll wake latency.
 bench-sync: bootstrap

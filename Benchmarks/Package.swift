@@ -14,6 +14,11 @@ let package = Package(
         .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        // The peer table's ORM (`make bench-peers`): FluentKit with its SQLite and PostgreSQL drivers.
+        .package(url: "https://github.com/vapor/fluent-kit", from: "1.57.0"),
+        .package(url: "https://github.com/vapor/fluent-sqlite-driver", from: "4.9.0"),
+        .package(url: "https://github.com/vapor/fluent-postgres-driver", from: "2.14.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     ],
     targets: [
         // liblmdb for the raw peer of the LMDB workloads.
@@ -75,6 +80,26 @@ let package = Package(
                 .product(name: "StrataSQLite", package: strata),
                 .product(name: "StrataLMDB", package: strata),
                 .product(name: "GRDB", package: "GRDB.swift"),
+            ],
+            swiftSettings: [.enableUpcomingFeature("ExistentialAny"), .enableUpcomingFeature("MemberImportVisibility")]
+        ),
+        // Strata's SQLite backend beside the libraries users would pick instead, on the same workloads:
+        // raw GRDB statements, GRDB's Codable records, GRDB's hand-written records, FluentKit on SQLite; and
+        // with STRATA_POSTGRES_URL, the PostgreSQL backend beside FluentKit on PostgreSQL (`make bench-peers`).
+        .executableTarget(
+            name: "StrataPeers",
+            dependencies: [
+                "BenchmarkWorkloads",
+                .product(name: "Strata", package: strata),
+                .product(name: "StrataSQLite", package: strata),
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "FluentKit", package: "fluent-kit"),
+                .product(name: "FluentSQL", package: "fluent-kit"),
+                .product(name: "FluentSQLiteDriver", package: "fluent-sqlite-driver"),
+                .product(name: "FluentPostgresDriver", package: "fluent-postgres-driver"),
+                .product(name: "StrataPostgres", package: strata),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ],
             swiftSettings: [.enableUpcomingFeature("ExistentialAny"), .enableUpcomingFeature("MemberImportVisibility")]
         ),

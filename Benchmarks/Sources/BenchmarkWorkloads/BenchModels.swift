@@ -15,6 +15,15 @@ public struct BenchItem: PersistentModel, Equatable {
     public var code: String
     public var region: String
 
+    public init(
+        id: UUID, name: String, category: Int, score: Double, createdAt: Date, isActive: Bool, note: String?,
+        quantity: Int, ratio: Double, code: String, region: String
+    ) {
+        (self.id, self.name, self.category, self.score, self.createdAt, self.isActive) =
+            (id, name, category, score, createdAt, isActive)
+        (self.note, self.quantity, self.ratio, self.code, self.region) = (note, quantity, ratio, code, region)
+    }
+
     public static let entity = Entity<BenchItem>(
         "BenchItem",
         [

@@ -17,7 +17,7 @@ public enum SQLiteWorkloads {
         return url
     }()
 
-    static func temporaryPath() -> String {
+    public static func temporaryPath() -> String {
         directory.appendingPathComponent("\(UUID().uuidString).sqlite").path
     }
 
@@ -31,7 +31,7 @@ public enum SQLiteWorkloads {
 
     // MARK: Raw GRDB
 
-    static func rawPool() throws -> DatabasePool {
+    public static func rawPool() throws -> DatabasePool {
         var configuration = Configuration()
         configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = NORMAL") }
         let pool = try DatabasePool(path: temporaryPath(), configuration: configuration)
@@ -49,9 +49,9 @@ public enum SQLiteWorkloads {
         return pool
     }
 
-    static func blob(_ id: UUID) -> Data { withUnsafeBytes(of: id.uuid) { Data($0) } }
+    public static func blob(_ id: UUID) -> Data { withUnsafeBytes(of: id.uuid) { Data($0) } }
 
-    static func rawInsert(_ items: [BenchItem], into pool: DatabasePool) throws {
+    public static func rawInsert(_ items: [BenchItem], into pool: DatabasePool) throws {
         try pool.write { db in
             let statement = try db.makeStatement(sql: "INSERT INTO items VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
             for item in items {

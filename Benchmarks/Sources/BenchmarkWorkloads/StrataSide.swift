@@ -4,9 +4,9 @@ import Strata
 /// Strata's side of the workloads every backend runs: the same operations through the public API,
 /// where only how a store is opened differs. Each returns the untimed preparation that yields the
 /// timed run.
-enum StrataSide {
-    typealias Prepare = @Sendable () async throws -> @Sendable () async throws -> Int
-    typealias MakeStore = @Sendable () async throws -> Store
+public enum StrataSide {
+    public typealias Prepare = @Sendable () async throws -> @Sendable () async throws -> Int
+    public typealias MakeStore = @Sendable () async throws -> Store
 
     static func filled(_ make: MakeStore, _ items: [BenchItem]) async throws -> Store {
         let store = try await make()
@@ -15,7 +15,7 @@ enum StrataSide {
     }
 
     /// Opens a new store, inserts 100k records in one save, closes it (flushing what the backend buffers).
-    static func insert(_ make: @escaping MakeStore) -> Prepare {
+    public static func insert(_ make: @escaping MakeStore) -> Prepare {
         {
             let items = InMemoryWorkloads.makeItems()
             return {
@@ -30,7 +30,9 @@ enum StrataSide {
     /// A store holding the given items.
     typealias Fill = @Sendable ([BenchItem]) async throws -> Store
 
-    static func fetchAll(_ make: @escaping MakeStore) -> Prepare { fetchAll(filledBy: { try await filled(make, $0) }) }
+    public static func fetchAll(_ make: @escaping MakeStore) -> Prepare {
+        fetchAll(filledBy: { try await filled(make, $0) })
+    }
 
     static func fetchAll(filledBy fill: @escaping Fill) -> Prepare {
         {
@@ -40,7 +42,7 @@ enum StrataSide {
     }
 
     /// 100k random point fetches inside one read.
-    static func pointFetches(_ make: @escaping MakeStore) -> Prepare {
+    public static func pointFetches(_ make: @escaping MakeStore) -> Prepare {
         pointFetches(filledBy: { try await filled(make, $0) })
     }
 
@@ -74,7 +76,7 @@ enum StrataSide {
         }
     }
 
-    static func indexedQuery(_ make: @escaping MakeStore) -> Prepare {
+    public static func indexedQuery(_ make: @escaping MakeStore) -> Prepare {
         {
             let store = try await filled(make, InMemoryWorkloads.makeItems())
             let query = Query<BenchItem>.where(\.category == 7).sorted(by: \.score, .descending).limit(100)
@@ -83,7 +85,7 @@ enum StrataSide {
     }
 
     /// Deletes one parent whose 10k children cascade.
-    static func cascade(_ make: @escaping MakeStore) -> Prepare {
+    public static func cascade(_ make: @escaping MakeStore) -> Prepare {
         {
             let store = try await make()
             let parent = BenchParent(id: UUID(), name: "parent")

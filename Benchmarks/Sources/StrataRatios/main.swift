@@ -8,17 +8,7 @@ import Foundation
 let repetitions = Int(ProcessInfo.processInfo.environment["STRATA_BENCH_RUNS"] ?? "") ?? 5
 
 func median(_ body: @Sendable () async throws -> @Sendable () async throws -> Int) async throws -> (Double, Int) {
-    var times: [Double] = []
-    var result = 0
-    for _ in 0..<repetitions {
-        let run = try await body()
-        let clock = ContinuousClock()
-        let start = clock.now
-        result = try await run()
-        let elapsed = clock.now - start
-        times.append(Double(elapsed.components.seconds) * 1_000 + Double(elapsed.components.attoseconds) / 1e15)
-    }
-    return (times.sorted()[times.count / 2], result)
+    try await medianMilliseconds(runs: repetitions, body)
 }
 
 func pad(_ text: String, _ width: Int) -> String { text.padding(toLength: width, withPad: " ", startingAt: 0) }
