@@ -205,15 +205,32 @@ class SQLiteReadTransaction: StorageReadTransaction {
             return try referrersOneTargetAtATime(entity, property: property, toEach: targets)
         }
         var found: [RecordID: [RecordID]] = [:]
-        try forEachBatch(of: targets) { values, placeholders, prepare in
-            // The (property, id) index yields each target's referrers in ID order.
-            let sql =
-                "SELECT \"id\", \(quoted(property)) FROM \(table.name) WHERE \(quoted(property)) IN (\(placeholders)) ORDER BY \(quoted(property)), \"id\""
-            let cursor = try rows(try prepare(sql), values)
-            while let row = try cursor.next() {
-                let target = try SQLiteValues.recordID(row[1], kind: targetKind)
-                found[target, default: []].append(try SQLiteValues.recordID(row[0], kind: table.entity.idKind))
+        let sql = { (count: Int) in
+            "SELECT \"id\", \(quoted(property)) FROM \(table.name) WHERE \(quoted(property)) IN ("
+                + Array(repeating: "?", count: count).joined(separator: ", ") + ") ORDER BY \(quoted(property)), \"id\""
+        }
+        try forEachIDBatch(of: targets) { batch in
+            // The (property, id) index yields each target's referrers in ID order, one target after
+            // another: a run of rows is gathered before it is stored under its target.
+            var query = SQLiteRawStatement(try statement(sql(batch.count), cached: batch.count == Self.batchArguments))
+            for target in batch { query.bind(target.value) }
+            var run: (target: RecordID, ids: [RecordID])?
+            try query.forEachRow(db) { row in
+                guard let id = SQLiteRawStatement.recordID(row, 0, kind: table.entity.idKind),
+                    let target = SQLiteRawStatement.recordID(row, 1, kind: targetKind)
+                else {
+                    throw StrataError(
+                        .corruptStore, entity: entity, property: property,
+                        "a stored \(property) reference or ID is damaged: it is not an ID of its kind")
+                }
+                if run?.target == target {
+                    run?.ids.append(id)
+                } else {
+                    if let run { found[run.target, default: []].append(contentsOf: run.ids) }
+                    run = (target, [id])
+                }
             }
+            if let run { found[run.target, default: []].append(contentsOf: run.ids) }
         }
         return found
     }
