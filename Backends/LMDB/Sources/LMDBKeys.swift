@@ -4,6 +4,20 @@ import StrataStorage
 /// Order-preserving byte encodings: LMDB sorts keys with memcmp, so encoded keys sort exactly as
 /// the contract orders their values (IDs ascending, numbers numerically, text by Unicode scalars).
 enum LMDBKeys {
+    /// Whether key `a` sorts before key `b` in LMDB's default order (bytes compared as unsigned,
+    /// a prefix first): `memcmp` over the common length, where the generic
+    /// `lexicographicallyPrecedes` compared element by element (a quarter of a set delete's time).
+    static func precedes(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+        let common = min(a.count, b.count)
+        let order = a.withUnsafeBufferPointer { left in
+            b.withUnsafeBufferPointer { right -> Int32 in
+                guard common > 0, let l = left.baseAddress, let r = right.baseAddress else { return 0 }
+                return memcmp(l, r, common)
+            }
+        }
+        return order != 0 ? order < 0 : a.count < b.count
+    }
+
     /// LMDB's default maximum key (and DUPSORT value) size is 511 bytes.
     static let maximumTextKey = 480
 

@@ -122,7 +122,7 @@ class LMDBReadTransaction: StorageReadTransaction {
     /// pages the previous one just read.
     static func inKeyOrder(_ ids: [RecordID]) -> [(key: [UInt8], id: RecordID)] {
         Set(ids).compactMap { id in LMDBKeys.lookupID(id).map { (key: $0, id: id) } }.sorted {
-            $0.key.lexicographicallyPrecedes($1.key)
+            LMDBKeys.precedes($0.key, $1.key)
         }
     }
 

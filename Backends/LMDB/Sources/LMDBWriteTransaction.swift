@@ -101,7 +101,7 @@ final class LMDBWriteTransaction: LMDBReadTransaction, StorageWriteTransaction {
         let keyed = try records.map { (key: try LMDBKeys.id($0.id), record: $0) }
             .sorted {
                 $0.record.entity != $1.record.entity
-                    ? $0.record.entity < $1.record.entity : $0.key.lexicographicallyPrecedes($1.key)
+                    ? $0.record.entity < $1.record.entity : LMDBKeys.precedes($0.key, $1.key)
             }
         // The entity, its records database and its indexed properties, once per entity.
         var current: (entity: EntityDescription, db: MDB_dbi, indexed: [String])?
@@ -120,7 +120,7 @@ final class LMDBWriteTransaction: LMDBReadTransaction, StorageWriteTransaction {
     func delete(_ entityName: String, ids: [RecordID]) throws {
         let entity = try entity(entityName)
         let keyed = ids.compactMap { id in LMDBKeys.lookupID(id).map { (key: $0, id: id) } }.sorted {
-            $0.key.lexicographicallyPrecedes($1.key)
+            LMDBKeys.precedes($0.key, $1.key)
         }
         guard !keyed.isEmpty else { return }  // no record has such an ID
         let recordsDB = try database(LMDBLayout.records(entity.name))
