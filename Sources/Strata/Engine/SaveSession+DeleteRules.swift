@@ -49,7 +49,6 @@ extension SaveSession {
             for (entity, ids) in pendingVersions {
                 let found = try workingSet.versions(entity, ids: ids)
                 workingSet.reserve(found.count)
-                queue.reserveCapacity(queue.count + found.count)
                 versions[entity] = found
             }
 
@@ -63,7 +62,7 @@ extension SaveSession {
                         // A record found by its reference to the deleted one points back at it.
                         let back = relationship.storage == .inverseReference ? relationship.inverse : nil
                         if cascadesByVersion(relationship, from: entity) {
-                            stageByVersion(related, of: relationship.destination, versions, back: back, into: &queue)
+                            stageByVersion(related, of: relationship.destination, versions)
                             continue
                         }
                         let pool = loaded[relationship.destination] ?? [:]
@@ -128,18 +127,15 @@ extension SaveSession {
     }
 
     /// Stages the delete of every record among `ids` that exists now, from its version alone: its
-    /// last state in the working set is a record with no values (see `cascadesByVersion`).
-    private func stageByVersion(
-        _ ids: [RecordID], of entity: String, _ versions: [String: [RecordID: Int64]], back: String?,
-        into queue: inout [Doomed]
-    ) {
-        let pool = versions[entity] ?? [:]
+    /// last state in the working set is a record with no values (see `cascadesByVersion`). Such a
+    /// record joins no later wave: its one relationship points back at the record being deleted,
+    /// so it reaches nothing, and it keeps no link list.
+    private func stageByVersion(_ ids: [RecordID], of entity: String, _ versions: [String: [RecordID: Int64]]) {
+        guard let pool = versions[entity] else { return }
         for id in ids {
             guard let version = pool[id] else { continue }
-            let key = RecordKey(entity: entity, id: id)
-            let stub = Record(entity: entity, id: id, version: version)
-            guard workingSet.stageDeletion(key, current: stub) else { continue }
-            queue.append(Doomed(key: key, snapshot: stub, back: back))
+            _ = workingSet.stageDeletion(
+                RecordKey(entity: entity, id: id), current: Record(entity: entity, id: id, version: version))
         }
     }
 
