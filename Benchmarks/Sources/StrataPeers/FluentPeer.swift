@@ -11,8 +11,8 @@ import NIOPosix
 /// FluentKit on its SQLite driver, set up without Vapor the way fluent-kit's own tests do: one
 /// event loop, one connection (so the file settings below apply to every query), the same file
 /// settings as the other libraries (WAL, synchronous=NORMAL) and an equivalent table and index made
-/// by Fluent's schema builder; on PostgreSQL, its own connection pool on the same server. Models are classes, declared `@unchecked Sendable` as Fluent's own
-/// documentation declares them.
+/// by Fluent's schema builder; on PostgreSQL, its own connection pool on the same server. Models
+/// are classes, declared `@unchecked Sendable` as Fluent's own documentation declares them.
 enum FluentPeer {
     static let eventLoops = MultiThreadedEventLoopGroup(numberOfThreads: 1)
     static let threads: NIOThreadPool = {
