@@ -40,6 +40,15 @@ public final class CustomMigration {
     private var pending: [Record] = []
     /// Deletes and link lists written since the last checkpoint.
     private var unbatchedWrites = 0
+    /// The stored state of records the closure was handed (the current batch of
+    /// `forEachRecord(_:_:)`, and `record(_:id:)`'s answers), kept current as puts are written and
+    /// deletes made: what `flush()` compares a put with, so it reads again only records the
+    /// closure did not read. Bounded by two batches.
+    private var known: [RecordKey: Record] = [:]
+    /// Records put without a value for a required property (the first such property), until put
+    /// again whole or deleted: after the closure, an entity whose records the stage did not reshape
+    /// is checked from this rather than by reading every record again.
+    private(set) var missingRequired: [RecordKey: String] = [:]
 
     /// Commits what is written so far on a shadow copy (see `SchemaChangeTransaction.checkpoint()`).
     private let checkpoint: () throws -> Void
@@ -81,6 +90,8 @@ public final class CustomMigration {
         try flush()
         _ = try target.requireEntity(entity)
         try Migrator.forEachBatch(entity, in: new, executor: executor, size: batchSize) { batch in
+            known.removeAll(keepingCapacity: true)
+            for record in batch { known[record.key] = record }
             for record in batch { try body(record) }
         }
     }
@@ -89,7 +100,12 @@ public final class CustomMigration {
     public func record(_ entity: String, id: RecordID) throws -> Record? {
         try flush()
         _ = try target.requireEntity(entity)
-        return try new.record(entity, id: id)
+        let found = try new.record(entity, id: id)
+        if let found {
+            if known.count >= 2 * batchSize { known.removeAll(keepingCapacity: true) }
+            known[found.key] = found
+        }
+        return found
     }
 
     /// An empty record of `entity` in the new layout (every property null), to fill and `put(_:)`.
@@ -144,6 +160,11 @@ public final class CustomMigration {
             }
         }
         touched.insert(entity.name)
+        if let missing = Migrator.requiredSlots(of: entity).first(where: { stored.slots[$0.slot].isNull }) {
+            missingRequired[stored.key] = missing.name
+        } else if !missingRequired.isEmpty {
+            missingRequired[stored.key] = nil
+        }
         pending.append(stored)
         if pending.count >= batchSize { try flush() }
     }
@@ -158,9 +179,10 @@ public final class CustomMigration {
         for (position, record) in batch.enumerated() { latest[record.key] = position }
         batch = batch.enumerated().filter { latest[$0.element.key] == $0.offset }.map(\.element)
         for (entity, indices) in Dictionary(grouping: batch.indices, by: { batch[$0].entity }) {
-            let existing = try new.records(entity, ids: indices.map { batch[$0].id })
+            let unread = indices.filter { known[batch[$0].key] == nil }.map { batch[$0].id }
+            let read = unread.isEmpty ? [:] : try new.records(entity, ids: unread)
             for index in indices {
-                if let stored = existing[batch[index].id] {
+                if let stored = known[batch[index].key] ?? read[batch[index].id] {
                     batch[index].version = stored.differs(from: batch[index]) ? stored.version + 1 : stored.version
                 } else {
                     batch[index].version = 1
@@ -168,6 +190,7 @@ public final class CustomMigration {
             }
         }
         try new.put(contentsOf: batch)
+        for record in batch where known[record.key] != nil { known[record.key] = record }
         try checkpoint()
     }
 
@@ -179,6 +202,9 @@ public final class CustomMigration {
         try flush()
         touched.insert(entity)
         try new.delete(entity, id: id)
+        let key = RecordKey(entity: entity, id: ValueRules.normalized(id))
+        known[key] = nil
+        missingRequired[key] = nil
         try countUnbatchedWrite()
     }
 

@@ -92,6 +92,7 @@ struct Migrator: Sendable {
                     mapping, from: old, to: new, executor: executor, checkpoint: transaction.checkpoint, report: report)
             }
             var touched: Set<String> = []
+            var missingRequired: [RecordKey: String] = [:]
             if case .custom(let migrate) = step.kind {
                 report(.custom, 0, 0)
                 let migration = CustomMigration(
@@ -100,14 +101,24 @@ struct Migrator: Sendable {
                 try migrate(migration)
                 try migration.flush()
                 touched = migration.touched
+                missingRequired = migration.missingRequired
             }
             // Added derived attributes are backfilled, changed ones recomputed, before the check.
-            for entity in Self.entitiesToDerive(in: step.to, rebuilt: created.union(touched)) {
+            let derived = Self.entitiesToDerive(in: step.to, rebuilt: created.union(touched))
+            for entity in derived {
                 try derive(entity, in: new, executor: executor, checkpoint: transaction.checkpoint, report: report)
             }
             for entity in step.to.entities.sorted(by: { $0.name < $1.name }) {
                 let mapping = mappings.first { $0.target.name == entity.name }
-                let required = touched.contains(entity.name) || (mapping.map { !$0.unfilled.isEmpty } ?? false)
+                // The custom stage's puts were checked as they came; an entity's other records are as
+                // the inferred steps left them, which leave a required value empty only where
+                // `unfilled` says so. Derived values are written after the puts: read them all.
+                let required =
+                    (mapping.map { !$0.unfilled.isEmpty } ?? false)
+                    || (touched.contains(entity.name) && derived.contains { $0.name == entity.name })
+                if touched.contains(entity.name), !required {
+                    try Self.refuse(entity, missing: missingRequired)
+                }
                 let added =
                     reindexed.contains(entity.name)
                     ? entity.uniqueConstraints.filter {
@@ -167,12 +178,7 @@ struct Migrator: Sendable {
         _ entity: EntityDescription, required: Bool, constraints: [[String]], in new: any StorageWriteTransaction,
         executor: QueryExecutor, report: (MigrationProgress.Phase, Int, Int) -> Void
     ) throws {
-        let requiredSlots: [(slot: Int, name: String)] =
-            required
-            ? entity.layout.names.enumerated().compactMap { slot, name in
-                if let attribute = entity.attribute(name) { return attribute.isOptional ? nil : (slot, name) }
-                return entity.relationship(name)?.isRequired == true ? (slot, name) : nil
-            } : []
+        let requiredSlots = required ? Self.requiredSlots(of: entity) : []
         var missing: [(id: RecordID, property: String)] = []
         var missingCount = 0
         var claimed = Array(repeating: [[Value]: RecordID](), count: constraints.count)
@@ -198,13 +204,7 @@ struct Migrator: Sendable {
             done += batch.count
             report(.checking(entity: entity.name), done, done)
         }
-        if let first = missing.first {
-            let list = missing.map { "\($0.id) (\($0.property))" }.joined(separator: ", ")
-            throw StrataError(
-                .missingValue, entity: entity.name, recordID: first.id, property: first.property, count: missingCount,
-                "after the migration \(missingCount) record(s) of \(entity.name) have no value for a required property: \(list)\(missingCount > missing.count ? ", …" : ""); give it a default, or fill it in a custom stage"
-            )
-        }
+        try Self.refuse(entity, missing: missing, count: missingCount)
         if let first = duplicates.first {
             let list = duplicates.map {
                 "\($0.ids.0) and \($0.ids.1) share \(zip($0.constraint, $0.values).map { "\($0)=\($1)" }.joined(separator: ", "))"
@@ -215,6 +215,33 @@ struct Migrator: Sendable {
                 "the unique constraint \(entity.name)(\(first.constraint.joined(separator: ", "))) does not hold for the stored records: \(list); a migration never removes records to satisfy it — resolve them first, or in a custom stage"
             )
         }
+    }
+
+    /// The slots of `entity`'s required attributes and required to-ones.
+    static func requiredSlots(of entity: EntityDescription) -> [(slot: Int, name: String)] {
+        entity.layout.names.enumerated().compactMap { slot, name in
+            if let attribute = entity.attribute(name) { return attribute.isOptional ? nil : (slot, name) }
+            return entity.relationship(name)?.isRequired == true ? (slot, name) : nil
+        }
+    }
+
+    /// Fails the migration naming the first (up to ten) records of `entity` left without a value
+    /// for a required property, when there are any.
+    static func refuse(_ entity: EntityDescription, missing: [(id: RecordID, property: String)], count: Int) throws {
+        guard let first = missing.first else { return }
+        let list = missing.map { "\($0.id) (\($0.property))" }.joined(separator: ", ")
+        throw StrataError(
+            .missingValue, entity: entity.name, recordID: first.id, property: first.property, count: count,
+            "after the migration \(count) record(s) of \(entity.name) have no value for a required property: \(list)\(count > missing.count ? ", …" : ""); give it a default, or fill it in a custom stage"
+        )
+    }
+
+    /// Fails the migration when a custom stage put records of `entity` without a required value.
+    static func refuse(_ entity: EntityDescription, missing: [RecordKey: String]) throws {
+        let found = missing.filter { $0.key.entity == entity.name }.map { (id: $0.key.id, property: $0.value) }
+        guard !found.isEmpty else { return }
+        let first = found.sorted { $0.id < $1.id }.prefix(10)
+        try refuse(entity, missing: Array(first), count: found.count)
     }
 
     /// An entity's description with its indexes and unique constraints left out: equal for two

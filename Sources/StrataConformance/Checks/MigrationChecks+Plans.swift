@@ -137,6 +137,34 @@ extension MigrationChecks {
                 _ = try await c.migrate(store, to: changed, plan: try plan(to: changed, stages: [stage]))
             }
         },
+        ConformanceCheck(
+            .migration, "aCustomStagePuttingARecordWithoutARequiredValueFailsNamingIt", requires: [.migrate]
+        ) { c in
+            // The shape stays: no record is carried over, so only the stage's own puts are judged.
+            let (store, data) = try await c.seeded()
+            let same = try schema(changing: "Stop") { _ in }
+            let emptied = data.stops[0].id.recordID
+            let refilled = data.stops[1].id.recordID
+            let stage = MigrationStage.custom(from: "1", to: "2") { migration in
+                var whole: Record?
+                try migration.forEachRecord("Stop") { stop in
+                    guard stop.id == emptied || stop.id == refilled else { return }
+                    if stop.id == refilled { whole = stop }
+                    var changed = stop
+                    changed["name"] = .null
+                    try migration.put(changed)
+                }
+                // Put again whole, after a read wrote the empty one: no longer missing.
+                _ = try migration.record("Stop", id: emptied)
+                if let whole { try migration.put(whole) }
+            }
+            let (error, _) = try await expectMigrationRefused(c, store, .missingValue, entity: "Stop", property: "name")
+            {
+                _ = try await c.migrate(store, to: same, plan: try plan(to: same, stages: [stage]))
+            }
+            try expectEqual(error.recordID, emptied, "the record left empty is named: \(error)")
+            try expectEqual(error.count, 1, "the record put again whole is not counted: \(error)")
+        },
         ConformanceCheck(.migration, "chainedRenamesRunFromAnyOlderVersionInOneEntry", requires: [.migrate]) { c in
             let versions = try stopNameChain(["title", "heading"])
             let plan = MigrationPlan(versions: versions)
