@@ -8,39 +8,6 @@ import Strata
 /// strings); dates as seconds since 2001-01-01 (bit-exact); UUIDs as strings; data as base64;
 /// to-ones as the destination's ID; null as null.
 public enum RecordJSON {
-    /// One record as a JSON line (no newline).
-    public static func line(_ record: Record, links: [String: [RecordID]], entity: EntityDescription) -> String {
-        var out = "{\"entity\":"
-        string(entity.name, into: &out)
-        out += ",\"id\":"
-        id(record.id, into: &out)
-        out += ",\"version\":\(record.version),\"values\":{"
-        var first = true
-        for name in entity.storedPropertyNames {
-            let value = record[name]
-            if !first { out += "," }
-            first = false
-            string(name, into: &out)
-            out += ":"
-            self.value(value, into: &out)
-        }
-        out += "},\"links\":{"
-        first = true
-        for (name, targets) in links.sorted(by: { $0.key < $1.key }) {
-            if !first { out += "," }
-            first = false
-            string(name, into: &out)
-            out += ":["
-            for (index, target) in targets.enumerated() {
-                if index > 0 { out += "," }
-                id(target, into: &out)
-            }
-            out += "]"
-        }
-        out += "}}"
-        return out
-    }
-
     /// Reads a line written by `line(_:links:entity:)`. A value of the wrong JSON kind for its
     /// attribute is `StrataError.Code.typeMismatch` naming the entity, record and property.
     public static func parse(_ line: some StringProtocol, schema: Schema) throws -> (
@@ -106,65 +73,5 @@ public enum RecordJSON {
             }
         }
         return (Record(entity: name, id: id, version: version, values: values), links)
-    }
-
-    // MARK: Values
-
-    /// One value as its JSON text (as in a record line).
-    public static func text(_ value: Value) -> String {
-        var out = ""
-        self.value(value, into: &out)
-        return out
-    }
-
-    static func value(_ value: Value, into out: inout String) {
-        switch value {
-        case .null: out += "null"
-        case .bool(let flag): out += flag ? "true" : "false"
-        case .int(let number): out += String(number)
-        case .double(let number): double(number, into: &out)
-        case .string(let text): string(text, into: &out)
-        case .date(let date): double(date.timeIntervalSinceReferenceDate, into: &out)
-        case .uuid(let uuid): string(uuid.uuidString, into: &out)
-        case .data(let data): string(data.base64EncodedString(), into: &out)
-        case .decimal(let number): string(DecimalForm.text(number), into: &out)
-        case .array, .dictionary, .document: out += CollectionForm.text(value) ?? "null"
-        }
-    }
-
-    static func double(_ number: Double, into out: inout String) {
-        if number.isNaN {
-            out += "\"NaN\""
-        } else if number.isInfinite {
-            out += number > 0 ? "\"Infinity\"" : "\"-Infinity\""
-        } else {
-            out += "\(number)"
-        }
-    }
-
-    static func id(_ id: RecordID, into out: inout String) {
-        switch id {
-        case .uuid(let uuid): string(uuid.uuidString, into: &out)
-        case .string(let text): string(text, into: &out)
-        case .int(let number): out += String(number)
-        }
-    }
-
-    static func string(_ text: String, into out: inout String) {
-        out += "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where scalar.value < 0x20:
-                let hex = String(scalar.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        out += "\""
     }
 }

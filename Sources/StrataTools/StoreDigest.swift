@@ -28,13 +28,17 @@ public struct StoreDigest: Sendable, Hashable, Codable, CustomStringConvertible 
     public struct Accumulator: Sendable {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         var count = 0
+        /// The line being hashed, reused from record to record.
+        private var line: [UInt8] = []
 
         /// An accumulator over no records.
         public init() {}
 
         /// Adds a record and its link lists (records must come in ID order).
         public mutating func add(_ record: Record, links: [String: [RecordID]], entity: EntityDescription) {
-            for byte in RecordJSON.line(record, links: links, entity: entity).utf8 {
+            line.removeAll(keepingCapacity: true)
+            RecordJSON.write(record, links: links, entity: entity, into: &line)
+            for byte in line {
                 hash ^= UInt64(byte)
                 hash = hash &* 0x100_0000_01b3
             }

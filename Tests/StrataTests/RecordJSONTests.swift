@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import StrataConformance
 import StrataTools
 import Testing
 
@@ -65,6 +66,38 @@ import Testing
         }
         #expect(read.bitPattern == ratio.bitPattern || (read.isNaN && ratio.isNaN))
         #expect(links == ["friends": [.int(3), .int(1)]], "link order kept")
+    }
+
+    /// Text is escaped scalar by scalar, whatever characters the escaped ones join: a quote with a
+    /// combining mark after it is one character but two scalars.
+    @Test(arguments: ["\"\u{301}", "a\\\u{301}\"\u{301}b", "\r\n\u{301}", "\u{1}\u{1f}é\t", "👩‍👩‍👧\"\u{200D}👧", "", "日本語"])
+    func textReadsBackScalarForScalar(_ text: String) throws {
+        let entity = try #require(schema.entity("Thing"))
+        let record = Record(
+            entity: "Thing", id: .string(text), version: 1,
+            values: ["flag": .bool(false), "count": .int(0), "text": .string(text)])
+        let line = RecordJSON.line(record, links: [:], entity: entity)
+        #expect(!line.unicodeScalars.contains { $0.value < 0x20 }, "control characters are escaped: \(line)")
+        let (back, _) = try RecordJSON.parse(line, schema: schema)
+        guard case .string(let read) = back["text"], case .string(let id) = back.id else {
+            Issue.record("text or ID did not read back as text: \(line)")
+            return
+        }
+        #expect(Array(read.unicodeScalars) == Array(text.unicodeScalars))
+        #expect(Array(id.unicodeScalars) == Array(text.unicodeScalars))
+    }
+
+    @Test func aUUIDIsWrittenAsFoundationSpellsIt() throws {
+        var generator = SystemRandomNumberGenerator()
+        let seed = generator.next()
+        print("aUUIDIsWrittenAsFoundationSpellsIt: seed \(seed)")
+        var random = SeededRandom(seed: seed)
+        var uuids = [UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))]
+        uuids.append(UUID(uuid: (255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255)))
+        uuids += (0..<200).map { _ in random.uuid() }
+        for uuid in uuids {
+            #expect(RecordJSON.text(.uuid(uuid)) == "\"\(uuid.uuidString)\"")
+        }
     }
 
     @Test func aValueOfTheWrongKindIsNamed() throws {
