@@ -25,6 +25,17 @@ struct PendingWrites {
         records[record.entity, default: [:]][record.id] = .some(record)
     }
 
+    /// Many records: each entity's table of pending rows grown once, not a doubling at a time
+    /// (growing it was a quarter of a 100k-record save's client time).
+    mutating func put(contentsOf batch: [Record]) {
+        var counts: [String: Int] = [:]
+        for record in batch { counts[record.entity, default: 0] += 1 }
+        for (entity, count) in counts {
+            records[entity, default: [:]].reserveCapacity((records[entity]?.count ?? 0) + count)
+        }
+        for record in batch { records[record.entity, default: [:]][record.id] = .some(record) }
+    }
+
     mutating func delete(_ entity: String, id: RecordID, linkLists: [String]) {
         records[entity, default: [:]][id] = .some(nil)
         for relationship in linkLists {

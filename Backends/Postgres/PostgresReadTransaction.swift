@@ -101,6 +101,29 @@ class PostgresReadTransaction: StorageReadTransaction {
         return found
     }
 
+    /// The versions of `ids`' records (a cascade's children): two columns read, no values decoded.
+    func versions(_ entity: String, ids: [RecordID]) throws -> [RecordID: Int64] {
+        let table = try layout.table(entity)
+        let asked = Self.storable(ids)
+        guard !asked.isEmpty else { return [:] }
+        var binds = PostgresBindings()
+        binds.append(Self.idArray(asked, kind: table.entity.idKind))
+        var found: [RecordID: Int64] = [:]
+        found.reserveCapacity(asked.count)
+        for row in try rows(
+            "SELECT \"id\", \"strata_version\" FROM \(table.name) WHERE \"id\" = ANY($1)", binds, reading: entity)
+        {
+            let cells = row.makeRandomAccess()
+            let id = try PostgresValues.recordID(cells[0], kind: table.entity.idKind)
+            guard case .int(let version) = try PostgresValues.value(cells[1], as: .int) else {
+                throw StrataError(
+                    .corruptStore, entity: entity, recordID: id, "stored record is damaged: it has no version")
+            }
+            found[id] = version
+        }
+        return found
+    }
+
     func existingIDs(_ entity: String, among ids: [RecordID]) throws -> Set<RecordID> {
         let table = try layout.table(entity)
         let asked = Self.storable(ids)

@@ -115,6 +115,12 @@ final class PostgresWriteTransaction: PostgresReadTransaction, StorageWriteTrans
         pending.put(record)
     }
 
+    func put(contentsOf records: [Record]) throws {
+        var checked: Set<String> = []
+        for record in records where checked.insert(record.entity).inserted { _ = try layout.table(record.entity) }
+        pending.put(contentsOf: records)
+    }
+
     func delete(_ entity: String, id: RecordID) throws {
         try delete(entity, ids: [id])
     }
