@@ -40,6 +40,35 @@ struct InMemoryState: Sendable {
             }
         }
 
+        /// Adds many new records' entries: each key's IDs gathered (runs of one key without a hash
+        /// each) and inserted at once.
+        mutating func add(contentsOf added: [Record]) {
+            guard added.count > 1 else {
+                for record in added { add(record) }
+                return
+            }
+            for position in propertyIndexes.indices {
+                var byKey: [Value: [RecordID]] = [:]
+                var run: (key: Value, ids: [RecordID])?
+                for record in added {
+                    let key = key(record, position)
+                    if key.isNull { continue }
+                    if run?.key == key {
+                        run?.ids.append(record.id)
+                        continue
+                    }
+                    if let run { byKey[run.key, default: []].append(contentsOf: run.ids) }
+                    run = (key, [record.id])
+                }
+                if let run { byKey[run.key, default: []].append(contentsOf: run.ids) }
+                for (key, ids) in byKey {
+                    let isNewKey = propertyIndexes[position].entries[key] == nil
+                    propertyIndexes[position].entries[key, default: SortedChunks()].insert(contentsOf: ids)
+                    if isNewKey { propertyIndexes[position].orderedKeys?.insert(IndexKey(value: key)) }
+                }
+            }
+        }
+
         /// Drops many records' entries per key: a key losing all its IDs at once (the children
         /// of a deleted parent, in a cascade) goes whole instead of one ID at a time.
         mutating func drop(_ removed: [Record]) {
@@ -151,12 +180,27 @@ struct InMemoryState: Sendable {
         guard var table = tables.removeValue(forKey: entity) else { return false }
         defer { tables[entity] = table }
         table.records.reserveCapacity(table.records.count + records.count)
+        // New records' ID and index entries are added together; a replaced record's at once, after
+        // the new ones before it (it may replace one of them).
+        var fresh: [Record] = []
+        func addFresh() {
+            guard !fresh.isEmpty else { return }
+            table.ids.insert(contentsOf: fresh.map(\.id))
+            table.add(contentsOf: fresh)
+            fresh.removeAll(keepingCapacity: true)
+        }
         for record in records {
             let previous = table.records.updateValue(record, forKey: record.id)
-            if let previous { table.drop(previous) } else { table.ids.insert(record.id) }
-            table.add(record)
+            if let previous {
+                addFresh()
+                table.drop(previous)
+                table.add(record)
+            } else {
+                fresh.append(record)
+            }
             replaced(record, previous)
         }
+        addFresh()
         return true
     }
 

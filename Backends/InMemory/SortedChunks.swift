@@ -67,6 +67,33 @@ struct SortedChunks<Element: Comparable & Sendable>: Sendable {
     }
 
     /// Removes `element`; `false` when it was absent.
+    /// Inserts many elements (those already present are skipped). When they are many beside the
+    /// stored ones — a save of new records — they are sorted once and merged with the stored ones
+    /// in one pass into fresh chunks, instead of a binary search and an array insert each.
+    mutating func insert(contentsOf elements: [Element]) {
+        guard elements.count >= 32, elements.count * 4 >= count else {
+            for element in elements { insert(element) }
+            return
+        }
+        let incoming = elements.sorted()
+        var merged: [Element] = []
+        merged.reserveCapacity(count + incoming.count)
+        var next = 0
+        for stored in chunks.joined() {
+            while next < incoming.count, incoming[next] < stored {
+                if merged.last != incoming[next] { merged.append(incoming[next]) }
+                next += 1
+            }
+            while next < incoming.count, incoming[next] == stored { next += 1 }
+            merged.append(stored)
+        }
+        for element in incoming[next...] where merged.last != element { merged.append(element) }
+        // Chunks three-quarters full: room for later inserts before a split.
+        let size = Self.maximumChunk * 3 / 4
+        chunks = stride(from: 0, to: merged.count, by: size).map { Array(merged[$0..<min($0 + size, merged.count)]) }
+        count = merged.count
+    }
+
     @discardableResult
     mutating func remove(_ element: Element) -> Bool {
         let index = chunk(for: element)

@@ -92,4 +92,34 @@ struct SortedChunksTests {
             }
         }
     }
+
+    @Test("inserts many at once as one at a time would", arguments: [9, 10, 11, 12])
+    func insertsManyAtOnce(_ seed: UInt64) {
+        var random = SeededRandom(seed: seed)
+        var set = SortedChunks<Int>()
+        var model: [Int] = []
+        let span = SortedChunks<Int>.maximumChunk * 40
+        for round in 0..<24 {
+            // Batches small and large beside the stored count (each path), with duplicates inside
+            // the batch and values already stored, some past either end.
+            let size = [1, 20, 40, 300, 2_500, 6][round % 6]
+            let batch = (0..<size).map { _ in Int.random(in: -10..<(span + 10), using: &random) }
+            set.insert(contentsOf: batch)
+            model = Array(Set(model).union(batch)).sorted()
+            #expect(set.elements == model, "seed \(seed) round \(round)")
+            #expect(set.count == model.count, "seed \(seed) round \(round)")
+            #expect(set.chunks.allSatisfy { !$0.isEmpty && $0.count <= SortedChunks<Int>.maximumChunk })
+            for value in batch.prefix(10) { #expect(set.contains(value), "seed \(seed) round \(round)") }
+            // Single inserts and removals still work on the chunks a bulk insert made.
+            for _ in 0..<50 {
+                let value = Int.random(in: 0..<span, using: &random)
+                if Bool.random(using: &random) {
+                    if set.insert(value) { model.insert(value, at: model.firstIndex { $0 > value } ?? model.count) }
+                } else if set.remove(value) {
+                    model.removeAll { $0 == value }
+                }
+            }
+            #expect(set.elements == model, "seed \(seed) round \(round) after single changes")
+        }
+    }
 }
