@@ -5,54 +5,36 @@ import Synchronization
 /// `ValueEncoder`. Returns false when the stored value does not convert, and the record is then
 /// decoded through `Codable`, which names the problem in its error.
 struct ValueDecoder<Model>: Sendable {
-    let decode: @Sendable (inout Model, Value) -> Bool
+    /// Writes the converted value into the model whose bytes start at the pointer.
+    let decode: @Sendable (Value, UnsafeMutableRawPointer) -> Bool
     /// The stored property name, for records in another layout.
     let name: String
     /// The property's place in the entity's `RecordLayout` (set by ``Entity``).
     var slot = 0
 
-    init(name: String, _ decode: @escaping @Sendable (inout Model, Value) -> Bool) {
+    init(name: String, _ decode: @escaping @Sendable (Value, UnsafeMutableRawPointer) -> Bool) {
         self.name = name
         self.decode = decode
-    }
-
-    /// The property's value in `record`: by slot when the record is in `layout`.
-    @inline(__always)
-    func value(in record: Record, layout: RecordLayout) -> Value {
-        record.value(at: slot, of: layout, named: name)
     }
 
     /// Writes the value stored under `name`, converted, at the byte offset of `keyPath`'s stored
     /// property (what the compiler does for `model.property = value`, with the same retain and
     /// release); nil when the key path is not a stored property of a struct. The common types
     /// convert through `ConcreteWriters` (no generic code, so no type metadata looked up per
-    /// value); others through `convert`.
+    /// value); others through `convert`. The model's bytes are borrowed once per record by the
+    /// caller, not once per property.
     static func writing<V>(
         _ keyPath: any KeyPath<Model, V> & Sendable, stored name: String, _ convert: @escaping @Sendable (Value) -> V?
     ) -> ValueDecoder? {
         guard let offset = MemoryLayout<Model>.offset(of: keyPath) else { return nil }
         if let writer = ConcreteWriters.table[ObjectIdentifier(V.self)] {
-            return ValueDecoder(name: name) { model, value in
-                withUnsafeMutableBytes(of: &model) { raw in
-                    guard let base = raw.baseAddress else { return false }
-                    return writer(value, base.advanced(by: offset))
-                }
-            }
+            return ValueDecoder(name: name) { value, base in writer(value, base.advanced(by: offset)) }
         }
-        return ValueDecoder(name: name) { model, value in
+        return ValueDecoder(name: name) { value, base in
             guard let value = convert(value) else { return false }
-            write(value, at: offset, in: &model)
+            base.advanced(by: offset).assumingMemoryBound(to: V.self).pointee = value
             return true
         }
-    }
-}
-
-/// Assigns `value` to the stored property of type `V` at `offset` in `model`.
-@inline(__always)
-func write<Model, V>(_ value: V, at offset: Int, in model: inout Model) {
-    withUnsafeMutableBytes(of: &model) { raw in
-        guard let base = raw.baseAddress else { return }
-        base.advanced(by: offset).assumingMemoryBound(to: V.self).pointee = value
     }
 }
 
@@ -80,15 +62,27 @@ enum KeyPathDecoding {
         /// A copy of the template with the ID and every declared property written from `record`;
         /// nil when a stored value does not convert.
         func build(_ record: Record) -> M? {
+            withUnsafePointer(to: record) { build(at: $0) }
+        }
+
+        /// The model of the record at `record`, read in place.
+        func build(at record: UnsafePointer<Record>) -> M? {
             var model = template
-            let wroteID = withUnsafeMutableBytes(of: &model) { raw in
-                raw.baseAddress.map { idWriter(record.id.value, $0.advanced(by: idOffset)) } ?? false
+            // The slots taken once: a method called on the record for each property copied the
+            // whole record each time.
+            let slots = record.pointee.layout === layout ? record.pointee.slots : nil
+            let built = withUnsafeMutableBytes(of: &model) { raw -> Bool in
+                guard let base = raw.baseAddress, idWriter(record.pointee.id.value, base.advanced(by: idOffset)) else {
+                    return false
+                }
+                if let slots {
+                    for decoder in decoders where !decoder.decode(slots[decoder.slot], base) { return false }
+                } else {
+                    for decoder in decoders where !decoder.decode(record.pointee[decoder.name], base) { return false }
+                }
+                return true
             }
-            guard wroteID else { return nil }
-            for decoder in decoders where !decoder.decode(&model, decoder.value(in: record, layout: layout)) {
-                return nil
-            }
-            return model
+            return built ? model : nil
         }
     }
 
@@ -123,11 +117,16 @@ enum KeyPathDecoding {
                     return models
                 }
                 // Through the buffer: iterating the array would copy each record.
+                // By pointer: even a buffer's subscript handed `build` a copy of each record (two
+                // retains and releases apiece, a third of a fetch's time).
                 try records.withUnsafeBufferPointer { buffer in
+                    guard let base = buffer.baseAddress else { return }
                     for position in index..<buffer.count {
-                        models.append(
-                            try prepared.build(buffer[position]) ?? RecordDecoder.decode(M.self, from: buffer[position])
-                        )
+                        if let model = prepared.build(at: base + position) {
+                            models.append(model)
+                        } else {
+                            models.append(try RecordDecoder.decode(M.self, from: buffer[position]))
+                        }
                     }
                 }
                 return models
