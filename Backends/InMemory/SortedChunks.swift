@@ -1,3 +1,5 @@
+import StrataStorage
+
 /// A sorted set kept as a list of sorted chunks: a two-level B-tree in effect.
 ///
 /// Finding, inserting and removing cost a binary search over the chunks plus one within a chunk,
@@ -75,7 +77,8 @@ struct SortedChunks<Element: Comparable & Sendable>: Sendable {
             for element in elements { insert(element) }
             return
         }
-        let incoming = elements.sorted()
+        let incoming =
+            (elements as? [RecordID]).flatMap { RecordIDSorting.sorted($0) as? [Element] } ?? elements.sorted()
         var merged: [Element] = []
         merged.reserveCapacity(count + incoming.count)
         var next = 0

@@ -1,4 +1,6 @@
+import Foundation
 import StrataConformance
+import StrataStorage
 import Testing
 
 @testable import StrataInMemory
@@ -121,5 +123,25 @@ struct SortedChunksTests {
             }
             #expect(set.elements == model, "seed \(seed) round \(round) after single changes")
         }
+    }
+
+    @Test("sorts many record IDs in the contract's order", arguments: [13, 14])
+    func sortsRecordIDsInTheContractsOrder(_ seed: UInt64) {
+        var random = SeededRandom(seed: seed)
+        var uuids = (0..<2_000).map { _ in RecordID.uuid(random.uuid()) }
+        // Equal high halves, so the low half decides; bytes at both extremes.
+        let shared = random.uuid().uuid
+        for low in [UInt8(0), 1, 127, 128, 255] {
+            var bytes = shared
+            bytes.15 = low
+            bytes.8 = 255 - low
+            uuids.append(.uuid(UUID(uuid: bytes)))
+        }
+        #expect(RecordIDSorting.sorted(uuids) == uuids.sorted(), "seed \(seed)")
+        let mixed = uuids.prefix(50) + [.int(3), .string("b"), .int(-1), .string("a")]
+        #expect(RecordIDSorting.sorted(Array(mixed)) == mixed.sorted(), "seed \(seed): other kinds sort as before")
+        var set = SortedChunks<RecordID>()
+        set.insert(contentsOf: uuids.shuffled(using: &random))
+        #expect(set.elements == Array(Set(uuids)).sorted(), "seed \(seed)")
     }
 }
