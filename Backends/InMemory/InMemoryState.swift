@@ -40,6 +40,25 @@ struct InMemoryState: Sendable {
             }
         }
 
+        /// `records`' IDs by their key in the index at `position` (null keys left out). Runs of one
+        /// key (the children of one parent) are gathered without a hash each.
+        func idsByKey(_ records: [Record], _ position: Int) -> [Value: [RecordID]] {
+            var byKey: [Value: [RecordID]] = [:]
+            var run: (key: Value, ids: [RecordID])?
+            for record in records {
+                let key = key(record, position)
+                if key.isNull { continue }
+                if run?.key == key {
+                    run?.ids.append(record.id)
+                    continue
+                }
+                if let run { byKey[run.key, default: []].append(contentsOf: run.ids) }
+                run = (key, [record.id])
+            }
+            if let run { byKey[run.key, default: []].append(contentsOf: run.ids) }
+            return byKey
+        }
+
         /// Adds many new records' entries: each key's IDs gathered (runs of one key without a hash
         /// each) and inserted at once.
         mutating func add(contentsOf added: [Record]) {
@@ -48,20 +67,7 @@ struct InMemoryState: Sendable {
                 return
             }
             for position in propertyIndexes.indices {
-                var byKey: [Value: [RecordID]] = [:]
-                var run: (key: Value, ids: [RecordID])?
-                for record in added {
-                    let key = key(record, position)
-                    if key.isNull { continue }
-                    if run?.key == key {
-                        run?.ids.append(record.id)
-                        continue
-                    }
-                    if let run { byKey[run.key, default: []].append(contentsOf: run.ids) }
-                    run = (key, [record.id])
-                }
-                if let run { byKey[run.key, default: []].append(contentsOf: run.ids) }
-                for (key, ids) in byKey {
+                for (key, ids) in idsByKey(added, position) {
                     let isNewKey = propertyIndexes[position].entries[key] == nil
                     propertyIndexes[position].entries[key, default: SortedChunks()].insert(contentsOf: ids)
                     if isNewKey { propertyIndexes[position].orderedKeys?.insert(IndexKey(value: key)) }
@@ -73,21 +79,7 @@ struct InMemoryState: Sendable {
         /// of a deleted parent, in a cascade) goes whole instead of one ID at a time.
         mutating func drop(_ removed: [Record]) {
             for position in propertyIndexes.indices {
-                // Runs of one key (the children of one parent) are gathered without a hash each.
-                var byKey: [Value: [RecordID]] = [:]
-                var run: (key: Value, ids: [RecordID])?
-                for record in removed {
-                    let key = key(record, position)
-                    if key.isNull { continue }
-                    if run?.key == key {
-                        run?.ids.append(record.id)
-                        continue
-                    }
-                    if let run { byKey[run.key, default: []].append(contentsOf: run.ids) }
-                    run = (key, [record.id])
-                }
-                if let run { byKey[run.key, default: []].append(contentsOf: run.ids) }
-                for (key, keyIDs) in byKey { remove(keyIDs, under: key, at: position) }
+                for (key, keyIDs) in idsByKey(removed, position) { remove(keyIDs, under: key, at: position) }
             }
         }
 
