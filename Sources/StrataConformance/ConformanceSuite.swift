@@ -59,7 +59,7 @@ public struct ConformanceSuite: Sendable {
             + ValidationChecks.all
             + AtomicityChecks.all + HistoryChecks.all + MergePolicyChecks.all + OfflineFirstChecks.all + FaultChecks.all
             + DifferentialChecks.all + StorageChecks.all + ObservationChecks.all + MigrationChecks.all
-            + MigrationChecks.steps + MigrationChecks.plans + MigrationChecks.syncs
+            + MigrationChecks.steps + MigrationChecks.plans + MigrationChecks.customStages + MigrationChecks.syncs
             + MigrationChecks.shadowCopies + MigrationChecks.holders + MigrationChecks.rehearsals
             + MigrationChecks.typedRenames + MigrationChecks.conversions + MigrationChecks.collections
             + TransportChecks.all
