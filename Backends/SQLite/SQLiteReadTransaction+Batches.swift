@@ -95,7 +95,8 @@ extension SQLiteReadTransaction {
                 guard asked.contains(record.id) else {
                     throw StrataError(
                         .corruptStore, entity: entity, recordID: record.id,
-                        "the store's ID index is damaged: a lookup by ID found the row of \(record.id), which was not asked for"
+                        "the store's ID index is damaged: a lookup by ID found the row of \(record.id), "
+                            + "which was not asked for"
                     )
                 }
                 found[record.id] = record

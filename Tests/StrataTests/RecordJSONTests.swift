@@ -27,7 +27,8 @@ import Testing
                     RelationshipDescription(
                         name: "children", destination: "Thing", inverse: "parent", cardinality: .toMany),
                     RelationshipDescription(
-                        name: "friends", destination: "Other", inverse: "things", cardinality: .toMany, isOrdered: true),
+                        name: "friends", destination: "Other", inverse: "things", cardinality: .toMany,
+                        isOrdered: true),
                 ]),
             EntityDescription(
                 name: "Other", idKind: .int,
@@ -70,7 +71,9 @@ import Testing
 
     /// Text is escaped scalar by scalar, whatever characters the escaped ones join: a quote with a
     /// combining mark after it is one character but two scalars.
-    @Test(arguments: ["\"\u{301}", "a\\\u{301}\"\u{301}b", "\r\n\u{301}", "\u{1}\u{1f}é\t", "👩‍👩‍👧\"\u{200D}👧", "", "日本語"])
+    @Test(arguments: [
+        "\"\u{301}", "a\\\u{301}\"\u{301}b", "\r\n\u{301}", "\u{1}\u{1f}é\t", "👩‍👩‍👧\"\u{200D}👧", "", "日本語",
+    ])
     func textReadsBackScalarForScalar(_ text: String) throws {
         let entity = try #require(schema.entity("Thing"))
         let record = Record(

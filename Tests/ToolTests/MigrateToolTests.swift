@@ -167,10 +167,10 @@ struct MigrateToolTests {
         #expect(refused.output.contains("Trip.budget: the type changes from double to int"), "\(refused.output)")
         #expect(try await digest(url) == before)
         // A file that is not a schema file: a usage error naming it, the store untouched.
-        try
-            "{\"strata\":\"schema\",\"format\":1,\"entities\":[{\"name\":\"A\",\"attributes\":[{\"name\":\"x\",\"type\":\"text\"}]}]}"
-            .write(
-                toFile: path, atomically: true, encoding: .utf8)
+        let notASchema =
+            #"{"strata":"schema","format":1,"entities":[{"name":"A","attributes":"#
+            + #"[{"name":"x","type":"text"}]}]}"#
+        try notASchema.write(toFile: path, atomically: true, encoding: .utf8)
         let malformed = try migrate([url, "--to", path], in: tests.directory)
         #expect(malformed.status == 1 && malformed.errors.contains("A.x has type \"text\""), "\(malformed.errors)")
         #expect(try await digest(url) == before)

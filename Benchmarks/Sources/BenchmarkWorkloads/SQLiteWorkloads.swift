@@ -38,7 +38,8 @@ public enum SQLiteWorkloads {
         try pool.write { db in
             try db.execute(
                 sql: """
-                    CREATE TABLE items (id BLOB PRIMARY KEY NOT NULL, name TEXT, category INTEGER, score REAL, createdAt REAL,
+                    CREATE TABLE items (id BLOB PRIMARY KEY NOT NULL, name TEXT, category INTEGER, score REAL,
+                      createdAt REAL,
                       isActive INTEGER, note TEXT, quantity INTEGER, ratio REAL, code TEXT, region TEXT);
                     CREATE INDEX items_category ON items (category);
                     CREATE TABLE parents (id BLOB PRIMARY KEY NOT NULL, name TEXT);

@@ -55,10 +55,18 @@ let columns =
 func rawDDL(_ schema: String) -> [String] {
     [
         "DROP SCHEMA IF EXISTS \(schema) CASCADE", "CREATE SCHEMA \(schema)",
-        "CREATE TABLE \(schema).item (id uuid PRIMARY KEY, strata_version bigint NOT NULL, name text COLLATE \"C\", category bigint, score double precision, \"createdAt\" double precision, \"isActive\" boolean, note text COLLATE \"C\", quantity bigint, ratio double precision, code text COLLATE \"C\", region text COLLATE \"C\")",
+        """
+        CREATE TABLE \(schema).item (id uuid PRIMARY KEY, strata_version bigint NOT NULL, name \
+        text COLLATE "C", category bigint, score double precision, "createdAt" double precision, \
+        "isActive" boolean, note text COLLATE "C", quantity bigint, ratio double precision, code \
+        text COLLATE "C", region text COLLATE "C")
+        """,
         "CREATE INDEX ON \(schema).item (category, id)",
         "CREATE TABLE \(schema).parent (id uuid PRIMARY KEY, strata_version bigint NOT NULL, name text COLLATE \"C\")",
-        "CREATE TABLE \(schema).child (id uuid PRIMARY KEY, strata_version bigint NOT NULL, name text COLLATE \"C\", parent uuid)",
+        """
+        CREATE TABLE \(schema).child (id uuid PRIMARY KEY, strata_version bigint NOT NULL, name \
+        text COLLATE "C", parent uuid)
+        """,
         "CREATE INDEX ON \(schema).child (parent, id)",
     ]
 }
@@ -84,7 +92,10 @@ func rawInsert(_ items: [BenchItem], schema: String) async throws {
         try await connection.query(
             PostgresQuery(
                 unsafeSQL: """
-                    INSERT INTO \(schema).item (\(columns)) SELECT a, b, c, d, e, f, g, NULLIF(h, ''), i, j, k, l FROM unnest($1::uuid[], $2::bigint[], $3::text[], $4::bigint[], $5::float8[], $6::float8[], $7::bool[], $8::text[], $9::bigint[], $10::float8[], $11::text[], $12::text[]) AS u(a, b, c, d, e, f, g, h, i, j, k, l)
+                    INSERT INTO \(schema).item (\(columns)) SELECT a, b, c, d, e, f, g, NULLIF(h, ''), i, j, k, l
+                    FROM unnest($1::uuid[], $2::bigint[], $3::text[], $4::bigint[], $5::float8[], $6::float8[],
+                      $7::bool[], $8::text[], $9::bigint[], $10::float8[], $11::text[], $12::text[])
+                      AS u(a, b, c, d, e, f, g, h, i, j, k, l)
                     """, binds: binds), logger: logger)
     }
 }
@@ -192,7 +203,10 @@ let pointRaw = try await median("point raw") {
     for id in probes {
         _ = try await rawDecode(
             try await raw.query(
-                "SELECT id, strata_version, name, category, score, \"createdAt\", \"isActive\", note, quantity, ratio, code, region FROM bench_raw.item WHERE id = \(id)",
+                """
+                SELECT id, strata_version, name, category, score, "createdAt", "isActive", note, quantity, \
+                ratio, code, region FROM bench_raw.item WHERE id = \(id)
+                """,
                 logger: logger))
     }
     return clock.now - start
@@ -210,7 +224,11 @@ let indexedRaw = try await median("indexed raw") {
     for _ in 0..<100 {
         _ = try await rawDecode(
             try await raw.query(
-                "SELECT id, strata_version, name, category, score, \"createdAt\", \"isActive\", note, quantity, ratio, code, region FROM bench_raw.item WHERE category = \(7) ORDER BY score DESC NULLS LAST, id LIMIT \(100)",
+                """
+                SELECT id, strata_version, name, category, score, "createdAt", "isActive", note, quantity, \
+                ratio, code, region FROM bench_raw.item WHERE category = \(7) ORDER BY score DESC NULLS \
+                LAST, id LIMIT \(100)
+                """,
                 logger: logger))
     }
     return clock.now - start
@@ -241,7 +259,10 @@ let cascadeRaw = try await median("cascade raw") {
         try await connection.query(
             PostgresQuery(
                 unsafeSQL:
-                    "INSERT INTO bench_raw.child (id, strata_version, name, parent) SELECT c, 1, 'child', $2 FROM unnest($1::uuid[]) AS u(c)",
+                    """
+                    INSERT INTO bench_raw.child (id, strata_version, name, parent) SELECT c, 1, 'child', $2 \
+                    FROM unnest($1::uuid[]) AS u(c)
+                    """,
                 binds: binds), logger: logger)
     }
     let start = clock.now
@@ -263,7 +284,8 @@ let statements = Double(backend.roundTripCount - before) / Double(saves)
 print(
     String(
         format:
-            "\none-record save: %.1f statements each (%.1f waited for; the lock's release is sent without waiting), %.3f ms each",
+            "\none-record save: %.1f statements each (%.1f waited for; the lock's release is sent without waiting), "
+            + "%.3f ms each",
         statements, statements - 1, perSave))
 try await store.close()
 try await PostgresBackend.destroy(url: ourURL)

@@ -42,7 +42,8 @@ struct Migrator: Sendable {
                 separator: "; ")
             throw StrataError(
                 .migrationRequired, entity: problems[0].entity, property: problems[0].property,
-                "\(step.name): no lightweight step covers these changes; add a custom stage to the migration plan: \(list)"
+                "\(step.name): no lightweight step covers these changes; "
+                    + "add a custom stage to the migration plan: \(list)"
             )
         }
         // Which stored entity each new one comes from, and which keep their storage untouched.
@@ -206,13 +207,16 @@ struct Migrator: Sendable {
         }
         try Self.refuse(entity, missing: missing, count: missingCount)
         if let first = duplicates.first {
-            let list = duplicates.map {
-                "\($0.ids.0) and \($0.ids.1) share \(zip($0.constraint, $0.values).map { "\($0)=\($1)" }.joined(separator: ", "))"
+            let list = duplicates.map { duplicate in
+                let shared = zip(duplicate.constraint, duplicate.values).map { "\($0)=\($1)" }
+                return "\(duplicate.ids.0) and \(duplicate.ids.1) share \(shared.joined(separator: ", "))"
             }.joined(separator: "; ")
             throw StrataError(
                 .uniqueViolation, entity: entity.name, recordID: first.ids.1,
                 property: first.constraint.joined(separator: ","), count: duplicates.count,
-                "the unique constraint \(entity.name)(\(first.constraint.joined(separator: ", "))) does not hold for the stored records: \(list); a migration never removes records to satisfy it — resolve them first, or in a custom stage"
+                "the unique constraint \(entity.name)(\(first.constraint.joined(separator: ", "))) does not hold "
+                    + "for the stored records: \(list); a migration never removes records to satisfy it — "
+                    + "resolve them first, or in a custom stage"
             )
         }
     }
@@ -232,7 +236,8 @@ struct Migrator: Sendable {
         let list = missing.map { "\($0.id) (\($0.property))" }.joined(separator: ", ")
         throw StrataError(
             .missingValue, entity: entity.name, recordID: first.id, property: first.property, count: count,
-            "after the migration \(count) record(s) of \(entity.name) have no value for a required property: \(list)\(count > missing.count ? ", …" : ""); give it a default, or fill it in a custom stage"
+            "after the migration \(count) record(s) of \(entity.name) have no value for a required property: "
+                + "\(list)\(count > missing.count ? ", …" : ""); give it a default, or fill it in a custom stage"
         )
     }
 
