@@ -130,7 +130,7 @@ struct InMemoryState: Sendable {
     var links: [LinkKey: [RecordID]] = [:]
     /// Reverse of `links`: (entity, relationship, target) → owners.
     var linkOwners: [LinkKey: Set<RecordID>] = [:]
-    var metadata: [String: [UInt8]] = [:]
+    var metadata = MetadataTable()
 
     init() {}
 

@@ -72,10 +72,7 @@ extension InMemoryReading {
     }
 
     func metadata(prefix: String, after: String?, limit: Int?) throws -> [(key: String, value: [UInt8])] {
-        var keys = state.metadata.keys.filter { key in key.hasPrefix(prefix) && (after.map { key > $0 } ?? true) }
-            .sorted()
-        if let limit { keys = Array(keys.prefix(limit)) }
-        return keys.compactMap { key in state.metadata[key].map { (key, $0) } }
+        state.metadata.scan(prefix: prefix, after: after, limit: limit)
     }
 }
 

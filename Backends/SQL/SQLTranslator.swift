@@ -123,6 +123,10 @@ package struct SQLTranslator<Dialect: SQLDialect> {
                 column(property), test, attribute, elementTable: index, id: "\(alias).\"id\"", negated: negated, &self)
         case .documentPath(let property, let path, let op, let constant):
             return Dialect.documentPath(column(property), path, op, constant, negated: negated, &self)
+        case .search(let index, _):
+            // The engine answers searches from its own index and never sends one here.
+            throw StrataError(
+                .invalidQuery, entity: entity.name, "the full-text search of \(index) is the engine's, not SQL's")
         case .and(let parts):
             return try junction(parts, " AND ", empty: Dialect.trueLiteral, entity, alias, negated: negated)
         case .or(let parts):

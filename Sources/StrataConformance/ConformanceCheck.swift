@@ -91,4 +91,6 @@ public enum ConformanceCategory: String, Sendable, Hashable, CaseIterable {
     case hooks = "Hooks"
     /// Attributes the engine derives: counts, folded text, functions.
     case derived = "Derived"
+    /// Full-text search: words, phrases, relevance, and the index kept on every write path.
+    case search = "Search"
 }

@@ -14,11 +14,16 @@ struct QueryCommand: AsyncParsableCommand {
             contains / hasPrefix / hasSuffix with [c] [d] [cd], == nil, &&, ||, !, parentheses; a \
             property is an attribute (address.city), id, or a to-one then a property of its destination \
             (traveller.name). A mistake is reported with the column it is at. Exit codes: 0 printed; \
-            1 the store cannot be read; 64 usage (a bad filter or sort key).
+            1 the store cannot be read; 64 usage (a bad filter, search or sort key).
+
+            --search searches a full-text index of the entity (--index names it when the entity has \
+            several) in a search box's syntax: words, "phrases", prefix*, OR, -word, parentheses. \
+            Results are ranked by relevance unless --sort says otherwise; --where narrows them.
 
             Examples:
               strata query sqlite:./app.sqlite Trip --where 'budget > 500 && traveller.name == "Ana"' --sort=-start --limit 10
               strata query lmdb:./app.lmdb Person --where 'email hasSuffix "@example.com" [c]' --ndjson
+              strata query sqlite:./app.sqlite Note --search 'swift "server side" -rust' --limit 20
             """)
 
     @Argument(help: "The store's URL.") var url: String
@@ -27,6 +32,8 @@ struct QueryCommand: AsyncParsableCommand {
     @Option(help: "Sort keys, comma-separated; a leading - sorts descending (write --sort=-key); ID breaks ties.")
     var sort: String?
     @Option(help: "At most this many records.") var limit: Int?
+    @Option(help: "A full-text search of the entity (ranked by relevance unless --sort is given).") var search: String?
+    @Option(help: "The full-text index --search reads (needed when the entity has several).") var index: String?
     @Flag(help: "Print NDJSON (one record per line, as `strata export` writes them).") var ndjson = false
 
     func run() async throws {
@@ -60,7 +67,20 @@ struct QueryCommand: AsyncParsableCommand {
             }
             return SortKey(name, ascending: !descending)
         }
-        let plan = FetchPlan(entity: entity, predicate: predicate, sort: keys, limit: limit)
+        var sortKeys = keys
+        if let search {
+            let searched: FilterExpression
+            let relevance: SortKey
+            do {
+                (searched, relevance) = try searchPart(search, in: description)
+            } catch {
+                try await store.close()
+                throw error
+            }
+            predicate = predicate.map { .and([searched, $0]) } ?? searched
+            if sortKeys.isEmpty { sortKeys = [relevance] }
+        }
+        let plan = FetchPlan(entity: entity, predicate: predicate, sort: sortKeys, limit: limit)
         let (records, lists) = try await store.read { reader -> ([Record], [[String: [RecordID]]]) in
             let records = try reader.fetch(plan)
             return (records, try records.map(reader.linkLists(of:)))
@@ -94,5 +114,22 @@ struct QueryCommand: AsyncParsableCommand {
         print(line(columns))
         for row in rows { print(line(row)) }
         print("(\(records.count) record\(records.count == 1 ? "" : "s"))")
+    }
+
+    /// The search filter and the relevance key `--search` and `--index` ask for.
+    private func searchPart(_ text: String, in description: EntityDescription) throws -> (FilterExpression, SortKey) {
+        let indexes = description.searchIndexes.map(\.name)
+        guard let name = index ?? (indexes.count == 1 ? indexes[0] : nil) else {
+            throw ValidationError(
+                indexes.isEmpty
+                    ? "--search: \(entity) has no full-text index"
+                    : "--index: \(entity) has several full-text indexes (\(indexes.joined(separator: ", "))); name one")
+        }
+        guard indexes.contains(name) else { throw ValidationError("--index: \(entity) has no full-text index \(name)") }
+        do {
+            return (.search(index: name, try SearchQuery(parsing: text)), SortKey(relevanceOf: name))
+        } catch let error as StrataError {
+            throw ValidationError("--search: \(error.message)")
+        }
     }
 }

@@ -32,3 +32,53 @@ struct QueryToolTests {
         #expect(wrong.status == 64 && wrong.errors.contains("column 9"), "\(wrong.errors)")
     }
 }
+
+/// `strata query --search` and `strata verify` on a store with a full-text index.
+@Suite("strata query --search")
+struct SearchToolTests {
+    static func schema() throws -> Schema {
+        try Schema(entities: [
+            EntityDescription(
+                name: "Note", idKind: .string,
+                attributes: [
+                    AttributeDescription(name: "title", type: .string),
+                    AttributeDescription(name: "body", type: .string),
+                ],
+                searchIndexes: [
+                    SearchIndexDescription(name: "text", fields: [.init("title", weight: 2), .init("body")])
+                ])
+        ])
+    }
+
+    @Test(arguments: ["sqlite", "lmdb", "json"])
+    func aSearchIsRankedByRelevanceAndVerified(_ kind: String) async throws {
+        let tests = try ToolTests()
+        let url = "\(kind):\(tests.directory)/notes.\(kind)"
+        let store = try await Store.open(url, schema: try Self.schema())
+        try await store.transaction { tx in
+            for (id, title, body) in [
+                ("a", "Swift", "A language"), ("b", "Notes", "Swift swift swift on the server"),
+                ("c", "Rust", "Nothing about it"), ("d", "Swift server", "Swift on Linux today"),
+            ] {
+                try tx.insert(
+                    Record(entity: "Note", id: .string(id), values: ["title": .string(title), "body": .string(body)]))
+            }
+        }
+        try await store.close()
+        let ranked = try Tool.run(["query", url, "Note", "--search", "swift", "--ndjson"], in: tests.directory)
+        #expect(ranked.status == 0, "\(ranked.errors)")
+        let ids = try ranked.output.split(separator: "\n").map {
+            try RecordJSON.parse($0, schema: try Self.schema()).record.id
+        }
+        #expect(ids == [.string("a"), .string("b"), .string("d")], "\(ranked.output)")
+        let narrowed = try Tool.run(
+            ["query", url, "Note", "--search", "swift", "--where", #"title == "Notes""#], in: tests.directory)
+        #expect(narrowed.output.contains("(1 record)"), "\(narrowed.output)")
+        let bad = try Tool.run(["query", url, "Note", "--search", "\"open"], in: tests.directory)
+        #expect(bad.status == 64 && bad.errors.contains("quote"), "\(bad.errors)")
+        let noIndex = try Tool.run(["query", url, "Note", "--search", "x", "--index", "nope"], in: tests.directory)
+        #expect(noIndex.status == 64 && noIndex.errors.contains("nope"), "\(noIndex.errors)")
+        let sound = try Tool.run(["verify", url], in: tests.directory)
+        #expect(sound.status == 0 && sound.output.contains("full-text index"), "\(sound.output)\(sound.errors)")
+    }
+}

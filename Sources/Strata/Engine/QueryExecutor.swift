@@ -6,6 +6,7 @@ package struct QueryExecutor {
     package func fetch(_ input: FetchPlan, in transaction: any StorageReadTransaction) throws -> [Record] {
         let plan = try prepare(input, schema: transaction.schema)
         if plan.predicate?.matchesNothing == true { return [] }
+        if Self.searches(plan) { return try fetchSearching(plan, in: transaction) }
         let (native, residual) = split(plan.predicate)
         let sortNative = plan.sort.isEmpty || (capabilities.sorting && plan.sort.allSatisfy { $0.position == nil })
         let pageNative = (plan.limit == nil && plan.offset == 0) || (capabilities.paging && capabilities.sorting)
@@ -24,7 +25,7 @@ package struct QueryExecutor {
 
     /// Each position key's list, member ID to index, read from its owner (`notFound` when the
     /// owner does not exist).
-    private func positions(_ keys: [SortKey], in transaction: any StorageReadTransaction) throws
+    func positions(_ keys: [SortKey], in transaction: any StorageReadTransaction) throws
         -> [ListPosition: [RecordID: Int]]
     {
         var result: [ListPosition: [RecordID: Int]] = [:]
@@ -107,12 +108,16 @@ package struct QueryExecutor {
     func split(_ predicate: FilterExpression?) -> (native: FilterExpression?, residual: FilterExpression?) {
         guard let predicate else { return (nil, nil) }
         if capabilities.predicateFeatures.isEmpty { return (nil, predicate) }
-        if predicate.requiredFeatures.isSubset(of: capabilities.predicateFeatures) { return (predicate, nil) }
+        // A search is the engine's: never sent, whatever the backend declares.
+        func isNative(_ part: FilterExpression) -> Bool {
+            !part.containsSearch && part.requiredFeatures.isSubset(of: capabilities.predicateFeatures)
+        }
+        if isNative(predicate) { return (predicate, nil) }
         guard case .and(let parts) = predicate, capabilities.predicateFeatures.contains(.logic) else {
             return (nil, predicate)
         }
-        let native = parts.filter { $0.requiredFeatures.isSubset(of: capabilities.predicateFeatures) }
-        let residual = parts.filter { !$0.requiredFeatures.isSubset(of: capabilities.predicateFeatures) }
+        let native = parts.filter(isNative)
+        let residual = parts.filter { !isNative($0) }
         return (native.isEmpty ? nil : .and(native), .and(residual))
     }
 
@@ -129,7 +134,13 @@ package struct QueryExecutor {
             plan.predicate = folded == .constant(true) ? nil : folded
         }
         for key in plan.sort {
-            if let list = key.position {
+            if let index = key.relevance {
+                guard entity.searchIndex(index) != nil else {
+                    throw StrataError(
+                        .invalidQuery, entity: entity.name,
+                        "cannot sort by relevance to \(index): \(entity.name) has no full-text index \(index)")
+                }
+            } else if let list = key.position {
                 try Self.validate(list, sorting: entity, schema)
             } else if !entity.isQueryableProperty(key.property) {
                 throw StrataError(
@@ -227,6 +238,10 @@ package struct QueryExecutor {
         if try validateCollections(expression, entity) { return }
         switch expression {
         case .constant, .elements, .documentPath: break
+        case .search(let index, _):
+            guard entity.searchIndex(index) != nil else {
+                throw StrataError(.invalidQuery, entity: entity.name, "\(entity.name) has no full-text index \(index)")
+            }
         case .compare(let property, _, let constant, _):
             try stored(property, [constant])
         case .inList(let property, let constants, _):

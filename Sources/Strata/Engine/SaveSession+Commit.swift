@@ -140,6 +140,7 @@ extension SaveSession {
             guard let entry = workingSet.linkEntries[key], entry.original != entry.current else { continue }
             try base.setLinks(key.entity, relationship: key.relationship, from: key.owner, to: entry.current)
         }
+        try updateSearchIndexes(base)
         guard !changes.isEmpty else { return Outcome(token: nil, changes: []) }
         if keepRecords {
             let commit = CommitInProgress(changes: changes, records: changedRecords, workingSet: workingSet)

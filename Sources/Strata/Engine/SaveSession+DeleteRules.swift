@@ -121,7 +121,7 @@ extension SaveSession {
         guard relationship.storage == .inverseReference, let back = relationship.inverse,
             parent.countedRelationships[relationship.name] == nil,
             let child = schema.entity(relationship.destination), child.relationships.count == 1,
-            child.relationships[0].name == back
+            child.relationships[0].name == back, child.searchIndexes.isEmpty
         else { return false }
         return !hooks.reads(child.name) && !commitParticipants.contains { $0.readsDeletedRecords(of: child.name) }
     }

@@ -74,6 +74,14 @@ public enum LightweightMigration {
             for unique in source.uniqueConstraints where !target.uniqueConstraints.contains(unique) {
                 steps.append(.removeUniqueConstraint(entity: entity.name, properties: unique))
             }
+            let oldSearch = source.searchIndexes ?? []
+            let newSearch = target.searchIndexes ?? []
+            for index in oldSearch where !newSearch.contains(index) {
+                steps.append(.removeSearchIndex(entity: entity.name, index: index.name))
+            }
+            for index in newSearch where !oldSearch.contains(index) {
+                steps.append(.addSearchIndex(entity: entity.name, index: index.name))
+            }
         }
         for entity in stored.entities where !matchedStored.contains(entity.name) {
             steps.append(.removeEntity(entity.name))

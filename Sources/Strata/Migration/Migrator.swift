@@ -87,7 +87,10 @@ struct Migrator: Sendable {
                     done: done, total: total))
         }
         try transaction.change(to: step.to, rebuilding: retired, creating: created, reindexing: reindexed) { old, new in
-            if step.isReset { return }
+            if step.isReset {
+                for entity in step.from.entities { try SearchIndexRebuild.drop(entity.name, in: new) }
+                return
+            }
             for mapping in mappings {
                 try copy(
                     mapping, from: old, to: new, executor: executor, checkpoint: transaction.checkpoint, report: report)
@@ -133,6 +136,25 @@ struct Migrator: Sendable {
                         report: report)
                 }
             }
+            try rebuildSearchIndexes(
+                step, retired: retired, rewritten: created.union(touched).union(derived.map(\.name)), in: new,
+                executor: executor)
+        }
+    }
+
+    /// Full-text indexes follow the records: an entity's are dropped when it is retired, and built
+    /// again from its records when the step rewrote them or changed the indexes themselves.
+    private func rebuildSearchIndexes(
+        _ step: MigrationPlan.Step, retired: Set<String>, rewritten: Set<String>, in new: any StorageWriteTransaction,
+        executor: QueryExecutor
+    ) throws {
+        for name in retired.sorted() { try SearchIndexRebuild.drop(name, in: new) }
+        for entity in step.to.entities.sorted(by: { $0.name < $1.name }) {
+            let before = step.from.entity(entity.name)?.searchIndexes ?? []
+            let changed = before != entity.searchIndexes
+            guard changed || (rewritten.contains(entity.name) && !entity.searchIndexes.isEmpty) else { continue }
+            if !retired.contains(entity.name) { try SearchIndexRebuild.drop(entity.name, in: new) }
+            try SearchIndexRebuild.build(entity, in: new, executor: executor, batchSize: max(batchSize, 10_000))
         }
     }
 
@@ -258,6 +280,7 @@ struct Migrator: Sendable {
         let collections = Set(entity.attributes.filter { !$0.type.isScalar }.map(\.name))
         plain.indexes = entity.indexes.filter { $0.contains(where: collections.contains) }
         plain.uniqueConstraints = []
+        plain.searchIndexes = nil
         for index in plain.attributes.indices where plain.attributes[index].type.isScalar {
             plain.attributes[index].isIndexed = false
         }

@@ -81,6 +81,7 @@ public struct Entity<Model: PersistentModel>: Sendable {
             case .index(let result): entity.indexes.append(try result.get())
             case .unique(let result): entity.uniqueConstraints.append(try result.get())
             case .check(let check): entity.recordChecks.append(check)
+            case .search(let result): entity.searchIndexes.append(try result.get())
             }
             if case .attributes(let result) = member.part, member.isUnique {
                 entity.uniqueConstraints += try result.get().map { [$0.name] }
@@ -89,7 +90,8 @@ public struct Entity<Model: PersistentModel>: Sendable {
         return EntityDescription(
             name: entity.name, idKind: entity.idKind, attributes: entity.attributes,
             relationships: entity.relationships, indexes: entity.indexes,
-            uniqueConstraints: entity.uniqueConstraints, recordChecks: entity.recordChecks, renamedFrom: renamedFrom)
+            uniqueConstraints: entity.uniqueConstraints, recordChecks: entity.recordChecks, renamedFrom: renamedFrom,
+            searchIndexes: entity.searchIndexes)
     }
 }
 
@@ -104,6 +106,7 @@ public struct EntityMember<Model>: Sendable {
         case index(Result<[String], StrataError>)
         case unique(Result<[String], StrataError>)
         case check(RecordCheck)
+        case search(Result<SearchIndexDescription, StrataError>)
     }
 
     var part: Part
@@ -213,6 +216,24 @@ extension EntityMember where Model: PersistentModel {
     /// A (non-unique) index over one or more attributes or to-ones.
     public static func index(_ keyPaths: PartialKeyPath<Model>...) -> EntityMember {
         EntityMember(part: .index(names(keyPaths)))
+    }
+
+    /// A full-text index named `name` over one or more text attributes, their words counting
+    /// alike: `.search("text", \.title, \.body)`. Search it with `Filter.search(_:in:)` and order
+    /// by `Query.sorted(byRelevanceOf:)`.
+    public static func search(_ name: String, _ keyPaths: PartialKeyPath<Model>...) -> EntityMember {
+        search(name, weighted: keyPaths.map { ($0, 1) })
+    }
+
+    /// A full-text index whose attributes' words count by weight in the relevance score:
+    /// `.search("text", weighted: [(\.title, 3), (\.body, 1)])` ranks a word in the title as
+    /// three in the body.
+    public static func search(_ name: String, weighted fields: [(PartialKeyPath<Model>, Double)]) -> EntityMember {
+        let described = names(fields.map(\.0)).map { names in
+            SearchIndexDescription(
+                name: name, fields: zip(names, fields).map { SearchIndexDescription.Field($0, weight: $1.1) })
+        }
+        return EntityMember(part: .search(described))
     }
 
     /// A unique constraint over one or more attributes or to-ones (compound when several).

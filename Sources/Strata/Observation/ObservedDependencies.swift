@@ -7,7 +7,8 @@ import Synchronization
 /// one that is in the results (or any, when an offset shifts the window); updates one that is in
 /// the results (its value changes) or any property the predicate or the sort reads (it may enter
 /// or leave, or move); or touches any record of an entity a related filter (`relatedOne`,
-/// `anyRelated`, `noneRelated`) or a position sort key (its owner's list) reads.
+/// `anyRelated`, `noneRelated`) or a position sort key (its owner's list) reads; and any change of
+/// an entity a full-text search reads.
 struct ObservedDependencies: Sendable {
     let entity: String
     /// Properties of `entity` the predicate and the sort read (relationships named by related filters included).
@@ -46,6 +47,10 @@ struct ObservedDependencies: Sendable {
             .text(let property, _, _, _), .isNil(let property), .elements(let property, _),
             .documentPath(let property, _, _, _):
             read(property)
+        case .search:
+            // Relevance and the match set read every record's words (their counts rank): any
+            // change of the entity may change the results.
+            relatedEntities.insert(entityName)
         case .and(let parts), .or(let parts):
             for part in parts { collect(part, in: entityName, schema: schema, top: top) }
         case .not(let inner):

@@ -145,8 +145,8 @@ public struct PageCursor: Sendable, Hashable, CustomStringConvertible {
 
 extension PageCursor {
     /// The plan of the page after `cursor` (from the start when nil): the query's plan with the
-    /// cursor's position added. An offset, a position sort key, or a cursor of another entity or
-    /// sort, is `StrataError.Code.invalidQuery`.
+    /// cursor's position added. An offset, a position or relevance sort key, or a cursor of another
+    /// entity or sort, is `StrataError.Code.invalidQuery`.
     static func plan<M: PersistentModel>(_ query: Query<M>, after cursor: PageCursor?) throws -> FetchPlan {
         var plan = try query.plan()
         guard plan.offset == 0 else {
@@ -156,6 +156,11 @@ extension PageCursor {
             throw StrataError(
                 .invalidQuery, entity: plan.entity, property: list.relationship,
                 "keyset pages cannot follow a position in \(list.entity).\(list.relationship): use offset pages")
+        }
+        if let index = plan.sort.lazy.compactMap(\.relevance).first {
+            throw StrataError(
+                .invalidQuery, entity: plan.entity,
+                "keyset pages cannot follow relevance to \(index) yet: use offset pages")
         }
         if let cursor {
             guard cursor.entity == plan.entity, cursor.sort == plan.sort else {

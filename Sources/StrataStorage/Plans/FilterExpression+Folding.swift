@@ -39,7 +39,7 @@ extension FilterExpression {
             return .noneRelated(relationship: name, inner.foldingConstants())
         case .elements(_, .containsAny(let constants)) where constants.isEmpty:
             return .constant(false)
-        case .constant, .compare, .inList, .between, .text, .isNil, .elements, .documentPath:
+        case .constant, .compare, .inList, .between, .text, .isNil, .elements, .documentPath, .search:
             return self
         }
     }

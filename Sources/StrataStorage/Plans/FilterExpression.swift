@@ -39,12 +39,16 @@ public indirect enum FilterExpression: Sendable, Hashable {
     /// with a scalar constant (`==` and `!=` only). A missing path and a JSON `null` are both nil;
     /// an object or array there equals no scalar.
     case documentPath(String, [String], ComparisonOperator, Value)
+    /// A full-text search of the entity's index named `index` (see ``SearchQuery`` and
+    /// ``SearchIndexDescription``). The engine answers it from the index, the same way on every
+    /// backend: a backend is never sent one.
+    case search(index: String, SearchQuery)
 
     /// The expression with every text constant in NFC (see ``ValueRules``); the same expression
     /// when there is nothing to change, which is the common, ASCII case.
     package func normalizingConstants() -> FilterExpression {
         switch self {
-        case .constant, .isNil:
+        case .constant, .isNil, .search:
             return self
         case .elements(let property, .contains(let element)):
             return .elements(property, .contains(ValueRules.normalized(element)))
@@ -78,6 +82,18 @@ public indirect enum FilterExpression: Sendable, Hashable {
         return features
     }
 
+    /// Whether a full-text search appears anywhere in the expression (the engine evaluates such a
+    /// part itself, whatever the backend declares).
+    public var containsSearch: Bool {
+        switch self {
+        case .search: true
+        case .and(let parts), .or(let parts): parts.contains { $0.containsSearch }
+        case .not(let inner), .relatedOne(_, let inner), .anyRelated(_, let inner), .noneRelated(_, let inner):
+            inner.containsSearch
+        case .constant, .compare, .inList, .between, .text, .isNil, .elements, .documentPath: false
+        }
+    }
+
     private func collectFeatures(into features: inout Set<PredicateFeature>) {
         func options(_ options: TextOptions) {
             if options.contains(.caseInsensitive) { features.insert(.caseInsensitive) }
@@ -98,6 +114,7 @@ public indirect enum FilterExpression: Sendable, Hashable {
         case .isNil: features.insert(.isNil)
         case .elements: features.insert(.elements)
         case .documentPath: features.insert(.documentPaths)
+        case .search: break  // never sent to a backend (see `containsSearch`)
         case .and(let parts), .or(let parts):
             features.insert(.logic)
             for part in parts { part.collectFeatures(into: &features) }

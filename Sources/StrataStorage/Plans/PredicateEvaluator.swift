@@ -4,6 +4,9 @@ import Foundation
 /// whatever a backend declines; a backend may use it too (the in-memory backend does).
 public struct PredicateEvaluator {
     let transaction: any StorageReadTransaction
+    /// The records each full-text search matches, as the engine found them in its index
+    /// (``FilterExpression/search(index:_:)``); a search not listed matches nothing.
+    public var searchMatches: [SearchKey: Set<RecordID>] = [:]
 
     /// An evaluator that follows relationships through `transaction`.
     public init(_ transaction: any StorageReadTransaction) {
@@ -37,6 +40,9 @@ public struct PredicateEvaluator {
                 return Self.compare(.null, op, constant)
             }
             return Self.compare(CollectionForm.value(at: path, in: text), op, constant)
+        case .search(let index, let query):
+            return searchMatches[SearchKey(entity: record.entity, index: index, query: query)]?.contains(record.id)
+                == true
         case .and(let parts):
             for part in parts where try !matches(record, part) { return false }
             return true
@@ -134,10 +140,11 @@ public struct PredicateEvaluator {
     /// the contract's ordering and paging, for backends that evaluate in memory. `positions` holds
     /// each position key's list (member ID to index); the engine reads them, a backend has none.
     public static func sortAndPage(
-        _ records: [Record], _ plan: FetchPlan, positions: [ListPosition: [RecordID: Int]] = [:]
+        _ records: [Record], _ plan: FetchPlan, positions: [ListPosition: [RecordID: Int]] = [:],
+        ranks: [String: [RecordID: Int]] = [:]
     ) -> [Record] {
         var sorted = records
-        sort(&sorted, by: plan.sort, positions: positions)
+        sort(&sorted, by: plan.sort, positions: positions, ranks: ranks)
         let start = min(max(0, plan.offset), sorted.count)
         let end = plan.limit.map { min(sorted.count, start + max(0, $0)) } ?? sorted.count
         return start == 0 && end == sorted.count ? sorted : Array(sorted[start..<end])
@@ -147,7 +154,8 @@ public struct PredicateEvaluator {
     /// key orders a list's members by their index (reversed descending) and puts every other
     /// record after them in both directions.
     public static func sort(
-        _ records: inout [Record], by keys: [SortKey], positions: [ListPosition: [RecordID: Int]] = [:]
+        _ records: inout [Record], by keys: [SortKey], positions: [ListPosition: [RecordID: Int]] = [:],
+        ranks: [String: [RecordID: Int]] = [:]
     ) {
         guard records.count > 1 else { return }
         if keys.isEmpty, sortByNumericID(&records) { return }
@@ -155,13 +163,19 @@ public struct PredicateEvaluator {
         // records: moving a record copies its dictionary reference (a retain and a release per
         // move), and reading a key looks it up by name — both n log n times otherwise.
         let columns = keys.map { key in
+            if let index = key.relevance {
+                let rank = ranks[index] ?? [:]
+                return records.map { record in
+                    rank[record.id].map { Value.int(Int64(key.ascending ? $0 : -$0)) } ?? .int(.max)
+                }
+            }
             guard let list = key.position else { return records.map { $0[key.property] } }
             let indexes = positions[list] ?? [:]
             return records.map { record in
                 indexes[record.id].map { Value.int(Int64(key.ascending ? $0 : -$0)) } ?? .int(.max)
             }
         }
-        let ascending = keys.map { $0.position != nil || $0.ascending }
+        let ascending = keys.map { $0.position != nil || $0.relevance != nil || $0.ascending }
         let ids = records.map(\.id)
         func precedes(_ i: Int, _ j: Int) -> Bool {
             for (column, ascending) in zip(columns, ascending) {
@@ -221,5 +235,22 @@ public struct PredicateEvaluator {
         keys.sort(by: precedes)
         records = keys.map { records[$0.position] }
         return true
+    }
+}
+
+/// One full-text search of a predicate: the entity searched, its index and the query.
+public struct SearchKey: Sendable, Hashable {
+    /// The entity whose index is searched.
+    public var entity: String
+    /// The index's name.
+    public var index: String
+    /// What is searched for.
+    public var query: SearchQuery
+
+    /// A search of `entity`'s index `index`.
+    public init(entity: String, index: String, query: SearchQuery) {
+        self.entity = entity
+        self.index = index
+        self.query = query
     }
 }

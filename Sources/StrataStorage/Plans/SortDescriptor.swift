@@ -8,11 +8,24 @@ public struct SortKey: Sendable, Hashable {
     public var ascending: Bool
     /// Set for a position key: the engine sorts by it and a backend is never sent one.
     public var position: ListPosition?
+    /// Set for a relevance key: the name of the full-text index whose search in the predicate
+    /// ranks the records. The engine sorts by it and a backend is never sent one.
+    public var relevance: String?
 
     /// A sort key on a stored property.
     public init(_ property: String, ascending: Bool = true) {
         self.property = property
         self.ascending = ascending
+    }
+
+    /// A sort key on relevance to the predicate's search of the full-text index `index`: the
+    /// most relevant first (by ``SearchScoring``'s score, ties by ID ascending), the least
+    /// relevant first when `ascending` is false; records the search does not match come last
+    /// either way.
+    public init(relevanceOf index: String, ascending: Bool = true) {
+        self.property = index
+        self.ascending = ascending
+        self.relevance = index
     }
 
     /// A sort key on a record's position in `position`'s list.

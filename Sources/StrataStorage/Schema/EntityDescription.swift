@@ -14,6 +14,7 @@ public struct EntityDescription: Sendable {
         var uniqueConstraints: [[String]]
         var recordChecks: [RecordCheck]
         var renamedFrom: String?
+        var searchIndexes: [SearchIndexDescription] = []
         var attributeIndex: [String: Int] = [:]
         var relationshipIndex: [String: Int] = [:]
         var layout: RecordLayout = .empty
@@ -73,6 +74,15 @@ public struct EntityDescription: Sendable {
         get { storage.fields.recordChecks }
         set { change { $0.recordChecks = newValue } }
     }
+    /// Full-text indexes over its text attributes (see ``SearchIndexDescription``).
+    public var searchIndexes: [SearchIndexDescription] {
+        get { storage.fields.searchIndexes }
+        set { change { $0.searchIndexes = newValue } }
+    }
+    /// The full-text index with this name.
+    public func searchIndex(_ name: String) -> SearchIndexDescription? {
+        storage.fields.searchIndexes.first { $0.name == name }
+    }
     /// The name this entity had in the previous schema version (a migration renames, not drops and adds).
     public var renamedFrom: String? {
         get { storage.fields.renamedFrom }
@@ -83,11 +93,13 @@ public struct EntityDescription: Sendable {
     public init(
         name: String, idKind: RecordID.Kind = .uuid, attributes: [AttributeDescription] = [],
         relationships: [RelationshipDescription] = [], indexes: [[String]] = [],
-        uniqueConstraints: [[String]] = [], recordChecks: [RecordCheck] = [], renamedFrom: String? = nil
+        uniqueConstraints: [[String]] = [], recordChecks: [RecordCheck] = [], renamedFrom: String? = nil,
+        searchIndexes: [SearchIndexDescription] = []
     ) {
         var fields = Fields(
             name: name, idKind: idKind, attributes: attributes, relationships: relationships, indexes: indexes,
-            uniqueConstraints: uniqueConstraints, recordChecks: recordChecks, renamedFrom: renamedFrom)
+            uniqueConstraints: uniqueConstraints, recordChecks: recordChecks, renamedFrom: renamedFrom,
+            searchIndexes: searchIndexes)
         Self.rebuildLookups(&fields)
         storage = Storage(fields)
     }

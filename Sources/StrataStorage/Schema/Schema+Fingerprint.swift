@@ -16,6 +16,7 @@ extension Schema {
             }
             parts += entity.indexes.map { "index(\($0.joined(separator: ",")))" }.sorted()
             parts += entity.uniqueConstraints.map { "unique(\($0.joined(separator: ",")))" }.sorted()
+            parts += entity.searchIndexes.map { "search:\($0.summary)" }.sorted()
             return parts.joined(separator: " ")
         }.joined(separator: "\n")
     }

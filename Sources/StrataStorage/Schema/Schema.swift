@@ -149,6 +149,7 @@ public struct Schema: Sendable {
         }
         try checkCollections(entity)
         try checkDerivations(entity)
+        try checkSearchIndexes(entity)
         let stored = Set(entity.storedPropertyNames)
         for (kind, groups) in [("index", entity.indexes), ("unique constraint", entity.uniqueConstraints)] {
             for group in groups {

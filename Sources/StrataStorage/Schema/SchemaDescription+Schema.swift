@@ -30,7 +30,8 @@ extension SchemaDescription {
                             cardinality: $0.cardinality,
                             isOrdered: $0.isOrdered)
                     },
-                    indexes: entity.indexes, uniqueConstraints: entity.uniqueConstraints)
+                    indexes: entity.indexes, uniqueConstraints: entity.uniqueConstraints,
+                    searchIndexes: entity.searchIndexes ?? [])
             }
         ).versioned(version)
         schema.recordsDeclaration = false

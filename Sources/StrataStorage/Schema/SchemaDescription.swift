@@ -64,6 +64,9 @@ public struct SchemaDescription: Codable, Hashable, Sendable {
         /// The order of the stored properties in a record (attributes, then to-ones, as
         /// declared): stores lay records out in it. Nil in descriptions written before it was kept.
         public var layout: [String]?
+        /// Its full-text indexes, by name; nil when it has none (and in descriptions written
+        /// before they existed).
+        public var searchIndexes: [SearchIndexDescription]?
     }
 
     /// The description's own format, for later releases.
@@ -96,7 +99,8 @@ public struct SchemaDescription: Codable, Hashable, Sendable {
                 uniqueConstraints: entity.uniqueConstraints.sorted {
                     $0.joined(separator: ",") < $1.joined(separator: ",")
                 },
-                layout: entity.layout.names)
+                layout: entity.layout.names,
+                searchIndexes: entity.searchIndexes.isEmpty ? nil : entity.searchIndexes.sorted { $0.name < $1.name })
         }
     }
 
@@ -245,6 +249,18 @@ public struct SchemaDescription: Codable, Hashable, Sendable {
         }
         for unique in before.uniqueConstraints where !after.uniqueConstraints.contains(unique) {
             note(nil, "unique constraint (\(unique.joined(separator: ", "))) removed")
+        }
+        let oldSearch = before.searchIndexes ?? []
+        let newSearch = after.searchIndexes ?? []
+        for index in newSearch where !oldSearch.contains(index) {
+            let previous = oldSearch.first { $0.name == index.name }
+            note(
+                nil,
+                "full-text index \(previous.map { "\($0.summary) → " } ?? "")\(index.summary) \(previous == nil ? "added" : "changed")"
+            )
+        }
+        for index in oldSearch where !newSearch.contains(where: { $0.name == index.name }) {
+            note(nil, "full-text index \(index.summary) removed")
         }
         return found
     }

@@ -49,6 +49,14 @@ extension SchemaFile.Entity {
         if !uniqueConstraints.isEmpty { out["uniqueConstraints"] = uniqueConstraints }
         if !recordChecks.isEmpty { out["recordChecks"] = recordChecks }
         if let renamedFrom { out["renamedFrom"] = renamedFrom }
+        if !searchIndexes.isEmpty {
+            out["searchIndexes"] = searchIndexes.map { index in
+                [
+                    "name": index.name,
+                    "fields": index.fields.map { ["attribute": $0.attribute, "weight": $0.weight] as [String: Any] },
+                ] as [String: Any]
+            }
+        }
         return out
     }
 }
@@ -151,7 +159,26 @@ extension SchemaFile {
                 name: name, idKind: idKind, attributes: attributes, relationships: relationships,
                 indexes: try names(json["indexes"], name, "indexes"),
                 uniqueConstraints: try names(json["uniqueConstraints"], name, "uniqueConstraints"),
-                recordChecks: json["recordChecks"] as? [String] ?? [], renamedFrom: json["renamedFrom"] as? String)
+                recordChecks: json["recordChecks"] as? [String] ?? [], renamedFrom: json["renamedFrom"] as? String,
+                searchIndexes: try searchIndexes(json["searchIndexes"], name))
+        }
+
+        private func searchIndexes(_ raw: Any?, _ entity: String) throws -> [SearchIndexDescription] {
+            try list(raw, entity, "searchIndexes").map { json in
+                try refuseUnknownKeys(json, Self.searchIndexKeys, entity, nil, in: "a full-text index")
+                guard let name = json["name"] as? String else {
+                    throw fail(entity, nil, "a full-text index has no name")
+                }
+                let fields = try list(json["fields"], entity, "searchIndexes.fields").map { field in
+                    try refuseUnknownKeys(field, Self.searchFieldKeys, entity, nil, in: "a full-text index's field")
+                    guard let attribute = field["attribute"] as? String else {
+                        throw fail(entity, nil, "a field of full-text index \(name) has no attribute")
+                    }
+                    let weight = field["weight"].map { $0 as? Double ?? ($0 as? Int).map(Double.init) ?? .nan } ?? 1
+                    return SearchIndexDescription.Field(attribute, weight: weight)
+                }
+                return SearchIndexDescription(name: name, fields: fields)
+            }
         }
 
         private func list(_ raw: Any?, _ entity: String, _ key: String) throws -> [[String: Any]] {

@@ -5,7 +5,10 @@ extension SchemaFile.Reader {
     static let rootKeys: Set<String> = ["strata", "format", "version", "entities"]
     static let entityKeys: Set<String> = [
         "name", "idKind", "attributes", "relationships", "indexes", "uniqueConstraints", "recordChecks", "renamedFrom",
+        "searchIndexes",
     ]
+    static let searchIndexKeys: Set<String> = ["name", "fields"]
+    static let searchFieldKeys: Set<String> = ["attribute", "weight"]
     static let attributeKeys: Set<String> = [
         "name", "type", "isOptional", "isIndexed", "defaultValue", "allowedValues", "rules", "customRules",
         "renamedFrom", "element", "derived",

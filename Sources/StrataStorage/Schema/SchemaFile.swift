@@ -38,14 +38,17 @@ public struct SchemaFile: Sendable, Hashable {
         public var recordChecks: [String]
         /// Its name in the previous schema version.
         public var renamedFrom: String?
+        /// Its full-text indexes.
+        public var searchIndexes: [SearchIndexDescription]
 
         /// An entity as the file describes it.
         public init(
             name: String, idKind: RecordID.Kind = .uuid, attributes: [Attribute] = [],
             relationships: [Relationship] = [],
             indexes: [[String]] = [], uniqueConstraints: [[String]] = [], recordChecks: [String] = [],
-            renamedFrom: String? = nil
+            renamedFrom: String? = nil, searchIndexes: [SearchIndexDescription] = []
         ) {
+            self.searchIndexes = searchIndexes
             self.name = name
             self.idKind = idKind
             self.attributes = attributes
@@ -193,7 +196,8 @@ public struct SchemaFile: Sendable, Hashable {
                         minCount: $0.minCount, maxCount: $0.maxCount, renamedFrom: $0.renamedFrom)
                 },
                 indexes: entity.indexes, uniqueConstraints: entity.uniqueConstraints,
-                recordChecks: entity.recordChecks.map(\.name), renamedFrom: entity.renamedFrom)
+                recordChecks: entity.recordChecks.map(\.name), renamedFrom: entity.renamedFrom,
+                searchIndexes: entity.searchIndexes)
         }
     }
 
@@ -231,7 +235,7 @@ public struct SchemaFile: Sendable, Hashable {
                         return relationship
                     },
                     indexes: entity.indexes, uniqueConstraints: entity.uniqueConstraints,
-                    renamedFrom: entity.renamedFrom)
+                    renamedFrom: entity.renamedFrom, searchIndexes: entity.searchIndexes)
             }
         ).versioned(version)
         schema.recordsDeclaration = false

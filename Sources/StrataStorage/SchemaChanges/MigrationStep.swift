@@ -49,6 +49,10 @@ public enum MigrationStep: Sendable, Hashable, CustomStringConvertible {
     /// Every stored value converted to the attribute's new type (a lossless rule, or the stage's
     /// conversion when `explicit`); a value that does not convert fails the migration naming it.
     case changeType(entity: String, attribute: String, from: AttributeType, to: AttributeType, explicit: Bool)
+    /// A full-text index added (or changed: removed, then added): built from every record.
+    case addSearchIndex(entity: String, index: String)
+    /// A full-text index removed, with everything it kept.
+    case removeSearchIndex(entity: String, index: String)
 
     public var description: String {
         switch self {
@@ -83,6 +87,8 @@ public enum MigrationStep: Sendable, Hashable, CustomStringConvertible {
         case .changeType(let entity, let attribute, let from, let to, let explicit):
             "convert \(entity).\(attribute) from \(from.rawValue) to \(to.rawValue)"
                 + (explicit ? " with the stage's conversion" : " (lossless)")
+        case .addSearchIndex(let entity, let index): "build the full-text index \(index) of \(entity) from its records"
+        case .removeSearchIndex(let entity, let index): "drop the full-text index \(index) of \(entity)"
         }
     }
 }

@@ -21,6 +21,12 @@ package enum MetadataKeys {
     /// The token history was last purged before.
     package static let historyPurgedBefore = "strata.history.purgedBefore"
 
+    // MARK: Full-text indexes
+
+    /// Every full-text index's statistics, segments and word lists (see the engine's
+    /// `SearchIndexLayout`).
+    package static let searchPrefix = "strata.search."
+
     // MARK: Loading (`strata import`, `strata copy`)
 
     /// How many records an unfinished load has stored.

@@ -1,0 +1,154 @@
+import StrataStorage
+
+/// One record's text before and after a save, per indexed attribute: its words in order (a
+/// word's position is its index). Nil before for an insert, nil after for a delete.
+struct SearchDocumentChange: Sendable {
+    var id: RecordID
+    var old: [[String]]?
+    var new: [[String]]?
+
+    /// The words of `record`'s indexed attributes.
+    static func words(of record: Record, _ index: SearchIndexDescription) -> [[String]] {
+        index.fields.map { field in
+            guard case .string(let text) = record[field.attribute] else { return [] }
+            return SearchTokenizer.tokens(text).map(\.text)
+        }
+    }
+}
+
+/// Writes a save's changes to one full-text index as a new segment, then merges: when a level
+/// holds eight segments they become one of the next level (entries of a record in a newer
+/// segment replace its older ones; tombstones go once nothing older is left).
+struct SearchIndexWriter {
+    static let mergeWidth = 8
+
+    let layout: SearchIndexLayout
+    let fields: Int
+    let transaction: any StorageWriteTransaction
+
+    init(entity: String, index: SearchIndexDescription, transaction: any StorageWriteTransaction) {
+        layout = SearchIndexLayout(entity: entity, index: index.name)
+        fields = index.fields.count
+        self.transaction = transaction
+    }
+
+    func apply(_ changes: [SearchDocumentChange]) throws {
+        guard !changes.isEmpty else { return }
+        var stats = try SearchIndexStats.read(layout, fields: fields, from: transaction)
+        let before = stats
+        var byWord: [String: [RecordID: SearchPosting]] = [:]
+        for change in changes {
+            if let old = change.old, let new = change.new, old == new { continue }
+            if let old = change.old {
+                stats.documents -= 1
+                for (field, words) in old.enumerated() { stats.totals[field] -= words.count }
+                for word in Set(old.joined()) { byWord[word, default: [:]][change.id] = .tombstone(change.id) }
+            }
+            if let new = change.new {
+                stats.documents += 1
+                for (field, words) in new.enumerated() { stats.totals[field] += words.count }
+                for (word, positions) in Self.positions(new) {
+                    byWord[word, default: [:]][change.id] = SearchPosting(
+                        id: change.id, positions: positions, lengths: new.map(\.count))
+                }
+            }
+        }
+        if !byWord.isEmpty {
+            let segment = stats.nextSegment
+            stats.nextSegment += 1
+            stats.segments.append(.init(id: segment, level: 0))
+            for (word, entries) in byWord {
+                let sorted = entries.values.sorted { $0.id < $1.id }
+                try transaction.setMetadata(
+                    layout.entries(word, segment), SearchPostingCodec.encode(sorted, fields: fields))
+            }
+            try writeDirectory(byWord.keys.sorted(), segment)
+            try mergeFull(&stats)
+        }
+        if stats != before { try transaction.setMetadata(layout.stats, stats.encoded()) }
+    }
+
+    /// Each word's positions per attribute.
+    private static func positions(_ text: [[String]]) -> [String: [[Int]]] {
+        var result: [String: [[Int]]] = [:]
+        for (field, words) in text.enumerated() {
+            for (position, word) in words.enumerated() {
+                result[word, default: Array(repeating: [], count: text.count)][field].append(position)
+            }
+        }
+        return result
+    }
+
+    private func writeDirectory(_ words: [String], _ segment: UInt64) throws {
+        var writer = BinaryWriter()
+        writer.unsigned(UInt64(words.count))
+        for word in words { writer.string(word) }
+        try transaction.setMetadata(layout.directory(segment), writer.bytes)
+    }
+
+    private func readDirectory(_ segment: UInt64) throws -> [String] {
+        guard let bytes = try transaction.metadata(layout.directory(segment)) else {
+            throw layout.damaged("segment \(segment)'s word list is missing")
+        }
+        var reader = BinaryReader(bytes)
+        do {
+            return try (0..<reader.count()).map { _ in try reader.string() }
+        } catch {
+            throw layout.damaged("segment \(segment)'s word list is unreadable")
+        }
+    }
+
+    /// Merges every level that holds ``mergeWidth`` segments, lowest first.
+    private func mergeFull(_ stats: inout SearchIndexStats) throws {
+        var level = 0
+        while stats.segments.filter({ $0.level == level }).count >= Self.mergeWidth {
+            try merge(level: level, &stats)
+            level += 1
+        }
+    }
+
+    private func merge(level: Int, _ stats: inout SearchIndexStats) throws {
+        let members = stats.segments.filter { $0.level == level }.sorted { $0.id > $1.id }
+        let dropTombstones = !stats.segments.contains { $0.level > level }
+        let merged = stats.nextSegment
+        stats.nextSegment += 1
+        var words: Set<String> = []
+        for member in members { words.formUnion(try readDirectory(member.id)) }
+        var kept: [String] = []
+        for word in words.sorted() {
+            var lists: [[SearchPosting]] = []
+            for member in members {
+                let key = layout.entries(word, member.id)
+                guard let bytes = try transaction.metadata(key) else { continue }
+                lists.append(try SearchPostingCodec.decode(bytes, fields: fields, key: key, layout))
+                try transaction.setMetadata(key, nil)
+            }
+            var entries = SearchPostingMerge.newestFirst(lists)
+            if dropTombstones { entries.removeAll(where: \.isTombstone) }
+            guard !entries.isEmpty else { continue }
+            try transaction.setMetadata(
+                layout.entries(word, merged), SearchPostingCodec.encode(entries, fields: fields))
+            kept.append(word)
+        }
+        for member in members { try transaction.setMetadata(layout.directory(member.id), nil) }
+        try writeDirectory(kept, merged)
+        stats.segments.removeAll { $0.level == level }
+        stats.segments.append(.init(id: merged, level: level + 1))
+    }
+}
+
+enum SearchPostingMerge {
+    /// One entry per record from lists each in ID order, the first list's entry winning (lists
+    /// newest first), in ID order.
+    static func newestFirst(_ lists: [[SearchPosting]]) -> [SearchPosting] {
+        if lists.count == 1 { return lists[0] }
+        var tagged: [(posting: SearchPosting, recency: Int)] = []
+        tagged.reserveCapacity(lists.reduce(0) { $0 + $1.count })
+        for (recency, list) in lists.enumerated() { for posting in list { tagged.append((posting, recency)) } }
+        tagged.sort { $0.posting.id != $1.posting.id ? $0.posting.id < $1.posting.id : $0.recency < $1.recency }
+        var result: [SearchPosting] = []
+        result.reserveCapacity(tagged.count)
+        for entry in tagged where result.last?.id != entry.posting.id { result.append(entry.posting) }
+        return result
+    }
+}
