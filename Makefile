@@ -2,7 +2,7 @@
 export PATH := $(PATH):/opt/swift/usr/bin
 SWIFT ?= swift
 
-.PHONY: run test format format-check docs bench bench-lmdb-open bench-scale bench-migration bench-postgres bench-peers bench-sync bench-copy bench-aggregate bench-stream bench-values roundtrip bootstrap bootstrap-postgresql clean
+.PHONY: run test format format-check docs bench bench-lmdb-open bench-scale bench-migration bench-postgres bench-peers bench-sync bench-copy bench-aggregate bench-stream bench-values bench-search roundtrip bootstrap bootstrap-postgresql clean
 
 bootstrap:
 	@scripts/bootstrap
@@ -68,6 +68,15 @@ bench-postgres: bootstrap-postgresql
 	trap 'scripts/postgres stop $$dir >/dev/null 2>&1 || true' EXIT; \
 	url=$$(scripts/postgres start $$dir) || exit 1; \
 	STRATA_POSTGRES_URL=$$url Benchmarks/.build/release/StrataPostgresBench
+
+# Full-text search: indexing cost on SQLite, LMDB and PostgreSQL, and the top 20 of a two-term query
+# over 1M documents (STRATA_SEARCH_DOCS) beside raw FTS5 through GRDB, on a throwaway server.
+bench-search: bootstrap-postgresql
+	cd Benchmarks && $(SWIFT) build -c release --product StrataSearchBench
+	@dir=$$(mktemp -d /tmp/strata-pg-XXXXXX); chmod 755 $$dir; \
+	trap 'scripts/postgres stop $$dir >/dev/null 2>&1 || true' EXIT; \
+	url=$$(scripts/postgres start $$dir) || exit 1; \
+	STRATA_POSTGRES_URL=$$url Benchmarks/.build/release/StrataSearchBench
 
 # The peer table: SQLite beside GRDB's records and FluentKit, PostgreSQL beside FluentKit on a throwaway server.
 bench-peers: bootstrap-postgresql

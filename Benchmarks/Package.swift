@@ -114,6 +114,21 @@ let package = Package(
             ],
             swiftSettings: [.enableUpcomingFeature("ExistentialAny"), .enableUpcomingFeature("MemberImportVisibility")]
         ),
+        // Full-text search: indexing cost per backend, and the top 20 of a two-term query over 1M
+        // documents beside the same query on an FTS5 table through GRDB.
+        .executableTarget(
+            name: "StrataSearchBench",
+            dependencies: [
+                "BenchmarkWorkloads",
+                .product(name: "Strata", package: strata),
+                .product(name: "StrataInMemory", package: strata),
+                .product(name: "StrataSQLite", package: strata),
+                .product(name: "StrataLMDB", package: strata),
+                .product(name: "StrataPostgres", package: strata),
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
+            swiftSettings: [.enableUpcomingFeature("ExistentialAny"), .enableUpcomingFeature("MemberImportVisibility")]
+        ),
         // Sync over loopback HTTP beside the in-process JSON transport: drain, pull, long-poll wake-ups.
         .executableTarget(
             name: "StrataSyncHTTPBench",

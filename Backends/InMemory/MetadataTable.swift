@@ -1,3 +1,5 @@
+import Foundation
+
 /// The in-memory backend's metadata: values by key, and the keys in UTF-8 byte order (as SQLite,
 /// LMDB and PostgreSQL's `COLLATE "C"` order them), so a prefix scan reads only its own keys —
 /// full-text indexes and history keep many keys under their prefixes.
@@ -6,8 +8,31 @@ struct MetadataTable: Sendable {
     struct Key: Comparable, Sendable {
         let text: String
 
-        static func < (lhs: Key, rhs: Key) -> Bool { lhs.text.utf8.lexicographicallyPrecedes(rhs.text.utf8) }
-        static func == (lhs: Key, rhs: Key) -> Bool { lhs.text.utf8.elementsEqual(rhs.text.utf8) }
+        init(text: String) {
+            var text = text
+            text.makeContiguousUTF8()
+            self.text = text
+        }
+
+        static func < (lhs: Key, rhs: Key) -> Bool { compare(lhs, rhs) < 0 }
+        static func == (lhs: Key, rhs: Key) -> Bool { compare(lhs, rhs) == 0 }
+
+        /// The keys' UTF-8 bytes compared with `memcmp` (both are contiguous: `init` made them so).
+        private static func compare(_ lhs: Key, _ rhs: Key) -> Int {
+            let result = lhs.text.utf8.withContiguousStorageIfAvailable { left in
+                rhs.text.utf8.withContiguousStorageIfAvailable { right -> Int in
+                    let common = min(left.count, right.count)
+                    if common > 0, let a = left.baseAddress, let b = right.baseAddress {
+                        let order = memcmp(a, b, common)
+                        if order != 0 { return Int(order) }
+                    }
+                    return left.count - right.count
+                }
+            }
+            if let result, let result { return result }
+            if lhs.text.utf8.elementsEqual(rhs.text.utf8) { return 0 }
+            return lhs.text.utf8.lexicographicallyPrecedes(rhs.text.utf8) ? -1 : 1
+        }
     }
 
     private var values: [String: [UInt8]] = [:]

@@ -74,4 +74,23 @@ import Testing
         #expect(query.map(\.text) == ["東京", "京都", "京"])
         #expect(query.map(\.isPrefix) == [false, false, true])
     }
+
+    @Test func theASCIIPathCutsAsFoundationsFoldingDoes() {
+        let seed = UInt64(20_261_128)
+        var random = SeededRandom(seed: seed)
+        let alphabet = Array("aZq09 -_.,!?'\"\t\nMxY")
+        for round in 0..<500 {
+            let text = String((0..<random.int(0...40)).map { _ in alphabet[random.int(0...(alphabet.count - 1))] })
+            #expect(
+                SearchTokenizer.tokens(text) == SearchTokenizer.generalTokens(text),
+                "seed \(seed), round \(round): \(text.debugDescription)")
+            #expect(
+                SearchTokenizer.words(text) == SearchTokenizer.generalTokens(text).map(\.text),
+                "seed \(seed), round \(round): \(text.debugDescription)")
+        }
+        let long = String(repeating: "Ab", count: 50)
+        #expect(SearchTokenizer.tokens(long) == SearchTokenizer.generalTokens(long))
+        #expect(SearchTokenizer.words(long) == SearchTokenizer.generalTokens(long).map(\.text))
+        #expect(SearchTokenizer.words("Crème brûlée") == ["creme", "brulee"], "other text takes the general path")
+    }
 }

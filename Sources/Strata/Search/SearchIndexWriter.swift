@@ -11,7 +11,7 @@ struct SearchDocumentChange: Sendable {
     static func words(of record: Record, _ index: SearchIndexDescription) -> [[String]] {
         index.fields.map { field in
             guard case .string(let text) = record[field.attribute] else { return [] }
-            return SearchTokenizer.tokens(text).map(\.text)
+            return SearchTokenizer.words(text)
         }
     }
 }
@@ -36,47 +36,78 @@ struct SearchIndexWriter {
         guard !changes.isEmpty else { return }
         var stats = try SearchIndexStats.read(layout, fields: fields, from: transaction)
         let before = stats
-        var byWord: [String: [RecordID: SearchPosting]] = [:]
-        for change in changes {
-            if let old = change.old, let new = change.new, old == new { continue }
+        // Records in ID order, so each word's entries are appended in the order its list keeps.
+        let changed = changes.filter { $0.old == nil || $0.old != $0.new }
+        let ordered = RecordIDOrder.permutation(changed.map(\.id)).lazy.map { changed[$0] }
+        var lists: [String: SearchListBuilder] = [:]
+        for change in ordered {
+            var kept: Set<String> = []
+            if let new = change.new {
+                stats.documents += 1
+                var lengths: [Int] = []
+                lengths.reserveCapacity(new.count)
+                for (field, words) in new.enumerated() {
+                    stats.totals[field] += words.count
+                    lengths.append(words.count)
+                }
+                let updating = change.old != nil
+                Self.forEachWord(of: new) { word, occurrences in
+                    lists[word, default: SearchListBuilder()].appendLive(
+                        change.id, lengths: lengths, occurrences: occurrences)
+                    if updating { kept.insert(word) }
+                }
+            }
             if let old = change.old {
                 stats.documents -= 1
                 for (field, words) in old.enumerated() { stats.totals[field] -= words.count }
-                for word in Set(old.joined()) { byWord[word, default: [:]][change.id] = .tombstone(change.id) }
-            }
-            if let new = change.new {
-                stats.documents += 1
-                for (field, words) in new.enumerated() { stats.totals[field] += words.count }
-                for (word, positions) in Self.positions(new) {
-                    byWord[word, default: [:]][change.id] = SearchPosting(
-                        id: change.id, positions: positions, lengths: new.map(\.count))
+                for word in Set(old.joined()) where !kept.contains(word) {
+                    lists[word, default: SearchListBuilder()].appendTombstone(change.id)
                 }
             }
         }
-        if !byWord.isEmpty {
+        if !lists.isEmpty {
             let segment = stats.nextSegment
             stats.nextSegment += 1
             stats.segments.append(.init(id: segment, level: 0))
-            for (word, entries) in byWord {
-                let sorted = entries.values.sorted { $0.id < $1.id }
-                try transaction.setMetadata(
-                    layout.entries(word, segment), SearchPostingCodec.encode(sorted, fields: fields))
+            for (word, list) in lists {
+                try transaction.setMetadata(layout.entries(word, segment), list.bytes(fields: fields))
             }
-            try writeDirectory(byWord.keys.sorted(), segment)
+            try writeDirectory(Array(lists.keys), segment)
             try mergeFull(&stats)
         }
         if stats != before { try transaction.setMetadata(layout.stats, stats.encoded()) }
     }
 
-    /// Each word's positions per attribute.
-    private static func positions(_ text: [[String]]) -> [String: [[Int]]] {
-        var result: [String: [[Int]]] = [:]
-        for (field, words) in text.enumerated() {
-            for (position, word) in words.enumerated() {
-                result[word, default: Array(repeating: [], count: text.count)][field].append(position)
+    /// Calls `body` once per distinct word of `text` with its occurrences, (attribute, position)
+    /// pairs in ascending order.
+    private static func forEachWord(
+        of text: [[String]], _ body: (String, ArraySlice<(field: Int, position: Int)>) -> Void
+    ) {
+        var words: [String] = []
+        var pairs: [(field: Int, position: Int)] = []
+        for (field, list) in text.enumerated() {
+            for (position, word) in list.enumerated() {
+                words.append(word)
+                pairs.append((field, position))
             }
         }
-        return result
+        // Occurrences sorted by word; a word's keep their (attribute, position) order (the index
+        // breaks ties, and occurrences were listed in that order).
+        var order = Array(words.indices)
+        order.sort { words[$0] != words[$1] ? words[$0] < words[$1] : $0 < $1 }
+        var group: [(field: Int, position: Int)] = []
+        var start = 0
+        while start < order.count {
+            let word = words[order[start]]
+            var end = start
+            group.removeAll(keepingCapacity: true)
+            while end < order.count, words[order[end]] == word {
+                group.append(pairs[order[end]])
+                end += 1
+            }
+            body(word, group[...])
+            start = end
+        }
     }
 
     private func writeDirectory(_ words: [String], _ segment: UInt64) throws {

@@ -15,6 +15,50 @@ struct SearchPosting: Sendable, Equatable {
     var isTombstone: Bool { positions == nil }
 }
 
+/// One word's list being written, entry by entry in ID order, straight into the codec's bytes.
+struct SearchListBuilder {
+    private var body = BinaryWriter()
+    private(set) var count = 0
+
+    mutating func appendTombstone(_ id: RecordID) {
+        body.recordID(id)
+        body.byte(0)
+        count += 1
+    }
+
+    /// A live entry: the record's word count per attribute, and the word's occurrences as
+    /// (attribute, position) pairs in ascending order.
+    mutating func appendLive(
+        _ id: RecordID, lengths: [Int], occurrences: some Collection<(field: Int, position: Int)>
+    ) {
+        body.recordID(id)
+        body.byte(1)
+        for length in lengths { body.unsigned(UInt64(length)) }
+        var next = occurrences.startIndex
+        for field in lengths.indices {
+            var end = next
+            while end != occurrences.endIndex, occurrences[end].field == field { end = occurrences.index(after: end) }
+            body.unsigned(UInt64(occurrences.distance(from: next, to: end)))
+            var previous = 0
+            while next != end {
+                let position = occurrences[next].position
+                body.unsigned(UInt64(position - previous))
+                previous = position
+                next = occurrences.index(after: next)
+            }
+        }
+        count += 1
+    }
+
+    func bytes(fields: Int) -> [UInt8] {
+        var header = BinaryWriter()
+        header.byte(SearchPostingCodec.format)
+        header.unsigned(UInt64(fields))
+        header.unsigned(UInt64(count))
+        return header.bytes + body.bytes
+    }
+}
+
 /// The bytes of one word's list in one segment: a format byte, the attribute count, the entry
 /// count, then each entry in ID order — the ID, a live flag, and for a live entry each
 /// attribute's word count, then each attribute's occurrence count and positions as deltas.

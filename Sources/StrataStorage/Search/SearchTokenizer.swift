@@ -19,13 +19,58 @@ public enum SearchTokenizer {
 
     /// The words of `text` in order, each with its position.
     public static func tokens(_ text: String) -> [SearchToken] {
+        asciiTokens(text) ?? generalTokens(text)
+    }
+
+    /// The words of `text` in order (a word's position is its index): ``tokens(_:)`` without the
+    /// positions, as an index stores them.
+    public static func words(_ text: String) -> [String] {
+        var text = text
+        text.makeContiguousUTF8()
+        if let words = text.utf8.withContiguousStorageIfAvailable({ asciiWords($0) }) ?? nil { return words }
+        return generalTokens(text).map(\.text)
+    }
+
+    private static func asciiWords(_ bytes: UnsafeBufferPointer<UInt8>) -> [String]? {
+        var words: [String] = []
+        var start = -1
+        var index = 0
+        var lower = false
+        func end() {
+            guard start >= 0 else { return }
+            let slice = UnsafeBufferPointer(rebasing: bytes[start..<min(index, start + maximumWordLength)])
+            words.append(lower ? String(decoding: slice.map { $0 | 0x20 }, as: UTF8.self) : String(decoding: slice, as: UTF8.self))
+            start = -1
+            lower = false
+        }
+        while index < bytes.count {
+            let byte = bytes[index]
+            switch byte {
+            case 0x80...: return nil
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+                if start < 0 { start = index }
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"):
+                if start < 0 { start = index }
+                lower = true
+            default:
+                end()
+            }
+            index += 1
+        }
+        end()
+        return words
+    }
+
+    /// ``tokens(_:)`` for any text, through Foundation's folding and grapheme clusters (the ASCII
+    /// path must agree with it: a test compares them).
+    package static func generalTokens(_ text: String) -> [SearchToken] {
         var tokens: [SearchToken] = []
-        var word = String.UnicodeScalarView()
+        var word = ""
         var wordLength = 0
         var pending: Character?  // the previous character of an unspaced run
         func endWord() {
-            if !word.isEmpty { tokens.append(SearchToken(String(word), position: tokens.count)) }
-            word = String.UnicodeScalarView()
+            if !word.isEmpty { tokens.append(SearchToken(word, position: tokens.count)) }
+            word = ""
             wordLength = 0
         }
         func endRun() {
@@ -48,7 +93,7 @@ public enum SearchTokenizer {
             }
             endRun()
             if wordLength < maximumWordLength {
-                word.append(contentsOf: character.unicodeScalars)
+                word.append(character)
                 wordLength += 1
             }
         }
@@ -83,6 +128,38 @@ public enum SearchTokenizer {
             }
         }
         return result
+    }
+
+    /// The words of ASCII text, without Foundation's folding (for ASCII it is lower-casing) or
+    /// grapheme breaking; nil for any other text.
+    static func asciiTokens(_ text: String) -> [SearchToken]? {
+        var text = text
+        text.makeContiguousUTF8()
+        return text.utf8.withContiguousStorageIfAvailable { asciiTokens($0) } ?? nil
+    }
+
+    private static func asciiTokens(_ bytes: UnsafeBufferPointer<UInt8>) -> [SearchToken]? {
+        var tokens: [SearchToken] = []
+        var word: [UInt8] = []
+        word.reserveCapacity(16)
+        func end() {
+            guard !word.isEmpty else { return }
+            tokens.append(SearchToken(String(decoding: word, as: UTF8.self), position: tokens.count))
+            word.removeAll(keepingCapacity: true)
+        }
+        for byte in bytes {
+            switch byte {
+            case 0x80...: return nil
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+                if word.count < maximumWordLength { word.append(byte) }
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"):
+                if word.count < maximumWordLength { word.append(byte + 32) }
+            default:
+                end()
+            }
+        }
+        end()
+        return tokens
     }
 
     /// Text folded as the engine folds it, in NFC.
