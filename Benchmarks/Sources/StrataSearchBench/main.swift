@@ -37,7 +37,10 @@ struct SearchDoc: PersistentModel {
 
     static let entity = Entity<SearchDoc>(
         "SearchDoc",
-        [.attribute(\.title), .attribute(\.body), .search("text", weighted: [(\SearchDoc.title, 2), (\SearchDoc.body, 1)])])
+        [
+            .attribute(\.title), .attribute(\.body),
+            .search("text", weighted: [(\SearchDoc.title, 2), (\SearchDoc.body, 1)]),
+        ])
 }
 
 struct PlainDoc: PersistentModel {
@@ -143,7 +146,7 @@ print("\nIndexing cost: insert \(insertCount) documents in one save — median o
 print("backend     with index  without     ratio  (target ≤ 2×)")
 let batch = Array(corpus.prefix(insertCount))
 let plainBatch = batch.map { PlainDoc(id: $0.id, title: $0.title, body: $0.body) }
-for kind in backends {
+for kind in backends where insertCount > 0 {
     guard url(kind, "probe") != nil else {
         print("\(kind): skipped (no STRATA_POSTGRES_URL)")
         continue
@@ -165,7 +168,8 @@ for kind in backends {
         }
     }
     print(
-        kind.padding(toLength: 12, withPad: " ", startingAt: 0) + String(format: "%-11.1f %-11.1f %.2f×", with, without, with / without))
+        kind.padding(toLength: 12, withPad: " ", startingAt: 0)
+            + String(format: "%-11.1f %-11.1f %.2f×", with, without, with / without))
 }
 
 // MARK: 2. Top 20 of a two-term query over the corpus
@@ -186,7 +190,8 @@ func timeQuery(_ body: () async throws -> [String]) async throws -> (Double, [St
 print("\nRaw FTS5 (GRDB): filling \(documents) documents …")
 let fts = try DatabaseQueue(path: directory.appendingPathComponent("fts.sqlite").path)
 try fts.write { db in
-    try db.execute(sql: "CREATE VIRTUAL TABLE doc USING fts5(id UNINDEXED, title, body, tokenize='unicode61 remove_diacritics 2')")
+    try db.execute(
+        sql: "CREATE VIRTUAL TABLE doc USING fts5(id UNINDEXED, title, body, tokenize='unicode61 remove_diacritics 2')")
     let statement = try db.makeStatement(sql: "INSERT INTO doc (id, title, body) VALUES (?, ?, ?)")
     for doc in corpus { try statement.execute(arguments: [doc.id.uuidString, doc.title, doc.body]) }
 }
@@ -203,7 +208,9 @@ for (name, query) in queries {
     print("raw FTS5, \(name) (\(query)): \(String(format: "%.2f", time)) ms, \(ids.count) results")
 }
 
-print("\nTop 20 by relevance over \(documents) documents — median of 25 runs, ms (target ≤ 20 ms; SQLite ≤ 1.5× raw FTS5)")
+print(
+    "\nTop 20 by relevance over \(documents) documents — median of 25 runs, ms (target ≤ 20 ms; SQLite ≤ 1.5× raw FTS5)"
+)
 for kind in backends {
     guard let location = url(kind, "corpus") else { continue }
     let store = try await Store.open(location, schema: try Schema(SearchDoc.self))

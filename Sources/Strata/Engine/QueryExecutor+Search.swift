@@ -15,7 +15,6 @@ extension QueryExecutor {
         if let predicate = plan.predicate {
             try resolve(predicate, entity, fetched: true, transaction, &resolved)
         }
-        evaluator.searchMatches = resolved.sets
         for key in plan.sort {
             guard let index = key.relevance else { continue }
             guard resolved.first[index] != nil else {
@@ -27,16 +26,19 @@ extension QueryExecutor {
         let predicate = plan.predicate ?? .constant(true)
         let narrowing = Self.narrowingSearch(predicate)
         if let narrowing, let matches = resolved.matches[narrowing] {
+            // The candidates satisfy the narrowing search: the rest of the predicate is checked,
+            // and only the searches in it need their match sets.
+            let rest = Self.removing(narrowing, from: predicate)
+            evaluator.searchMatches = try resolved.sets(for: rest, entity, transaction.schema)
             if plan.sort.count == 1, let only = plan.sort.first, only.relevance == narrowing.index, only.ascending,
                 let limit = plan.limit
             {
-                return try topRanked(matches.ranked, plan, limit: limit, predicate, evaluator, transaction)
+                return try topRanked(matches, plan, limit: limit, rest, evaluator, transaction)
             }
-            let records = try read(plan.entity, matches.ids, transaction).filter {
-                try evaluator.matches($0, predicate)
-            }
+            let records = try read(plan.entity, matches.ids, transaction).filter { try evaluator.matches($0, rest) }
             return try sortAndPage(records, plan, resolved, transaction)
         }
+        evaluator.searchMatches = try resolved.sets(for: predicate, entity, transaction.schema)
         let (native, _) = split(predicate)
         let candidates = try transaction.fetch(FetchPlan(entity: plan.entity, predicate: native))
         let records = try candidates.filter { try evaluator.matches($0, predicate) }
@@ -46,14 +48,23 @@ extension QueryExecutor {
     /// Records in rank order until the page is full: a top-N by relevance reads only as many
     /// candidates as the page and the rest of the predicate need.
     private func topRanked(
-        _ ranked: [RecordID], _ plan: FetchPlan, limit: Int, _ predicate: FilterExpression,
+        _ matches: SearchMatches, _ plan: FetchPlan, limit: Int, _ predicate: FilterExpression,
         _ evaluator: PredicateEvaluator, _ transaction: any StorageReadTransaction
     ) throws -> [Record] {
         let wanted = max(0, plan.offset) + max(0, limit)
         var found: [Record] = []
         var start = 0
         var chunk = max(64, wanted)
-        while found.count < wanted, start < ranked.count {
+        // The best `chunk` first, without ranking every match; all of them only if those do not
+        // fill the page.
+        var ranked = matches.top(chunk)
+        var complete = ranked.count == matches.ids.count
+        while found.count < wanted, start < ranked.count || !complete {
+            if start >= ranked.count {
+                ranked = matches.ranked
+                complete = true
+                continue
+            }
             let ids = Array(ranked[start..<min(ranked.count, start + chunk)])
             start += ids.count
             let records = try transaction.records(plan.entity, ids: ids)
@@ -97,6 +108,22 @@ extension QueryExecutor {
             records, plan, positions: try positions(plan.sort, in: transaction), ranks: ranks)
     }
 
+    /// The predicate without the narrowing search (true when it was the whole predicate).
+    private static func removing(_ search: SearchKeyParts, from predicate: FilterExpression) -> FilterExpression {
+        switch predicate {
+        case .search(let index, let query) where SearchKeyParts(index: index, query: query) == search:
+            return .constant(true)
+        case .and(let parts):
+            var rest = parts
+            if let position = rest.firstIndex(where: { $0 == .search(index: search.index, search.query) }) {
+                rest.remove(at: position)
+            }
+            return rest.isEmpty ? .constant(true) : rest.count == 1 ? rest[0] : .and(rest)
+        default:
+            return predicate
+        }
+    }
+
     /// The search that the whole predicate implies: the predicate itself, or one of its
     /// top-level conjuncts.
     private static func narrowingSearch(_ predicate: FilterExpression) -> SearchKeyParts? {
@@ -122,13 +149,13 @@ extension QueryExecutor {
             if fetched, resolved.first[index] == nil {
                 resolved.first[index] = (SearchKeyParts(index: index, query: query), key)
             }
-            guard resolved.sets[key] == nil else { return }
+            guard resolved.all[key] == nil else { return }
             guard let description = entity.searchIndex(index) else {
                 throw StrataError(.invalidQuery, entity: entity.name, "\(entity.name) has no full-text index \(index)")
             }
             let reader = try SearchIndexReader(entity: entity.name, index: description, transaction: transaction)
             let matches = try SearchEvaluator(reader).matches(query)
-            resolved.sets[key] = Set(matches.ids)
+            resolved.all[key] = matches
             if fetched { resolved.matches[SearchKeyParts(index: index, query: query)] = matches }
         case .and(let parts), .or(let parts):
             for part in parts { try resolve(part, entity, fetched: fetched, transaction, &resolved) }
@@ -153,7 +180,33 @@ struct SearchKeyParts: Hashable {
 /// and for the fetched entity the scored matches and the first search of each index (which a
 /// relevance key ranks by).
 struct ResolvedSearches {
-    var sets: [SearchKey: Set<RecordID>] = [:]
+    var all: [SearchKey: SearchMatches] = [:]
     var matches: [SearchKeyParts: SearchMatches] = [:]
     var first: [String: (parts: SearchKeyParts, key: SearchKey)] = [:]
+
+    /// The match sets of the searches in `expression` (of `entity`, and under its relationships of
+    /// their destinations): what a `PredicateEvaluator` evaluating it looks records up in.
+    func sets(for expression: FilterExpression, _ entity: EntityDescription, _ schema: Schema) throws
+        -> [SearchKey: Set<RecordID>]
+    {
+        var sets: [SearchKey: Set<RecordID>] = [:]
+        func collect(_ expression: FilterExpression, _ entity: EntityDescription) throws {
+            switch expression {
+            case .search(let index, let query):
+                let key = SearchKey(entity: entity.name, index: index, query: query)
+                if sets[key] == nil { sets[key] = Set(all[key]?.ids ?? []) }
+            case .and(let parts), .or(let parts):
+                for part in parts { try collect(part, entity) }
+            case .not(let inner):
+                try collect(inner, entity)
+            case .relatedOne(let name, let inner), .anyRelated(let name, let inner), .noneRelated(let name, let inner):
+                guard inner.containsSearch, let relationship = entity.relationship(name) else { return }
+                try collect(inner, try schema.requireEntity(relationship.destination))
+            case .constant, .compare, .inList, .between, .text, .isNil, .elements, .documentPath:
+                return
+            }
+        }
+        try collect(expression, entity)
+        return sets
+    }
 }

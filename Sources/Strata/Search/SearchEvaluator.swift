@@ -7,7 +7,51 @@ struct SearchMatches: Sendable {
 
     /// IDs ranked: highest score first, ties by ID ascending.
     var ranked: [RecordID] {
-        ids.indices.sorted { scores[$0] != scores[$1] ? scores[$0] > scores[$1] : ids[$0] < ids[$1] }.map { ids[$0] }
+        ids.indices.sorted(by: precedes).map { ids[$0] }
+    }
+
+    /// The first `count` of ``ranked``, selected without sorting every match.
+    func top(_ count: Int) -> [RecordID] {
+        guard count < ids.count else { return ranked }
+        // A bounded heap whose root is the worst entry kept.
+        var heap: [Int] = []
+        heap.reserveCapacity(count + 1)
+        func worse(_ a: Int, _ b: Int) -> Bool { precedes(b, a) }
+        func siftUp(_ start: Int) {
+            var child = start
+            while child > 0 {
+                let parent = (child - 1) / 2
+                guard worse(heap[child], heap[parent]) else { return }
+                heap.swapAt(child, parent)
+                child = parent
+            }
+        }
+        func siftDown() {
+            var parent = 0
+            while true {
+                let left = 2 * parent + 1
+                guard left < heap.count else { return }
+                var worst = left
+                if left + 1 < heap.count, worse(heap[left + 1], heap[left]) { worst = left + 1 }
+                guard worse(heap[worst], heap[parent]) else { return }
+                heap.swapAt(worst, parent)
+                parent = worst
+            }
+        }
+        for index in ids.indices {
+            if heap.count < count {
+                heap.append(index)
+                siftUp(heap.count - 1)
+            } else if count > 0, precedes(index, heap[0]) {
+                heap[0] = index
+                siftDown()
+            }
+        }
+        return heap.sorted(by: precedes).map { ids[$0] }
+    }
+
+    private func precedes(_ a: Int, _ b: Int) -> Bool {
+        scores[a] != scores[b] ? scores[a] > scores[b] : ids[a] < ids[b]
     }
 }
 
@@ -129,6 +173,11 @@ struct SearchEvaluator {
     /// same attribute), scored.
     private func leaf(_ tokens: [(text: String, isPrefix: Bool)]) throws -> SearchMatches? {
         guard let first = tokens.first else { return nil }
+        // One word or prefix: counts are enough (no positions decoded).
+        if tokens.count == 1 {
+            let lists = first.isPrefix ? try reader.counts(startingWith: first.text) : [try reader.counts(first.text)]
+            return score(lists.count == 1 ? lists[0] : Self.unite(lists, fields: weights.count))
+        }
         var current = try occurrences(first)
         for (offset, token) in tokens.enumerated().dropFirst() {
             current = Self.follow(current, by: try occurrences(token), offset: offset)
@@ -181,6 +230,55 @@ struct SearchEvaluator {
                 frequency += weight * Double(field < positions.count ? positions[field].count : 0)
                 let lengths = found.lengths[index]
                 length += weight * Double(field < lengths.count ? lengths[field] : 0)
+            }
+            scores.append(
+                SearchScoring.score(idf: idf, frequency: frequency, length: length, averageLength: averageLength))
+        }
+        return SearchMatches(ids: found.ids, scores: scores)
+    }
+
+    /// Several words' counts as one list: per record, the occurrences added.
+    private static func unite(_ lists: [SearchCounts], fields: Int) -> SearchCounts {
+        var byID: [RecordID: Int] = [:]
+        var result = SearchCounts()
+        for list in lists {
+            for index in list.ids.indices {
+                let range = (index * fields)..<((index + 1) * fields)
+                if let found = byID[list.ids[index]] {
+                    for field in 0..<fields {
+                        result.counts[found * fields + field] += list.counts[range.lowerBound + field]
+                    }
+                } else {
+                    byID[list.ids[index]] = result.ids.count
+                    result.ids.append(list.ids[index])
+                    result.live.append(true)
+                    result.counts.append(contentsOf: list.counts[range])
+                    result.lengths.append(contentsOf: list.lengths[range])
+                }
+            }
+        }
+        let order = RecordIDOrder.permutation(result.ids)
+        var sorted = SearchCounts()
+        for index in order {
+            sorted.ids.append(result.ids[index])
+            sorted.live.append(true)
+            sorted.counts.append(contentsOf: result.counts[(index * fields)..<((index + 1) * fields)])
+            sorted.lengths.append(contentsOf: result.lengths[(index * fields)..<((index + 1) * fields)])
+        }
+        return sorted
+    }
+
+    private func score(_ found: SearchCounts) -> SearchMatches {
+        let fields = weights.count
+        let idf = SearchScoring.idf(documents: reader.stats.documents, matching: found.count)
+        var scores: [Double] = []
+        scores.reserveCapacity(found.count)
+        for index in 0..<found.count {
+            var frequency = 0.0
+            var length = 0.0
+            for (field, weight) in weights.enumerated() {
+                frequency += weight * Double(found.counts[index * fields + field])
+                length += weight * Double(found.lengths[index * fields + field])
             }
             scores.append(
                 SearchScoring.score(idf: idf, frequency: frequency, length: length, averageLength: averageLength))

@@ -126,7 +126,7 @@ enum SearchPostingCodec {
     }
 
     /// A word count or position: below 2³¹ (a text's words are counted in `Int` everywhere).
-    private static func number(_ reader: inout BinaryReader) throws -> Int {
+    static func number(_ reader: inout BinaryReader) throws -> Int {
         let value = try reader.unsigned()
         guard value < 1 << 31 else { throw reader.corrupt("implausible word count or position \(value)") }
         return Int(value)
@@ -155,5 +155,67 @@ enum SearchPostingCodec {
             positions.append(list)
         }
         return SearchPosting(id: id, positions: positions, lengths: lengths)
+    }
+}
+
+/// A word's entries without positions, attribute counts flattened (`fields` per entry): what a
+/// word or a prefix needs to be scored, decoded without building an array per entry.
+struct SearchCounts: Sendable {
+    var ids: [RecordID] = []
+    var live: [Bool] = []
+    /// Per entry, the word's occurrences in each attribute.
+    var counts: [Int32] = []
+    /// Per entry, each attribute's word count.
+    var lengths: [Int32] = []
+
+    var count: Int { ids.count }
+}
+
+extension SearchPostingCodec {
+    /// The entries of a list as counts (positions skipped); damage as in ``decode(_:fields:key:_:)``.
+    static func decodeCounts(_ bytes: [UInt8], fields: Int, key: String, _ layout: SearchIndexLayout) throws
+        -> SearchCounts
+    {
+        var reader = BinaryReader(bytes)
+        do {
+            guard try reader.byte() == format else { throw reader.corrupt("unknown format") }
+            guard try reader.count() == fields else { throw reader.corrupt("attribute count differs from the index's") }
+            let count = try reader.count()
+            guard count <= bytes.count / 2 else { throw reader.corrupt("entry count past the end") }
+            var result = SearchCounts()
+            result.ids.reserveCapacity(count)
+            result.live.reserveCapacity(count)
+            result.counts.reserveCapacity(count * fields)
+            result.lengths.reserveCapacity(count * fields)
+            for _ in 0..<count {
+                result.ids.append(try reader.recordID())
+                switch try reader.byte() {
+                case 0:
+                    result.live.append(false)
+                    for _ in 0..<fields {
+                        result.counts.append(0)
+                        result.lengths.append(0)
+                    }
+                case 1:
+                    result.live.append(true)
+                    let start = result.lengths.count
+                    for _ in 0..<fields { result.lengths.append(Int32(try number(&reader))) }
+                    for field in 0..<fields {
+                        let occurrences = try reader.count()
+                        guard occurrences <= Int(result.lengths[start + field]) else {
+                            throw reader.corrupt("more occurrences than words")
+                        }
+                        result.counts.append(Int32(occurrences))
+                        for _ in 0..<occurrences { _ = try reader.unsigned() }
+                    }
+                default:
+                    throw reader.corrupt("unknown entry kind")
+                }
+            }
+            guard reader.isAtEnd else { throw reader.corrupt("bytes after the last entry") }
+            return result
+        } catch let error as StrataError {
+            throw layout.damaged("the entries under \(key) are unreadable (\(error.message))")
+        }
     }
 }

@@ -54,6 +54,32 @@ extension SearchChecks {
                         "seed \(seed): \(query) after 60 saves, ranked as after one")
                 }
             },
+            ConformanceCheck(.search, "aTopPageEqualsTheFullRankingsSlice") { c in
+                let seed = UInt64(20_261_129)
+                var random = SeededRandom(seed: seed)
+                let store = try await c.store(try NotesDomain.schema())
+                let notes = (0..<300).map { n in
+                    Note(
+                        id: String(format: "n%03d", n), title: randomText(&random, words: 1...3),
+                        body: randomText(&random, words: 0...8), tag: n % 3 == 0 ? "x" : nil)
+                }
+                try await store.repository(Note.self).insert(contentsOf: notes)
+                for text in ["swift", "cloud OR data", "cl*"] {
+                    let all = try await ranked(store, text)
+                    let search = Query<Note>.where(.search(text, in: "text")).sorted(byRelevanceOf: "text")
+                    for (offset, limit) in [(0, 7), (5, 10), (60, 20)] {
+                        let page = try await store.repository(Note.self).fetch(search.offset(offset).limit(limit))
+                        let slice = Array(all.dropFirst(offset).prefix(limit))
+                        try expectEqual(
+                            page.map(\.id), slice, "seed \(seed): \(text), offset \(offset), limit \(limit)")
+                    }
+                    let tagged = try await store.repository(Note.self).fetch(
+                        Query<Note>.where(.search(text, in: "text") && \.tag == "x").sorted(byRelevanceOf: "text")
+                            .limit(30))
+                    let expected = all.filter { id in notes.first { $0.id == id }?.tag == "x" }.prefix(30)
+                    try expectEqual(tagged.map(\.id), Array(expected), "seed \(seed): \(text) and a filter, top 30")
+                }
+            },
             ConformanceCheck(.search, "aMigrationAddingAnIndexBuildsItFromTheRecords", requires: [.migrate]) { c in
                 let plain = try await c.store(try NotesDomain.schemaWithoutIndex())
                 try await plain.repository(Note.self).insert(contentsOf: corpus)

@@ -39,7 +39,9 @@ public enum SearchTokenizer {
         func end() {
             guard start >= 0 else { return }
             let slice = UnsafeBufferPointer(rebasing: bytes[start..<min(index, start + maximumWordLength)])
-            words.append(lower ? String(decoding: slice.map { $0 | 0x20 }, as: UTF8.self) : String(decoding: slice, as: UTF8.self))
+            words.append(
+                lower
+                    ? String(decoding: slice.map { $0 | 0x20 }, as: UTF8.self) : String(decoding: slice, as: UTF8.self))
             start = -1
             lower = false
         }
