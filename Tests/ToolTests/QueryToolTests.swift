@@ -80,5 +80,24 @@ struct SearchToolTests {
         #expect(noIndex.status == 64 && noIndex.errors.contains("nope"), "\(noIndex.errors)")
         let sound = try Tool.run(["verify", url], in: tests.directory)
         #expect(sound.status == 0 && sound.output.contains("full-text index"), "\(sound.output)\(sound.errors)")
+        // A copy and an import build the index through their saves: the same ranking, verified sound.
+        let copy = "sqlite:\(tests.directory)/copy-of-\(kind).sqlite"
+        let copied = try Tool.run(["copy", url, copy], in: tests.directory)
+        #expect(copied.status == 0, "\(copied.output)\(copied.errors)")
+        let file = "\(tests.directory)/notes-\(kind).ndjson"
+        let exported = try Tool.run(["export", url, "--output", file], in: tests.directory)
+        #expect(exported.status == 0, "\(exported.errors)")
+        let loaded = "lmdb:\(tests.directory)/imported-from-\(kind).lmdb"
+        let imported = try Tool.run(["import", loaded, "--input", file], in: tests.directory)
+        #expect(imported.status == 0, "\(imported.output)\(imported.errors)")
+        for target in [copy, loaded] {
+            let again = try Tool.run(["query", target, "Note", "--search", "swift", "--ndjson"], in: tests.directory)
+            let found = try again.output.split(separator: "\n").map {
+                try RecordJSON.parse($0, schema: try Self.schema()).record.id
+            }
+            #expect(found == ids, "\(target): \(again.output)\(again.errors)")
+            let verified = try Tool.run(["verify", target], in: tests.directory)
+            #expect(verified.status == 0, "\(target): \(verified.output)\(verified.errors)")
+        }
     }
 }
