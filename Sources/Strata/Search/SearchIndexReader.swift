@@ -64,32 +64,48 @@ struct SearchIndexReader {
             lists.append((rank, try SearchPostingCodec.decodeCounts(row.value, fields: fields, key: row.key, layout)))
         }
         lists.sort { $0.recency < $1.recency }
-        // Every entry as (list, index), in ID order with the newest list first for one ID.
-        var order: [(list: Int, index: Int)] = []
-        if lists.count == 1 {
-            order = lists[0].entries.ids.indices.map { (0, $0) }
-        } else {
-            for (list, entry) in lists.enumerated() {
-                for index in entry.entries.ids.indices { order.append((list, index)) }
-            }
-            order.sort { a, b in
-                let left = lists[a.list].entries.ids[a.index]
-                let right = lists[b.list].entries.ids[b.index]
-                return left != right ? left < right : a.list < b.list
+        // Newest first: each older list merged under what is already kept, one pass each.
+        var merged = lists.first?.entries ?? SearchCounts()
+        for older in lists.dropFirst() { merged = Self.merge(newer: merged, older: older.entries, fields: fields) }
+        guard merged.live.contains(false) else { return merged }
+        var result = SearchCounts()
+        for index in merged.ids.indices where merged.live[index] {
+            result.ids.append(merged.ids[index])
+            result.live.append(true)
+            for field in 0..<fields {
+                result.counts.append(merged.counts[index * fields + field])
+                result.lengths.append(merged.lengths[index * fields + field])
             }
         }
+        return result
+    }
+
+    /// Two lists in ID order as one, the newer's entry kept for an ID both hold (tombstones too).
+    private static func merge(newer: SearchCounts, older: SearchCounts, fields: Int) -> SearchCounts {
         var result = SearchCounts()
-        var previous: RecordID?
-        for (list, index) in order {
-            let entries = lists[list].entries
-            let id = entries.ids[index]
-            if id == previous { continue }
-            previous = id
-            guard entries.live[index] else { continue }
-            result.ids.append(id)
-            result.live.append(true)
-            result.counts.append(contentsOf: entries.counts[(index * fields)..<((index + 1) * fields)])
-            result.lengths.append(contentsOf: entries.lengths[(index * fields)..<((index + 1) * fields)])
+        result.ids.reserveCapacity(newer.count + older.count)
+        func take(_ list: SearchCounts, _ index: Int) {
+            result.ids.append(list.ids[index])
+            result.live.append(list.live[index])
+            for field in 0..<fields {
+                result.counts.append(list.counts[index * fields + field])
+                result.lengths.append(list.lengths[index * fields + field])
+            }
+        }
+        var i = 0
+        var j = 0
+        while i < newer.count || j < older.count {
+            if j == older.count || (i < newer.count && newer.ids[i] < older.ids[j]) {
+                take(newer, i)
+                i += 1
+            } else if i == newer.count || older.ids[j] < newer.ids[i] {
+                take(older, j)
+                j += 1
+            } else {
+                take(newer, i)
+                i += 1
+                j += 1
+            }
         }
         return result
     }
