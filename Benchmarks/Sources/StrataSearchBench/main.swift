@@ -63,15 +63,7 @@ func vocabulary(_ count: Int, _ random: inout SplitMix) -> [String] {
     return words
 }
 
-struct SplitMix {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
+extension SplitMix {
     mutating func int(_ range: ClosedRange<Int>) -> Int {
         range.lowerBound + Int(next() % UInt64(range.count))
     }
@@ -89,7 +81,7 @@ func zipf(_ count: Int) -> [Double] {
     return cumulative.map { $0 / total }
 }
 
-var random = SplitMix(state: 20_261_127)
+var random = SplitMix(seed: 20_261_127)
 let words = vocabulary(20_000, &random)
 let weights = zipf(words.count)
 func sample(_ random: inout SplitMix) -> String {

@@ -100,11 +100,7 @@ enum SearchPostingCodec {
     {
         var reader = BinaryReader(bytes)
         do {
-            guard try reader.byte() == format else { throw reader.corrupt("unknown format") }
-            guard try reader.count() == fields else { throw reader.corrupt("attribute count differs from the index's") }
-            let count = try reader.count()
-            // Each entry takes at least two bytes: a count past that is damage, not a reservation.
-            guard count <= bytes.count / 2 else { throw reader.corrupt("entry count past the end") }
+            let count = try header(&reader, fields: fields)
             var postings: [SearchPosting] = []
             postings.reserveCapacity(count)
             for _ in 0..<count {
@@ -123,6 +119,16 @@ enum SearchPostingCodec {
         } catch let error as StrataError {
             throw layout.damaged("the entries under \(key) are unreadable (\(error.message))")
         }
+    }
+
+    /// The format byte, the attribute count (the index's) and the entry count of a list.
+    static func header(_ reader: inout BinaryReader, fields: Int) throws -> Int {
+        guard try reader.byte() == format else { throw reader.corrupt("unknown format") }
+        guard try reader.count() == fields else { throw reader.corrupt("attribute count differs from the index's") }
+        let count = try reader.count()
+        // Each entry takes at least two bytes: a count past that is damage, not a reservation.
+        guard count <= reader.bytes.count / 2 else { throw reader.corrupt("entry count past the end") }
+        return count
     }
 
     /// A word count or position: below 2³¹ (a text's words are counted in `Int` everywhere).
@@ -178,10 +184,7 @@ extension SearchPostingCodec {
     {
         var reader = BinaryReader(bytes)
         do {
-            guard try reader.byte() == format else { throw reader.corrupt("unknown format") }
-            guard try reader.count() == fields else { throw reader.corrupt("attribute count differs from the index's") }
-            let count = try reader.count()
-            guard count <= bytes.count / 2 else { throw reader.corrupt("entry count past the end") }
+            let count = try header(&reader, fields: fields)
             var result = SearchCounts()
             result.ids.reserveCapacity(count)
             result.live.reserveCapacity(count)
