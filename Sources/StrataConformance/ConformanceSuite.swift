@@ -148,7 +148,8 @@ public struct ConformanceSuite: Sendable {
                 : "waiting for \(waits.joined(separator: " › "))"
             return .failed(
                 check.failure(
-                    "\(check.id) on \(backend.name) did not finish within \(options.deadline) of work; it was \(waiting); "
+                    "\(check.id) on \(backend.name) did not finish within \(options.deadline) of work; "
+                        + "it was \(waiting); "
                         + "its stores: \(stores)"
                 ).cut(for: check))
         }

@@ -21,7 +21,7 @@ struct QueryCommand: AsyncParsableCommand {
             Results are ranked by relevance unless --sort says otherwise; --where narrows them.
 
             Examples:
-              strata query sqlite:./app.sqlite Trip --where 'budget > 500 && traveller.name == "Ana"' --sort=-start --limit 10
+              strata query sqlite:./app.sqlite Trip --where 'budget > 500 && traveller.name == "Ana"' --sort=-start
               strata query lmdb:./app.lmdb Person --where 'email hasSuffix "@example.com" [c]' --ndjson
               strata query sqlite:./app.sqlite Note --search 'swift "server side" -rust' --limit 20
             """)
@@ -43,7 +43,8 @@ struct QueryCommand: AsyncParsableCommand {
         guard let description = store.schema.entity(entity) else {
             try await store.close()
             throw ValidationError(
-                "\(entity) is not an entity of the store (it has \(store.schema.entities.map(\.name).joined(separator: ", ")))"
+                "\(entity) is not an entity of the store "
+                    + "(it has \(store.schema.entities.map(\.name).joined(separator: ", ")))"
             )
         }
         var predicate: FilterExpression?

@@ -8,7 +8,8 @@ import StrataTools
 struct Verify: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract:
-            "Check a store: its files (the backend's verify routine), then every reference, link target and one-to-one pair.",
+            "Check a store: its files (the backend's verify routine), then every reference, link target, "
+            + "one-to-one pair and full-text index.",
         discussion: """
             First the backend's own routine, which reads the files without changing them (SQLite: \
             integrity, index and record checks; LMDB: a walk of every page in a child process — a store \
@@ -19,7 +20,8 @@ struct Verify: AsyncParsableCommand {
             noAction, or there is no inverse — judged by the delete rules the app recorded when it opened \
             the store; a store no app has opened since stores record them has none, and --allow-dangling \
             then lets dangling references through as notes), one-to-one sides that disagree, and every \
-            full-text index against the records' words and counts. PostgreSQL has no file routine; its graph is checked. Exit codes: 0 \
+            full-text index against the records' words and counts. PostgreSQL has no file routine; its \
+            graph is checked. Exit codes: 0 \
             sound; 2 damage found (listed); 1 the store cannot be read at all.
 
             Examples:
@@ -61,10 +63,12 @@ struct Verify: AsyncParsableCommand {
                 allowed: dangling.map(VerifyOutput.Finding.init))
             if !json {
                 print(
-                    "\(url): graph \(damage.isEmpty ? "sound" : "DAMAGED (\(damage.count) findings)"): \(records) records, every reference, link target and full-text index checked"
+                    "\(url): graph \(damage.isEmpty ? "sound" : "DAMAGED (\(damage.count) findings)"): \(records) "
+                        + "records, every reference, link target and full-text index checked"
                         + (rules
                             ? " (dangling judged by the app's recorded delete rules)"
-                            : " (no recorded rules: every dangling reference is damage; --allow-dangling for noAction stores)")
+                            : " (no recorded rules: every dangling reference is damage; "
+                                + "--allow-dangling for noAction stores)")
                 )
                 for finding in dangling { print("  note: dangles (allowed): \(finding)") }
                 for finding in damage { print("  damage: \(finding)") }

@@ -201,7 +201,8 @@ for (name, query) in queries {
 }
 
 print(
-    "\nTop 20 by relevance over \(documents) documents — median of 25 runs, ms (target ≤ 20 ms; SQLite ≤ 1.5× raw FTS5)"
+    "\nTop 20 by relevance over \(documents) documents — median of 25 runs, ms "
+        + "(target ≤ 20 ms; SQLite ≤ 1.5× raw FTS5)"
 )
 for kind in backends {
     guard let location = url(kind, "corpus") else { continue }

@@ -218,23 +218,21 @@ struct SearchEvaluator {
         return result
     }
 
+    /// A phrase's matches scored as counts: its occurrences per attribute are its starts.
     private func score(_ found: Occurrences) -> SearchMatches {
-        let idf = SearchScoring.idf(documents: reader.stats.documents, matching: found.ids.count)
-        var scores: [Double] = []
-        scores.reserveCapacity(found.ids.count)
+        let fields = weights.count
+        var counts = SearchCounts()
         for index in found.ids.indices {
-            var frequency = 0.0
-            var length = 0.0
-            for (field, weight) in weights.enumerated() {
+            counts.ids.append(found.ids[index])
+            counts.live.append(true)
+            for field in 0..<fields {
                 let positions = found.positions[index]
-                frequency += weight * Double(field < positions.count ? positions[field].count : 0)
+                counts.counts.append(Int32(field < positions.count ? positions[field].count : 0))
                 let lengths = found.lengths[index]
-                length += weight * Double(field < lengths.count ? lengths[field] : 0)
+                counts.lengths.append(Int32(field < lengths.count ? lengths[field] : 0))
             }
-            scores.append(
-                SearchScoring.score(idf: idf, frequency: frequency, length: length, averageLength: averageLength))
         }
-        return SearchMatches(ids: found.ids, scores: scores)
+        return score(counts)
     }
 
     /// Several words' counts as one list: per record, the occurrences added.

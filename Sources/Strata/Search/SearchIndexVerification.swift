@@ -38,15 +38,11 @@ package enum SearchIndexVerification {
         for record in records {
             let words = SearchDocumentChange.words(of: record, index)
             for (field, list) in words.enumerated() { totals[field] += list.count }
-            var positions: [String: [[Int]]] = [:]
-            for (field, list) in words.enumerated() {
-                for (position, word) in list.enumerated() {
-                    positions[word, default: Array(repeating: [], count: words.count)][field].append(position)
-                }
-            }
-            for (word, found) in positions {
+            SearchIndexWriter.forEachWord(of: words) { word, occurrences in
+                var positions = Array(repeating: [Int](), count: words.count)
+                for (field, position) in occurrences { positions[field].append(position) }
                 expected[word, default: [:]][record.id] = SearchPosting(
-                    id: record.id, positions: found, lengths: words.map(\.count))
+                    id: record.id, positions: positions, lengths: words.map(\.count))
             }
         }
         if reader.stats.documents != records.count || reader.stats.totals != totals {
@@ -61,10 +57,8 @@ package enum SearchIndexVerification {
             let want = expected[word] ?? [:]
             for id in Set(have.keys).union(want.keys).sorted() where have[id] != want[id] {
                 if want[id] == nil {
-                    finding(
-                        id,
-                        "lists the word \"\(word)\" for a record that \(records.contains { $0.id == id } ? "does not hold it" : "does not exist")"
-                    )
+                    let held = records.contains { $0.id == id } ? "does not hold it" : "does not exist"
+                    finding(id, "lists the word \"\(word)\" for a record that \(held)")
                 } else if have[id] == nil {
                     finding(id, "misses the word \"\(word)\" of the record")
                 } else {

@@ -80,7 +80,7 @@ struct SearchIndexWriter {
 
     /// Calls `body` once per distinct word of `text` with its occurrences, (attribute, position)
     /// pairs in ascending order.
-    private static func forEachWord(
+    static func forEachWord(
         of text: [[String]], _ body: (String, ArraySlice<(field: Int, position: Int)>) -> Void
     ) {
         var words: [String] = []
@@ -170,16 +170,29 @@ struct SearchIndexWriter {
 
 enum SearchPostingMerge {
     /// One entry per record from lists each in ID order, the first list's entry winning (lists
-    /// newest first), in ID order.
+    /// newest first), in ID order: each older list merged under the result in one pass.
     static func newestFirst(_ lists: [[SearchPosting]]) -> [SearchPosting] {
-        if lists.count == 1 { return lists[0] }
-        var tagged: [(posting: SearchPosting, recency: Int)] = []
-        tagged.reserveCapacity(lists.reduce(0) { $0 + $1.count })
-        for (recency, list) in lists.enumerated() { for posting in list { tagged.append((posting, recency)) } }
-        tagged.sort { $0.posting.id != $1.posting.id ? $0.posting.id < $1.posting.id : $0.recency < $1.recency }
-        var result: [SearchPosting] = []
-        result.reserveCapacity(tagged.count)
-        for entry in tagged where result.last?.id != entry.posting.id { result.append(entry.posting) }
+        var result = lists.first ?? []
+        for older in lists.dropFirst() {
+            var merged: [SearchPosting] = []
+            merged.reserveCapacity(result.count + older.count)
+            var i = 0
+            var j = 0
+            while i < result.count || j < older.count {
+                if j == older.count || (i < result.count && result[i].id < older[j].id) {
+                    merged.append(result[i])
+                    i += 1
+                } else if i == result.count || older[j].id < result[i].id {
+                    merged.append(older[j])
+                    j += 1
+                } else {
+                    merged.append(result[i])
+                    i += 1
+                    j += 1
+                }
+            }
+            result = merged
+        }
         return result
     }
 }

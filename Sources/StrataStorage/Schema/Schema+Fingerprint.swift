@@ -8,7 +8,8 @@ extension Schema {
         entities.sorted { $0.name < $1.name }.map { entity in
             var parts = ["\(entity.name)#\(entity.idKind.rawValue)"]
             parts += entity.attributes.sorted { $0.name < $1.name }.map {
-                "\($0.name):\($0.type.rawValue)\($0.element.map { "<\($0.rawValue)>" } ?? "")\($0.isOptional ? "?" : "")"
+                "\($0.name):\($0.type.rawValue)"
+                    + ($0.element.map { "<\($0.rawValue)>" } ?? "") + ($0.isOptional ? "?" : "")
                     + ($0.derivation.map { "=\($0)" } ?? "")
             }
             parts += entity.relationships.sorted { $0.name < $1.name }.map {

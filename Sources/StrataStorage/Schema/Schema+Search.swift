@@ -17,13 +17,15 @@ extension Schema {
                 guard let attribute = entity.attribute(field.attribute) else {
                     throw fail(
                         field.attribute,
-                        "full-text index \(index.name) names \(field.attribute), which is not an attribute of \(entity.name)"
+                        "full-text index \(index.name) names \(field.attribute), "
+                            + "which is not an attribute of \(entity.name)"
                     )
                 }
                 guard attribute.type == .string else {
                     throw fail(
                         field.attribute,
-                        "full-text index \(index.name) names \(field.attribute), which is \(attribute.type.rawValue), not text"
+                        "full-text index \(index.name) names \(field.attribute), "
+                            + "which is \(attribute.type.rawValue), not text"
                     )
                 }
                 guard attributes.insert(field.attribute).inserted else {

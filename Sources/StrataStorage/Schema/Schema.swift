@@ -140,7 +140,8 @@ public struct Schema: Sendable {
             guard inverse.destination == entity.name, inverse.inverse == relationship.name else {
                 throw fail(
                     relationship.name,
-                    "inverse \(relationship.destination).\(inverseName) does not point back at \(entity.name).\(relationship.name)"
+                    "inverse \(relationship.destination).\(inverseName) does not point back at "
+                        + "\(entity.name).\(relationship.name)"
                 )
             }
             if relationship.isOrdered && inverse.isOrdered {

@@ -179,7 +179,8 @@ public struct SchemaDescription: Codable, Hashable, Sendable {
             guard let previous = oldAttributes[attribute.name] else {
                 note(
                     attribute.name,
-                    "attribute `\(attribute.name)` added (\(attribute.type.rawValue)\(attribute.isOptional ? ", optional" : "")\(attribute.isIndexed ? ", indexed" : ""))"
+                    "attribute `\(attribute.name)` added (\(attribute.type.rawValue)"
+                        + "\(attribute.isOptional ? ", optional" : "")\(attribute.isIndexed ? ", indexed" : ""))"
                 )
                 continue
             }
@@ -202,7 +203,8 @@ public struct SchemaDescription: Codable, Hashable, Sendable {
             if previous.isOptional != attribute.isOptional {
                 note(
                     attribute.name,
-                    "attribute `\(attribute.name)` \(attribute.isOptional ? "required → optional" : "optional → required")"
+                    "attribute `\(attribute.name)` "
+                        + (attribute.isOptional ? "required → optional" : "optional → required")
                 )
             }
             if previous.isIndexed != attribute.isIndexed {
@@ -218,7 +220,8 @@ public struct SchemaDescription: Codable, Hashable, Sendable {
             guard let previous = oldRelationships[relationship.name] else {
                 note(
                     relationship.name,
-                    "relationship `\(relationship.name)` added (\(relationship.cardinality.rawValue) \(relationship.destination))"
+                    "relationship `\(relationship.name)` added "
+                        + "(\(relationship.cardinality.rawValue) \(relationship.destination))"
                 )
                 continue
             }
@@ -235,7 +238,8 @@ public struct SchemaDescription: Codable, Hashable, Sendable {
         if let old = before.layout, let new = after.layout, old != new, Set(old) == Set(new) {
             note(
                 nil,
-                "the order of its stored properties changed (\(old.joined(separator: ", ")) → \(new.joined(separator: ", ")))"
+                "the order of its stored properties changed "
+                    + "(\(old.joined(separator: ", ")) → \(new.joined(separator: ", ")))"
             )
         }
         for index in after.indexes where !before.indexes.contains(index) {
@@ -256,7 +260,8 @@ public struct SchemaDescription: Codable, Hashable, Sendable {
             let previous = oldSearch.first { $0.name == index.name }
             note(
                 nil,
-                "full-text index \(previous.map { "\($0.summary) → " } ?? "")\(index.summary) \(previous == nil ? "added" : "changed")"
+                "full-text index \(previous.map { "\($0.summary) → " } ?? "")\(index.summary) "
+                    + (previous == nil ? "added" : "changed")
             )
         }
         for index in oldSearch where !newSearch.contains(where: { $0.name == index.name }) {
@@ -266,6 +271,7 @@ public struct SchemaDescription: Codable, Hashable, Sendable {
     }
 
     private static func describe(_ relationship: Relationship) -> String {
-        "\(relationship.cardinality.rawValue) \(relationship.destination)\(relationship.isOrdered ? " ordered" : ""), inverse \(relationship.inverse ?? "none"), \(relationship.storage.rawValue)"
+        "\(relationship.cardinality.rawValue) \(relationship.destination)\(relationship.isOrdered ? " ordered" : ""), "
+            + "inverse \(relationship.inverse ?? "none"), \(relationship.storage.rawValue)"
     }
 }

@@ -204,7 +204,8 @@ extension SchemaFile {
             guard let type = AttributeType(rawValue: typeText) else {
                 throw fail(
                     entity, name,
-                    "has type \"\(typeText)\"; expected one of \(AttributeType.allCases.map(\.rawValue).joined(separator: ", "))"
+                    "has type \"\(typeText)\"; expected one of "
+                        + AttributeType.allCases.map(\.rawValue).joined(separator: ", ")
                 )
             }
             var element: AttributeType?
@@ -246,7 +247,8 @@ extension SchemaFile {
                 default:
                     throw fail(
                         entity, name,
-                        "has a rule of kind \(item["kind"].map { "\"\($0)\"" } ?? "none"); expected range, length or pattern"
+                        "has a rule of kind \(item["kind"].map { "\"\($0)\"" } ?? "none"); "
+                            + "expected range, length or pattern"
                     )
                 }
             }
@@ -286,7 +288,8 @@ extension SchemaFile {
             guard let deleteRule = DeleteRule(rawValue: ruleText) else {
                 throw fail(
                     entity, name,
-                    "has deleteRule \"\(ruleText)\"; expected one of \(DeleteRule.allCases.map(\.rawValue).joined(separator: ", "))"
+                    "has deleteRule \"\(ruleText)\"; expected one of "
+                        + DeleteRule.allCases.map(\.rawValue).joined(separator: ", ")
                 )
             }
             return SchemaFile.Relationship(

@@ -19,7 +19,12 @@ public enum SearchTokenizer {
 
     /// The words of `text` in order, each with its position.
     public static func tokens(_ text: String) -> [SearchToken] {
-        asciiTokens(text) ?? generalTokens(text)
+        var text = text
+        text.makeContiguousUTF8()
+        if let words = text.utf8.withContiguousStorageIfAvailable({ asciiWords($0) }) ?? nil {
+            return words.enumerated().map { SearchToken($1, position: $0) }
+        }
+        return generalTokens(text)
     }
 
     /// The words of `text` in order (a word's position is its index): ``tokens(_:)`` without the
@@ -31,6 +36,8 @@ public enum SearchTokenizer {
         return generalTokens(text).map(\.text)
     }
 
+    /// The words of ASCII text, without Foundation's folding (for ASCII it is lower-casing) or
+    /// grapheme breaking; nil for any other text.
     private static func asciiWords(_ bytes: UnsafeBufferPointer<UInt8>) -> [String]? {
         var words: [String] = []
         var start = -1
@@ -130,38 +137,6 @@ public enum SearchTokenizer {
             }
         }
         return result
-    }
-
-    /// The words of ASCII text, without Foundation's folding (for ASCII it is lower-casing) or
-    /// grapheme breaking; nil for any other text.
-    static func asciiTokens(_ text: String) -> [SearchToken]? {
-        var text = text
-        text.makeContiguousUTF8()
-        return text.utf8.withContiguousStorageIfAvailable { asciiTokens($0) } ?? nil
-    }
-
-    private static func asciiTokens(_ bytes: UnsafeBufferPointer<UInt8>) -> [SearchToken]? {
-        var tokens: [SearchToken] = []
-        var word: [UInt8] = []
-        word.reserveCapacity(16)
-        func end() {
-            guard !word.isEmpty else { return }
-            tokens.append(SearchToken(String(decoding: word, as: UTF8.self), position: tokens.count))
-            word.removeAll(keepingCapacity: true)
-        }
-        for byte in bytes {
-            switch byte {
-            case 0x80...: return nil
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
-                if word.count < maximumWordLength { word.append(byte) }
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"):
-                if word.count < maximumWordLength { word.append(byte + 32) }
-            default:
-                end()
-            }
-        }
-        end()
-        return tokens
     }
 
     /// Text folded as the engine folds it, in NFC.
