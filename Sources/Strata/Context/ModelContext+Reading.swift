@@ -39,8 +39,8 @@ extension ModelContext {
     /// ``StoreReader/fetch(_:after:)``).
     public func fetch<M: PersistentModel>(_ query: Query<M>, after cursor: PageCursor?) async throws -> Page<M> {
         let plan = try PageCursor.plan(query, after: cursor)
-        let records = try await readOverlaid { view, executor in try executor.fetch(plan, in: view) }
-        return PageCursor.page(records, try models(records), plan: plan)
+        let page = try await readOverlaid { view, executor in try executor.fetchPage(plan, in: view) }
+        return PageCursor.page(page, try models(page.records), plan: plan)
     }
 
     /// A numbered page of a query's results and, when `withTotal`, how many it matches — pending

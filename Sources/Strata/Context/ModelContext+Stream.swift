@@ -37,15 +37,18 @@ extension ModelContext {
     private func readBatch<M: PersistentModel>(_ batch: QueryPager<M>.Batch, including relationship: String? = nil)
         async throws -> ([Record], PageCursor?, [RecordID: [Record]])
     {
-        let plan = batch.byOffset ? try batch.query.plan() : try PageCursor.plan(batch.query, after: batch.cursor)
-        let (records, related) = try await readOverlaid { view, executor in
-            let records = try executor.fetch(plan, in: view)
-            guard let relationship else { return (records, [RecordID: [Record]]()) }
+        let plan =
+            batch.byOffset
+            ? KeysetPlan(plan: try batch.query.plan(), relevance: nil)
+            : try PageCursor.plan(batch.query, after: batch.cursor)
+        let (page, related) = try await readOverlaid { view, executor in
+            let page = try executor.fetchPage(plan, in: view)
+            guard let relationship else { return (page, [RecordID: [Record]]()) }
             let reader = StoreReader(transaction: view, executor: executor)
-            return (records, try reader.relatedRecords(M.entityName, relationship, owners: records.map(\.id)))
+            return (page, try reader.relatedRecords(M.entityName, relationship, owners: page.records.map(\.id)))
         }
-        let next = batch.byOffset ? nil : PageCursor.page(records, [M](), plan: plan).next
-        return (records, next, related)
+        let next = batch.byOffset ? nil : PageCursor.page(page, [M](), plan: plan).next
+        return (page.records, next, related)
     }
 
     private func readBatch<M: PersistentModel>(_ batch: QueryPager<M>.Batch) async throws -> ([Record], PageCursor?) {

@@ -8,9 +8,10 @@ extension QueryExecutor {
         plan.predicate?.containsSearch == true || plan.sort.contains { $0.relevance != nil }
     }
 
-    func fetchSearching(_ plan: FetchPlan, in transaction: any StorageReadTransaction) throws -> [Record] {
+    func fetchSearching(
+        _ plan: FetchPlan, after position: RelevancePosition?, in transaction: any StorageReadTransaction
+    ) throws -> KeysetRecords {
         let entity = try transaction.schema.requireEntity(plan.entity)
-        var evaluator = PredicateEvaluator(transaction)
         var resolved = ResolvedSearches()
         if let predicate = plan.predicate {
             try resolve(predicate, entity, fetched: true, transaction, &resolved)
@@ -23,15 +24,37 @@ extension QueryExecutor {
                     "sorting by relevance to \(index) needs a search of \(index) in the filter")
             }
         }
+        let records = try searchedRecords(plan, after: position, entity, resolved, transaction)
+        var lastScore: Double?
+        if let index = plan.sort.first?.relevance, let last = records.last, let first = resolved.first[index] {
+            lastScore = resolved.matches[first.parts]?.score(of: last.id)
+        }
+        return KeysetRecords(records: records, lastScore: lastScore)
+    }
+
+    private func searchedRecords(
+        _ plan: FetchPlan, after position: RelevancePosition?, _ entity: EntityDescription,
+        _ resolved: ResolvedSearches, _ transaction: any StorageReadTransaction
+    ) throws -> [Record] {
+        var evaluator = PredicateEvaluator(transaction)
         let predicate = plan.predicate ?? .constant(true)
         let narrowing = Self.narrowingSearch(predicate)
-        if let narrowing, let matches = resolved.matches[narrowing] {
+        if let position, narrowing == nil || narrowing != resolved.first[position.index]?.parts {
+            throw StrataError(.invalidQuery, entity: entity.name, Self.keysetNeedsNarrowing(position.index))
+        }
+        if let narrowing, var matches = resolved.matches[narrowing] {
+            if var position {
+                // The cursor's record where it ranks now (scores move as the index's statistics
+                // do); the score it had when it still matched when it no longer does.
+                position.score = matches.score(of: position.id) ?? position.score
+                matches = matches.filter { position.follows(score: $0, id: $1) }
+            }
             // The candidates satisfy the narrowing search: the rest of the predicate is checked,
             // and only the searches in it need their match sets.
             let rest = Self.removing(narrowing, from: predicate)
             evaluator.searchMatches = try resolved.sets(for: rest, entity, transaction.schema)
-            if plan.sort.count == 1, let only = plan.sort.first, only.relevance == narrowing.index, only.ascending,
-                let limit = plan.limit
+            if plan.sort.first?.relevance == narrowing.index, plan.sort.first?.ascending == true,
+                resolved.first[narrowing.index]?.parts == narrowing, let limit = plan.limit
             {
                 return try topRanked(matches, plan, limit: limit, rest, evaluator, transaction)
             }
@@ -43,6 +66,11 @@ extension QueryExecutor {
         let candidates = try transaction.fetch(FetchPlan(entity: plan.entity, predicate: native))
         let records = try candidates.filter { try evaluator.matches($0, predicate) }
         return try sortAndPage(records, plan, resolved, transaction)
+    }
+
+    static func keysetNeedsNarrowing(_ index: String) -> String {
+        "keyset pages follow relevance to \(index) only when the filter requires that search (the whole filter, "
+            + "or a part of its top-level AND): use offset pages"
     }
 
     /// Records in rank order until the page is full: a top-N by relevance reads only as many
@@ -126,7 +154,7 @@ extension QueryExecutor {
 
     /// The search that the whole predicate implies: the predicate itself, or one of its
     /// top-level conjuncts.
-    private static func narrowingSearch(_ predicate: FilterExpression) -> SearchKeyParts? {
+    static func narrowingSearch(_ predicate: FilterExpression) -> SearchKeyParts? {
         switch predicate {
         case .search(let index, let query): return SearchKeyParts(index: index, query: query)
         case .and(let parts):

@@ -4,9 +4,19 @@ package struct QueryExecutor {
     let capabilities: FetchCapabilities
 
     package func fetch(_ input: FetchPlan, in transaction: any StorageReadTransaction) throws -> [Record] {
-        let plan = try prepare(input, schema: transaction.schema)
-        if plan.predicate?.matchesNothing == true { return [] }
-        if Self.searches(plan) { return try fetchSearching(plan, in: transaction) }
+        try fetchPage(KeysetPlan(plan: input, relevance: nil), in: transaction).records
+    }
+
+    /// A keyset page: the plan's records, starting after the relevance position when it has one,
+    /// and the last record's relevance score when the plan ranks by relevance.
+    package func fetchPage(_ input: KeysetPlan, in transaction: any StorageReadTransaction) throws -> KeysetRecords {
+        let plan = try prepare(input.plan, schema: transaction.schema)
+        if plan.predicate?.matchesNothing == true { return KeysetRecords(records: [], lastScore: nil) }
+        if Self.searches(plan) { return try fetchSearching(plan, after: input.relevance, in: transaction) }
+        return KeysetRecords(records: try fetchPlain(plan, in: transaction), lastScore: nil)
+    }
+
+    private func fetchPlain(_ plan: FetchPlan, in transaction: any StorageReadTransaction) throws -> [Record] {
         let (native, residual) = split(plan.predicate)
         let sortNative = plan.sort.isEmpty || (capabilities.sorting && plan.sort.allSatisfy { $0.position == nil })
         let pageNative = (plan.limit == nil && plan.offset == 0) || (capabilities.paging && capabilities.sorting)

@@ -12,11 +12,22 @@ public struct PageCursor: Sendable, Hashable, CustomStringConvertible {
     let values: [Value]
     let id: RecordID
 
-    init(entity: String, sort: [SortKey], after record: Record) {
+    /// The position after `record`; a relevance key's value is the record's score (`score`), so
+    /// the next page starts below it however the ranks before it shift.
+    init(entity: String, sort: [SortKey], after record: Record, score: Double? = nil) {
         self.entity = entity
         self.sort = sort
-        self.values = sort.map { record[$0.property] }
+        self.values = sort.map { key in key.relevance == nil ? record[key.property] : score.map(Value.double) ?? .null }
         self.id = record.id
+    }
+
+    /// Where a keyset page over relevance starts: after this score and ID in the ranking (score
+    /// descending, ties by ID ascending; all reversed when the key is descending).
+    var relevancePosition: RelevancePosition? {
+        guard let key = sort.first, let index = key.relevance, case .double(let score) = values.first else {
+            return nil
+        }
+        return RelevancePosition(index: index, score: score, id: id, ascending: key.ascending)
     }
 
     /// The token a client sends back.
@@ -70,7 +81,8 @@ public struct PageCursor: Sendable, Hashable, CustomStringConvertible {
 
     private static func encode(_ cursor: PageCursor) -> String {
         let wire = Wire(
-            e: cursor.entity, s: cursor.sort.map { ($0.ascending ? "+" : "-") + $0.property },
+            e: cursor.entity,
+            s: cursor.sort.map { ($0.relevance == nil ? "" : "~") + ($0.ascending ? "+" : "-") + $0.property },
             v: cursor.values.map(encode), i: encode(cursor.id.value))
         let data = (try? JSONEncoder().encode(wire)) ?? Data()
         return data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(
@@ -87,10 +99,16 @@ public struct PageCursor: Sendable, Hashable, CustomStringConvertible {
         else { throw StrataError(.invalidQuery, "the page cursor is not one this store made") }
         var sort: [SortKey] = []
         for key in wire.s {
-            guard let direction = key.first, direction == "+" || direction == "-" else {
+            let relevance = key.first == "~"
+            let rest = relevance ? key.dropFirst() : Substring(key)
+            guard let direction = rest.first, direction == "+" || direction == "-" else {
                 throw StrataError(.invalidQuery, "the page cursor is not one this store made")
             }
-            sort.append(SortKey(String(key.dropFirst()), ascending: direction == "+"))
+            let name = String(rest.dropFirst())
+            sort.append(
+                relevance
+                    ? SortKey(relevanceOf: name, ascending: direction == "+")
+                    : SortKey(name, ascending: direction == "+"))
         }
         var values: [Value] = []
         for value in wire.v {
@@ -145,40 +163,92 @@ public struct PageCursor: Sendable, Hashable, CustomStringConvertible {
 
 extension PageCursor {
     /// The plan of the page after `cursor` (from the start when nil): the query's plan with the
-    /// cursor's position added. An offset, a position or relevance sort key, or a cursor of another
-    /// entity or sort, is `StrataError.Code.invalidQuery`.
-    static func plan<M: PersistentModel>(_ query: Query<M>, after cursor: PageCursor?) throws -> FetchPlan {
+    /// cursor's position added — as a filter on the sort keys, or, when the query ranks by
+    /// relevance first, as a position in the ranking the engine starts after. An offset, a
+    /// position sort key, a relevance key after another key, or a cursor of another entity or
+    /// sort, is `StrataError.Code.invalidQuery`.
+    static func plan<M: PersistentModel>(_ query: Query<M>, after cursor: PageCursor?) throws -> KeysetPlan {
         var plan = try query.plan()
-        guard plan.offset == 0 else {
-            throw StrataError(.invalidQuery, entity: plan.entity, "keyset pages cannot be combined with an offset")
-        }
-        if let list = plan.sort.lazy.compactMap(\.position).first {
+        if let refusal = keysetRefusal(plan) { throw refusal }
+        guard let cursor else { return KeysetPlan(plan: plan, relevance: nil) }
+        guard cursor.entity == plan.entity, cursor.sort == plan.sort else {
             throw StrataError(
-                .invalidQuery, entity: plan.entity, property: list.relationship,
-                "keyset pages cannot follow a position in \(list.entity).\(list.relationship): use offset pages")
+                .invalidQuery, entity: plan.entity, "the page cursor belongs to another query (entity or sort order)")
         }
-        if let index = plan.sort.lazy.compactMap(\.relevance).first {
-            throw StrataError(
-                .invalidQuery, entity: plan.entity,
-                "keyset pages cannot follow relevance to \(index) yet: use offset pages")
-        }
-        if let cursor {
-            guard cursor.entity == plan.entity, cursor.sort == plan.sort else {
-                throw StrataError(
-                    .invalidQuery, entity: plan.entity,
-                    "the page cursor belongs to another query (entity or sort order)")
+        if plan.sort.first?.relevance != nil {
+            guard let position = cursor.relevancePosition else {
+                throw StrataError(.invalidQuery, entity: plan.entity, "the page cursor is not one this store made")
             }
-            plan.predicate = plan.predicate.map { .and([$0, cursor.predicate]) } ?? cursor.predicate
+            return KeysetPlan(plan: plan, relevance: position)
         }
-        return plan
+        plan.predicate = plan.predicate.map { .and([$0, cursor.predicate]) } ?? cursor.predicate
+        return KeysetPlan(plan: plan, relevance: nil)
     }
 
-    /// The page a plan made by `plan(_:after:)` read: its models, and the next cursor when full.
-    static func page<M: PersistentModel>(_ records: [Record], _ models: [M], plan: FetchPlan) -> Page<M> {
-        let full = plan.limit.map { records.count >= $0 && $0 > 0 } ?? false
-        let next = full ? records.last.map { PageCursor(entity: plan.entity, sort: plan.sort, after: $0) } : nil
+    /// Why keyset pages cannot follow `plan`'s order (an `invalidQuery` error), or nil when they can.
+    static func keysetRefusal(_ plan: FetchPlan) -> StrataError? {
+        let entity = plan.entity
+        if plan.offset != 0 {
+            return StrataError(.invalidQuery, entity: entity, "keyset pages cannot be combined with an offset")
+        }
+        if let list = plan.sort.lazy.compactMap(\.position).first {
+            return StrataError(
+                .invalidQuery, entity: entity, property: list.relationship,
+                "keyset pages cannot follow a position in \(list.entity).\(list.relationship): use offset pages")
+        }
+        if let later = plan.sort.dropFirst().first(where: { $0.relevance != nil }), let index = later.relevance {
+            return StrataError(
+                .invalidQuery, entity: entity,
+                "keyset pages follow relevance to \(index) only as the first sort key: use offset pages")
+        }
+        if let index = plan.sort.first?.relevance,
+            QueryExecutor.narrowingSearch(plan.predicate ?? .constant(true))?.index != index
+        {
+            return StrataError(.invalidQuery, entity: entity, QueryExecutor.keysetNeedsNarrowing(index))
+        }
+        return nil
+    }
+
+    /// The page a plan made by `plan(_:after:)` read: its models, and the next cursor when full
+    /// (`lastScore` is the last record's relevance score when the plan ranks by relevance).
+    static func page<M: PersistentModel>(_ page: KeysetRecords, _ models: [M], plan: KeysetPlan) -> Page<M> {
+        let records = page.records
+        let full = plan.plan.limit.map { records.count >= $0 && $0 > 0 } ?? false
+        let next =
+            full
+            ? records.last.map {
+                PageCursor(entity: plan.plan.entity, sort: plan.plan.sort, after: $0, score: page.lastScore)
+            } : nil
         return Page(models: models, next: next)
     }
+}
+
+/// A keyset page's plan: the query's plan with a property cursor's filter added, and for a query
+/// ranked by relevance first, the position in the ranking the page starts after.
+package struct KeysetPlan: Sendable {
+    package var plan: FetchPlan
+    package var relevance: RelevancePosition?
+}
+
+/// A position in a search's ranking: a score and the ID that broke its tie.
+package struct RelevancePosition: Sendable, Hashable {
+    package var index: String
+    package var score: Double
+    package var id: RecordID
+    /// The relevance key's direction: ascending ranks the most relevant first.
+    package var ascending: Bool
+
+    /// Whether a match with score `other` and ID `otherID` ranks after this position.
+    func follows(score other: Double, id otherID: RecordID) -> Bool {
+        if other != score { return ascending ? other < score : other > score }
+        return ascending ? otherID > id : otherID < id
+    }
+}
+
+/// A keyset page's records and, when ranked by relevance, the last one's score.
+package struct KeysetRecords: Sendable {
+    package var records: [Record]
+    package var lastScore: Double?
 }
 
 /// One page of results and where the next one starts.

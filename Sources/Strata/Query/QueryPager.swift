@@ -33,7 +33,7 @@ struct QueryPager<Model: PersistentModel>: Sendable {
         base.offset = 0
         self.base = base
         self.batchSize = batchSize
-        byOffset = plan.offset > 0 || plan.sort.contains { $0.position != nil || $0.relevance != nil }
+        byOffset = PageCursor.keysetRefusal(plan) != nil
         skip = plan.offset
         remaining = plan.limit
     }

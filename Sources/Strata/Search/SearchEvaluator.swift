@@ -10,6 +10,21 @@ struct SearchMatches: Sendable {
         ids.indices.sorted(by: precedes).map { ids[$0] }
     }
 
+    /// The score of `id`, nil when it is not a match.
+    func score(of id: RecordID) -> Double? {
+        ids.firstIndex(of: id).map { scores[$0] }
+    }
+
+    /// The matches `isIncluded` accepts, by score and ID.
+    func filter(_ isIncluded: (Double, RecordID) -> Bool) -> SearchMatches {
+        var kept = SearchMatches()
+        for index in ids.indices where isIncluded(scores[index], ids[index]) {
+            kept.ids.append(ids[index])
+            kept.scores.append(scores[index])
+        }
+        return kept
+    }
+
     /// The first `count` of ``ranked``, selected without sorting every match.
     func top(_ count: Int) -> [RecordID] {
         guard count < ids.count else { return ranked }

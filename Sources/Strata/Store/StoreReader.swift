@@ -31,8 +31,8 @@ public class StoreReader {
     /// sort order is `StrataError.Code.invalidQuery`.
     public func fetch<M: PersistentModel>(_ query: Query<M>, after cursor: PageCursor?) throws -> Page<M> {
         let plan = try PageCursor.plan(query, after: cursor)
-        let records = try executor.fetch(plan, in: transaction)
-        return PageCursor.page(records, try KeyPathDecoding.decodeAll(M.self, records), plan: plan)
+        let page = try executor.fetchPage(plan, in: transaction)
+        return PageCursor.page(page, try KeyPathDecoding.decodeAll(M.self, page.records), plan: plan)
     }
 
     /// The first model a query matches, or `nil`.

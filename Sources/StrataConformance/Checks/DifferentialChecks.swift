@@ -1,13 +1,15 @@
 import Foundation
 import Strata
 import StrataInMemory
+import StrataTools
 
 /// Seeded random sequences of mixed operations — inserts, upserts, updates, deletes under every
 /// rule, links, batch deletes, context saves under every policy with the store changing
-/// meanwhile, sync rounds, queries with every operator, sort and page, reopens — run on the
+/// meanwhile, sync rounds, queries with every operator, full-text searches (trips and stops have
+/// an index), relevance sort and page, reopens — run on the
 /// backend under test and on the in-memory reference side by side. After every step the outcome,
 /// the whole state of both stores (records, versions, memberships), the history written and the
-/// client's outbox must be identical.
+/// client's outbox must be identical; at the end, each full-text index must agree with its records.
 ///
 /// `make test` runs 20 seeds of 200 operations per backend. More:
 /// `STRATA_DIFFERENTIAL_SEEDS=500 STRATA_DIFFERENTIAL_STEPS=400 swift test --filter Differential`;
@@ -35,11 +37,11 @@ enum DifferentialChecks {
     static func reference(_ schema: Schema) -> Store { Store(backend: InMemoryBackend(schema: schema)) }
 
     static func run(seed: UInt64, _ c: ConformanceContext) async throws {
-        let schema = try TravelDomain.schema()
+        let schema = try TravelDomain.searchableSchema()
         let features = c.backend.features
         let auditor = PlanAuditor()
         let tested = try DifferentialWorld(
-            server: auditor.audited(try await c.store()), client: auditor.audited(try await c.store())
+            server: auditor.audited(try await c.store(schema)), client: auditor.audited(try await c.store(schema))
         ) { store, abrupt in
             let raw = auditor.unwrapped(store)
             return auditor.audited(abrupt ? try await c.reopenAfterAbruptStop(raw) : try await c.reopen(raw))
@@ -86,6 +88,11 @@ enum DifferentialChecks {
                 }
                 generator.observe(reference.snapshot, of: target)
             }
+        }
+        // The full-text indexes the run's saves kept, compared with the records they index.
+        for target in [DifferentialTarget.server, .client] {
+            let findings = try await tested.store(target).checkSearchIndexes()
+            if !findings.isEmpty { throw fail("\(target)'s search index disagrees with its records: \(findings)") }
         }
     }
 }

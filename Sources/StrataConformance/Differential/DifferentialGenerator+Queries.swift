@@ -69,6 +69,7 @@ extension DifferentialGenerator {
         case 8: return .or([predicate(entity, depth: depth + 1), predicate(entity, depth: depth + 1)])
         case 9: return .not(predicate(entity, depth: depth + 1))
         default:
+            if let index = Self.searchIndexes[entity], random.chance(0.35) { return search(index) }
             switch entity {
             case "Trip":
                 if random.chance(0.4) {
@@ -89,10 +90,28 @@ extension DifferentialGenerator {
         }
     }
 
+    /// The fixture's full-text indexes (``TravelDomain/searchableSchema()``) by entity.
+    static let searchIndexes = ["Trip": "name", "Stop": "place"]
+
+    /// Searches of words, prefixes and phrases of the text pool, folded and not, combined.
+    static let searches = [
+        "a", "ABC", "abc OR a", "emile", "É*", "zoe", "strasse", "中文", "中", "lisbon", "sao -lisbon", "li*",
+        "\"emile zoe\"", "s*", "-a", "lisbon OR sao OR a", "😀",
+    ]
+
+    mutating func search(_ index: String) -> FilterExpression {
+        let text = random.pick(Self.searches)
+        guard let query = try? SearchQuery(parsing: text) else { return .constant(false) }
+        return .search(index: index, query)
+    }
+
     mutating func query(_ entity: String, paged: Bool = true) -> FetchPlan {
         let predicate = random.chance(0.15) ? nil : predicate(entity)
         guard paged else { return FetchPlan(entity: entity, predicate: predicate) }
         var sort: [SortKey] = []
+        if let index = Self.searchIndexes[entity], predicate?.containsSearch == true, random.chance(0.6) {
+            sort.append(SortKey(relevanceOf: index, ascending: random.chance(0.7)))
+        }
         for _ in 0..<random.int(0...2) { sort.append(SortKey(comparable(entity).0, ascending: random.chance(0.5))) }
         let limit = random.chance(0.4) ? random.int(0...4) : nil
         let offset = random.chance(0.3) ? random.int(0...3) : 0

@@ -240,6 +240,21 @@ public enum TravelDomain {
     /// The fixture schema.
     public static func schema() throws -> Schema { try Schema(models: models) }
 
+    /// The fixture schema with full-text indexes — `name` on trips, `place` on stops (name
+    /// weighing 2, city 1) — for the differential runs, which search with random edits going on.
+    public static func searchableSchema() throws -> Schema {
+        let indexes = [
+            "Trip": SearchIndexDescription(name: "name", fields: [.init("name")]),
+            "Stop": SearchIndexDescription(name: "place", fields: [.init("name", weight: 2), .init("city")]),
+        ]
+        return try Schema(
+            entities: try schema().entities.map { entity in
+                var searchable = entity
+                if let index = indexes[entity.name] { searchable.searchIndexes = [index] }
+                return searchable
+            })
+    }
+
     /// A fixed date `days` after 2026-01-01 (UTC), so results never depend on the clock.
     public static func day(_ days: Double, hours: Double = 0) -> Date {
         Date(timeIntervalSince1970: 1_767_225_600 + days * 86_400 + hours * 3_600)

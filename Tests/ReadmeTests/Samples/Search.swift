@@ -22,3 +22,10 @@ func topStories(_ articles: some ModelReading<Article>, matching input: String) 
     try await articles.fetch(
         Query.where(.search(input, in: "text") && \.section == "news").sorted(byRelevanceOf: "text").limit(20))
 }
+
+func searchPage(
+    _ articles: some ModelReading<Article>, matching input: String, after cursor: PageCursor?
+) async throws -> Page<Article> {
+    try await articles.fetch(
+        Query.where(.search(input, in: "text")).sorted(byRelevanceOf: "text").limit(20), after: cursor)
+}
