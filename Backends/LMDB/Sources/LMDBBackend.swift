@@ -23,7 +23,10 @@ import Synchronization
 public final class LMDBBackend: StorageBackend {
     /// How the environment is opened.
     public struct Options: Sendable {
-        /// The map size to start with, in bytes; it doubles whenever a write needs more.
+        /// The map size to start with, in bytes; it doubles whenever a write needs more. The map is
+        /// address space, not disk: the file grows only by the pages written. A write that outgrows
+        /// the map runs twice (rolled back, the map doubled, run again), so the default, 1 GiB,
+        /// leaves room for large saves from the start.
         public var initialMapSize: Int
         /// Skip the fsync at commit (see the type's notes for what it risks).
         public var noSync: Bool
@@ -46,9 +49,9 @@ public final class LMDBBackend: StorageBackend {
         public var externalCommitPollInterval: Duration
 
         /// Options; the defaults are durable, walk a store's pages before mapping it, and start with a
-        /// 64 MiB map.
+        /// 1 GiB map.
         public init(
-            initialMapSize: Int = 64 << 20, noSync: Bool = false, verifyStructureAtOpen: Bool = true,
+            initialMapSize: Int = 1 << 30, noSync: Bool = false, verifyStructureAtOpen: Bool = true,
             externalCommitPollInterval: Duration = ExternalCommitPolling.defaultInterval
         ) {
             self.initialMapSize = initialMapSize

@@ -35,10 +35,11 @@ package enum SearchIndexVerification {
         let reader = try SearchIndexReader(entity: entity.name, index: index, transaction: transaction)
         var expected: [String: [RecordID: SearchPosting]] = [:]
         var totals = Array(repeating: 0, count: index.fields.count)
+        var slots = SearchWordSlots()
         for record in records {
             let words = SearchDocumentChange.words(of: record, index)
             for (field, list) in words.enumerated() { totals[field] += list.count }
-            SearchIndexWriter.forEachWord(of: words) { word, occurrences in
+            SearchIndexWriter.forEachWord(of: words, &slots) { _, word, occurrences in
                 var positions = Array(repeating: [Int](), count: words.count)
                 for (field, position) in occurrences { positions[field].append(position) }
                 expected[word, default: [:]][record.id] = SearchPosting(

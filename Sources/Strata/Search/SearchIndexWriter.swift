@@ -16,6 +16,21 @@ struct SearchDocumentChange: Sendable {
     }
 }
 
+/// The distinct words of a save (or a check), each numbered once in the order first seen: a
+/// word is hashed once per occurrence and then handled by its number.
+struct SearchWordSlots {
+    private var numbers: [String: Int] = [:]
+    /// The words by number.
+    private(set) var words: [String] = []
+
+    mutating func slot(_ word: String) -> Int {
+        if let number = numbers[word] { return number }
+        numbers[word] = words.count
+        words.append(word)
+        return words.count - 1
+    }
+}
+
 /// Writes a save's changes to one full-text index as a new segment, then merges: when a level
 /// holds eight segments they become one of the next level (entries of a record in a newer
 /// segment replace its older ones; tombstones go once nothing older is left).
@@ -39,9 +54,10 @@ struct SearchIndexWriter {
         // Records in ID order, so each word's entries are appended in the order its list keeps.
         let changed = changes.filter { $0.old == nil || $0.old != $0.new }
         let ordered = RecordIDOrder.permutation(changed.map(\.id)).lazy.map { changed[$0] }
-        var lists: [String: SearchListBuilder] = [:]
+        var slots = SearchWordSlots()
+        var lists: [SearchListBuilder] = []
         for change in ordered {
-            var kept: Set<String> = []
+            var kept: Set<Int> = []
             if let new = change.new {
                 stats.documents += 1
                 var lengths: [Int] = []
@@ -51,61 +67,69 @@ struct SearchIndexWriter {
                     lengths.append(words.count)
                 }
                 let updating = change.old != nil
-                Self.forEachWord(of: new) { word, occurrences in
-                    lists[word, default: SearchListBuilder()].appendLive(
-                        change.id, lengths: lengths, occurrences: occurrences)
-                    if updating { kept.insert(word) }
+                let head = SearchListBuilder.liveHead(change.id, lengths: lengths)
+                Self.forEachWord(of: new, &slots) { slot, _, occurrences in
+                    if slot == lists.count { lists.append(SearchListBuilder()) }
+                    lists[slot].appendLive(head: head, fields: lengths.count, occurrences: occurrences)
+                    if updating { kept.insert(slot) }
                 }
             }
             if let old = change.old {
                 stats.documents -= 1
                 for (field, words) in old.enumerated() { stats.totals[field] -= words.count }
-                for word in Set(old.joined()) where !kept.contains(word) {
-                    lists[word, default: SearchListBuilder()].appendTombstone(change.id)
+                for word in Set(old.joined()) {
+                    let slot = slots.slot(word)
+                    if slot == lists.count { lists.append(SearchListBuilder()) }
+                    if !kept.contains(slot) { lists[slot].appendTombstone(change.id) }
                 }
             }
         }
-        if !lists.isEmpty {
+        // A word whose old and new entries cancel out has an empty list: not written.
+        let written = lists.indices.filter { lists[$0].count > 0 }.sorted { slots.words[$0] < slots.words[$1] }
+        if !written.isEmpty {
             let segment = stats.nextSegment
             stats.nextSegment += 1
             stats.segments.append(.init(id: segment, level: 0))
-            for (word, list) in lists {
-                try transaction.setMetadata(layout.entries(word, segment), list.bytes(fields: fields))
+            // In key order: B-trees take sorted inserts with the fewest page splits.
+            for slot in written {
+                try transaction.setMetadata(
+                    layout.entries(slots.words[slot], segment), lists[slot].bytes(fields: fields))
             }
-            try writeDirectory(Array(lists.keys), segment)
+            try writeDirectory(written.map { slots.words[$0] }, segment)
             try mergeFull(&stats)
         }
         if stats != before { try transaction.setMetadata(layout.stats, stats.encoded()) }
     }
 
-    /// Calls `body` once per distinct word of `text` with its occurrences, (attribute, position)
-    /// pairs in ascending order.
+    /// Calls `body` once per distinct word of `text` with the word's number in `slots`, the word,
+    /// and its occurrences, (attribute, position) pairs in ascending order.
     static func forEachWord(
-        of text: [[String]], _ body: (String, ArraySlice<(field: Int, position: Int)>) -> Void
+        of text: [[String]], _ slots: inout SearchWordSlots,
+        _ body: (Int, String, ArraySlice<(field: Int, position: Int)>) -> Void
     ) {
-        var words: [String] = []
         var pairs: [(field: Int, position: Int)] = []
+        var keys: [UInt64] = []
         for (field, list) in text.enumerated() {
             for (position, word) in list.enumerated() {
-                words.append(word)
+                // The word's number above, the occurrence's ordinal below: sorting the keys groups
+                // a word's occurrences and keeps them in (attribute, position) order.
+                keys.append(UInt64(slots.slot(word)) << 32 | UInt64(pairs.count))
                 pairs.append((field, position))
             }
         }
-        // Occurrences sorted by word; a word's keep their (attribute, position) order (the index
-        // breaks ties, and occurrences were listed in that order).
-        var order = Array(words.indices)
-        order.sort { words[$0] != words[$1] ? words[$0] < words[$1] : $0 < $1 }
+        keys.sort()
         var group: [(field: Int, position: Int)] = []
         var start = 0
-        while start < order.count {
-            let word = words[order[start]]
+        while start < keys.count {
+            let slot = keys[start] >> 32
             var end = start
             group.removeAll(keepingCapacity: true)
-            while end < order.count, words[order[end]] == word {
-                group.append(pairs[order[end]])
+            while end < keys.count, keys[end] >> 32 == slot {
+                group.append(pairs[Int(truncatingIfNeeded: keys[end] & 0xFFFF_FFFF)])
                 end += 1
             }
-            body(word, group[...])
+            let first = group[0]
+            body(Int(slot), text[first.field][first.position], group[...])
             start = end
         }
     }

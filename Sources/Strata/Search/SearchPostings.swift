@@ -26,16 +26,24 @@ struct SearchListBuilder {
         count += 1
     }
 
-    /// A live entry: the record's word count per attribute, and the word's occurrences as
-    /// (attribute, position) pairs in ascending order.
+    /// The start of a record's live entry, the same in every word's list: the ID, the live flag
+    /// and the word count per attribute — encoded once per record, copied into each list.
+    static func liveHead(_ id: RecordID, lengths: [Int]) -> [UInt8] {
+        var head = BinaryWriter()
+        head.recordID(id)
+        head.byte(1)
+        for length in lengths { head.unsigned(UInt64(length)) }
+        return head.bytes
+    }
+
+    /// A live entry: its head (``liveHead(_:lengths:)``), then the word's occurrences as
+    /// (attribute, position) pairs in ascending order, per attribute a count and position deltas.
     mutating func appendLive(
-        _ id: RecordID, lengths: [Int], occurrences: some Collection<(field: Int, position: Int)>
+        head: [UInt8], fields: Int, occurrences: some Collection<(field: Int, position: Int)>
     ) {
-        body.recordID(id)
-        body.byte(1)
-        for length in lengths { body.unsigned(UInt64(length)) }
+        body.bytes.append(contentsOf: head)
         var next = occurrences.startIndex
-        for field in lengths.indices {
+        for field in 0..<fields {
             var end = next
             while end != occurrences.endIndex, occurrences[end].field == field { end = occurrences.index(after: end) }
             body.unsigned(UInt64(occurrences.distance(from: next, to: end)))
