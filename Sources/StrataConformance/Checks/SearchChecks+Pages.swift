@@ -23,11 +23,7 @@ extension SearchChecks {
                 let seed = UInt64(20_261_130)
                 var random = SeededRandom(seed: seed)
                 let store = try await c.store(try NotesDomain.schema())
-                let notes = (0..<200).map { n in
-                    Note(
-                        id: String(format: "n%03d", n), title: randomText(&random, words: 1...3),
-                        body: randomText(&random, words: 0...8), tag: n % 3 == 0 ? "x" : nil)
-                }
+                let notes = randomNotes(&random, count: 200)
                 try await store.repository(Note.self).insert(contentsOf: notes)
                 for text in ["swift", "cloud OR data", "cl*"] {
                     let search = Filter<Note>.search(text, in: "text")

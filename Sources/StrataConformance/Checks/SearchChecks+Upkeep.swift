@@ -13,6 +13,15 @@ extension SearchChecks {
         (0..<random.int(words)).map { _ in vocabulary[random.int(0...(vocabulary.count - 1))] }.joined(separator: " ")
     }
 
+    /// `count` notes of random words, every third tagged `x`, with IDs in order (`n000`, …).
+    static func randomNotes(_ random: inout SeededRandom, count: Int) -> [Note] {
+        (0..<count).map { n in
+            Note(
+                id: String(format: "n%03d", n), title: randomText(&random, words: 1...3),
+                body: randomText(&random, words: 0...8), tag: n % 3 == 0 ? "x" : nil)
+        }
+    }
+
     static let queries = [
         "swift", "cafe", "rust OR linux", "swift -data", "\"swift server\"", "cl*", "東京 edge", "naive OR cloud",
     ]
@@ -58,11 +67,7 @@ extension SearchChecks {
                 let seed = UInt64(20_261_129)
                 var random = SeededRandom(seed: seed)
                 let store = try await c.store(try NotesDomain.schema())
-                let notes = (0..<300).map { n in
-                    Note(
-                        id: String(format: "n%03d", n), title: randomText(&random, words: 1...3),
-                        body: randomText(&random, words: 0...8), tag: n % 3 == 0 ? "x" : nil)
-                }
+                let notes = randomNotes(&random, count: 300)
                 try await store.repository(Note.self).insert(contentsOf: notes)
                 for text in ["swift", "cloud OR data", "cl*"] {
                     let all = try await ranked(store, text)
