@@ -274,7 +274,7 @@ let package = Package(
             dependencies: [
                 "Strata", "StrataSync", "StrataSyncServer", "StrataInMemory", "StrataSQLite", "StrataPostgres",
                 "StrataConformance",
-                "StrataSyncHTTPClient",
+                "StrataSyncHTTPClient", "StrataSyncHTTPServer",
             ],
             swiftSettings: strictSettings
         ),

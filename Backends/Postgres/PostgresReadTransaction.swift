@@ -280,6 +280,26 @@ class PostgresReadTransaction: StorageReadTransaction {
         return try Self.bytes(row.makeRandomAccess()[0])
     }
 
+    /// One statement for the whole set (`key = ANY($1)`) rather than a round trip per key.
+    func metadata(keys: [String]) throws -> [String: [UInt8]] {
+        let asked = keys.filter { !$0.unicodeScalars.contains("\u{0}") }
+        guard !asked.isEmpty else { return [:] }
+        try willRead(nil, metadata: true)
+        var names = PostgresWireArray(element: .text)
+        for key in asked { names.append(.string(key)) }
+        var binds = PostgresBindings()
+        binds.append(names)
+        var found: [String: [UInt8]] = [:]
+        for row in try session.rows("SELECT key, value FROM \(layout.metaTable) WHERE key = ANY($1::text[])", binds) {
+            let cells = row.makeRandomAccess()
+            guard case .string(let key) = try PostgresValues.value(cells[0], as: .string) else {
+                throw StrataError(.corruptStore, "unreadable metadata entry")
+            }
+            found[key] = try Self.bytes(cells[1])
+        }
+        return found
+    }
+
     func metadata(prefix: String, after: String?, limit: Int?) throws -> [(key: String, value: [UInt8])] {
         try willRead(nil, metadata: true)
         var binds = PostgresBindings()

@@ -72,6 +72,24 @@ final class PostgresWriteTransaction: PostgresReadTransaction, StorageWriteTrans
         return try super.metadata(key)
     }
 
+    /// Many metadata values: this transaction's pending writes and the values read with the lock
+    /// first, the rest in one statement.
+    override func metadata(keys: [String]) throws -> [String: [UInt8]] {
+        var found: [String: [UInt8]] = [:]
+        var rest: [String] = []
+        for key in keys {
+            metadataKeysRead.insert(key)
+            if let pendingValue = pending.metadata[key] {
+                found[key] = pendingValue
+            } else if let known = prefetched[key] {
+                found[key] = known
+            } else {
+                rest.append(key)
+            }
+        }
+        return found.merging(try super.metadata(keys: rest)) { mine, _ in mine }
+    }
+
     /// Writes what is pending in one statement.
     func flush() throws {
         guard !pending.isEmpty else { return }

@@ -220,6 +220,29 @@ class SQLiteReadTransaction: StorageReadTransaction {
         return Self.bytes(row[0])
     }
 
+    func metadata(keys: [String]) throws -> [String: [UInt8]] {
+        var found: [String: [UInt8]] = [:]
+        found.reserveCapacity(keys.count)
+        var start = keys.startIndex
+        while start < keys.endIndex {
+            let batch = keys[start..<min(start + Self.batchArguments, keys.endIndex)]
+            start = batch.endIndex
+            let placeholders = Array(repeating: "?", count: batch.count).joined(separator: ", ")
+            let cursor = try rows(
+                try statement(
+                    "SELECT key, value FROM \(SQLiteLayout.metaTable) WHERE key IN (\(placeholders))",
+                    cached: batch.count == Self.batchArguments),
+                batch.map(\.databaseValue))
+            while let row = try cursor.next() {
+                guard let key = String.fromDatabaseValue(row[0]) else {
+                    throw StrataError(.corruptStore, "a metadata key is not text")
+                }
+                found[key] = Self.bytes(row[1])
+            }
+        }
+        return found
+    }
+
     func metadata(prefix: String, after: String?, limit: Int?) throws -> [(key: String, value: [UInt8])] {
         // A key range rather than LIKE, so the primary key index answers it.
         var sql = "SELECT key, value FROM \(SQLiteLayout.metaTable) WHERE key >= ?"

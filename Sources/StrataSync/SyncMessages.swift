@@ -1,7 +1,7 @@
 import Strata
-/// The messages between a ``SyncEngine`` and a `SyncServer` (`StrataSyncServer`). All are
-/// `Codable` and carry a format version, so a transport may serialise them (the HTTP transport
-/// sends them as JSON).
+/// The messages between a ``SyncEngine`` and a `SyncServer` (`StrataSyncServer`). Each carries
+/// the wire format it travels in (`version`): format 2, compact JSON (``SyncWire``), by default;
+/// format 1, the messages' `Codable` JSON, for clients built before it.
 
 /// A position in the server's change feed.
 public struct SyncCursor: Sendable, Hashable, Codable, Comparable, CustomStringConvertible {
@@ -52,8 +52,8 @@ public struct RemoteChange: Sendable, Hashable, Codable {
 
 /// A batch of mutations, in the client's commit order.
 public struct PushRequest: Sendable, Hashable, Codable {
-    /// The push format this build speaks.
-    public static let currentVersion = 1
+    /// The push format this build sends: 2 (see ``SyncWire``). Servers also read format 1.
+    public static let currentVersion = 2
     /// The push format of the request.
     public var version = PushRequest.currentVersion
     /// The pushing client.
@@ -120,8 +120,8 @@ public struct PushResponse: Sendable, Hashable, Codable {
 
 /// Asks for the changes after `cursor` (all of them when `nil`).
 public struct PullRequest: Sendable, Hashable, Codable {
-    /// The pull format this build speaks.
-    public static let currentVersion = 1
+    /// The pull format this build asks for: 2 (see ``SyncWire``). Servers also answer format 1.
+    public static let currentVersion = 2
     /// The pull format of the request.
     public var version = PullRequest.currentVersion
     /// The pulling client.

@@ -19,8 +19,8 @@ public struct SnapshotPosition: Sendable, Hashable, Codable {
 /// Asks for one page of the server's state in the caller's scope, for a client that must reset.
 /// Pages walk the entities in schema order and each entity's records in ID order.
 public struct SnapshotRequest: Sendable, Hashable, Codable {
-    /// The snapshot format this build speaks.
-    public static let currentVersion = 1
+    /// The snapshot format this build asks for: 2 (see ``SyncWire``). Servers also answer format 1.
+    public static let currentVersion = 2
     /// The snapshot format of the request.
     public var version = SnapshotRequest.currentVersion
     /// The client resetting.

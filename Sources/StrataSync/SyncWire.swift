@@ -12,6 +12,11 @@ import Strata
 /// - `GET /strata/v1/snapshot?v=&client=&entity=&after=&limit=&schema=` — answer: a ``SnapshotResponse``.
 /// - Failures: a status and `{"error": kind, "message": sentence}` (``SyncTransportError/Kind``
 ///   raw values); 429 and 408 carry `Retry-After` in seconds.
+///
+/// Bodies are in the format the request names (`v`, or the push's `version`): format 2, compact
+/// JSON with plain values and a type map per message, or format 1, the messages' `Codable` JSON
+/// (``supportedVersions``). `StrataSyncServer`'s "Sync over HTTP" article documents both, and the
+/// repository's `openapi/strata-sync.json` describes every route for other languages.
 public enum SyncWire {
     /// The push route.
     public static let pushPath = "/strata/v1/push"
@@ -89,7 +94,7 @@ public enum SyncWire {
 
     static func encodeID(_ id: RecordID) -> String {
         switch id {
-        case .uuid(let value): "u:" + value.uuidString
+        case .uuid(let value): "u:" + WireUUID.text(value)
         case .string(let value): "s:" + value
         case .int(let value): "i:" + String(value)
         }
@@ -98,7 +103,7 @@ public enum SyncWire {
     static func decodeID(_ text: String) -> RecordID? {
         let body = String(text.dropFirst(2))
         switch text.prefix(2) {
-        case "u:": return UUID(uuidString: body).map(RecordID.uuid)
+        case "u:": return WireUUID.parse(body).map(RecordID.uuid)
         case "s:": return .string(body)
         case "i:": return Int64(body).map(RecordID.int)
         default: return nil
@@ -129,19 +134,19 @@ public enum SyncWire {
 
     package static func pullRequest(_ query: [String: String]) throws -> PullRequest {
         let version = try integer(query, "v") ?? 0
-        guard version == PullRequest.currentVersion else {
-            throw versionError("pull", version, PullRequest.currentVersion)
-        }
+        try checkVersion("pull", version)
         guard let client = query["client"], !client.isEmpty else {
             throw StrataError(.invalidQuery, "pull: `client` is required")
         }
         // A cursor is a history token the server handed out: 0 (before everything) or more. A
         // negative one, like a negative limit or wait, is malformed — never "from the start".
         let cursor = try integer(query, "cursor", atLeast: 0).map { SyncCursor(Int64($0), epoch: query["epoch"]) }
-        return PullRequest(
+        var request = PullRequest(
             clientID: client, cursor: cursor, limit: try integer(query, "limit", atLeast: 0) ?? 1_000,
             schemaVersion: query["schema"],
             waitMillis: try integer(query, "wait", atLeast: 0))
+        request.version = version
+        return request
     }
 
     static func query(_ request: SnapshotRequest) -> [String: String] {
@@ -156,9 +161,7 @@ public enum SyncWire {
 
     package static func snapshotRequest(_ query: [String: String]) throws -> SnapshotRequest {
         let version = try integer(query, "v") ?? 0
-        guard version == SnapshotRequest.currentVersion else {
-            throw versionError("snapshot", version, SnapshotRequest.currentVersion)
-        }
+        try checkVersion("snapshot", version)
         guard let client = query["client"], !client.isEmpty else {
             throw StrataError(.invalidQuery, "snapshot: `client` is required")
         }
@@ -173,9 +176,11 @@ public enum SyncWire {
             }
             position = SnapshotPosition(entity: entity, after: after)
         }
-        return SnapshotRequest(
+        var request = SnapshotRequest(
             clientID: client, position: position, limit: try integer(query, "limit", atLeast: 0) ?? 1_000,
             schemaVersion: query["schema"])
+        request.version = version
+        return request
     }
 
     private static func integer(_ query: [String: String], _ name: String, atLeast minimum: Int? = nil) throws -> Int? {
@@ -190,9 +195,15 @@ public enum SyncWire {
         return value
     }
 
-    package static func versionError(_ message: String, _ version: Int, _ supported: Int) -> StrataError {
+    package static func versionError(_ message: String, _ version: Int) -> StrataError {
         StrataError(
-            .unsupportedStore, "\(message) format version \(version) is not supported (this server speaks \(supported))"
-        )
+            .unsupportedStore,
+            "\(message) format version \(version) is not supported (this server speaks "
+                + supportedVersions.map(String.init).joined(separator: " and ") + ")")
+    }
+
+    /// Refuses a message of a format this build does not speak.
+    package static func checkVersion(_ message: String, _ version: Int) throws {
+        guard supportedVersions.contains(version) else { throw versionError(message, version) }
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import Synchronization
 
 /// The client side of ``SyncWire``, independent of any HTTP library: builds requests, attaches the
 /// bearer token (refreshing it once after a 401), and classifies answers into messages or
@@ -12,6 +13,7 @@ public struct SyncWireClient: Sendable {
     /// Where bearer tokens come from.
     public let tokens: any SyncTokenProvider
     private let send: Send
+    private let formats = FormatMemory()
 
     /// A client that authenticates with `tokens` and sends with `send`.
     public init(tokens: any SyncTokenProvider, send: @escaping Send) {
@@ -19,30 +21,58 @@ public struct SyncWireClient: Sendable {
         self.send = send
     }
 
-    /// Pushes mutations.
+    /// Whether a server refused format 2 and this client now speaks format 1 to it.
+    public var fellBackToFormat1: Bool { formats.onlyFormat1 }
+
+    /// Pushes mutations, in the request's format (format 2 unless the server speaks only 1).
     public func push(_ request: PushRequest) async throws -> PushResponse {
-        let body: [UInt8]
-        do {
-            body = Array(try JSONEncoder().encode(request))
-        } catch {
-            throw StrataError(.storageFailure, underlying: error, "a push could not be encoded: \(error)")
+        try await negotiated(request.version) { version in
+            var request = request
+            request.version = version
+            let body = try SyncWire.encode(request)
+            let wire = SyncWire.Request(
+                method: "POST", path: SyncWire.pushPath, headers: ["content-type": "application/json"], body: body)
+            return try await exchange(wire) { try SyncWire.decodePushResponse($0, version: version) }
         }
-        return try await exchange(
-            SyncWire.Request(
-                method: "POST", path: SyncWire.pushPath, headers: ["content-type": "application/json"], body: body))
     }
 
     /// Pulls changes.
     public func pull(_ request: PullRequest) async throws -> PullResponse {
-        try await exchange(SyncWire.Request(method: "GET", path: SyncWire.pullPath, query: SyncWire.query(request)))
+        try await negotiated(request.version) { version in
+            var request = request
+            request.version = version
+            let wire = SyncWire.Request(method: "GET", path: SyncWire.pullPath, query: SyncWire.query(request))
+            return try await exchange(wire) { try SyncWire.decodePullResponse($0, version: version) }
+        }
     }
 
     /// Reads a page of a snapshot.
     public func snapshot(_ request: SnapshotRequest) async throws -> SnapshotResponse {
-        try await exchange(SyncWire.Request(method: "GET", path: SyncWire.snapshotPath, query: SyncWire.query(request)))
+        try await negotiated(request.version) { version in
+            var request = request
+            request.version = version
+            let wire = SyncWire.Request(method: "GET", path: SyncWire.snapshotPath, query: SyncWire.query(request))
+            return try await exchange(wire) { try SyncWire.decodeSnapshotResponse($0, version: version) }
+        }
     }
 
-    private func exchange<T: Decodable>(_ request: SyncWire.Request) async throws -> T {
+    /// Sends in format 2 unless the server is known to speak only format 1; a 409 to a format-2
+    /// request (what a server built before format 2 answers) is retried once in format 1, and
+    /// when that succeeds this client speaks format 1 to the server from then on. Other versions
+    /// are sent as asked.
+    private func negotiated<T>(_ requested: Int, _ call: (Int) async throws -> T) async throws -> T {
+        guard requested == 2 else { return try await call(requested) }
+        guard !formats.onlyFormat1 else { return try await call(1) }
+        do {
+            return try await call(2)
+        } catch let error as SyncTransportError where error.kind == .incompatible {
+            let answer = try await call(1)
+            formats.onlyFormat1 = true
+            return answer
+        }
+    }
+
+    private func exchange<T>(_ request: SyncWire.Request, decode: ([UInt8]) throws -> T) async throws -> T {
         var request = request
         request.headers["authorization"] = "Bearer " + (try await tokens.token())
         var response = try await send(request)
@@ -54,7 +84,7 @@ public struct SyncWireClient: Sendable {
         }
         guard response.status == 200 else { throw Self.classify(response) }
         do {
-            return try JSONDecoder().decode(T.self, from: Data(response.body))
+            return try decode(response.body)
         } catch {
             // A proxy's page, a truncated body, or a newer server's message.
             throw SyncTransportError(
@@ -82,5 +112,14 @@ public struct SyncWireClient: Sendable {
         default: kind = failure.flatMap { SyncTransportError.Kind(rawValue: $0.error) } ?? .serverError
         }
         return SyncTransportError(kind, message, retryAfter: retryAfter, status: response.status)
+    }
+}
+
+/// What a client learned of its server's formats, shared by the copies of one ``SyncWireClient``.
+private final class FormatMemory: Sendable {
+    private let state = Mutex(false)
+    var onlyFormat1: Bool {
+        get { state.withLock { $0 } }
+        set { state.withLock { $0 = newValue } }
     }
 }

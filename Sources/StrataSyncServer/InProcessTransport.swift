@@ -3,8 +3,8 @@ import Strata
 import StrataSync
 
 /// The in-process transport, for tests and for embedding a server in the same process. With
-/// ``Encoding/json`` (the default) every message is encoded to JSON and decoded on the other side,
-/// as a network transport would, so what works here works over the wire; ``Encoding/none`` hands
+/// ``Encoding/json`` (the default) every answer and push is encoded in its wire format (the
+/// message's `version`) and decoded on the other side, as a network transport would, so what works here works over the wire; ``Encoding/none`` hands
 /// the values over directly.
 public struct InProcessTransport: SyncRemote {
     /// How requests and answers cross the in-process transport.
@@ -28,22 +28,39 @@ public struct InProcessTransport: SyncRemote {
 
     public func push(_ request: PushRequest) async throws -> PushResponse {
         guard encoding == .json else { return try await server.push(request) }
-        return try Self.roundTrip(try await server.push(try Self.roundTrip(request)))
+        let received = try Self.wire {
+            try SyncWire.decodePushRequest(try SyncWire.encode(request), version: request.version)
+        }
+        let answer = try await server.push(received)
+        return try Self.wire {
+            try SyncWire.decodePushResponse(
+                try SyncWire.encode(answer, version: request.version), version: request.version)
+        }
     }
 
     public func pull(_ request: PullRequest) async throws -> PullResponse {
         guard encoding == .json else { return try await server.pull(request) }
-        return try Self.roundTrip(try await server.pull(try Self.roundTrip(request)))
+        let answer = try await server.pull(request)
+        return try Self.wire {
+            try SyncWire.decodePullResponse(
+                try SyncWire.encode(answer, version: request.version), version: request.version)
+        }
     }
 
     public func snapshot(_ request: SnapshotRequest) async throws -> SnapshotResponse {
         guard encoding == .json else { return try await server.snapshot(request) }
-        return try Self.roundTrip(try await server.snapshot(try Self.roundTrip(request)))
+        let answer = try await server.snapshot(request)
+        return try Self.wire {
+            try SyncWire.decodeSnapshotResponse(
+                try SyncWire.encode(answer, version: request.version), version: request.version)
+        }
     }
 
-    static func roundTrip<T: Codable>(_ message: T) throws -> T {
+    private static func wire<T>(_ body: () throws -> T) throws -> T {
         do {
-            return try JSONDecoder().decode(T.self, from: try JSONEncoder().encode(message))
+            return try body()
+        } catch let error as StrataError {
+            throw error
         } catch {
             throw StrataError(.storageFailure, underlying: error, "a sync message did not survive encoding: \(error)")
         }

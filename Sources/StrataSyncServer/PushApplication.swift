@@ -25,6 +25,10 @@ struct PushApplication {
     private var linkMutations: [SyncMutation] = []
     /// The record each applied result is about, by result index.
     private var appliedKeys: [Int: RecordKey] = [:]
+    /// The committed state of the records the batch's puts name (absent: none), read before
+    /// staging in one batched lookup per entity rather than one read per mutation.
+    private var committed: [RecordKey: Record] = [:]
+    private var prefetched: Set<String> = []
 
     init(
         request: PushRequest, identity: SyncIdentity?, rejected: [MutationID: StrataError],
@@ -41,6 +45,7 @@ struct PushApplication {
     /// in the batch).
     mutating func stage(_ session: SaveSession, _ reader: any StorageReadTransaction) throws {
         bindsOwner = try SyncServer.checkOwner(of: request, identity: identity, in: reader)
+        try prefetch(session, reader.schema)
         for mutation in request.mutations { try stage(mutation, session, reader) }
         for mutation in linkMutations { try SyncServer.applyLinks(mutation, session) }
     }
@@ -82,6 +87,27 @@ struct PushApplication {
         results.append(MutationResult(id: mutation.id, outcome: .applied))
     }
 
+    private mutating func prefetch(_ session: SaveSession, _ schema: Schema) throws {
+        var ids: [String: [RecordID]] = [:]
+        for mutation in request.mutations where mutation.kind == .put {
+            ids[mutation.entity, default: []].append(mutation.recordID)
+        }
+        for (entity, list) in ids where schema.entity(entity) != nil {
+            for (id, record) in try session.workingSet.records(entity, ids: list) {
+                committed[RecordKey(entity: entity, id: id)] = record
+            }
+            prefetched.insert(entity)
+        }
+    }
+
+    /// The record's state as this save stands: staged by an earlier mutation of the batch, else
+    /// committed.
+    private func current(_ key: RecordKey, _ session: SaveSession) throws -> Record? {
+        if let entry = session.workingSet.entry(key) { return entry.current }
+        if prefetched.contains(key.entity) { return committed[key] }
+        return try session.workingSet.record(key.entity, id: key.id)
+    }
+
     /// Stages a put by the entity's policy; returns why it is refused instead, if it is.
     private func stagePut(
         _ mutation: SyncMutation, entity: EntityDescription, _ session: SaveSession,
@@ -95,7 +121,7 @@ struct PushApplication {
             return (.unknownProperty, error.description)
         }
         let values = mutation.values
-        guard let stored = try session.workingSet.record(key.entity, id: key.id) else {
+        guard let stored = try current(key, session) else {
             guard mutation.isInsert else { return (.notFound, "\(key) was deleted on the server") }
             try session.insert(Record(entity: key.entity, id: key.id, values: values))
             return nil
@@ -172,7 +198,8 @@ struct PushApplication {
     /// The record a rejected mutation is about as the server holds it. A rejection never hands back
     /// a record the caller may not read: as far as the caller can know, the server does not have it.
     private func current(of mutation: SyncMutation, in reader: any StorageReadTransaction) throws -> RemoteChange {
-        let current = try SyncServer.currentState(mutation.key, lastVersion: 0, historyTime: Date(), in: reader)
+        let current = try SyncServer.currentState(
+            mutation.key, record: .none, lastVersion: 0, historyTime: Date(), in: reader)
         guard identity != nil, let values = current.values,
             try !SyncServer.isVisible(
                 Record(entity: mutation.entity, id: mutation.recordID, values: values), to: identity, access: access,

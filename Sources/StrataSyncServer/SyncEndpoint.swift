@@ -81,16 +81,18 @@ public struct SyncEndpoint: Sendable {
                     return Self.failure(
                         413, .payloadTooLarge, "a push may carry at most \(limits.maximumMutationsPerPush) mutations")
                 }
-                return try Self.success(await server.push(push, as: identity))
+                let answer = try await server.push(push, as: identity)
+                return Self.success(try SyncWire.encode(answer, version: push.version))
             case "pull":
                 var pull = try SyncWire.pullRequest(request.query)
                 pull.limit = min(max(1, pull.limit), limits.maximumPageSize)
-                return try Self.success(
-                    await server.pull(pull, as: identity, maximumWait: limits.maximumWait, stop: stopping))
+                let answer = try await server.pull(pull, as: identity, maximumWait: limits.maximumWait, stop: stopping)
+                return Self.success(try SyncWire.encode(answer, version: pull.version))
             default:
                 var snapshot = try SyncWire.snapshotRequest(request.query)
                 snapshot.limit = min(max(1, snapshot.limit), limits.maximumPageSize)
-                return try Self.success(await server.snapshot(snapshot, as: identity))
+                let answer = try await server.snapshot(snapshot, as: identity)
+                return Self.success(try SyncWire.encode(answer, version: snapshot.version))
             }
         } catch let error as StrataError {
             return Self.failure(for: error)
@@ -100,27 +102,17 @@ public struct SyncEndpoint: Sendable {
     }
 
     private static func decodePush(_ body: [UInt8]) throws -> PushRequest {
-        struct Versioned: Decodable { var version: Int? }
-        let data = Data(body)
-        let version: Int?
         do {
-            version = try JSONDecoder().decode(Versioned.self, from: data).version
-        } catch {
-            throw StrataError(.invalidQuery, "push: the body is not a JSON object")
-        }
-        guard version == PushRequest.currentVersion else {
-            throw SyncWire.versionError("push", version ?? 0, PushRequest.currentVersion)
-        }
-        do {
-            return try JSONDecoder().decode(PushRequest.self, from: data)
-        } catch {
-            throw StrataError(.invalidQuery, "push: the body is not a push request")
+            let version = try SyncWire.bodyVersion(body) ?? 0
+            try SyncWire.checkVersion("push", version)
+            return try SyncWire.decodePushRequest(body, version: version)
+        } catch let unreadable as SyncWire.Unreadable {
+            throw StrataError(.invalidQuery, "push: \(unreadable)")
         }
     }
 
-    private static func success<T: Encodable>(_ message: T) throws -> SyncWire.Response {
-        SyncWire.Response(
-            status: 200, headers: ["content-type": "application/json"], body: Array(try JSONEncoder().encode(message)))
+    private static func success(_ body: [UInt8]) -> SyncWire.Response {
+        SyncWire.Response(status: 200, headers: ["content-type": "application/json"], body: body)
     }
 
     static func failure(for error: StrataError) -> SyncWire.Response {

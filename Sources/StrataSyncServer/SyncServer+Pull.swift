@@ -22,12 +22,7 @@ extension SyncServer {
         _ request: PullRequest, as identity: SyncIdentity?, maximumWait: Duration = .seconds(30),
         stop: WaitCancellation? = nil
     ) async throws -> PullResponse {
-        guard request.version == PullRequest.currentVersion else {
-            throw StrataError(
-                .unsupportedStore,
-                "pull format version \(request.version) is not supported (this server speaks \(PullRequest.currentVersion))"
-            )
-        }
+        try SyncWire.checkVersion("pull", request.version)
         try checkSchemaVersion(request.schemaVersion)
         let wait = min(Duration.milliseconds(max(0, request.waitMillis ?? 0)), maximumWait)
         let deadline = ContinuousClock.now + wait
@@ -79,10 +74,13 @@ extension SyncServer {
             }
             var changes: [RemoteChange] = []
             changes.reserveCapacity(order.count)
+            let records = try Self.records(order, in: transaction)
+            let stamps = try transaction.metadata(keys: order.map(Self.stampKey))
             for key in order {
                 if identity != nil, case .none = access.scope(of: key.entity, for: identity) { continue }
                 var change = try Self.currentState(
-                    key, lastVersion: last[key]?.version ?? 0, historyTime: last[key]?.time ?? Date(), in: transaction)
+                    key, record: records[key], stamp: stamps[Self.stampKey(key)], lastVersion: last[key]?.version ?? 0,
+                    historyTime: last[key]?.time ?? Date(), in: transaction)
                 if identity != nil, case .matching = access.scope(of: key.entity, for: identity) {
                     let current = change.values.map { Record(entity: key.entity, id: key.id, values: $0) }
                     if try !Self.isVisible(current, to: identity, access: access, in: transaction) {
@@ -131,13 +129,32 @@ extension SyncServer {
     }
 
     /// The record's state on the server, or its tombstone.
+    /// The records `keys` name that exist, read in one batched lookup per entity rather than one
+    /// read each.
+    static func records(_ keys: [RecordKey], in transaction: any StorageReadTransaction) throws -> [RecordKey: Record] {
+        var ids: [String: [RecordID]] = [:]
+        for key in keys { ids[key.entity, default: []].append(key.id) }
+        var records: [RecordKey: Record] = [:]
+        records.reserveCapacity(keys.count)
+        for (entity, list) in ids where transaction.schema.entity(entity) != nil {
+            for (id, record) in try transaction.records(entity, ids: list) {
+                records[RecordKey(entity: entity, id: id)] = record
+            }
+        }
+        return records
+    }
+
+    /// The state of `key` to send: `record` and `stamp` are its committed state and stamp when
+    /// already read (`.none`: read them here); no record is a tombstone.
     static func currentState(
-        _ key: RecordKey, lastVersion: Int64, historyTime: Date, in transaction: any StorageReadTransaction
+        _ key: RecordKey, record: Record??, stamp: [UInt8]?? = .none, lastVersion: Int64, historyTime: Date,
+        in transaction: any StorageReadTransaction
     ) throws -> RemoteChange {
         let fallback = HybridTimestamp(millis: Int64(historyTime.timeIntervalSince1970 * 1000), node: "server")
-        let (timestamp, origin) = try stamp(of: key, otherwise: fallback, in: transaction)
-        guard let record = try transaction.record(key.entity, id: key.id),
-            let entity = transaction.schema.entity(key.entity)
+        let stampBytes: [UInt8]? = try stamp ?? transaction.metadata(stampKey(key))
+        let (timestamp, origin) = try Self.stamp(stampBytes, otherwise: fallback)
+        let read: Record? = try record ?? transaction.record(key.entity, id: key.id)
+        guard let record = read, let entity = transaction.schema.entity(key.entity)
         else {
             return RemoteChange(
                 entity: key.entity, recordID: key.id, values: nil, links: [:], serverVersion: lastVersion,
@@ -146,12 +163,10 @@ extension SyncServer {
         return try state(of: record, entity, timestamp: timestamp, origin: origin, in: transaction)
     }
 
-    /// Who last wrote a record and when (the client's clock), as pushes recorded it; for a record
-    /// only the server wrote, `fallback` and no origin.
-    static func stamp(
-        of key: RecordKey, otherwise fallback: HybridTimestamp, in transaction: any StorageReadTransaction
-    ) throws -> (HybridTimestamp, String?) {
-        guard let bytes = try transaction.metadata(stampKey(key)) else { return (fallback, nil) }
+    /// Who last wrote a record and when (the client's clock), from its stored stamp as pushes
+    /// recorded it; for a record only the server wrote, `fallback` and no origin.
+    static func stamp(_ stored: [UInt8]?, otherwise fallback: HybridTimestamp) throws -> (HybridTimestamp, String?) {
+        guard let bytes = stored else { return (fallback, nil) }
         var reader = BinaryReader(bytes)
         return (HybridTimestamp(try Outbox.readTimestamp(&reader)), try reader.string())
     }

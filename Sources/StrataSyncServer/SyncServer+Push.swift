@@ -14,12 +14,7 @@ extension SyncServer {
     /// identity, the client ID is bound to it on its first push (another identity using it is
     /// `StrataError.Code.permissionDenied`) and every mutation passes `access`'s write checks.
     public func push(_ request: PushRequest, as identity: SyncIdentity?) async throws -> PushResponse {
-        guard request.version == PushRequest.currentVersion else {
-            throw StrataError(
-                .unsupportedStore,
-                "push format version \(request.version) is not supported (this server speaks \(PushRequest.currentVersion))"
-            )
-        }
+        try SyncWire.checkVersion("push", request.version)
         try checkSchemaVersion(request.schemaVersion)
         var rejected: [MutationID: StrataError] = [:]
         // Each failing mutation is set aside and the batch retried without it.

@@ -12,12 +12,7 @@ extension SyncServer {
 
     /// One page of the state `identity` may read (`nil`: trusted, all).
     public func snapshot(_ request: SnapshotRequest, as identity: SyncIdentity?) async throws -> SnapshotResponse {
-        guard request.version == SnapshotRequest.currentVersion else {
-            throw StrataError(
-                .unsupportedStore,
-                "snapshot format version \(request.version) is not supported (this server speaks \(SnapshotRequest.currentVersion))"
-            )
-        }
+        try SyncWire.checkVersion("snapshot", request.version)
         try checkSchemaVersion(request.schemaVersion)
         let (access, epoch, executor) = (access, epoch, store.executor)
         let limit = max(1, request.limit)
@@ -49,9 +44,10 @@ extension SyncServer {
             if let after = position.after { parts.append(.compare("id", .greater, after.value, [])) }
             let plan = FetchPlan(entity: position.entity, predicate: parts.isEmpty ? nil : .and(parts), limit: limit)
             let records = try executor.fetch(plan, in: transaction)
+            let stamps = try transaction.metadata(keys: records.map { Self.stampKey($0.key) })
             let changes = try records.map { record in
                 let (timestamp, origin) = try Self.stamp(
-                    of: record.key, otherwise: HybridTimestamp(millis: 0, node: "server"), in: transaction)
+                    stamps[Self.stampKey(record.key)], otherwise: HybridTimestamp(millis: 0, node: "server"))
                 return try Self.state(of: record, entity, timestamp: timestamp, origin: origin, in: transaction)
             }
             let head =

@@ -59,7 +59,8 @@ final class SPICoverage: Sendable {
 
     static let requirements = [
         "read", "write", "record", "fetch", "count", "aggregate", "referrers", "records(ids:)", "existingIDs",
-        "versions", "referrers(toEach:)", "links", "linkOwners", "metadata", "metadata(prefix:)", "put",
+        "versions", "referrers(toEach:)", "links", "linkOwners", "metadata", "metadata(keys:)", "metadata(prefix:)",
+        "put",
         "put(contentsOf:)",
         "delete", "delete(ids:)", "setLinks", "setMetadata",
     ]
@@ -177,6 +178,11 @@ final class NotingTransaction: StorageWriteTransaction {
     func metadata(_ key: String) throws -> [UInt8]? {
         coverage.note("metadata")
         return try reads.metadata(key)
+    }
+
+    func metadata(keys: [String]) throws -> [String: [UInt8]] {
+        coverage.note("metadata(keys:)")
+        return try reads.metadata(keys: keys)
     }
 
     func metadata(prefix: String, after: String?, limit: Int?) throws -> [(key: String, value: [UInt8])] {

@@ -58,10 +58,13 @@ struct SyncUnitTests {
         #expect(throws: StrataError.self) { try Outbox.decode(Array(Outbox.encode(mutations).dropLast(3))) }
     }
 
-    @Test func messagesAreVersionedJSON() throws {
-        let request = PushRequest(clientID: "c", mutations: [])
-        let json = String(decoding: try JSONEncoder().encode(request), as: UTF8.self)
-        #expect(json.contains("\"version\":1"))
-        #expect(try JSONDecoder().decode(PushRequest.self, from: Data(json.utf8)) == request)
+    @Test func messagesCarryTheirWireFormat() throws {
+        var request = PushRequest(clientID: "c", mutations: [])
+        #expect(request.version == 2, "this build sends format 2")
+        request.version = 1
+        let json = String(decoding: try SyncWire.encode(request), as: UTF8.self)
+        #expect(json.contains("\"version\":1"), "format 1 is the Codable JSON: \(json)")
+        #expect(try SyncWire.decodePushRequest(Array(json.utf8), version: 1) == request)
+        #expect(try SyncWire.bodyVersion(Array(json.utf8)) == 1)
     }
 }

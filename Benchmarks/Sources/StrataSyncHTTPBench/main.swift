@@ -6,6 +6,7 @@ import StrataSQLite
 import StrataSyncHTTPClient
 import StrataSyncHTTPServer
 import StrataSyncServer
+import Synchronization
 
 // Sync over HTTP on loopback beside the in-process JSON transport (release, `make bench-sync`),
 // both in this one process, SQLite stores on both sides:
@@ -43,7 +44,7 @@ struct Served {
     let http: SyncHTTPServer?
     let remote: any SyncRemote
 
-    enum Way { case http, endpoint, inProcessJSON }
+    enum Way { case http, httpFormat1, endpoint, inProcessJSON, inProcessValues }
 
     static func make(_ way: Way) async throws -> Served {
         let server = SyncServer(store: try await store())
@@ -57,19 +58,39 @@ struct Served {
             return Served(
                 server: server, endpoint: endpoint, http: nil,
                 remote: EndpointTransport(endpoint: endpoint, tokens: FixedToken("bench-token")))
-        case .http:
+        case .inProcessValues:
+            return Served(
+                server: server, endpoint: endpoint, http: nil,
+                remote: InProcessTransport(server: server, encoding: .none))
+        case .http, .httpFormat1:
             break
         }
         let http = SyncHTTPServer(endpoint: endpoint)
         let port = try await http.start(host: "127.0.0.1", port: 0)
+        let remote = HTTPSyncRemote(baseURL: "http://127.0.0.1:\(port)", tokens: FixedToken("bench-token"))
         return Served(
             server: server, endpoint: endpoint, http: http,
-            remote: HTTPSyncRemote(baseURL: "http://127.0.0.1:\(port)", tokens: FixedToken("bench-token")))
+            remote: way == .httpFormat1 ? FormatOne(inner: remote) : remote)
     }
 
     func stop() async throws {
         await http?.stop()
         try await server.store.close()
+    }
+}
+
+/// A client built before format 2: every request in format 1.
+struct FormatOne: SyncRemote {
+    let inner: any SyncRemote
+    func push(_ request: PushRequest) async throws -> PushResponse {
+        var request = request
+        request.version = 1
+        return try await inner.push(request)
+    }
+    func pull(_ request: PullRequest) async throws -> PullResponse {
+        var request = request
+        request.version = 1
+        return try await inner.pull(request)
     }
 }
 
@@ -145,25 +166,87 @@ func pad(_ text: String, _ width: Int) -> String { text.padding(toLength: width,
 func format(_ value: Double) -> String { String(format: "%.1f", value) }
 
 print(
-    "Sync over loopback HTTP beside in process (SQLite both sides, median of \(repetitions)); ratio = HTTP ÷ InProcessTransport(.json)"
-)
-print(pad("workload", 40) + pad("HTTP", 20) + pad("endpoint, no sockets", 22) + pad("InProcessTransport", 20) + "ratio")
-func rate(_ ms: Double) -> String { "\(format(ms)) ms \(Int(10_000 / ms * 1000))/s" }
+    "Sync over loopback HTTP beside in process (SQLite both sides, median of \(repetitions)); "
+        + "ratio = HTTP (format 2) ÷ InProcessTransport(.none), values handed over")
+print(
+    pad("workload", 40) + pad("HTTP, format 2", 22) + pad("HTTP, format 1", 22) + pad("endpoint, no sockets", 22)
+        + pad("InProcess(.json), 2", 22) + pad("InProcess(.none)", 22) + "ratio")
+func rate(_ ms: Double) -> String { ms.isNaN ? "—" : "\(format(ms)) ms \(Int(10_000 / ms * 1000))/s" }
+let only = ProcessInfo.processInfo.environment["STRATA_BENCH_ONLY"]
 for (name, run) in [("drain 10,000 mutations (pushes of 500)", drain), ("pull 10,000 changes (new client)", pull)]
     as [(String, (Served.Way) async throws -> Double)]
 {
-    let (http, endpoint, local) = (try await run(.http), try await run(.endpoint), try await run(.inProcessJSON))
+    let http = try await run(.http)
+    let formatOne = only == nil ? try await run(.httpFormat1) : .nan
+    let endpoint = only == nil ? try await run(.endpoint) : .nan
+    let json = only == nil ? try await run(.inProcessJSON) : .nan
+    let values = try await run(.inProcessValues)
     print(
-        pad(name, 40) + pad(rate(http), 20) + pad(rate(endpoint), 22) + pad(rate(local), 20)
-            + String(format: "%.2f×", http / local))
+        pad(name, 40) + pad(rate(http), 22) + pad(rate(formatOne), 22) + pad(rate(endpoint), 22) + pad(rate(json), 22)
+            + pad(rate(values), 22) + String(format: "%.2f×", http / values))
 }
+if only == nil { await printMessageSizes() }
+guard only == nil else { exit(0) }
 let wakeHTTP = try await wakeLatencies(.http)
 let wakeEndpoint = try await wakeLatencies(.endpoint)
 let wakeLocal = try await wakeLatencies(.inProcessJSON)
+print(pad("long-poll wake", 40) + pad("HTTP", 22) + pad("endpoint", 22) + pad("InProcess(.json)", 22) + "ratio")
 for (name, p) in [("p50", 0.5), ("p99", 0.99)] {
     let (http, endpoint, local) = (percentile(wakeHTTP, p), percentile(wakeEndpoint, p), percentile(wakeLocal, p))
     print(
-        pad("long-poll wake after a commit, \(name)", 40) + pad(String(format: "%.2f ms", http), 20)
-            + pad(String(format: "%.2f ms", endpoint), 22) + pad(String(format: "%.2f ms", local), 20)
+        pad("long-poll wake after a commit, \(name)", 40) + pad(String(format: "%.2f ms", http), 22)
+            + pad(String(format: "%.2f ms", endpoint), 22) + pad(String(format: "%.2f ms", local), 22)
             + String(format: "%.2f×", http / local))
+}
+
+/// Bytes of the messages' bodies for draining and pulling 10,000 records, format 1 beside 2,
+/// counted as the endpoint receives and answers them.
+func printMessageSizes() async {
+    do {
+        var bytes: [Int: (push: Int, pull: Int)] = [:]
+        for version in [1, 2] {
+            let counted = ByteCount()
+            let server = SyncServer(store: try await store())
+            let endpoint = SyncEndpoint(server: server, authenticator: tokens, limits: limits)
+            let transport = EndpointTransport(endpoint: endpoint, tokens: FixedToken("bench-token")) {
+                request, response in
+                counted.add(
+                    request.path == SyncWire.pushPath ? request.body.count : 0,
+                    pull: request.path == SyncWire.pullPath ? response.body.count : 0)
+                return response
+            }
+            let remote: any SyncRemote = version == 1 ? FormatOne(inner: transport) : transport
+            let writer = try await store(sync: "bench-writer")
+            for start in stride(from: 0, to: 10_000, by: 100) {
+                try await writer.repository(BenchItem.self).insert(
+                    contentsOf: (start..<start + 100).map(BenchItem.make))
+            }
+            _ = try await SyncEngine(store: writer, remote: remote, options: .init(batchSize: 500)).push()
+            let reader = try await store(sync: "bench-reader")
+            _ = try await SyncEngine(store: reader, remote: remote, options: .init(pullLimit: 500)).pull()
+            bytes[version] = counted.total
+            try await writer.close()
+            try await reader.close()
+            try await server.store.close()
+        }
+        let (one, two) = (bytes[1] ?? (0, 0), bytes[2] ?? (0, 0))
+        print(
+            "message bytes, 10,000 records: push format 1 \(one.push), format 2 \(two.push) ("
+                + String(format: "%.1f%%", Double(two.push) / Double(one.push) * 100)
+                + "); pull format 1 \(one.pull), format 2 \(two.pull) ("
+                + String(format: "%.1f%%", Double(two.pull) / Double(one.pull) * 100) + ")")
+    } catch {
+        print("message bytes: \(error)")
+    }
+}
+
+final class ByteCount: Sendable {
+    private let counts = Mutex((push: 0, pull: 0))
+    func add(_ push: Int, pull: Int) {
+        counts.withLock {
+            $0.push += push
+            $0.pull += pull
+        }
+    }
+    var total: (push: Int, pull: Int) { counts.withLock { $0 } }
 }

@@ -4,7 +4,7 @@ import Strata
 private struct Abort: Error {}
 
 /// The storage SPI itself: a backend's batched forms (records by many IDs, referrers of many
-/// targets, put many, delete a set) answer exactly as its one-at-a-time forms do. Sizes cross the
+/// targets, metadata of many keys, put many, delete a set) answer exactly as its one-at-a-time forms do. Sizes cross the
 /// batch sizes backends use (hundreds of IDs per statement), and the sets hold duplicates, missing
 /// IDs and IDs no backend can store.
 enum StorageChecks {
@@ -31,6 +31,14 @@ enum StorageChecks {
                 try expectEqual(expected.count, 1_200, "the single lookups")
                 try expectEqual(try tx.records("Tag", ids: asked), expected, "records by many IDs")
                 try expectEqual(try tx.records("Tag", ids: []), [:], "no IDs")
+
+                let keys = try tx.metadata(prefix: "", after: nil, limit: nil).map(\.key)
+                try expect(!keys.isEmpty, "a store keeps metadata (its schema at least)")
+                let names = keys + ["strata.no-such-key", keys[0], "ünïcødé \u{1F600}"]
+                var values: [String: [UInt8]] = [:]
+                for key in names { if let value = try tx.metadata(key) { values[key] = value } }
+                try expectEqual(try tx.metadata(keys: names), values, "metadata of many keys")
+                try expectEqual(try tx.metadata(keys: []), [:], "no keys")
 
                 let targets = people + [.uuid(UUID()), people[0]]
                 var referrers: [RecordID: [RecordID]] = [:]

@@ -46,6 +46,7 @@ extension ForwardingReadTransaction {
         try readsGoTo.linkOwners(entity, relationship: relationship, to: target)
     }
     public func metadata(_ key: String) throws -> [UInt8]? { try readsGoTo.metadata(key) }
+    public func metadata(keys: [String]) throws -> [String: [UInt8]] { try readsGoTo.metadata(keys: keys) }
     public func metadata(prefix: String, after: String?, limit: Int?) throws -> [(key: String, value: [UInt8])] {
         try readsGoTo.metadata(prefix: prefix, after: after, limit: limit)
     }

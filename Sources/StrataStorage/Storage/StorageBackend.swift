@@ -102,6 +102,11 @@ public protocol StorageReadTransaction {
     /// A metadata value (schema state, counters, history live here under `strata.` keys).
     func metadata(_ key: String) throws -> [UInt8]?
 
+    /// The metadata values of many keys (absent keys are left out). The default calls
+    /// `metadata(_:)` for each; a backend overrides it to read the set in fewer operations (a sync
+    /// server reads each pulled record's stamp here).
+    func metadata(keys: [String]) throws -> [String: [UInt8]]
+
     /// Metadata entries whose key starts with `prefix` and sorts after `after` (when given), in
     /// ascending key order, at most `limit` of them.
     func metadata(prefix: String, after: String?, limit: Int?) throws -> [(key: String, value: [UInt8])]
@@ -139,6 +144,14 @@ extension StorageReadTransaction {
 
     public func versions(_ entity: String, ids: [RecordID]) throws -> [RecordID: Int64] {
         try records(entity, ids: ids).mapValues(\.version)
+    }
+
+    public func metadata(keys: [String]) throws -> [String: [UInt8]] {
+        var found: [String: [UInt8]] = [:]
+        for key in keys where found[key] == nil {
+            if let value = try metadata(key) { found[key] = value }
+        }
+        return found
     }
 
     public func records(_ entity: String, ids: [RecordID]) throws -> [RecordID: Record] {
