@@ -123,6 +123,19 @@ struct SQLiteRawStatement {
         }
     }
 
+    /// Binds bytes as a BLOB (an empty one stays an empty BLOB, not NULL).
+    mutating func bindBlob(_ bytes: [UInt8]) {
+        let (handle, index) = (statement.sqliteStatement, parameter)
+        parameter += 1
+        if bytes.isEmpty {
+            sqlite3_bind_zeroblob(handle, index, 0)
+        } else {
+            bytes.withUnsafeBytes { raw in
+                _ = sqlite3_bind_blob(handle, index, raw.baseAddress, Int32(raw.count), Self.transient)
+            }
+        }
+    }
+
     /// Runs the statement; SQLite's failure as GRDB's `DatabaseError`, which the backend maps to
     /// a typed error like any other.
     func step(_ db: Database) throws {

@@ -69,12 +69,15 @@ final class SQLiteWriteTransaction: SQLiteReadTransaction, StorageWriteTransacti
         }
     }
 
+    private static let setMetadataSQL = "INSERT OR REPLACE INTO \(SQLiteLayout.metaTable) (key, value) VALUES (?, ?)"
+    private static let removeMetadataSQL = "DELETE FROM \(SQLiteLayout.metaTable) WHERE key = ?"
+
+    /// Bound straight into the cached statement (a sync client writes one per record it pushes
+    /// or pulls, so GRDB's argument boxing was most of its cost).
     func setMetadata(_ key: String, _ value: [UInt8]?) throws {
-        if let value {
-            try db.cachedStatement(sql: "INSERT OR REPLACE INTO \(SQLiteLayout.metaTable) (key, value) VALUES (?, ?)")
-                .execute(arguments: [key, Data(value)])
-        } else {
-            try db.cachedStatement(sql: "DELETE FROM \(SQLiteLayout.metaTable) WHERE key = ?").execute(arguments: [key])
-        }
+        var writer = SQLiteRawStatement(try statement(value == nil ? Self.removeMetadataSQL : Self.setMetadataSQL))
+        writer.bind(.string(key))
+        if let value { writer.bindBlob(value) }
+        try writer.step(db)
     }
 }

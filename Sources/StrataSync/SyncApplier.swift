@@ -16,6 +16,9 @@ struct SyncApplier {
     /// Records to send whole after the save (the client's version won), with the server's lists.
     private var wholePuts: [(key: RecordKey, serverLinks: [String: [RecordID]])] = []
     private(set) var conflicts = 0
+    /// The committed state of the records a batch of changes names (absent: none), read in one
+    /// batched lookup per entity by ``prefetch(_:)``.
+    private var committed: [RecordKey: Record?] = [:]
 
     init(session: SaveSession, configuration: SyncConfiguration) {
         self.session = session
@@ -25,6 +28,42 @@ struct SyncApplier {
 
     private var workingSet: WorkingSet { session.workingSet }
 
+    /// Reads the committed state of every record `changes` name, one batched lookup per entity,
+    /// so staging them reads nothing one at a time. Call before this save stages anything.
+    mutating func prefetch(_ changes: [RemoteChange]) throws {
+        var ids: [String: [RecordID]] = [:]
+        for change in changes { ids[change.entity, default: []].append(change.recordID) }
+        for (entity, list) in ids where workingSet.schema.entity(entity) != nil {
+            let found = try workingSet.records(entity, ids: list)
+            for id in list { committed[RecordKey(entity: entity, id: id)] = .some(found[id]) }
+        }
+    }
+
+    /// A record's state as this save stands: staged, else committed.
+    private func current(_ key: RecordKey) throws -> Record? {
+        if let entry = workingSet.entry(key) { return entry.current }
+        if let known = committed[key] { return known }
+        return try workingSet.record(key.entity, id: key.id)
+    }
+
+    /// The server's values as a record of the entity: in the entity's own layout when they name
+    /// exactly its stored properties (as a server's record does), sparing a re-layout at save.
+    private static func record(_ key: RecordKey, _ values: [String: Value], _ entity: EntityDescription) -> Record {
+        let layout = entity.layout
+        if values.count == layout.count {
+            var slots: [Value] = []
+            slots.reserveCapacity(layout.count)
+            for name in layout.names {
+                guard let value = values[name] else { break }
+                slots.append(value)
+            }
+            if slots.count == layout.count {
+                return Record(entity: key.entity, id: key.id, layout: layout, slots: slots)
+            }
+        }
+        return Record(entity: key.entity, id: key.id, values: values.filter { entity.isStoredProperty($0.key) })
+    }
+
     /// Makes the local record what the server holds (deleting it, with local delete rules, for a tombstone).
     mutating func applyServerState(_ change: RemoteChange) throws {
         try stage(change.key, change.values, links: change.links)
@@ -33,12 +72,12 @@ struct SyncApplier {
 
     private mutating func stage(_ key: RecordKey, _ values: [String: Value]?, links: [String: [RecordID]]) throws {
         guard let entity = workingSet.schema.entity(key.entity) else { return }
-        let existing = try workingSet.record(key.entity, id: key.id)
+        let existing = try current(key)
         guard let values else {
             if existing != nil { try session.delete(key) }
             return
         }
-        let record = Record(entity: key.entity, id: key.id, values: values.filter { entity.isStoredProperty($0.key) })
+        let record = Self.record(key, values, entity)
         if let existing {
             // Most pulled records are this client's own writes coming back: nothing to stage.
             if existing.differs(from: record) { try session.update(record) }

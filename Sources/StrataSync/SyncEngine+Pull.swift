@@ -43,6 +43,7 @@ extension SyncEngine {
                     // Another pull may have moved the cursor meanwhile; apply only from where we asked.
                     guard try Outbox.cursor(in: reader) == cursor else { return nil }
                     var applier = SyncApplier(session: session, configuration: configuration)
+                    try applier.prefetch(response.changes)
                     var pending: [RecordKey: [SyncMutation]] = [:]
                     if try Outbox.pendingCount(in: reader) > 0 {
                         for mutation in try Outbox.wireMutations(in: reader) {

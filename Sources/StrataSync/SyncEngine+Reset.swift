@@ -123,6 +123,7 @@ extension SyncEngine {
         let local = try executor.fetch(
             FetchPlan(entity: page.entity, predicate: range.isEmpty ? nil : .and(range)), in: reader)
         let kept = Set(page.records.map(\.recordID))
+        try applier.prefetch(page.records)
         for change in page.records {
             if let mine = pending[change.key], !mine.isEmpty {
                 try applier.resolve(

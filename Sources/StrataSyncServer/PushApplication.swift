@@ -27,8 +27,7 @@ struct PushApplication {
     private var appliedKeys: [Int: RecordKey] = [:]
     /// The committed state of the records the batch's puts name (absent: none), read before
     /// staging in one batched lookup per entity rather than one read per mutation.
-    private var committed: [RecordKey: Record] = [:]
-    private var prefetched: Set<String> = []
+    private var committed: [RecordKey: Record?] = [:]
 
     init(
         request: PushRequest, identity: SyncIdentity?, rejected: [MutationID: StrataError],
@@ -93,10 +92,8 @@ struct PushApplication {
             ids[mutation.entity, default: []].append(mutation.recordID)
         }
         for (entity, list) in ids where schema.entity(entity) != nil {
-            for (id, record) in try session.workingSet.records(entity, ids: list) {
-                committed[RecordKey(entity: entity, id: id)] = record
-            }
-            prefetched.insert(entity)
+            let found = try session.workingSet.records(entity, ids: list)
+            for id in list { committed[RecordKey(entity: entity, id: id)] = .some(found[id]) }
         }
     }
 
@@ -104,7 +101,7 @@ struct PushApplication {
     /// committed.
     private func current(_ key: RecordKey, _ session: SaveSession) throws -> Record? {
         if let entry = session.workingSet.entry(key) { return entry.current }
-        if prefetched.contains(key.entity) { return committed[key] }
+        if let known = committed[key] { return known }
         return try session.workingSet.record(key.entity, id: key.id)
     }
 

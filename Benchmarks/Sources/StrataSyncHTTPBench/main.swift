@@ -133,6 +133,25 @@ func pull(_ way: Served.Way) async throws -> Double {
     return times.sorted()[times.count / 2]
 }
 
+/// A new client's initial sync of 100,000 records (100 server saves of 1,000), in pages of 10
+/// saves (10,000 changes), over the way given.
+func initialSync(_ way: Served.Way) async throws -> Double {
+    let served = try await Served.make(way)
+    for start in stride(from: 0, to: 100_000, by: 1_000) {
+        try await served.server.store.repository(BenchItem.self).insert(
+            contentsOf: (start..<start + 1_000).map(BenchItem.make))
+    }
+    let client = try await store(sync: "bench-client")
+    let engine = try SyncEngine(store: client, remote: served.remote, options: .init(pullLimit: 10))
+    let begin = ContinuousClock.now
+    let pulled = try await engine.pull()
+    let time = milliseconds(ContinuousClock.now - begin)
+    precondition(pulled == 100_000)
+    try await client.close()
+    try await served.stop()
+    return time
+}
+
 func wakeLatencies(_ way: Served.Way, samples: Int = 200) async throws -> [Double] {
     let served = try await Served.make(way)
     defer { Task { try? await served.stop() } }
@@ -185,6 +204,14 @@ for (name, run) in [("drain 10,000 mutations (pushes of 500)", drain), ("pull 10
         pad(name, 40) + pad(rate(http), 22) + pad(rate(formatOne), 22) + pad(rate(endpoint), 22) + pad(rate(json), 22)
             + pad(rate(values), 22) + String(format: "%.2f×", http / values))
 }
+let initialHTTP = try await initialSync(.http)
+let initialValues = try await initialSync(.inProcessValues)
+print(
+    pad("initial sync, 100,000 records (pages of 10k)", 40)
+        + pad("\(format(initialHTTP)) ms \(Int(100_000 / initialHTTP * 1000))/s", 22)
+        + pad("—", 22) + pad("—", 22) + pad("—", 22)
+        + pad("\(format(initialValues)) ms \(Int(100_000 / initialValues * 1000))/s", 22)
+        + String(format: "%.2f×", initialHTTP / initialValues))
 if only == nil { await printMessageSizes() }
 guard only == nil else { exit(0) }
 let wakeHTTP = try await wakeLatencies(.http)
