@@ -11,7 +11,10 @@ extension SyncEngine {
         let configuration = configuration
         while true {
             let limit = batchSize
-            let batch = try await store.backend.read { try Outbox.wireMutations(in: $0, limit: limit) }
+            let (batch, seen) = try await store.backend.read { reader in
+                var seen: [String: Outbox.SeenEntry] = [:]
+                return (try Outbox.wireMutations(in: reader, limit: limit, seen: &seen), seen)
+            }
             guard !batch.isEmpty else { break }
             status.inFlight = batch.count
             publish()
@@ -66,7 +69,7 @@ extension SyncEngine {
                         try Outbox.setServerVersion(mutation.key, version, in: transaction)
                     }
                 }
-                try Outbox.remove(acknowledged, in: transaction)
+                try Outbox.remove(acknowledged, known: seen, in: transaction)
                 return rejections
             }
             rejections += newRejections

@@ -46,8 +46,17 @@ extension Outbox {
         try mutations(in: transaction, limit: limit).map(SyncMutation.init)
     }
 
-    package static func remove(_ ids: Set<MutationID>, in writer: any StorageWriteTransaction) throws {
-        try remove(Set(ids.map(\.outbox)), in: writer)
+    /// Pending mutations in wire form, and the entries they were read from (for ``remove(_:known:in:)``).
+    package static func wireMutations(
+        in transaction: any StorageReadTransaction, limit: Int?, seen: inout [String: SeenEntry]
+    ) throws -> [SyncMutation] {
+        try mutations(in: transaction, limit: limit, seen: &seen).map(SyncMutation.init)
+    }
+
+    package static func remove(
+        _ ids: Set<MutationID>, known: [String: SeenEntry] = [:], in writer: any StorageWriteTransaction
+    ) throws {
+        try remove(Set(ids.map(\.outbox)), known: known, in: writer)
     }
 
     package static func hybridClock(in transaction: any StorageReadTransaction) throws -> HybridTimestamp? {

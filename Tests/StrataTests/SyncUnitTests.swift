@@ -1,4 +1,6 @@
 import Foundation
+import StrataConformance
+import StrataInMemory
 import Testing
 
 @testable import Strata
@@ -66,5 +68,37 @@ struct SyncUnitTests {
         #expect(json.contains("\"version\":1"), "format 1 is the Codable JSON: \(json)")
         #expect(try SyncWire.decodePushRequest(Array(json.utf8), version: 1) == request)
         #expect(try SyncWire.bodyVersion(Array(json.utf8)) == 1)
+    }
+}
+
+/// Acknowledging from entries a reader saw: unchanged entries go without being decoded again, a
+/// changed one is decoded, and a partly acknowledged one keeps exactly its other mutations.
+@Suite("outbox acknowledgement")
+struct OutboxAcknowledgementTests {
+    @Test func removingWithSeenEntriesEqualsRemovingWithout() async throws {
+        for useSeen in [false, true] {
+            let store = Store(
+                backend: InMemoryBackend(schema: try TravelDomain.schema()), sync: SyncConfiguration(clientID: "c"))
+            for index in 0..<4 {
+                try await store.repository(Tag.self).insert(
+                    contentsOf: (0..<5).map { Tag(id: "t\(index)-\($0)", label: "\(index)-\($0)") })
+            }
+            let (all, seen) = try await store.backend.read { reader in
+                var seen: [String: Outbox.SeenEntry] = [:]
+                return (try Outbox.wireMutations(in: reader, limit: nil, seen: &seen), seen)
+            }
+            #expect(all.count == 20 && seen.count == 4, "four saves, four entries")
+            // Another reader changes the third entry after `seen` was taken.
+            try await store.backend.write { writer in try Outbox.remove([all[10].id], in: writer) }
+            // The first entry whole, two of the second, one more of the third.
+            let going = Set(all[0..<5].map(\.id) + [all[5].id, all[7].id, all[11].id])
+            try await store.backend.write { writer in
+                try Outbox.remove(going, known: useSeen ? seen : [:], in: writer)
+            }
+            let left = try await store.backend.read { try Outbox.wireMutations(in: $0) }.map(\.id)
+            let expected = all.map(\.id).filter { !going.contains($0) && $0 != all[10].id }
+            #expect(left == expected, "with seen entries: \(useSeen)")
+            #expect(try await store.backend.read { try Outbox.pendingCount(in: $0) } == expected.count)
+        }
     }
 }

@@ -192,9 +192,10 @@ print(
         + pad("InProcess(.json), 2", 22) + pad("InProcess(.none)", 22) + "ratio")
 func rate(_ ms: Double) -> String { ms.isNaN ? "—" : "\(format(ms)) ms \(Int(10_000 / ms * 1000))/s" }
 let only = ProcessInfo.processInfo.environment["STRATA_BENCH_ONLY"]
+// STRATA_BENCH_ONLY: HTTP and values only; `push` or `pull` narrows to one workload (for profiles).
 for (name, run) in [("drain 10,000 mutations (pushes of 500)", drain), ("pull 10,000 changes (new client)", pull)]
     as [(String, (Served.Way) async throws -> Double)]
-{
+where only == nil || only == "1" || name.hasPrefix(only == "push" ? "drain" : "pull") {
     let http = try await run(.http)
     let formatOne = only == nil ? try await run(.httpFormat1) : .nan
     let endpoint = only == nil ? try await run(.endpoint) : .nan
@@ -204,6 +205,7 @@ for (name, run) in [("drain 10,000 mutations (pushes of 500)", drain), ("pull 10
         pad(name, 40) + pad(rate(http), 22) + pad(rate(formatOne), 22) + pad(rate(endpoint), 22) + pad(rate(json), 22)
             + pad(rate(values), 22) + String(format: "%.2f×", http / values))
 }
+guard only == nil || only == "1" else { exit(0) }
 let initialHTTP = try await initialSync(.http)
 let initialValues = try await initialSync(.inProcessValues)
 print(

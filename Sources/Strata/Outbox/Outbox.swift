@@ -156,21 +156,45 @@ package enum Outbox {
         in transaction: any StorageReadTransaction,
         _ body: (_ key: String, _ mutations: [OutboxMutation]) throws -> Bool
     ) throws {
+        try forEachStoredEntry(in: transaction) { key, bytes in try body(key, decode(bytes)) }
+    }
+
+    /// Visits outbox entries oldest first as stored (undecoded), until `body` returns `false`.
+    private static func forEachStoredEntry(
+        in transaction: any StorageReadTransaction, _ body: (_ key: String, _ bytes: [UInt8]) throws -> Bool
+    ) throws {
         var after: String?
         while true {
             let page = try transaction.metadata(prefix: entryPrefix, after: after, limit: 64)
-            for (key, bytes) in page where try !body(key, decode(bytes)) { return }
+            for (key, bytes) in page where try !body(key, bytes) { return }
             guard page.count == 64, let last = page.last else { return }
             after = last.key
         }
+    }
+
+    /// An outbox entry as a reader saw it: its bytes and the IDs they hold. Handed back to
+    /// ``remove(_:known:in:)``, it spares decoding an entry whose bytes have not changed since.
+    package struct SeenEntry: Sendable {
+        let bytes: [UInt8]
+        let ids: [OutboxMutationID]
     }
 
     /// Pending mutations, oldest first (at most `limit`).
     package static func mutations(in transaction: any StorageReadTransaction, limit: Int? = nil) throws
         -> [OutboxMutation]
     {
+        var seen: [String: SeenEntry] = [:]
+        return try mutations(in: transaction, limit: limit, seen: &seen)
+    }
+
+    /// Pending mutations, oldest first (at most `limit`), and the entries they were read from.
+    package static func mutations(
+        in transaction: any StorageReadTransaction, limit: Int?, seen: inout [String: SeenEntry]
+    ) throws -> [OutboxMutation] {
         var result: [OutboxMutation] = []
-        try forEachEntry(in: transaction) { _, mutations in
+        try forEachStoredEntry(in: transaction) { key, bytes in
+            let mutations = try decode(bytes)
+            seen[key] = SeenEntry(bytes: bytes, ids: mutations.map(\.id))
             result += mutations
             return limit.map { result.count < $0 } ?? true
         }
@@ -184,16 +208,33 @@ package enum Outbox {
 
     /// Removes mutations from the outbox (acknowledged, rejected, or superseded). Reads entries
     /// oldest first and stops as soon as every ID is found (acknowledgements come in commit order).
-    package static func remove(_ ids: Set<OutboxMutationID>, in writer: any StorageWriteTransaction) throws {
+    /// `known`: entries as a reader saw them; one whose bytes are unchanged is not decoded again
+    /// unless only part of it goes.
+    package static func remove(
+        _ ids: Set<OutboxMutationID>, known: [String: SeenEntry] = [:], in writer: any StorageWriteTransaction
+    ) throws {
         guard !ids.isEmpty else { return }
         var removed = 0
         var remaining = ids
-        try forEachEntry(in: writer) { key, mutations in
-            let kept = mutations.filter { !remaining.contains($0.id) }
-            if kept.count != mutations.count {
-                for mutation in mutations { remaining.remove(mutation.id) }
-                removed += mutations.count - kept.count
-                try writer.setMetadata(key, kept.isEmpty ? nil : encode(kept))
+        try forEachStoredEntry(in: writer) { key, bytes in
+            var decoded: [OutboxMutation]?
+            let held: [OutboxMutationID]
+            if let seen = known[key], seen.bytes == bytes {
+                held = seen.ids
+            } else {
+                decoded = try decode(bytes)
+                held = decoded?.map(\.id) ?? []
+            }
+            let going = held.filter { remaining.contains($0) }.count
+            if going > 0 {
+                for id in held { remaining.remove(id) }
+                removed += going
+                if going == held.count {
+                    try writer.setMetadata(key, nil)
+                } else {
+                    let kept = try (decoded ?? decode(bytes)).filter { !ids.contains($0.id) }
+                    try writer.setMetadata(key, encode(kept))
+                }
             }
             return !remaining.isEmpty
         }

@@ -37,22 +37,29 @@ extension SyncWire {
         return version == SyncWireFormat2.version ? try SyncWireFormat2.encode(response) : try encodeJSON(response)
     }
 
-    /// The `version` member of a JSON object body, without decoding the rest.
+    /// The `version` member of a JSON object body, without decoding the rest: members before it
+    /// are skipped, and reading stops there (this build writes it first).
     package static func bodyVersion(_ body: [UInt8]) throws -> Int? {
         var reader = JSONReader(body)
-        var version: Int?
         do {
-            try reader.object { reader, key in
-                if key == "version", reader.peek() != UInt8(ascii: "n") {
-                    version = Int(truncatingIfNeeded: try reader.readInt())
-                } else {
-                    try reader.skipValue()
+            try reader.expect(UInt8(ascii: "{"))
+            guard reader.peek() != UInt8(ascii: "}") else { return nil }
+            while true {
+                let key = try reader.readString()
+                try reader.expect(UInt8(ascii: ":"))
+                if key == "version" {
+                    return try reader.readNull() ? nil : Int(truncatingIfNeeded: try reader.readInt())
                 }
+                try reader.skipValue()
+                guard reader.peek() == UInt8(ascii: ",") else {
+                    try reader.expect(UInt8(ascii: "}"))
+                    return nil
+                }
+                try reader.expect(UInt8(ascii: ","))
             }
         } catch let malformed as JSONReader.Malformed {
             throw Unreadable(description: "the body is not a JSON object (\(malformed))")
         }
-        return version
     }
 
     /// A push body of a supported format.
