@@ -2,7 +2,7 @@ import StrataStorage
 
 extension Filter {
     /// A full-text search of the entity's index `index`, in the search-box syntax of
-    /// ``SearchQuery``: `.search("swift -rust", in: "text")`. A malformed search is
+    /// `SearchQuery`: `.search("swift -rust", in: "text")`. A malformed search is
     /// `StrataError.Code.invalidQuery` when the query runs.
     public static func search(_ text: String, in index: String) -> Filter {
         do {
@@ -22,7 +22,7 @@ extension Filter {
 
 extension Query {
     /// Adds a sort key after the existing ones: relevance to the filter's search of `index`, the
-    /// most relevant first (``SearchScoring``; ties by ID), the least relevant first with
+    /// most relevant first (`SearchScoring`; ties by ID), the least relevant first with
     /// `.descending`. The filter must search `index`; with a limit, only as many records as the
     /// page needs are read.
     ///

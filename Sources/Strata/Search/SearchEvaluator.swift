@@ -1,7 +1,7 @@
 import StrataStorage
 
-/// Evaluates a ``SearchQuery`` against one full-text index: each word, prefix or phrase found in
-/// the index and scored by ``SearchScoring``, then combined — `all` intersects and adds scores,
+/// Evaluates a `SearchQuery` against one full-text index: each word, prefix or phrase found in
+/// the index and scored by `SearchScoring`, then combined — `all` intersects and adds scores,
 /// `any` unites and adds, `not` removes.
 struct SearchEvaluator {
     let reader: SearchIndexReader

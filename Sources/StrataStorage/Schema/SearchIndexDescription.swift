@@ -2,7 +2,7 @@
 ///
 /// The engine keeps it in the same transaction as the records on every backend and every write
 /// path, cuts text with ``SearchTokenizer`` and ranks matches by ``SearchScoring``. A search names
-/// it in ``FilterExpression/search(index:_:)`` and ``SortKey/init(relevanceOf:)``.
+/// it in ``FilterExpression/search(index:_:)`` and ``SortKey/init(relevanceOf:ascending:)``.
 public struct SearchIndexDescription: Sendable, Hashable, Codable {
     /// One indexed attribute and how much its words count in the relevance score.
     public struct Field: Sendable, Hashable, Codable {
