@@ -4,8 +4,8 @@ import StrataSync
 
 /// The in-process transport, for tests and for embedding a server in the same process. With
 /// ``Encoding/json`` (the default) every answer and push is encoded in its wire format (the
-/// message's `version`) and decoded on the other side, as a network transport would, so what works here works over the wire; ``Encoding/none`` hands
-/// the values over directly.
+/// message's `version`) and decoded on the other side, as a network transport would, so what
+/// works here works over the wire; ``Encoding/none`` hands the values over directly.
 public struct InProcessTransport: SyncRemote {
     /// How requests and answers cross the in-process transport.
     public enum Encoding: Sendable {

@@ -123,8 +123,8 @@ extension SyncServer {
         if (cursor?.value ?? 0) < purged.value - 1 {
             throw StrataError(
                 .resetRequired,
-                "history before \(purged.value) was purged and the cursor is at \(cursor?.value ?? 0): reset from a snapshot"
-            )
+                "history before \(purged.value) was purged and the cursor is at \(cursor?.value ?? 0): "
+                    + "reset from a snapshot")
         }
     }
 

@@ -23,7 +23,9 @@ struct SyncWireFormatTests {
         }
         mutating func below(_ bound: Int) -> Int { Int(next() % UInt64(bound)) }
         mutating func text() -> String {
-            let pieces = ["a", "é", "\"", "\\", "\n", "\u{0}", "\u{1F}", "😀", "中文", " ", "/", "\u{7F}", "+", "ß"]
+            let pieces = [
+                "a", "é", "\"", "\\", "\n", "\u{0}", "\u{1F}", "😀", "中文", " ", "/", "\u{7F}", "+", "ß",
+            ]
             return (0..<below(6)).map { _ in pieces[below(pieces.count)] }.joined()
         }
         mutating func scalar(_ kind: Int) -> Value {
@@ -253,7 +255,8 @@ extension SyncWireFormatTests {
             server: SyncServer(store: store), authenticator: StaticTokenAuthenticator(["t": SyncIdentity("a")]))
         for body in [
             #"{"version":2,"clientID":"a","shapes":[],"mutations":[[0,1,"put","u:x",true,null,[1,0],[]]]}"#,
-            #"{"version":2,"clientID":"a","shapes":[{"entity":"Trip","properties":["name"],"types":["text"]}],"mutations":[]}"#,
+            #"{"version":2,"clientID":"a","shapes":[{"entity":"Trip","properties":["name"],"types":["text"]}],"#
+                + #""mutations":[]}"#,
             #"{"version":2,"clientID":"a","mutations":[[0"#, #"{"version":2,"clientID":"a","mutations":"#,
         ] {
             let answer = await endpoint.handle(

@@ -4,9 +4,9 @@ import Strata
 private struct Abort: Error {}
 
 /// The storage SPI itself: a backend's batched forms (records by many IDs, referrers of many
-/// targets, metadata of many keys, put many, delete a set) answer exactly as its one-at-a-time forms do. Sizes cross the
-/// batch sizes backends use (hundreds of IDs per statement), and the sets hold duplicates, missing
-/// IDs and IDs no backend can store.
+/// targets, metadata of many keys, put many, delete a set) answer exactly as its one-at-a-time
+/// forms do. Sizes cross the batch sizes backends use (hundreds of IDs per statement), and the
+/// sets hold duplicates, missing IDs and IDs no backend can store.
 enum StorageChecks {
     static let overLongID = RecordID.string(String(repeating: "x", count: RecordID.maximumStringIDLength + 1))
 
