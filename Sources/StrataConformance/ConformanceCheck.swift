@@ -93,4 +93,6 @@ public enum ConformanceCategory: String, Sendable, Hashable, CaseIterable {
     case derived = "Derived"
     /// Full-text search: words, phrases, relevance, and the index kept on every write path.
     case search = "Search"
+    /// Sync subscriptions: what a client receives, brings and evicts as it subscribes.
+    case subscriptions = "Subscriptions"
 }

@@ -16,6 +16,9 @@ struct SyncApplier {
     /// Records to send whole after the save (the client's version won), with the server's lists.
     private var wholePuts: [(key: RecordKey, serverLinks: [String: [RecordID]])] = []
     private(set) var conflicts = 0
+    /// Records this save brought that the client did not have (a subscription following their
+    /// relationships owes their related records).
+    private(set) var arrived: [RecordKey] = []
     /// The committed state of the records a batch of changes names (absent: none), read in one
     /// batched lookup per entity by ``prefetch(_:)``.
     private var committed: [RecordKey: Record?] = [:]
@@ -71,7 +74,8 @@ struct SyncApplier {
     }
 
     private mutating func stage(_ key: RecordKey, _ values: [String: Value]?, links: [String: [RecordID]]) throws {
-        guard let entity = workingSet.schema.entity(key.entity) else { return }
+        guard let entity = workingSet.schema.entity(key.entity), !configuration.localOnly.contains(key.entity)
+        else { return }
         let existing = try current(key)
         guard let values else {
             if existing != nil { try session.delete(key) }
@@ -83,8 +87,17 @@ struct SyncApplier {
             if existing.differs(from: record) { try session.update(record) }
         } else {
             try session.insert(record)
+            arrived.append(key)
         }
         if !links.isEmpty { linkPasses.append((key, links)) }
+    }
+
+    /// Removes a record no subscription covers, without its delete rules (the server keeps it
+    /// and what it relates to), and forgets its server version.
+    mutating func evict(_ key: RecordKey) throws {
+        guard !configuration.localOnly.contains(key.entity), try current(key) != nil else { return }
+        try session.evict(key)
+        serverVersions.append((key, nil))
     }
 
     /// A pulled record with pending local mutations: the entity's policy decides.
@@ -158,7 +171,10 @@ struct SyncApplier {
                 let entity = workingSet.schema.entity(key.entity)
             else { continue }
             for (name, targets) in links.sorted(by: { $0.key < $1.key }) {
-                guard let relationship = entity.relationship(name), relationship.keepsLinkList else { continue }
+                // Links to a local-only entity's records stay as the client has them.
+                guard let relationship = entity.relationship(name), relationship.keepsLinkList,
+                    !configuration.localOnly.contains(relationship.destination)
+                else { continue }
                 let present = try workingSet.existing(targets, of: relationship.destination)
                 if let owner = try workingSet.record(key.entity, id: key.id),
                     try workingSet.relatedIDs(of: owner, relationship) != present

@@ -96,6 +96,26 @@ public struct SyncStatus: Sendable, Hashable {
     public var authentication = SyncAuthentication.accepted
     /// Resets from a snapshot completed (a cursor the server could no longer serve).
     public var resets = 0
+    /// What is being downloaded now: a new subscription's records, a reset, or the change feed.
+    public var download: SyncProgress?
+    /// What is being uploaded now: the outbox, with the mutations it held when the push began.
+    public var upload: SyncProgress?
+    /// Whether a sync is under way.
+    public var isSyncing = false
+    /// The kind of the last failure, when it came from the transport.
+    public var lastErrorKind: SyncTransportError.Kind?
+
+    /// The client's state for a UI: signed out before anything else, then syncing, offline (the
+    /// server unreachable), failed, or idle.
+    public var state: SyncState {
+        if authentication != .accepted { return .needsSignIn }
+        if isSyncing { return .syncing }
+        guard let lastError else { return .idle }
+        switch lastErrorKind {
+        case .offline?, .timeout?: return .offline(retryAt: nextRetry)
+        default: return .error(lastError, retryAt: nextRetry)
+        }
+    }
 }
 
 /// The state of a sync client's credentials, as the server last answered.

@@ -11,15 +11,24 @@ extension SyncEngine {
         if try await store.backend.read({ try ResetState.read($0) }) != nil {
             total += try await resetFromSnapshot()
         }
+        try await expireSubscriptions()
+        total += try await runBootstraps()
+        let schema = store.schema
+        var moved = false
+        var changes = 0
+        let bytesBefore = bytesMoved.received
         var resets = 0
         var waitMillis = options.pullWait.map {
             Int($0.components.seconds * 1000 + $0.components.attoseconds / 1_000_000_000_000_000)
         }
         while true {
-            let cursor = try await store.backend.read { try Outbox.cursor(in: $0) }
+            let (cursor, book) = try await store.backend.read {
+                (try Outbox.cursor(in: $0), try SubscriptionBook.read($0))
+            }
+            let coverage = try book.map { try SubscriptionCoverage($0.active, schema: schema) }
             let request = PullRequest(
                 clientID: configuration.clientID, cursor: cursor, limit: limit, schemaVersion: store.schema.version,
-                waitMillis: waitMillis)
+                waitMillis: waitMillis, subscriptions: book.map { $0.active.map(\.served) })
             // Only the first request of a drain waits: once changes flow, the rest follow at once.
             waitMillis = nil
             let response: PullResponse
@@ -67,11 +76,29 @@ extension SyncEngine {
                 try Outbox.observe(response.changes.map(\.timestamp), in: transaction)
                 try applier.finish(in: transaction)
                 try Outbox.setCursor(response.cursor, in: transaction)
+                // Records that entered a relationship-following subscription bring what it follows.
+                if let coverage, !coverage.followed.isEmpty, !applier.arrived.isEmpty,
+                    var book = try SubscriptionBook.read(transaction)
+                {
+                    book.follow(applier.arrived, coverage: coverage)
+                    try book.write(transaction)
+                }
                 return applier.conflicts
             }
             conflicts += found
             total += response.changes.count
+            changes += response.changes.count
+            status.download = SyncProgress(
+                phase: .changes, expected: nil, completed: changes, bytes: bytesMoved.received - bytesBefore)
+            publish()
+            moved = moved || !response.changes.isEmpty
             guard response.hasMore, response.cursor != cursor else { break }
+        }
+        // What a subscription reaches through relationships may have left it without changing.
+        if moved, let book = try await store.backend.read({ try SubscriptionBook.read($0) }) {
+            let dependent = try SubscriptionCoverage(book.active, schema: schema).dependent
+            if !dependent.isEmpty { try await evictUncovered(dependent) }
+            total += try await runBootstraps()
         }
         return (total, conflicts)
     }

@@ -9,6 +9,8 @@ extension SyncEngine {
         var rejectedCount = 0
         var batchSize = options.batchSize
         let configuration = configuration
+        let expected = try await store.backend.read { try Outbox.pendingCount(in: $0) }
+        let bytesBefore = bytesMoved.sent
         while true {
             let limit = batchSize
             let (batch, seen) = try await store.backend.read { reader in
@@ -76,6 +78,10 @@ extension SyncEngine {
             rejectedCount += newRejections.count
             total += response.results.count
             status.inFlight = 0
+            status.upload = SyncProgress(
+                phase: .uploading, expected: max(expected, total), completed: total,
+                bytes: bytesMoved.sent - bytesBefore)
+            publish()
             // A server that acknowledges nothing would loop forever: stop and let the caller retry.
             if response.results.isEmpty {
                 throw SyncTransportError("the server acknowledged none of \(batch.count) mutations")

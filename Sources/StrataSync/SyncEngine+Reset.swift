@@ -15,12 +15,16 @@ extension SyncEngine {
     func resetFromSnapshot() async throws -> Int {
         let (configuration, options, executor) = (configuration, options, store.executor)
         var applied = 0
+        var expected: Int?
+        let bytesBefore = bytesMoved.received
         while true {
-            let state =
-                try await store.backend.read { try ResetState.read($0) } ?? ResetState(position: nil, cursor: nil)
+            let (stored, book) = try await store.backend.read {
+                (try ResetState.read($0), try SubscriptionBook.read($0))
+            }
+            let state = stored ?? ResetState(position: nil, cursor: nil)
             let request = SnapshotRequest(
                 clientID: configuration.clientID, position: state.position, limit: options.pullLimit,
-                schemaVersion: store.schema.version)
+                schemaVersion: store.schema.version, subscriptions: book.map { $0.active.map(\.served) })
             let page = try await call {
                 attempts += 1
                 return try await remote.snapshot(request)
@@ -47,9 +51,20 @@ extension SyncEngine {
                 }
                 try ResetState.clear(transaction)
                 if let cursor { try Outbox.setCursor(cursor, in: transaction) }
+                // The snapshot brought every subscription's records: no initial sync is owed.
+                if var book = try SubscriptionBook.read(transaction) {
+                    book.bootstraps.removeAll()
+                    for index in book.entries.indices { book.entries[index].ready = true }
+                    try book.write(transaction)
+                }
                 return true
             }
             applied += page.records.count
+            expected = expected ?? page.expected
+            status.download = SyncProgress(
+                phase: .resetting, expected: expected.map { max($0, applied) }, completed: applied,
+                bytes: bytesMoved.received - bytesBefore)
+            publish()
             if finished {
                 status.resets += 1
                 publish()

@@ -94,9 +94,11 @@ public actor SyncEngine {
 
     // MARK: Status
 
-    /// A stream of status changes, starting with the current status.
+    /// A stream of status changes, starting with the current status: the state a UI shows
+    /// (``SyncStatus/state``), download and upload progress, pending mutations, the last error.
+    /// A consumer that falls more than 256 changes behind loses the oldest, never the newest.
     public func statusUpdates() -> AsyncStream<SyncStatus> {
-        let (stream, continuation) = AsyncStream.makeStream(of: SyncStatus.self, bufferingPolicy: .bufferingNewest(16))
+        let (stream, continuation) = AsyncStream.makeStream(of: SyncStatus.self, bufferingPolicy: .bufferingNewest(256))
         let id = UUID()
         watchers[id] = continuation
         continuation.yield(status)
@@ -154,11 +156,13 @@ public actor SyncEngine {
         try await refreshStatus()
         if let failure {
             status.lastError = Self.describe(failure)
+            status.lastErrorKind = (failure as? SyncTransportError)?.kind
             status.failures += 1
             publish()
             throw failure
         }
         status.lastError = nil
+        status.lastErrorKind = nil
         status.failures = 0
         status.nextRetry = nil
         publish()
@@ -185,11 +189,22 @@ public actor SyncEngine {
         return result.count
     }
 
-    private func beginRun() async {
+    func beginRun() async {
         if !turns.tryTake() { await withCheckedContinuation { turns.enqueue($0) } }
+        status.isSyncing = true
+        publish()
     }
 
-    private func endRun() { turns.release() }
+    func endRun() {
+        status.isSyncing = false
+        status.download = nil
+        status.upload = nil
+        publish()
+        turns.release()
+    }
+
+    /// Bytes the remote moved so far, when it counts them (zero otherwise).
+    var bytesMoved: (sent: Int, received: Int) { (remote as? any SyncTrafficCounting)?.traffic ?? (0, 0) }
 
     // MARK: Background loop
 

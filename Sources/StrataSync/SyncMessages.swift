@@ -136,16 +136,21 @@ public struct PullRequest: Sendable, Hashable, Codable {
     /// A long poll: when nothing in the caller's scope changed after the cursor, the server waits
     /// up to this many milliseconds (bounded by its limit) for a commit before answering.
     public var waitMillis: Int?
+    /// The client's subscriptions: only the records they cover (within the caller's scope) are
+    /// sent. `nil` asks for everything the caller may read.
+    public var subscriptions: [SyncSubscription]?
 
     /// A pull after `cursor`.
     public init(
-        clientID: String, cursor: SyncCursor?, limit: Int = 1_000, schemaVersion: String? = nil, waitMillis: Int? = nil
+        clientID: String, cursor: SyncCursor?, limit: Int = 1_000, schemaVersion: String? = nil, waitMillis: Int? = nil,
+        subscriptions: [SyncSubscription]? = nil
     ) {
         self.clientID = clientID
         self.cursor = cursor
         self.limit = limit
         self.schemaVersion = schemaVersion
         self.waitMillis = waitMillis
+        self.subscriptions = subscriptions
     }
 }
 

@@ -31,13 +31,20 @@ public struct SnapshotRequest: Sendable, Hashable, Codable {
     public var limit: Int
     /// The client's schema version, checked against the server's.
     public var schemaVersion: String?
+    /// The subscriptions whose records to send (within the caller's scope); `nil` sends everything
+    /// the caller may read. A client's initial sync of a new subscription names it alone.
+    public var subscriptions: [SyncSubscription]?
 
     /// A page of the snapshot from `position` (the start when nil).
-    public init(clientID: String, position: SnapshotPosition?, limit: Int = 1_000, schemaVersion: String? = nil) {
+    public init(
+        clientID: String, position: SnapshotPosition?, limit: Int = 1_000, schemaVersion: String? = nil,
+        subscriptions: [SyncSubscription]? = nil
+    ) {
         self.clientID = clientID
         self.position = position
         self.limit = limit
         self.schemaVersion = schemaVersion
+        self.subscriptions = subscriptions
     }
 }
 
@@ -57,6 +64,9 @@ public struct SnapshotResponse: Sendable, Hashable, Codable {
     /// The history position the state is at least as new as: pulling from it after the last page
     /// brings everything that changed while the pages were read.
     public var cursor: SyncCursor?
+    /// On the first page: how many records the whole snapshot holds, counted when the page was
+    /// read (for progress; records written meanwhile may make the last pages differ).
+    public var expected: Int?
 
     /// A page of a snapshot.
     public init(

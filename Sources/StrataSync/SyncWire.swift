@@ -129,6 +129,7 @@ public enum SyncWire {
         }
         if let wait = request.waitMillis { query["wait"] = String(wait) }
         if let schema = request.schemaVersion { query["schema"] = schema }
+        if let subscriptions = request.subscriptions { query["subscriptions"] = encode(subscriptions) }
         return query
     }
 
@@ -144,7 +145,7 @@ public enum SyncWire {
         var request = PullRequest(
             clientID: client, cursor: cursor, limit: try integer(query, "limit", atLeast: 0) ?? 1_000,
             schemaVersion: query["schema"],
-            waitMillis: try integer(query, "wait", atLeast: 0))
+            waitMillis: try integer(query, "wait", atLeast: 0), subscriptions: try subscriptions(query, "pull"))
         request.version = version
         return request
     }
@@ -156,6 +157,7 @@ public enum SyncWire {
             if let after = position.after { query["after"] = encodeID(after) }
         }
         if let schema = request.schemaVersion { query["schema"] = schema }
+        if let subscriptions = request.subscriptions { query["subscriptions"] = encode(subscriptions) }
         return query
     }
 
@@ -178,9 +180,29 @@ public enum SyncWire {
         }
         var request = SnapshotRequest(
             clientID: client, position: position, limit: try integer(query, "limit", atLeast: 0) ?? 1_000,
-            schemaVersion: query["schema"])
+            schemaVersion: query["schema"], subscriptions: try subscriptions(query, "snapshot"))
         request.version = version
         return request
+    }
+
+    /// Subscriptions as a query item: their JSON array, as the server sees them (no time to live).
+    private static func encode(_ subscriptions: [SyncSubscription]) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        let data = (try? encoder.encode(subscriptions.map(\.served))) ?? Data("[]".utf8)
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    private static func subscriptions(_ query: [String: String], _ message: String) throws -> [SyncSubscription]? {
+        guard let text = query["subscriptions"] else { return nil }
+        guard let list = try? JSONDecoder().decode([SyncSubscription].self, from: Data(text.utf8)) else {
+            throw StrataError(.invalidQuery, "\(message): `subscriptions` is not a JSON array of subscriptions")
+        }
+        guard list.count <= SubscriptionCoverage.maximumCount else {
+            throw StrataError(
+                .invalidQuery, "\(message): at most \(SubscriptionCoverage.maximumCount) subscriptions may be given")
+        }
+        return list
     }
 
     private static func integer(_ query: [String: String], _ name: String, atLeast minimum: Int? = nil) throws -> Int? {

@@ -6,7 +6,7 @@ import Synchronization
 /// bearer token (refreshing it once after a 401), and classifies answers into messages or
 /// ``SyncTransportError``s. A transport supplies only `send`, which moves a request and its answer
 /// (and throws a ``SyncTransportError`` of kind offline or timeout when it cannot).
-public struct SyncWireClient: Sendable {
+public struct SyncWireClient: SyncTrafficCounting {
     /// Sends one request and returns the answer (an HTTP client, or an endpoint in process).
     public typealias Send = @Sendable (SyncWire.Request) async throws -> SyncWire.Response
 
@@ -14,12 +14,16 @@ public struct SyncWireClient: Sendable {
     public let tokens: any SyncTokenProvider
     private let send: Send
     private let formats = FormatMemory()
+    private let counted = TrafficCounter()
 
     /// A client that authenticates with `tokens` and sends with `send`.
     public init(tokens: any SyncTokenProvider, send: @escaping Send) {
         self.tokens = tokens
         self.send = send
     }
+
+    /// Bytes of the bodies this client (and its copies) sent and received, queries included.
+    public var traffic: (sent: Int, received: Int) { counted.totals }
 
     /// Whether a server refused format 2 and this client now speaks format 1 to it.
     public var fellBackToFormat1: Bool { formats.onlyFormat1 }
@@ -82,6 +86,7 @@ public struct SyncWireClient: Sendable {
             request.headers["authorization"] = "Bearer " + fresh
             response = try await send(request)
         }
+        counted.add(sent: request.body.count + request.target.utf8.count, received: response.body.count)
         guard response.status == 200 else { throw Self.classify(response) }
         do {
             return try decode(response.body)
@@ -121,5 +126,17 @@ private final class FormatMemory: Sendable {
     var onlyFormat1: Bool {
         get { state.withLock { $0 } }
         set { state.withLock { $0 = newValue } }
+    }
+}
+
+/// The bytes a ``SyncWireClient`` and its copies moved.
+private final class TrafficCounter: Sendable {
+    private let state = Mutex((sent: 0, received: 0))
+    var totals: (sent: Int, received: Int) { state.withLock { $0 } }
+    func add(sent: Int, received: Int) {
+        state.withLock {
+            $0.sent += sent
+            $0.received += received
+        }
     }
 }

@@ -20,7 +20,7 @@ import StrataSync
 ///   `offline`, a passed deadline `timeout`, 5xx `serverError`, 408/429 carry `Retry-After`,
 ///   401/403 `unauthorized`/`forbidden`, 410 `resetRequired`, 413 `payloadTooLarge`, 409
 ///   `incompatible`. Per-mutation rejections arrive only in a `PushResponse`.
-public struct HTTPSyncRemote: SyncRemote {
+public struct HTTPSyncRemote: SyncRemote, SyncTrafficCounting {
     /// The server's origin.
     public let baseURL: String
     /// How long a call may take (a long poll's wait is added).
@@ -28,6 +28,9 @@ public struct HTTPSyncRemote: SyncRemote {
     /// Answers larger than this are refused.
     public let maximumResponseBytes: Int
     private let wire: SyncWireClient
+
+    /// Bytes of the bodies sent and received so far (requests' targets included).
+    public var traffic: (sent: Int, received: Int) { wire.traffic }
     private let client: HTTPClient
 
     /// - Parameters:

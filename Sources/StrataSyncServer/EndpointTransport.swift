@@ -5,7 +5,7 @@ import StrataSync
 /// A `SyncRemote` that calls a ``SyncEndpoint`` in this process through the wire format —
 /// authentication, limits, JSON, status codes and all — without sockets. The Transport checks run
 /// over it and over real HTTP; what passes here passes over the network.
-public struct EndpointTransport: SyncRemote {
+public struct EndpointTransport: SyncRemote, SyncTrafficCounting {
     /// The endpoint called.
     public let endpoint: SyncEndpoint
     private let client: SyncWireClient
@@ -25,6 +25,9 @@ public struct EndpointTransport: SyncRemote {
             return try await intercept?(request, response) ?? response
         }
     }
+
+    /// Bytes of the bodies sent and received so far.
+    public var traffic: (sent: Int, received: Int) { client.traffic }
 
     public func push(_ request: PushRequest) async throws -> PushResponse { try await client.push(request) }
     public func pull(_ request: PullRequest) async throws -> PullResponse { try await client.pull(request) }

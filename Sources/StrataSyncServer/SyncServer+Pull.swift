@@ -48,7 +48,9 @@ extension SyncServer {
         PullResponse, HistoryToken?
     ) {
         let limit = max(1, request.limit)
-        let (access, epoch) = (access, epoch)
+        let epoch = epoch
+        let filter = try ReadFilter(
+            access: access, identity: identity, subscriptions: request.subscriptions, schema: store.schema)
         return try await store.backend.read { transaction in
             try Self.checkCursor(request.cursor, epoch: epoch, in: transaction)
             if let identity, let owner = try Self.boundIdentity(of: request.clientID, in: transaction),
@@ -77,19 +79,19 @@ extension SyncServer {
             let records = try Self.records(order, in: transaction)
             let stamps = try transaction.metadata(keys: order.map(Self.stampKey))
             for key in order {
-                if identity != nil, case .none = access.scope(of: key.entity, for: identity) { continue }
+                let scope = filter.restricts ? filter.scope(of: key.entity) : .all
+                if case .none = scope { continue }
                 var change = try Self.currentState(
                     key, record: records[key], stamp: stamps[Self.stampKey(key)], lastVersion: last[key]?.version ?? 0,
                     historyTime: last[key]?.time ?? Date(), in: transaction)
-                if identity != nil, case .matching = access.scope(of: key.entity, for: identity) {
+                if case .matching = scope {
                     let current = change.values.map { Record(entity: key.entity, id: key.id, values: $0) }
-                    if try !Self.isVisible(current, to: identity, access: access, in: transaction) {
-                        // Not readable now: a removal if the reader could see it at its cursor.
+                    if try !filter.isVisible(current, in: transaction) {
+                        // Not readable now: a removal if the reader could see it at its cursor (or
+                        // may have: a state the server did not keep counts as seen).
                         guard let (token, kind) = first[key] else { continue }
                         let before = try Self.prior(key, before: token, kind: kind, in: transaction)
-                        if case .some(let prior) = before,
-                            try !Self.isVisible(prior, to: identity, access: access, in: transaction)
-                        {
+                        if case .some(let prior) = before, try !filter.isVisible(prior, in: transaction) {
                             continue
                         }
                         change = RemoteChange(

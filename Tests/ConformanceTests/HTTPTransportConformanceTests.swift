@@ -9,8 +9,9 @@ private let sqliteOverHTTP = ConformanceSuite(backend: sqliteFiles.backend, tran
 
 @Suite("Conformance: sync over HTTP (SQLite)")
 struct HTTPTransportConformanceTests {
-    @Test("OfflineFirst and Transport over loopback HTTP") func overHTTP() async {
+    @Test("OfflineFirst, Transport and Subscriptions over loopback HTTP") func overHTTP() async {
         await runSuite(
-            sqliteOverHTTP, ConformanceSuite.selected.filter { [.offlineFirst, .transport].contains($0.category) })
+            sqliteOverHTTP,
+            ConformanceSuite.selected.filter { [.offlineFirst, .transport, .subscriptions].contains($0.category) })
     }
 }

@@ -50,6 +50,15 @@ extension OpenAPIDocumentTests {
             var query = ["v": version, "client": "a", "entity": position.entity, "limit": "3"]
             if let after = position.after { query["after"] = SyncWire.encodeID(after) }
             #expect(try await served.send("GET", SyncWire.snapshotPath, query: query).status == 200)
+            // Subscriptions narrow both reads.
+            let subscribed = [
+                "v": version, "client": "a",
+                "subscriptions": #"[{"name":"ana","entity":"Person","where":"name == \"Ana\"","include":["trips"]}]"#,
+            ]
+            for path in [SyncWire.pullPath, SyncWire.snapshotPath] {
+                let answer = try await served.send("GET", path, query: subscribed)
+                #expect(answer.status == 200, "\(path) with subscriptions")
+            }
         }
         try await provokeRefusals(served, mutations: mutations)
     }
@@ -68,6 +77,13 @@ extension OpenAPIDocumentTests {
         expect(
             400, try await served.send("GET", SyncWire.snapshotPath, query: pull.merging(["limit": "x"]) { $1 }),
             "limit x")
+        for subscriptions in [#"{"name":"x"}"#, #"[{"name":"x","entity":"Person","where":"nme == 1"}]"#] {
+            expect(
+                400,
+                try await served.send(
+                    "GET", SyncWire.pullPath, query: pull.merging(["subscriptions": subscriptions]) { $1 }),
+                "subscriptions \(subscriptions)")
+        }
         for (path, method) in routes {
             let body = method == "POST" ? try pushBody([], version: 2) : []
             let query = method == "GET" ? pull : [:]

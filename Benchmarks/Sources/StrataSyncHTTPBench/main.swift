@@ -46,7 +46,7 @@ struct Served {
 
     enum Way { case http, httpFormat1, endpoint, inProcessJSON, inProcessValues }
 
-    static func make(_ way: Way) async throws -> Served {
+    static func make(_ way: Way, limits: SyncLimits = limits) async throws -> Served {
         let server = SyncServer(store: try await store())
         let endpoint = SyncEndpoint(server: server, authenticator: tokens, limits: limits)
         switch way {
@@ -152,6 +152,28 @@ func initialSync(_ way: Served.Way) async throws -> Double {
     return time
 }
 
+/// A new client's initial sync of a subscription covering 100,000 records: snapshot pages of
+/// `page` records (the server's page limit raised to match), over the way given.
+func subscribedInitialSync(_ way: Served.Way, page: Int) async throws -> Double {
+    let served = try await Served.make(way, limits: SyncLimits(maximumPageSize: page, rate: nil))
+    for start in stride(from: 0, to: 100_000, by: 1_000) {
+        try await served.server.store.repository(BenchItem.self).insert(
+            contentsOf: (start..<start + 1_000).map(BenchItem.make))
+    }
+    let client = try await store(sync: "bench-client")
+    let engine = try SyncEngine(store: client, remote: served.remote, options: .init(pullLimit: page))
+    try await engine.subscribe(try SyncSubscription("items", BenchItem.self))
+    let begin = ContinuousClock.now
+    let pulled = try await engine.pull()
+    let time = milliseconds(ContinuousClock.now - begin)
+    precondition(pulled == 100_000, "\(pulled)")
+    let stored = try await client.repository(BenchItem.self).count()
+    precondition(stored == 100_000, "\(stored)")
+    try await client.close()
+    try await served.stop()
+    return time
+}
+
 func wakeLatencies(_ way: Served.Way, samples: Int = 200) async throws -> [Double] {
     let served = try await Served.make(way)
     defer { Task { try? await served.stop() } }
@@ -214,6 +236,15 @@ print(
         + pad("—", 22) + pad("—", 22) + pad("—", 22)
         + pad("\(format(initialValues)) ms \(Int(100_000 / initialValues * 1000))/s", 22)
         + String(format: "%.2f×", initialHTTP / initialValues))
+for page in [1_000, 10_000] {
+    let http = try await subscribedInitialSync(.http, page: page)
+    let values = try await subscribedInitialSync(.inProcessValues, page: page)
+    print(
+        pad("subscription of 100,000 (pages of \(page / 1_000)k)", 40)
+            + pad("\(format(http)) ms \(Int(100_000 / http * 1000))/s", 22) + pad("—", 22) + pad("—", 22)
+            + pad("—", 22) + pad("\(format(values)) ms \(Int(100_000 / values * 1000))/s", 22)
+            + String(format: "%.2f×", http / values))
+}
 if only == nil { await printMessageSizes() }
 guard only == nil else { exit(0) }
 let wakeHTTP = try await wakeLatencies(.http)

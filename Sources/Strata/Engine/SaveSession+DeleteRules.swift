@@ -26,7 +26,7 @@ extension SaveSession {
             // nothing of them are read as versions alone.
             var pendingByEntity: [String: [RecordID]] = [:]
             var pendingVersions: [String: [RecordID]] = [:]
-            for doomed in wave {
+            for doomed in wave where !evicted.contains(doomed.key) {
                 guard let entity = entities.describe(doomed.key.entity) else { continue }
                 for relationship in entity.relationships
                 where relationship.deleteRule == .cascade && relationship.name != doomed.back {
@@ -52,7 +52,7 @@ extension SaveSession {
                 versions[entity] = found
             }
 
-            for doomed in wave {
+            for doomed in wave where !evicted.contains(doomed.key) {
                 guard let entity = entities.describe(doomed.key.entity) else { continue }
                 for relationship in entity.relationships where relationship.name != doomed.back {
                     let related = destinations[LinkKey(doomed.key, relationship.name)] ?? []

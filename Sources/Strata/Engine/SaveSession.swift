@@ -10,6 +10,8 @@ package final class SaveSession {
     let schema: Schema
     /// Deletes asked for by the caller, in order; the rules expand them at commit.
     var requestedDeletes: [RecordKey] = []
+    /// Deletes that apply no delete rule (see ``evict(_:)``).
+    var evicted: Set<RecordKey> = []
     /// The last state of every deleted record (its references decide what the rules reach).
     var deletedSnapshots: [RecordKey: Record] = [:]
     /// To-many relationships whose membership changed and that declare count bounds.
@@ -195,6 +197,18 @@ package final class SaveSession {
     }
 
     /// Deletes a record; its relationships' delete rules apply at commit.
+    /// Removes a record from this store without its delete rules — what a sync client does with
+    /// a record it no longer subscribes to (it stays on the server): nothing cascades, nothing is
+    /// denied or nullified, references to it stay as they are. Its own link lists go with it.
+    package func evict(_ input: RecordKey) throws {
+        let key = input.normalized
+        guard let existing = try workingSet.record(key.entity, id: key.id) else { return }
+        deletedSnapshots[key] = existing
+        requestedDeletes.append(key)
+        evicted.insert(key)
+        try workingSet.stage(key, nil)
+    }
+
     package func delete(_ input: RecordKey) throws {
         let key = input.normalized
         _ = try schema.requireEntity(key.entity)

@@ -43,9 +43,14 @@ package enum Outbox {
         // side's mutation; on its own it would be an empty put.
         let items = Array(
             zip(commit.changes, commit.records).lazy.map { (change: $0, record: $1) }.filter { item in
+                // A local-only entity never syncs.
+                if configuration.localOnly.contains(item.change.entity) { return false }
                 guard item.change.kind == .update, let entity = schema.entity(item.change.entity) else { return true }
                 return item.change.changedProperties.contains { name in
-                    entity.isStoredProperty(name) || entity.relationship(name).map { $0.keepsLinkList } ?? false
+                    entity.isStoredProperty(name)
+                        || entity.relationship(name).map {
+                            $0.keepsLinkList && !configuration.localOnly.contains($0.destination)
+                        } ?? false
                 }
             })
         guard !items.isEmpty else { return }
@@ -83,7 +88,9 @@ package enum Outbox {
                 bytes.value(record[name])
             }
             let lists = change.changedProperties.compactMap { name -> RelationshipDescription? in
-                guard let relationship = entity.relationship(name), relationship.keepsLinkList else { return nil }
+                guard let relationship = entity.relationship(name), relationship.keepsLinkList,
+                    !configuration.localOnly.contains(relationship.destination)
+                else { return nil }
                 return relationship
             }
             bytes.unsigned(UInt64(lists.count))

@@ -13,11 +13,15 @@ public struct SyncConfiguration: Sendable {
     public var clientID: String
     /// The wall clock the hybrid logical clock reads (injectable for tests).
     public var clock: @Sendable () -> Date
+    /// Entities that stay on this client: their saves queue nothing, pulls and subscriptions never
+    /// touch them, and links to their records are not sent.
+    public var localOnly: Set<String>
 
     /// A configuration for a client.
-    public init(clientID: String, clock: @escaping @Sendable () -> Date = { Date() }) {
+    public init(clientID: String, clock: @escaping @Sendable () -> Date = { Date() }, localOnly: Set<String> = []) {
         self.clientID = clientID
         self.clock = clock
+        self.localOnly = localOnly
     }
 }
 

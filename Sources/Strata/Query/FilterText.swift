@@ -15,7 +15,8 @@ import Foundation
 /// - A property is an attribute (composite parts dotted: `address.city`), `id`, or a to-one
 ///   followed by a property of its destination (`traveller.name`).
 /// - Literals: `"text"` (with `\"` and `\\`), numbers, `true`, `false`, `nil`; a text literal is
-///   read as the attribute's type where that is a UUID, a date (ISO 8601) or data (base64).
+///   read as the attribute's type where that is a UUID, a date (ISO 8601) or data (base64); a
+///   number compared with a date is seconds since 1 January 2001 (exact to the bit).
 ///
 /// A mistake is `StrataError.Code.invalidQuery` whose message starts with `column N:`.
 public enum FilterText {
@@ -220,6 +221,10 @@ public enum FilterText {
                 position += 1
             }
             let number = String(characters[start..<position])
+            // A number for a date is seconds since 2001 (as wire format 2 writes dates): exact.
+            if type == .date, let seconds = Double(number), !number.isEmpty {
+                return .date(Date(timeIntervalSinceReferenceDate: seconds))
+            }
             if let integer = Int64(number), type != .double { return .int(integer) }
             if let double = Double(number), !number.isEmpty { return .double(double) }
             position = start

@@ -88,9 +88,10 @@ public struct InProcessHarness: SyncTransportHarness {
     }
 
     /// Fails as a refused connection once the host stopped.
-    private struct StoppableRemote: SyncRemote {
+    private struct StoppableRemote: SyncRemote, SyncTrafficCounting {
         let inner: any SyncRemote
         let stopped: @Sendable () -> Bool
+        var traffic: (sent: Int, received: Int) { (inner as? any SyncTrafficCounting)?.traffic ?? (0, 0) }
 
         func check() throws { if stopped() { throw SyncTransportError(.offline, "connection refused") } }
         func push(_ request: PushRequest) async throws -> PushResponse {

@@ -81,8 +81,10 @@ final class RevocableTokens: SyncAuthenticator {
 
 /// Counts a remote's calls and can fail snapshots after some pages (a client that dies in the
 /// middle of a reset), or revoke a token after some pushes.
-actor ScriptedRemote: SyncRemote {
+actor ScriptedRemote: SyncRemote, SyncTrafficCounting {
     let inner: any SyncRemote
+    /// The wrapped remote's bytes, when it counts them.
+    nonisolated var traffic: (sent: Int, received: Int) { (inner as? any SyncTrafficCounting)?.traffic ?? (0, 0) }
     var pushes = 0
     var pushedBatches: [Int] = []
     var snapshots = 0

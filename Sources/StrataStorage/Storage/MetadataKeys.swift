@@ -46,6 +46,8 @@ package enum MetadataKeys {
     package static let serverVersionPrefix = "strata.sync.sv."
     /// A reset from a snapshot in progress.
     package static let syncReset = "strata.sync.reset"
+    /// The client's subscriptions and the initial syncs they still owe.
+    package static let syncSubscriptions = "strata.sync.subscriptions"
 
     // MARK: The sync server
 

@@ -67,6 +67,10 @@ extension SyncWireFormat2 {
             writer.null()
         }
         writeCursor(response.cursor, to: &writer)
+        if let expected = response.expected {
+            writer.raw(",\"expected\":")
+            writer.int(Int64(expected))
+        }
         writer.byte(UInt8(ascii: "}"))
         return writer.bytes
     }
@@ -79,10 +83,12 @@ extension SyncWireFormat2 {
         var next: SnapshotPosition?
         var cursor: Int64?
         var epoch: String?
+        var expected: Int?
         var reader = JSONReader(bytes)
         try reader.object { reader, key in
             switch key {
             case "version": try expectVersion(&reader)
+            case "expected": expected = Int(exactly: try reader.readInt())
             case "entity": entity = try reader.readString()
             case "shapes": shapes = try readShapes(&reader)
             case "records": rows = try reader.skipValue()
@@ -99,6 +105,7 @@ extension SyncWireFormat2 {
             entity: entity, records: try readChanges(at: rows, shapes: shapes, in: reader), through: through,
             next: next, cursor: cursor.map { SyncCursor($0, epoch: epoch) })
         response.version = version
+        response.expected = expected
         return response
     }
 

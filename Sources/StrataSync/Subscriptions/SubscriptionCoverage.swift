@@ -1,0 +1,89 @@
+import Strata
+
+/// What a set of subscriptions covers, entity by entity, as one filter each: the same on the
+/// server (which intersects it with the caller's read scope) and on the client (which evicts what
+/// it no longer covers).
+package struct SubscriptionCoverage: Sendable {
+    /// The filter of each covered entity; an entity not here is not covered.
+    package private(set) var filters: [String: FilterExpression] = [:]
+    /// Entities whose coverage depends on other records (a path was followed to them, or their
+    /// filter reads a relationship): their records can leave coverage without changing.
+    package private(set) var dependent: Set<String> = []
+    /// The entities records are followed from, with the paths followed (for the initial sync of
+    /// a record that newly entered coverage).
+    package private(set) var followed: [String: [String]] = [:]
+
+    /// The most subscriptions one request may carry, and the longest filter text.
+    package static let maximumCount = 64
+    package static let maximumFilterLength = 4_096
+
+    /// The coverage of `subscriptions` under `schema`; a subscription naming an unknown entity or
+    /// relationship, a path without inverses, or a malformed filter is `StrataError.Code.invalidQuery`
+    /// naming the subscription.
+    package init(_ subscriptions: [SyncSubscription], schema: Schema) throws {
+        guard subscriptions.count <= Self.maximumCount else {
+            throw StrataError(.invalidQuery, "at most \(Self.maximumCount) subscriptions may be given")
+        }
+        var parts: [String: [FilterExpression]] = [:]
+        for subscription in subscriptions {
+            let base = try Self.filter(of: subscription, schema: schema)
+            parts[subscription.entity, default: []].append(base)
+            if base.readsRelationships { dependent.insert(subscription.entity) }
+            for path in subscription.including {
+                var (entity, filter) = (subscription.entity, base)
+                for step in path.split(separator: ".").map(String.init) {
+                    guard let relationship = schema.entity(entity)?.relationship(step),
+                        let inverse = schema.inverse(of: relationship)
+                    else {
+                        throw StrataError(
+                            .invalidQuery, entity: entity,
+                            "subscription \(subscription.name): \(entity).\(step) is not a relationship with an inverse"
+                        )
+                    }
+                    filter =
+                        inverse.isToOne
+                        ? .relatedOne(relationship: inverse.name, filter)
+                        : .anyRelated(relationship: inverse.name, filter)
+                    entity = relationship.destination
+                    parts[entity, default: []].append(filter)
+                    dependent.insert(entity)
+                }
+                followed[subscription.entity, default: []].append(path)
+            }
+        }
+        for (entity, list) in parts { filters[entity] = list.count == 1 ? list[0] : .or(list) }
+    }
+
+    /// The filter of one subscription's own entity.
+    static func filter(of subscription: SyncSubscription, schema: Schema) throws -> FilterExpression {
+        guard schema.entity(subscription.entity) != nil else {
+            throw StrataError(
+                .invalidQuery, entity: subscription.entity,
+                "subscription \(subscription.name): \(subscription.entity) is not an entity of this store")
+        }
+        guard let text = subscription.filter, !text.allSatisfy(\.isWhitespace) else { return .constant(true) }
+        guard text.count <= maximumFilterLength else {
+            throw StrataError(
+                .invalidQuery, entity: subscription.entity,
+                "subscription \(subscription.name): the filter is longer than \(maximumFilterLength) characters")
+        }
+        do {
+            return try FilterText.parse(text, entity: subscription.entity, schema: schema)
+        } catch let error as StrataError {
+            throw StrataError(
+                .invalidQuery, entity: subscription.entity, "subscription \(subscription.name): \(error.message)")
+        }
+    }
+}
+
+extension FilterExpression {
+    /// Whether the expression reads another record through a relationship.
+    var readsRelationships: Bool {
+        switch self {
+        case .relatedOne, .anyRelated, .noneRelated: true
+        case .and(let parts), .or(let parts): parts.contains { $0.readsRelationships }
+        case .not(let inner): inner.readsRelationships
+        default: false
+        }
+    }
+}

@@ -1,0 +1,128 @@
+import Foundation
+import Strata
+
+/// The initial sync of a new subscription: the records it covers, read from the server's snapshot
+/// page by page and applied one page per local save, with the next page's position saved in the
+/// same save — so a crash or a lost connection resumes at the page it stopped at. Changes made on
+/// the server meanwhile come with the pulls that follow (they name every subscription).
+extension SyncEngine {
+    /// Runs every initial sync still owed; returns how many records they brought.
+    func runBootstraps() async throws -> Int {
+        var applied = 0
+        let (configuration, options, schemaVersion) = (configuration, options, store.schema.version)
+        while let bootstrap = try await store.backend.read({ try SubscriptionBook.read($0)?.bootstraps.first }) {
+            let request = SnapshotRequest(
+                clientID: configuration.clientID, position: bootstrap.position, limit: options.pullLimit,
+                schemaVersion: schemaVersion, subscriptions: bootstrap.subscriptions)
+            let bytesBefore = bytesMoved.received
+            let page = try await call {
+                attempts += 1
+                return try await remote.snapshot(request)
+            }
+            let bytes = bytesMoved.received - bytesBefore
+            try await store.commit(
+                author: nil, contextName: "sync", participants: [],
+                stage: { session, reader -> (SyncApplier, SubscriptionBook)? in
+                    // Another run may have applied this page meanwhile.
+                    guard let book = try SubscriptionBook.read(reader), book.bootstraps.first == bootstrap else {
+                        return nil
+                    }
+                    var applier = SyncApplier(session: session, configuration: configuration)
+                    try Self.stage(page.records, in: reader, options: options, into: &applier)
+                    return (applier, book)
+                },
+                afterCommit: { staged, _, transaction in
+                    guard let (applier, staleBook) = staged else { return }
+                    var book = staleBook
+                    try Outbox.observe(page.records.map(\.timestamp), in: transaction)
+                    try applier.finish(in: transaction)
+                    // A client that never pulled continues from the first page's cursor.
+                    if try Outbox.cursor(in: transaction) == nil, let cursor = page.cursor {
+                        try Outbox.setCursor(cursor, in: transaction)
+                    }
+                    book.advance(past: page, bytes: bytes)
+                    try book.write(transaction)
+                })
+            applied += page.records.count
+            let names = bootstrap.subscriptions.filter { !$0.isFollowUp }.map(\.name)
+            let received = bootstrap.received + page.records.count
+            status.download = SyncProgress(
+                phase: .subscribing(names), expected: (bootstrap.expected ?? page.expected).map { max($0, received) },
+                completed: received, bytes: bootstrap.bytes + bytes)
+            publish()
+        }
+        return applied
+    }
+
+    /// Stages pulled records, each resolved against the client's pending mutations of it.
+    static func stage(
+        _ records: [RemoteChange], in reader: any StorageReadTransaction, options: Options,
+        into applier: inout SyncApplier
+    ) throws {
+        var pending: [RecordKey: [SyncMutation]] = [:]
+        if try Outbox.pendingCount(in: reader) > 0 {
+            for mutation in try Outbox.wireMutations(in: reader) { pending[mutation.key, default: []].append(mutation) }
+        }
+        try applier.prefetch(records)
+        for change in records {
+            if let mine = pending[change.key], !mine.isEmpty {
+                try applier.resolve(
+                    change, pending: mine, policy: options.policies[change.entity] ?? options.defaultPolicy)
+            } else {
+                try applier.applyServerState(change)
+            }
+        }
+        try applier.finishLinks()
+    }
+}
+
+extension SubscriptionBook {
+    /// Moves the first initial sync past `page`; when it was the last, its subscriptions are ready.
+    mutating func advance(past page: SnapshotResponse, bytes: Int) {
+        guard !bootstraps.isEmpty else { return }
+        bootstraps[0].received += page.records.count
+        bootstraps[0].bytes += bytes
+        bootstraps[0].expected = bootstraps[0].expected ?? page.expected
+        if let next = page.next {
+            bootstraps[0].position = next
+            return
+        }
+        let finished = Set(bootstraps.removeFirst().subscriptions.map(\.name))
+        let owed = Set(bootstraps.flatMap { $0.subscriptions.map(\.name) })
+        for index in entries.indices
+        where finished.contains(entries[index].subscription.name) && !owed.contains(entries[index].subscription.name) {
+            entries[index].ready = true
+        }
+    }
+
+    /// Queues the initial sync of what the subscriptions reach from records that just arrived:
+    /// a record that entered a subscription's coverage brings the records its followed
+    /// relationships lead to, which the change feed alone would not (they did not change).
+    mutating func follow(_ arrived: [RecordKey], coverage: SubscriptionCoverage) {
+        var byEntity: [String: [RecordID]] = [:]
+        for key in arrived where coverage.followed[key.entity] != nil {
+            byEntity[key.entity, default: []].append(key.id)
+        }
+        for (entity, ids) in byEntity.sorted(by: { $0.key < $1.key }) {
+            let paths = Array(Set(coverage.followed[entity] ?? [])).sorted()
+            for start in stride(from: 0, to: ids.count, by: 100) {
+                let chunk = ids[start..<min(ids.count, start + 100)]
+                let literals = chunk.compactMap { try? SyncSubscription.literal($0.value, parameter: "id") }
+                let subscription = SyncSubscription(
+                    unchecked: "#follow.\(entity)", entity: entity,
+                    filter: "id in [" + literals.joined(separator: ", ") + "]", including: paths)
+                bootstraps.append(Bootstrap(subscriptions: [subscription]))
+            }
+        }
+    }
+}
+
+extension SyncSubscription {
+    /// A subscription built by the engine, its filter already text.
+    /// Whether the engine made it to follow relationships from records that arrived.
+    var isFollowUp: Bool { name.hasPrefix("#follow.") }
+
+    init(unchecked name: String, entity: String, filter: String?, including: [String]) {
+        (self.name, self.entity, self.filter, self.including, self.timeToLive) = (name, entity, filter, including, nil)
+    }
+}
