@@ -86,7 +86,7 @@ bench-peers: bootstrap-postgresql
 	url=$$(scripts/postgres start $$dir) || exit 1; \
 	STRATA_POSTGRES_URL=$$url Benchmarks/.build/release/StrataPeers
 
-# Sync over loopback HTTP beside the in-process transport: drain, pull, long-poll wake latency.
+# Sync over loopback HTTP beside the in-process transport: drain, pull, initial syncs (the change feed, a subscription), long-poll wake latency.
 bench-sync: bootstrap
 	cd Benchmarks && $(SWIFT) run -c release StrataSyncHTTPBench
 

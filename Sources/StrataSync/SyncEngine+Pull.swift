@@ -17,6 +17,8 @@ extension SyncEngine {
         var moved = false
         var changes = 0
         let bytesBefore = bytesMoved.received
+        var ahead = PageAhead<PullRequest, PullResponse>()
+        defer { ahead.cancel() }
         var resets = 0
         var waitMillis = options.pullWait.map {
             Int($0.components.seconds * 1000 + $0.components.attoseconds / 1_000_000_000_000_000)
@@ -33,10 +35,7 @@ extension SyncEngine {
             waitMillis = nil
             let response: PullResponse
             do {
-                response = try await call {
-                    attempts += 1
-                    return try await remote.pull(request)
-                }
+                response = try await fetch(request, ahead: &ahead)
             } catch  where Self.requiresReset(error) {
                 // A second reset in one drain means the server cannot serve even a fresh
                 // snapshot's cursor: stop rather than loop.
@@ -44,6 +43,13 @@ extension SyncEngine {
                 guard resets <= 2 else { throw error }
                 total += try await resetFromSnapshot()
                 continue
+            }
+            // The next page travels while this one is applied.
+            if response.hasMore, let next = response.cursor, next != cursor {
+                var following = request
+                following.cursor = next
+                let (remote, sent) = (remote, following)
+                ahead.start(sent) { try await remote.pull(sent) }
             }
             // Applying a peer's changes takes no participants: the outbox must not echo them.
             let found = try await store.commit(
@@ -101,6 +107,20 @@ extension SyncEngine {
             total += try await runBootstraps()
         }
         return (total, conflicts)
+    }
+
+    /// The page for `request`: the one fetched ahead for it, or asked for now.
+    private func fetch(_ request: PullRequest, ahead: inout PageAhead<PullRequest, PullResponse>) async throws
+        -> PullResponse
+    {
+        if let fetched = await ahead.take(request) {
+            attempts += 1
+            return fetched
+        }
+        return try await call {
+            attempts += 1
+            return try await remote.pull(request)
+        }
     }
 
     /// One push or pull at a time per engine (the outbox and the cursor are read, then updated).

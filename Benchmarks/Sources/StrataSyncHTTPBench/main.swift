@@ -214,6 +214,12 @@ print(
         + pad("InProcess(.json), 2", 22) + pad("InProcess(.none)", 22) + "ratio")
 func rate(_ ms: Double) -> String { ms.isNaN ? "—" : "\(format(ms)) ms \(Int(10_000 / ms * 1000))/s" }
 let only = ProcessInfo.processInfo.environment["STRATA_BENCH_ONLY"]
+// STRATA_BENCH_ONLY=subscription: the subscription's initial sync alone (for profiles).
+if only == "subscription" {
+    let http = try await subscribedInitialSync(.http, page: 10_000)
+    print("subscription of 100,000 (pages of 10k) over HTTP: \(format(http)) ms \(Int(100_000 / http * 1000))/s")
+    exit(0)
+}
 // STRATA_BENCH_ONLY: HTTP and values only; `push` or `pull` narrows to one workload (for profiles).
 for (name, run) in [("drain 10,000 mutations (pushes of 500)", drain), ("pull 10,000 changes (new client)", pull)]
     as [(String, (Served.Way) async throws -> Double)]

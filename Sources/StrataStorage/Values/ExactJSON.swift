@@ -183,36 +183,11 @@ public enum ExactJSON {
                     }
                     return text
                 case UInt8(ascii: "\\"):
-                    guard let escape = current else { throw fail("the text ends inside an escape") }
-                    position += 1
-                    switch escape {
-                    case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): scalars.append(escape)
-                    case UInt8(ascii: "b"): scalars.append(0x08)
-                    case UInt8(ascii: "f"): scalars.append(0x0C)
-                    case UInt8(ascii: "n"): scalars.append(0x0A)
-                    case UInt8(ascii: "r"): scalars.append(0x0D)
-                    case UInt8(ascii: "t"): scalars.append(0x09)
-                    case UInt8(ascii: "u"):
-                        var code = try hex4()
-                        if (0xD800..<0xDC00).contains(code) {
-                            guard current == UInt8(ascii: "\\"), position + 1 < bytes.count,
-                                bytes[position + 1] == UInt8(ascii: "u")
-                            else {
-                                throw fail("a lone high surrogate")
-                            }
-                            position += 2
-                            let low = try hex4()
-                            guard (0xDC00..<0xE000).contains(low) else {
-                                throw fail("a high surrogate without its low half")
-                            }
-                            code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)
-                        } else if (0xDC00..<0xE000).contains(code) {
-                            throw fail("a lone low surrogate")
-                        }
-                        guard let scalar = Unicode.Scalar(code) else { throw fail("an escape that is no character") }
-                        scalars.append(contentsOf: Array(String(Character(scalar)).utf8))
-                    default:
-                        throw fail("an unknown escape")
+                    do {
+                        position = try JSONEscape.read(bytes, at: position, into: &scalars)
+                    } catch {
+                        position = error.position
+                        throw fail(error.message)
                     }
                 default:
                     guard byte >= 0x20 else { throw fail("a control character inside a string") }
@@ -222,22 +197,5 @@ public enum ExactJSON {
             throw fail("the text ends inside a string")
         }
 
-        mutating func hex4() throws -> UInt32 {
-            guard position + 4 <= bytes.count else { throw fail("the text ends inside a \\u escape") }
-            var code: UInt32 = 0
-            for _ in 0..<4 {
-                let byte = bytes[position]
-                let digit: UInt32
-                switch byte {
-                case 0x30...0x39: digit = UInt32(byte - 0x30)
-                case 0x41...0x46: digit = UInt32(byte - 0x41 + 10)
-                case 0x61...0x66: digit = UInt32(byte - 0x61 + 10)
-                default: throw fail("a \\u escape needs four hex digits")
-                }
-                code = code << 4 | digit
-                position += 1
-            }
-            return code
-        }
     }
 }

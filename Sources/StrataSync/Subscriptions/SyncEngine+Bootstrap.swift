@@ -10,16 +10,32 @@ extension SyncEngine {
     func runBootstraps() async throws -> Int {
         var applied = 0
         let (configuration, options, schemaVersion) = (configuration, options, store.schema.version)
+        var mark = bytesMoved.received
+        var ahead = PageAhead<SnapshotRequest, SnapshotResponse>()
+        defer { ahead.cancel() }
         while let bootstrap = try await store.backend.read({ try SubscriptionBook.read($0)?.bootstraps.first }) {
             let request = SnapshotRequest(
                 clientID: configuration.clientID, position: bootstrap.position, limit: options.pullLimit,
                 schemaVersion: schemaVersion, subscriptions: bootstrap.subscriptions)
-            let bytesBefore = bytesMoved.received
-            let page = try await call {
+            let page: SnapshotResponse
+            if let fetched = await ahead.take(request) {
                 attempts += 1
-                return try await remote.snapshot(request)
+                page = fetched
+            } else {
+                page = try await call {
+                    attempts += 1
+                    return try await remote.snapshot(request)
+                }
             }
-            let bytes = bytesMoved.received - bytesBefore
+            // The next page travels while this one is applied.
+            if let next = page.next {
+                var following = request
+                following.position = next
+                let (remote, sent) = (remote, following)
+                ahead.start(sent) { try await remote.snapshot(sent) }
+            }
+            let bytes = bytesMoved.received - mark
+            mark += bytes
             try await store.commit(
                 author: nil, contextName: "sync", participants: [],
                 stage: { session, reader -> (SyncApplier, SubscriptionBook)? in

@@ -1,4 +1,5 @@
 import Foundation
+import Strata
 
 /// Reads JSON text from bytes one token at a time, for wire format 2: the decoder asks for what
 /// the format says comes next and builds values directly, with no intermediate tree. Every
@@ -158,18 +159,11 @@ struct JSONReader {
                 guard let text = String(validating: utf8, as: UTF8.self) else { throw fail("text that is not UTF-8") }
                 return text
             case UInt8(ascii: "\\"):
-                guard offset < bytes.count else { throw fail("unterminated text") }
-                let escaped = bytes[offset]
-                offset += 1
-                switch escaped {
-                case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): utf8.append(escaped)
-                case UInt8(ascii: "b"): utf8.append(0x08)
-                case UInt8(ascii: "f"): utf8.append(0x0C)
-                case UInt8(ascii: "n"): utf8.append(0x0A)
-                case UInt8(ascii: "r"): utf8.append(0x0D)
-                case UInt8(ascii: "t"): utf8.append(0x09)
-                case UInt8(ascii: "u"): utf8.append(contentsOf: try readUnicodeEscape())
-                default: throw fail("an unknown escape")
+                do {
+                    offset = try JSONEscape.read(bytes, at: offset, into: &utf8)
+                } catch {
+                    offset = error.position
+                    throw fail(error.message)
                 }
             case 0..<0x20:
                 throw fail("a control character in text")
@@ -178,39 +172,6 @@ struct JSONReader {
             }
         }
         throw fail("unterminated text")
-    }
-
-    /// The UTF-8 of a `\uXXXX` escape (after the `u`), joining a surrogate pair.
-    private mutating func readUnicodeEscape() throws -> [UInt8] {
-        var scalar = try readHex4()
-        if (0xD800..<0xDC00).contains(scalar) {
-            guard offset + 1 < bytes.count, bytes[offset] == UInt8(ascii: "\\"), bytes[offset + 1] == UInt8(ascii: "u")
-            else { throw fail("a lone surrogate") }
-            offset += 2
-            let low = try readHex4()
-            guard (0xDC00..<0xE000).contains(low) else { throw fail("a lone surrogate") }
-            scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
-        }
-        guard let unicode = Unicode.Scalar(scalar) else { throw fail("a lone surrogate") }
-        return Array(String(Character(unicode)).utf8)
-    }
-
-    private mutating func readHex4() throws -> UInt32 {
-        guard offset + 4 <= bytes.count else { throw fail("truncated escape") }
-        var value: UInt32 = 0
-        for _ in 0..<4 {
-            let byte = bytes[offset]
-            let digit: UInt8
-            switch byte {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - 0x30
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - 0x61 + 10
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - 0x41 + 10
-            default: throw fail("a malformed escape")
-            }
-            value = value << 4 | UInt32(digit)
-            offset += 1
-        }
-        return value
     }
 
     /// Calls `element` once per element of an array.
@@ -232,20 +193,18 @@ struct JSONReader {
         }
     }
 
-    /// Whether another element follows in an array whose `[` was read and whose first element
-    /// was read (or, with `first`, whose `[` was just read). Consumes the `,` or `]`.
-    mutating func more(first: Bool = false) throws -> Bool {
+    /// Whether another element follows in an array whose `[` and at least one element were read.
+    /// Consumes the `,` or `]`.
+    mutating func more() throws -> Bool {
         switch peek() {
         case UInt8(ascii: "]"):
             offset += 1
             return false
         case UInt8(ascii: ","):
-            guard !first else { throw fail("expected a value") }
             offset += 1
             return true
         default:
-            guard first else { throw fail("expected `,` or `]`") }
-            return true
+            throw fail("expected `,` or `]`")
         }
     }
 

@@ -50,7 +50,7 @@ extension WireRows {
         writer.byte(UInt8(ascii: ","))
         writeTimestamp(mutation.timestamp, implied: mutation.id.clientID, to: &writer)
         writer.byte(UInt8(ascii: ","))
-        shape.writeValues(mutation.values, to: &writer)
+        shape.write(row: shapes.row, to: &writer)
         if !mutation.links.isEmpty {
             writer.byte(UInt8(ascii: ","))
             writeDeltas(mutation.links, to: &writer)

@@ -63,7 +63,7 @@ enum WireRows {
         writer.byte(UInt8(ascii: ","))
         if let origin = change.origin { writer.string(origin) } else { writer.null() }
         writer.byte(UInt8(ascii: ","))
-        if let values = change.values { shape.writeValues(values, to: &writer) } else { writer.null() }
+        if change.values != nil { shape.write(row: shapes.row, to: &writer) } else { writer.null() }
         if !change.links.isEmpty {
             writer.byte(UInt8(ascii: ","))
             writeLinks(change.links, to: &writer)

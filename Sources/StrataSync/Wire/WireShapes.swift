@@ -51,19 +51,24 @@ struct WireShape: Hashable {
 
     /// Writes `values` (which have exactly this shape's properties) as an array in its order.
     /// Whether `values` of `entity` have exactly this shape.
-    func fits(entity: String, values: [String: Value]) throws -> Bool {
+    /// Whether `values` of `entity` have this shape; when they do, `row` holds them in the
+    /// shape's order (each looked up once).
+    func fits(entity: String, values: [String: Value], row: inout [Value]) throws -> Bool {
         guard entity == self.entity, values.count == properties.count else { return false }
+        row.removeAll(keepingCapacity: true)
         for (index, name) in properties.enumerated() {
             guard let value = values[name], try WireValueType(of: value) == types[index] else { return false }
+            row.append(value)
         }
         return true
     }
 
-    func writeValues(_ values: [String: Value], to writer: inout JSONWriter) {
+    /// Writes a row's values, in this shape's order, as a JSON array.
+    func write(row: [Value], to writer: inout JSONWriter) {
         writer.byte(UInt8(ascii: "["))
-        for (index, name) in properties.enumerated() {
+        for (index, value) in row.enumerated() {
             if index > 0 { writer.byte(UInt8(ascii: ",")) }
-            types[index].write(values[name] ?? .null, to: &writer)
+            types[index].write(value, to: &writer)
         }
         writer.byte(UInt8(ascii: "]"))
     }
@@ -88,15 +93,23 @@ struct WireShapeTable {
     private(set) var shapes: [WireShape] = []
     private var indexes: [WireShape: Int] = [:]
     private var last: (shape: WireShape, index: Int)?
+    /// The values of the row last indexed, in its shape's order.
+    private(set) var row: [Value] = []
 
-    /// The index of the shape of `values` of `entity`, adding it when new.
+    /// The index of the shape of `values` of `entity`, adding it when new; ``row`` then holds the
+    /// values in the shape's order.
     mutating func index(entity: String, values: [String: Value]) throws -> (index: Int, shape: WireShape) {
         // Rows of one shape usually come together: reuse the last one without sorting names.
-        if let last, try last.shape.fits(entity: entity, values: values) { return (last.index, last.shape) }
+        if let last, try last.shape.fits(entity: entity, values: values, row: &row) { return (last.index, last.shape) }
         let properties = values.keys.sorted()
         var types: [WireValueType] = []
         types.reserveCapacity(properties.count)
-        for name in properties { types.append(try WireValueType(of: values[name] ?? .null)) }
+        row.removeAll(keepingCapacity: true)
+        for name in properties {
+            let value = values[name] ?? .null
+            types.append(try WireValueType(of: value))
+            row.append(value)
+        }
         let shape = WireShape(entity: entity, properties: properties, types: types)
         if let last, last.shape == shape { return (last.index, shape) }
         let index: Int
