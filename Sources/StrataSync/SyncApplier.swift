@@ -19,9 +19,6 @@ struct SyncApplier {
     /// Records this save brought that the client did not have (a subscription following their
     /// relationships owes their related records).
     private(set) var arrived: [RecordKey] = []
-    /// The committed state of the records a batch of changes names (absent: none), read in one
-    /// batched lookup per entity by ``prefetch(_:)``.
-    private var committed: [RecordKey: Record?] = [:]
 
     init(session: SaveSession, configuration: SyncConfiguration) {
         self.session = session
@@ -33,20 +30,15 @@ struct SyncApplier {
 
     /// Reads the committed state of every record `changes` name, one batched lookup per entity,
     /// so staging them reads nothing one at a time. Call before this save stages anything.
-    mutating func prefetch(_ changes: [RemoteChange]) throws {
+    func prefetch(_ changes: [RemoteChange]) throws {
         var ids: [String: [RecordID]] = [:]
         for change in changes { ids[change.entity, default: []].append(change.recordID) }
-        for (entity, list) in ids where workingSet.schema.entity(entity) != nil {
-            let found = try workingSet.records(entity, ids: list)
-            for id in list { committed[RecordKey(entity: entity, id: id)] = .some(found[id]) }
-        }
+        for (entity, list) in ids { try workingSet.prefetch(entity, ids: list) }
     }
 
-    /// A record's state as this save stands: staged, else committed.
+    /// A record's state as this save stands: staged, else committed (read ahead by `prefetch`).
     private func current(_ key: RecordKey) throws -> Record? {
-        if let entry = workingSet.entry(key) { return entry.current }
-        if let known = committed[key] { return known }
-        return try workingSet.record(key.entity, id: key.id)
+        try workingSet.record(key.entity, id: key.id)
     }
 
     /// The server's values as a record of the entity: in the entity's own layout when they name

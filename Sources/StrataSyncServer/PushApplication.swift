@@ -25,9 +25,6 @@ struct PushApplication {
     private var linkMutations: [SyncMutation] = []
     /// The record each applied result is about, by result index.
     private var appliedKeys: [Int: RecordKey] = [:]
-    /// The committed state of the records the batch's puts name (absent: none), read before
-    /// staging in one batched lookup per entity rather than one read per mutation.
-    private var committed: [RecordKey: Record?] = [:]
 
     init(
         request: PushRequest, identity: SyncIdentity?, rejected: [MutationID: StrataError],
@@ -44,7 +41,7 @@ struct PushApplication {
     /// in the batch).
     mutating func stage(_ session: SaveSession, _ reader: any StorageReadTransaction) throws {
         bindsOwner = try SyncServer.checkOwner(of: request, identity: identity, in: reader)
-        try prefetch(session, reader.schema)
+        try prefetch(session)
         for mutation in request.mutations { try stage(mutation, session, reader) }
         for mutation in linkMutations { try SyncServer.applyLinks(mutation, session) }
     }
@@ -86,23 +83,18 @@ struct PushApplication {
         results.append(MutationResult(id: mutation.id, outcome: .applied))
     }
 
-    private mutating func prefetch(_ session: SaveSession, _ schema: Schema) throws {
+    private func prefetch(_ session: SaveSession) throws {
         var ids: [String: [RecordID]] = [:]
         for mutation in request.mutations where mutation.kind == .put {
             ids[mutation.entity, default: []].append(mutation.recordID)
         }
-        for (entity, list) in ids where schema.entity(entity) != nil {
-            let found = try session.workingSet.records(entity, ids: list)
-            for id in list { committed[RecordKey(entity: entity, id: id)] = .some(found[id]) }
-        }
+        for (entity, list) in ids { try session.workingSet.prefetch(entity, ids: list) }
     }
 
     /// The record's state as this save stands: staged by an earlier mutation of the batch, else
-    /// committed.
+    /// committed (read ahead by `prefetch`).
     private func current(_ key: RecordKey, _ session: SaveSession) throws -> Record? {
-        if let entry = session.workingSet.entry(key) { return entry.current }
-        if let known = committed[key] { return known }
-        return try session.workingSet.record(key.entity, id: key.id)
+        try session.workingSet.record(key.entity, id: key.id)
     }
 
     /// Stages a put by the entity's policy; returns why it is refused instead, if it is.

@@ -37,6 +37,9 @@ package final class WorkingSet: StorageReadTransaction {
     private(set) var linkOrder: [LinkKey] = []
     /// For every staged link list: which owners contain a target now.
     private var stagedLinkOwners: [ReferenceKey: Set<RecordID>] = [:]
+    /// Committed states read ahead by ``prefetch(_:ids:)`` (`nil`: absent), consulted for records
+    /// this save has not touched.
+    private var prefetched: [RecordKey: Record?] = [:]
 
     init(base: any StorageReadTransaction, executor: QueryExecutor) {
         self.base = base
@@ -49,8 +52,22 @@ package final class WorkingSet: StorageReadTransaction {
     package func record(_ entity: String, id: RecordID) throws -> Record? {
         // No record can have an ID longer than every backend holds; none is asked for one.
         guard ValueRules.isStorable(id) else { return nil }
-        if let position = positions[RecordKey(entity: entity, id: id)] { return staged[position].current }
+        let key = RecordKey(entity: entity, id: id)
+        if let position = positions[key] { return staged[position].current }
+        if let known = prefetched[key] { return known }
         return try base.record(entity, id: id)
+    }
+
+    /// Reads the committed state of many records in one batched lookup, so that reading or
+    /// staging each of them later reads nothing one at a time (a pulled page, a pushed batch).
+    /// Records this save already touched are skipped; absent ones are remembered as absent.
+    package func prefetch(_ entity: String, ids: [RecordID]) throws {
+        guard schema.entity(entity) != nil else { return }
+        let wanted = ids.filter { ValueRules.isStorable($0) && positions[RecordKey(entity: entity, id: $0)] == nil }
+        guard !wanted.isEmpty else { return }
+        let found = try base.records(entity, ids: wanted)
+        prefetched.reserveCapacity(prefetched.count + wanted.count)
+        for id in wanted { prefetched[RecordKey(entity: entity, id: id)] = .some(found[id]) }
     }
 
     /// The staged state of `key`, if this save touched it.
@@ -62,7 +79,7 @@ package final class WorkingSet: StorageReadTransaction {
         guard let position = positions[key] else {
             // A first touch: the committed state is replaced at once, so only the new state is
             // indexed (indexing the original only to unindex it was a third of a cascade's staging).
-            let original = try known ?? base.record(key.entity, id: key.id)
+            let original = try known ?? prefetched[key] ?? base.record(key.entity, id: key.id)
             append(Entry(key: key, original: original, current: record))
             if let record { index(record, adding: true) }
             return
