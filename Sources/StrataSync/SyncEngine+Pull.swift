@@ -58,23 +58,7 @@ extension SyncEngine {
                     // Another pull may have moved the cursor meanwhile; apply only from where we asked.
                     guard try Outbox.cursor(in: reader) == cursor else { return nil }
                     var applier = SyncApplier(session: session, configuration: configuration)
-                    try applier.prefetch(response.changes)
-                    var pending: [RecordKey: [SyncMutation]] = [:]
-                    if try Outbox.pendingCount(in: reader) > 0 {
-                        for mutation in try Outbox.wireMutations(in: reader) {
-                            pending[mutation.key, default: []].append(mutation)
-                        }
-                    }
-                    for change in response.changes {
-                        if let mine = pending[change.key], !mine.isEmpty {
-                            try applier.resolve(
-                                change, pending: mine, policy: options.policies[change.entity] ?? options.defaultPolicy
-                            )
-                        } else {
-                            try applier.applyServerState(change)
-                        }
-                    }
-                    try applier.finishLinks()
+                    try Self.stage(response.changes, in: reader, options: options, into: &applier)
                     return applier
                 }
             ) { applier, _, transaction -> Int in

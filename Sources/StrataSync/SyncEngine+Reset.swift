@@ -125,10 +125,7 @@ extension SyncEngine {
         _ page: SnapshotResponse, after position: SnapshotPosition?, in reader: any StorageReadTransaction,
         executor: QueryExecutor, options: Options, into applier: inout SyncApplier
     ) throws {
-        var pending: [RecordKey: [SyncMutation]] = [:]
-        if try Outbox.pendingCount(in: reader) > 0 {
-            for mutation in try Outbox.wireMutations(in: reader) { pending[mutation.key, default: []].append(mutation) }
-        }
+        let pending = try pendingMutations(in: reader)
         // What this page's range holds locally, before anything is staged.
         var range: [FilterExpression] = []
         if let after = position?.entity == page.entity ? position?.after : nil {
@@ -138,15 +135,7 @@ extension SyncEngine {
         let local = try executor.fetch(
             FetchPlan(entity: page.entity, predicate: range.isEmpty ? nil : .and(range)), in: reader)
         let kept = Set(page.records.map(\.recordID))
-        try applier.prefetch(page.records)
-        for change in page.records {
-            if let mine = pending[change.key], !mine.isEmpty {
-                try applier.resolve(
-                    change, pending: mine, policy: options.policies[change.entity] ?? options.defaultPolicy)
-            } else {
-                try applier.applyServerState(change)
-            }
-        }
+        try stage(page.records, in: reader, options: options, into: &applier)
         for record in local where !kept.contains(record.id) && pending[record.key] == nil {
             try applier.applyServerState(
                 RemoteChange(

@@ -5,7 +5,8 @@ import Strata
 /// the server's changes into the store.
 ///
 /// ```swift
-/// let store = try await Store.open("sqlite:./app.sqlite", schema: schema, sync: SyncConfiguration(clientID: "phone-1"))
+/// let store = try await Store.open(
+///     "sqlite:./app.sqlite", schema: schema, options: OpenOptions(sync: SyncConfiguration(clientID: "phone-1")))
 /// let engine = try SyncEngine(store: store, remote: InProcessTransport(server: server),
 ///                             options: .init(policies: ["Trip": .lastWriterWins]))
 /// await engine.start()                       // background loop with backoff; or:

@@ -29,7 +29,7 @@ extension TransportChecks {
             try expectEqual(statuses.last?.state, .idle)
             try expectEqual(statuses.last?.download, nil, "nothing downloading once idle")
             // An upload of three mutations.
-            try await seen.reset()
+            seen.reset()
             try await store.transaction { tx in
                 for name in ["Ava", "Avi", "Axel"] { try tx.insert(Person(name: name, email: "\(name)@a.example")) }
             }
@@ -40,7 +40,7 @@ extension TransportChecks {
             try expectEqual(upload?.completed, 3)
             try expect((upload?.bytes ?? 0) > 0, "the push's bytes were counted")
             // Everything again: a reset, counted against the whole readable state.
-            try await seen.reset()
+            seen.reset()
             try await engine.syncEverything()
             try await engine.syncNow()
             statuses = try await seen.untilIdle()
@@ -97,7 +97,7 @@ final class StatusRecorder: Sendable {
         return []
     }
 
-    func reset() async throws { seen.withLock { $0.removeAll() } }
+    func reset() { seen.withLock { $0.removeAll() } }
 
     deinit { consumer.withLock { $0?.cancel() } }
 }

@@ -70,15 +70,22 @@ extension SyncEngine {
         return applied
     }
 
-    /// Stages pulled records, each resolved against the client's pending mutations of it.
-    static func stage(
-        _ records: [RemoteChange], in reader: any StorageReadTransaction, options: Options,
-        into applier: inout SyncApplier
-    ) throws {
+    /// The client's pending mutations, by record.
+    static func pendingMutations(in reader: any StorageReadTransaction) throws -> [RecordKey: [SyncMutation]] {
         var pending: [RecordKey: [SyncMutation]] = [:]
         if try Outbox.pendingCount(in: reader) > 0 {
             for mutation in try Outbox.wireMutations(in: reader) { pending[mutation.key, default: []].append(mutation) }
         }
+        return pending
+    }
+
+    /// Stages pulled records (a pull's changes, a snapshot page), each resolved against the
+    /// client's pending mutations of it.
+    static func stage(
+        _ records: [RemoteChange], in reader: any StorageReadTransaction, options: Options,
+        into applier: inout SyncApplier
+    ) throws {
+        let pending = try pendingMutations(in: reader)
         try applier.prefetch(records)
         for change in records {
             if let mine = pending[change.key], !mine.isEmpty {

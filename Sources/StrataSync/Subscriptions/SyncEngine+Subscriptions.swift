@@ -134,15 +134,12 @@ extension SyncEngine {
         _ entities: [String], keeping coverage: SubscriptionCoverage, in reader: any StorageReadTransaction,
         executor: QueryExecutor, into applier: inout SyncApplier
     ) throws {
-        var pending: Set<RecordKey> = []
-        if try Outbox.pendingCount(in: reader) > 0 {
-            for mutation in try Outbox.wireMutations(in: reader) { pending.insert(mutation.key) }
-        }
+        let pending = try pendingMutations(in: reader)
         for entity in entities {
             let covered = coverage.filters[entity]
             if covered == .constant(true) { continue }
             let plan = FetchPlan(entity: entity, predicate: covered.map { .not($0) })
-            for record in try executor.fetch(plan, in: reader) where !pending.contains(record.key) {
+            for record in try executor.fetch(plan, in: reader) where pending[record.key] == nil {
                 try applier.evict(record.key)
             }
         }
