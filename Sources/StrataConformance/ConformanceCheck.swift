@@ -95,4 +95,6 @@ public enum ConformanceCategory: String, Sendable, Hashable, CaseIterable {
     case search = "Search"
     /// Sync subscriptions: what a client receives, brings and evicts as it subscribes.
     case subscriptions = "Subscriptions"
+    /// Sync sharing: a record shared by its owner, roles enforced on every route, revoking evicts.
+    case sharing = "Sharing"
 }

@@ -34,6 +34,14 @@ public struct RemoteChange: Sendable, Hashable, Codable {
     public var timestamp: HybridTimestamp
     /// The client whose mutation wrote it last, when a client did.
     public var origin: String?
+    /// Whether the record left what the client may read without being deleted (a share of it was
+    /// revoked): the client removes it without its delete rules and queues nothing. Format-1
+    /// answers carry an eviction as a tombstone.
+    public var isEviction = false
+
+    private enum CodingKeys: String, CodingKey {
+        case entity, recordID, values, links, serverVersion, timestamp, origin
+    }
 
     /// A change as a server (or a remote of your own) reports it; `values` `nil` for a tombstone.
     public init(
@@ -42,6 +50,15 @@ public struct RemoteChange: Sendable, Hashable, Codable {
     ) {
         (self.entity, self.recordID, self.values, self.links) = (entity, recordID, values, links)
         (self.serverVersion, self.timestamp, self.origin) = (serverVersion, timestamp, origin)
+    }
+
+    /// The removal of a record that left what the client may read, on the server still.
+    public static func eviction(of key: RecordKey, serverVersion: Int64, timestamp: HybridTimestamp) -> RemoteChange {
+        var change = RemoteChange(
+            entity: key.entity, recordID: key.id, values: nil, links: [:], serverVersion: serverVersion,
+            timestamp: timestamp, origin: nil)
+        change.isEviction = true
+        return change
     }
 
     /// The record the change concerns.

@@ -15,6 +15,8 @@ struct PushApplication {
     let rejected: [MutationID: StrataError]
     let policies: [String: SyncServerConflictPolicy]
     let access: SyncAccess
+    /// What the identity may write, shares included (read when staging starts).
+    private var view: AccessView?
 
     /// Whether this push binds the client ID to the identity (its first under one).
     private var bindsOwner = false
@@ -41,6 +43,11 @@ struct PushApplication {
     /// in the batch).
     mutating func stage(_ session: SaveSession, _ reader: any StorageReadTransaction) throws {
         bindsOwner = try SyncServer.checkOwner(of: request, identity: identity, in: reader)
+        if identity != nil {
+            var view = try AccessView(access: access, identity: identity, schema: reader.schema)
+            try view.readShares(schema: reader.schema) { try session.workingSet.fetch($0) }
+            self.view = view
+        }
         try prefetch(session)
         for mutation in request.mutations { try stage(mutation, session, reader) }
         for mutation in linkMutations { try SyncServer.applyLinks(mutation, session) }
@@ -64,8 +71,7 @@ struct PushApplication {
         guard let entity = reader.schema.entity(mutation.entity) else {
             return reject(mutation, .unknownEntity, "\(mutation.entity) is not an entity of this store")
         }
-        if let identity, let refusal = try SyncServer.writeRefusal(mutation, by: identity, access: access, in: session)
-        {
+        if let view, let refusal = try SyncServer.writeRefusal(mutation, by: view, in: session) {
             return reject(mutation, .permissionDenied, refusal)
         }
         let key = mutation.key
@@ -189,10 +195,8 @@ struct PushApplication {
     private func current(of mutation: SyncMutation, in reader: any StorageReadTransaction) throws -> RemoteChange {
         let current = try SyncServer.currentState(
             mutation.key, record: .none, lastVersion: 0, historyTime: Date(), in: reader)
-        guard identity != nil, let values = current.values,
-            try !SyncServer.isVisible(
-                Record(entity: mutation.entity, id: mutation.recordID, values: values), to: identity, access: access,
-                in: reader)
+        guard let view, let values = current.values,
+            try !view.isReadable(Record(entity: mutation.entity, id: mutation.recordID, values: values), in: reader)
         else { return current }
         return RemoteChange(
             entity: current.entity, recordID: current.recordID, values: nil, links: [:], serverVersion: 0,

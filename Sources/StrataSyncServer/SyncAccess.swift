@@ -1,4 +1,5 @@
 import Strata
+import StrataSync
 
 /// What each identity may read and write through a ``SyncServer``: per-entity read scopes,
 /// properties only the server writes, and an optional write rule.
@@ -18,6 +19,9 @@ import Strata
 ///   the stored record is outside the caller's scope, when the record as proposed would be, when
 ///   it sets a server-owned property, or when `writeRule` says no. A rejection never returns a
 ///   record the caller may not read.
+/// - **Shares** widen both: a record an entity's `shareable(_:ownedBy:including:)` rule allows
+///   to share, and the records its relationships lead to, are readable by the participants of its
+///   `SyncShare` records and writable by those with `SyncShare.Role.readWrite`.
 public struct SyncAccess: Sendable {
     /// What one identity may see of one entity.
     public enum Scope: Sendable {
@@ -42,8 +46,18 @@ public struct SyncAccess: Sendable {
         public var proposed: Record?
     }
 
+    /// What makes a record of an entity shareable: who owns it, and what a share takes along.
+    public struct Shareable: Sendable {
+        /// The records `identity` owns (and so may share).
+        public var owner: @Sendable (SyncIdentity) -> FilterExpression
+        /// Relationship paths from the shared record whose records are shared with it
+        /// (`"stops"`, `"stops.photos"`); each step needs an inverse.
+        public var including: [String]
+    }
+
     private var scopes: [String: @Sendable (SyncIdentity) -> Scope] = [:]
     private var owned: [String: Set<String>] = [:]
+    private(set) var shareables: [String: Shareable] = [:]
     /// A last word on each write that passed the scope checks: return `false` to reject it.
     public var writeRule: (@Sendable (Write) -> Bool)?
 
@@ -62,6 +76,33 @@ public struct SyncAccess: Sendable {
         scopes[Model.entityName] = { .matching(filter($0).expression) }
     }
 
+    /// Lets the owners of a model's records share them with other identities through
+    /// `SyncShare` records (add `SyncShare.self` to the schema).
+    ///
+    /// ```swift
+    /// access.shareable(Trip.self, ownedBy: { identity in \Trip.owner == identity.id }, including: ["stops"])
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - type: The model whose records may be shared.
+    ///   - owner: The records an identity owns: only the owner may share a record, and a
+    ///     participant may not change the properties this filter reads.
+    ///   - including: Relationship paths whose records a share takes along.
+    public mutating func shareable<Model: PersistentModel>(
+        _ type: Model.Type, ownedBy owner: @escaping @Sendable (SyncIdentity) -> Filter<Model>,
+        including: [String] = []
+    ) {
+        shareable(Model.entityName, ownedBy: { owner($0).expression }, including: including)
+    }
+
+    /// Lets the owners of an entity's records share them, with an untyped owner rule.
+    public mutating func shareable(
+        _ entity: String, ownedBy owner: @escaping @Sendable (SyncIdentity) -> FilterExpression,
+        including: [String] = []
+    ) {
+        shareables[entity] = Shareable(owner: owner, including: including)
+    }
+
     /// Makes an entity unreadable and unwritable by every client.
     public mutating func deny(_ entity: String) {
         scopes[entity] = { _ in .none }
@@ -78,17 +119,24 @@ public struct SyncAccess: Sendable {
     }
 
     /// The scope of `entity` for `identity`; `nil` identity (a trusted in-process caller) sees all.
+    ///
+    /// Shares are readable by their owner and their participant only, once anything is shareable.
     public func scope(of entity: String, for identity: SyncIdentity?) -> Scope {
-        guard let identity, let rule = scopes[entity] else { return .all }
-        return rule(identity)
+        guard let identity else { return .all }
+        if let rule = scopes[entity] { return rule(identity) }
+        if entity == SyncShare.entityName, !shareables.isEmpty {
+            let id = Value.string(identity.id)
+            return .matching(.or([.compare("owner", .equal, id, []), .compare("participant", .equal, id, [])]))
+        }
+        return .all
     }
 
     /// The properties of `entity` only the server writes.
     public func serverOwnedProperties(of entity: String) -> Set<String> { owned[entity] ?? [] }
 
     /// Entities with a read scope (their records' prior states are kept for removals).
-    var scopedEntities: Set<String> { Set(scopes.keys) }
+    var scopedEntities: Set<String> { Set(scopes.keys).union(shareables.isEmpty ? [] : [SyncShare.entityName]) }
 
     /// Whether any rule restricts anything.
-    public var isOpen: Bool { scopes.isEmpty && owned.isEmpty && writeRule == nil }
+    public var isOpen: Bool { scopes.isEmpty && owned.isEmpty && writeRule == nil && shareables.isEmpty }
 }

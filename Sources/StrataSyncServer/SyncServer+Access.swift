@@ -5,18 +5,6 @@ import StrataSync
 /// Applying ``SyncAccess``: client IDs bound to identities, write checks, read visibility, and the
 /// prior states of scoped records that let a pull tell a reader a record left its scope.
 extension SyncServer {
-    /// Whether `record` (nil: absent) is inside `identity`'s scope of its entity.
-    static func isVisible(
-        _ record: Record?, to identity: SyncIdentity?, access: SyncAccess, in transaction: any StorageReadTransaction
-    ) throws -> Bool {
-        guard let record else { return false }
-        switch access.scope(of: record.entity, for: identity) {
-        case .all: return true
-        case .none: return false
-        case .matching(let filter): return try PredicateEvaluator(transaction).matches(record, filter)
-        }
-    }
-
     /// Checks the request's client ID against the identity it is bound to; returns whether this
     /// push binds it (its first under an identity). Every mutation must be the client's own.
     static func checkOwner(of request: PushRequest, identity: SyncIdentity?, in transaction: any StorageReadTransaction)
@@ -38,32 +26,27 @@ extension SyncServer {
         try transaction.metadata(ownerPrefix + clientID).map { String(decoding: $0, as: UTF8.self) }
     }
 
-    /// Why `identity` may not make this mutation, or `nil` when it may. Both the stored record and
-    /// the record as proposed must lie in the identity's scope: a client cannot reach into another
-    /// identity's records nor move one of its own there.
-    static func writeRefusal(
-        _ mutation: SyncMutation, by identity: SyncIdentity, access: SyncAccess, in session: SaveSession
-    ) throws -> String? {
-        let entity = mutation.entity
-        let scope = access.scope(of: entity, for: identity)
+    /// Why the view's identity may not make this mutation, or `nil` when it may. Both the stored
+    /// record and the record as proposed must be writable by the identity (in its scope, or shared
+    /// with it to write): a client cannot reach into another identity's records nor move one of its
+    /// own out of reach.
+    static func writeRefusal(_ mutation: SyncMutation, by view: AccessView, in session: SaveSession) throws -> String? {
+        guard let identity = view.identity else { return nil }
+        let (entity, access) = (mutation.entity, view.access)
+        let scope = view.writeScope(of: entity)
         if case .none = scope { return "\(entity) is not writable by \(identity)" }
         let owned = access.serverOwnedProperties(of: entity)
+        let shared = entity == SyncShare.entityName || access.shareables[entity] != nil
         // Nothing to check: no read of the stored record.
-        if case .all = scope, owned.isEmpty, access.writeRule == nil { return nil }
+        if case .all = scope, owned.isEmpty, access.writeRule == nil, !shared { return nil }
         let stored = try session.workingSet.record(entity, id: mutation.recordID)
-        // A server-owned property may travel unchanged (an insert carries every value, defaults
-        // included), never changed.
-        let description = session.workingSet.schema.entity(entity)
-        for property in (Array(mutation.values.keys) + Array(mutation.links.keys)).sorted()
-        where owned.contains(property) {
-            let current = stored.map { $0[property] } ?? description?.attribute(property)?.defaultValue ?? .null
-            if mutation.links[property] != nil || mutation.values[property] != current {
-                return "\(entity).\(property) is written by the server only"
-            }
-        }
+        if let refusal = serverOwnedRefusal(mutation, stored: stored, owned: owned, in: session) { return refusal }
         // Judged on the batch's staged state: a record and what it refers to may arrive together.
         let reader = session.workingSet
-        if let stored, try !isVisible(stored, to: identity, access: access, in: reader) {
+        if let stored, try !view.isWritable(stored, in: reader) {
+            if try view.isReadable(stored, in: reader) {
+                return "\(mutation.key) is shared with \(identity) to read only"
+            }
             return "\(mutation.key) is outside \(identity)'s scope"
         }
         var proposed: Record?
@@ -71,14 +54,34 @@ extension SyncServer {
             var values = stored?.values ?? [:]
             for (name, value) in mutation.values { values[name] = value }
             proposed = Record(entity: entity, id: mutation.recordID, values: values)
-            if try !isVisible(proposed, to: identity, access: access, in: reader) {
+            if try !view.isWritable(proposed, in: reader) {
                 return "\(mutation.key) as written would be outside \(identity)'s scope"
             }
+        }
+        if let refusal = try shareRefusal(mutation, stored: stored, proposed: proposed, by: view, in: reader) {
+            return refusal
         }
         if let rule = access.writeRule,
             !rule(SyncAccess.Write(identity: identity, entity: entity, stored: stored, proposed: proposed))
         {
             return "the server's write rule refused \(mutation.key)"
+        }
+        return nil
+    }
+
+    /// A server-owned property may travel unchanged (an insert carries every value, defaults
+    /// included), never changed.
+    private static func serverOwnedRefusal(
+        _ mutation: SyncMutation, stored: Record?, owned: Set<String>, in session: SaveSession
+    ) -> String? {
+        guard !owned.isEmpty else { return nil }
+        let description = session.workingSet.schema.entity(mutation.entity)
+        for property in (Array(mutation.values.keys) + Array(mutation.links.keys)).sorted()
+        where owned.contains(property) {
+            let current = stored.map { $0[property] } ?? description?.attribute(property)?.defaultValue ?? .null
+            if mutation.links[property] != nil || mutation.values[property] != current {
+                return "\(mutation.entity).\(property) is written by the server only"
+            }
         }
         return nil
     }

@@ -5,22 +5,25 @@ extension SyncServer {
     /// What one request may be sent of each entity: the caller's read scope, narrowed to what the
     /// request's subscriptions cover (everything the scope allows when it names none).
     struct ReadFilter {
-        let access: SyncAccess
-        let identity: SyncIdentity?
+        private(set) var view: AccessView
         let coverage: SubscriptionCoverage?
 
         init(access: SyncAccess, identity: SyncIdentity?, subscriptions: [SyncSubscription]?, schema: Schema) throws {
-            self.access = access
-            self.identity = identity
+            self.view = try AccessView(access: access, identity: identity, schema: schema)
             self.coverage = try subscriptions.map { try SubscriptionCoverage($0, schema: schema) }
         }
 
+        /// Reads the records shared with the caller, in the request's transaction.
+        mutating func readShares(_ executor: QueryExecutor, in transaction: any StorageReadTransaction) throws {
+            try view.readShares(schema: transaction.schema) { try executor.fetch($0, in: transaction) }
+        }
+
         /// Whether anything is filtered at all (a trusted caller without subscriptions reads all).
-        var restricts: Bool { identity != nil || coverage != nil }
+        var restricts: Bool { view.identity != nil || coverage != nil }
 
         /// The records of `entity` the request may be sent.
         func scope(of entity: String) -> SyncAccess.Scope {
-            let scope = access.scope(of: entity, for: identity)
+            let scope = view.readScope(of: entity)
             guard let coverage else { return scope }
             guard let covered = coverage.filters[entity] else { return .none }
             if covered == .constant(true) { return scope }
@@ -34,11 +37,7 @@ extension SyncServer {
         /// Whether `record` (nil: absent) may be sent.
         func isVisible(_ record: Record?, in transaction: any StorageReadTransaction) throws -> Bool {
             guard let record else { return false }
-            switch scope(of: record.entity) {
-            case .all: return true
-            case .none: return false
-            case .matching(let filter): return try PredicateEvaluator(transaction).matches(record, filter)
-            }
+            return try AccessView.contains(scope(of: record.entity), record, in: transaction)
         }
     }
 }

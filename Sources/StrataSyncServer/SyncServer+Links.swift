@@ -42,6 +42,9 @@ extension SyncServer {
             current += try session.workingSet.referrers(relationship.destination, property: inverse, to: owner.id)
                 .filter { !listed.contains($0) }
         }
+        // A member deleted earlier in the batch leaves the list with it.
+        let present = try session.workingSet.records(relationship.destination, ids: current)
+        current = current.filter { present[$0] != nil }
         let members = Set(current)
         var seen: Set<RecordID> = []
         var wanted = order.filter { members.contains($0) && seen.insert($0).inserted }

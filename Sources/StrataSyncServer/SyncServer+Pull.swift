@@ -49,9 +49,12 @@ extension SyncServer {
     ) {
         let limit = max(1, request.limit)
         let epoch = epoch
-        let filter = try ReadFilter(
+        let readFilter = try ReadFilter(
             access: access, identity: identity, subscriptions: request.subscriptions, schema: store.schema)
+        let executor = store.executor
         return try await store.backend.read { transaction in
+            var filter = readFilter
+            try filter.readShares(executor, in: transaction)
             try Self.checkCursor(request.cursor, epoch: epoch, in: transaction)
             if let identity, let owner = try Self.boundIdentity(of: request.clientID, in: transaction),
                 owner != identity.id
@@ -101,6 +104,9 @@ extension SyncServer {
                 }
                 changes.append(change)
             }
+            changes += try Self.shareChanges(
+                order, records: records, first: first, filter: filter, executor: executor,
+                sent: Set(changes.map(\.key)), in: transaction)
             let cursor =
                 history.last.map { SyncCursor($0.token.value, epoch: epoch) }
                 ?? request.cursor.map { SyncCursor($0.value, epoch: epoch) }

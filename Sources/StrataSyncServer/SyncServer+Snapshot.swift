@@ -42,6 +42,8 @@ extension SyncServer {
                 .invalidQuery, entity: position.entity, "the snapshot position names an entity this caller cannot read")
         }
         return try await store.backend.read { transaction in
+            var filter = filter
+            try filter.readShares(executor, in: transaction)
             if let identity, let owner = try Self.boundIdentity(of: request.clientID, in: transaction),
                 owner != identity.id
             {

@@ -4,6 +4,7 @@ import Foundation
 import Strata
 import StrataPostgres
 import StrataSyncHTTPServer
+import StrataSync
 import StrataSyncServer
 
 /// `strata serve`: a ready sync server over any store, until SIGINT or SIGTERM.
@@ -20,6 +21,11 @@ struct Serve: AsyncParsableCommand {
             Examples:
               strata serve sqlite:./app.sqlite --port 8080 --tokens tokens.txt
               strata serve sqlite:./app.sqlite --port 8080 --tokens tokens.txt --owner Note.owner
+              strata serve sqlite:./app.sqlite --tokens tokens.txt --owner Note.owner --share Note:comments
+
+            --share lets the owners of an --owner entity's records share them (with the records of the \
+            relationship paths after the colon) through SyncShare records: the store's schema must hold \
+            the SyncShare entity.
             """)
 
     @Argument(help: "The store's URL (sqlite:PATH, lmdb:PATH, json:PATH, postgres://…): an existing store.") var url:
@@ -32,6 +38,11 @@ struct Serve: AsyncParsableCommand {
             "Scope an entity to its owner: ENTITY.PROPERTY holds the identity that may read and write a record (repeatable)."
     )
     var owner: [String] = []
+    @Option(
+        help:
+            "Let owners share an --owner entity's records: ENTITY or ENTITY:PATH,PATH with the relationship paths a share takes along (repeatable)."
+    )
+    var share: [String] = []
     @Option(help: "Write the port listened on to this file once listening (for scripts and tests).") var portFile:
         String?
     @Option(help: "Requests per second per identity (after a burst of twice as many).") var rate: Double = 50
@@ -53,6 +64,7 @@ struct Serve: AsyncParsableCommand {
             let property = parts[1]
             access.scope(parts[0]) { identity in .matching(.compare(property, .equal, .string(identity.id), [])) }
         }
+        try Self.addShares(share, owners: owner, schema: store.schema, to: &access)
         let endpoint = SyncEndpoint(
             server: SyncServer(store: store, access: access), authenticator: authenticator,
             limits: SyncLimits(rate: SyncRateLimit(perSecond: rate, burst: rate * 2)))
@@ -65,6 +77,25 @@ struct Serve: AsyncParsableCommand {
         print("strata: stopping")
         await server.stop()
         try await store.close()
+    }
+
+    /// Makes the `--share` entities shareable by the owners `--owner` names.
+    static func addShares(_ rules: [String], owners: [String], schema: Schema, to access: inout SyncAccess) throws {
+        guard !rules.isEmpty else { return }
+        guard schema.entity(SyncShare.entityName) != nil else {
+            throw ValidationError("--share needs the SyncShare entity in the store's schema")
+        }
+        for rule in rules {
+            let parts = rule.split(separator: ":", maxSplits: 1).map(String.init)
+            let entity = parts[0]
+            guard let property = owners.first(where: { $0.hasPrefix(entity + ".") })?.dropFirst(entity.count + 1)
+            else { throw ValidationError("--share \(rule): \(entity) needs an --owner ENTITY.PROPERTY rule") }
+            let paths = parts.count == 2 ? parts[1].split(separator: ",").map(String.init) : []
+            let name = String(property)
+            access.shareable(
+                entity, ownedBy: { .compare(name, .equal, .string($0.id), []) }, including: paths)
+        }
+        try access.checkSharing(against: schema)
     }
 
     /// Returns at SIGINT or SIGTERM.

@@ -12,6 +12,8 @@ struct HTTPTransportConformanceTests {
     @Test("OfflineFirst, Transport and Subscriptions over loopback HTTP") func overHTTP() async {
         await runSuite(
             sqliteOverHTTP,
-            ConformanceSuite.selected.filter { [.offlineFirst, .transport, .subscriptions].contains($0.category) })
+            ConformanceSuite.selected.filter {
+                [.offlineFirst, .transport, .subscriptions, .sharing].contains($0.category)
+            })
     }
 }

@@ -104,6 +104,23 @@ struct Everything: PersistentModel, Equatable {
         #expect(try Person.entity.propertyName(\Person.id).get() == "id")
     }
 
+    /// An attribute stored under another name is indexed and constrained under that name.
+    @Test func indexesAndConstraintsUseStoredNames() throws {
+        struct Renamed: PersistentModel {
+            var id: UUID
+            var title: String
+            var kind: String
+            static let entity = Entity<Renamed>([
+                .attribute(\.title, name: "heading"), .attribute(\.kind, name: "sort"),
+                .index(\.title), .unique(\.title, \.kind),
+            ])
+        }
+        let description = try Renamed.entityDescription()
+        #expect(description.indexes == [["heading"]])
+        #expect(description.uniqueConstraints == [["heading", "sort"]])
+        #expect(try Schema(models: [Renamed.self]).entity("Renamed") != nil)
+    }
+
     @Test func filtersBuildTheExpectedTree() throws {
         let filter: Filter<Trip> = \.budget > 10 && !.isNil(\.end) || .any(Trip.stops, where: \Stop.city == "Porto")
         let expected = FilterExpression.or([

@@ -207,6 +207,25 @@ extension SyncWireFormatTests {
         #expect(decoded == expected)
     }
 
+    /// An eviction is `false` in a format-2 row and read back as one; format 1 has no such row and
+    /// carries it as a tombstone.
+    @Test func anEvictionIsFalseInFormatTwoAndATombstoneInFormatOne() throws {
+        let key = RecordKey(entity: "Task", id: .int(7))
+        let eviction = RemoteChange.eviction(
+            of: key, serverVersion: 3, timestamp: HybridTimestamp(millis: 5, node: "server"))
+        var pull = PullResponse(changes: [eviction], cursor: SyncCursor(1, epoch: "e"), hasMore: false)
+        let two = try SyncWire.encode(pull, version: 2)
+        #expect(String(decoding: two, as: UTF8.self).contains(#",false]"#))
+        let back = try SyncWire.decodePullResponse(two, version: 2)
+        #expect(back.changes == [eviction] && back.changes[0].isEviction)
+        pull.version = 1
+        let one = try SyncWire.decodePullResponse(try SyncWire.encode(pull, version: 1), version: 1)
+        #expect(one.changes.count == 1 && one.changes[0].isTombstone && !one.changes[0].isEviction)
+        // `true` in the values' place is no row.
+        let damaged = String(decoding: two, as: UTF8.self).replacingOccurrences(of: ",false]", with: ",true]")
+        #expect(throws: SyncWire.Unreadable.self) { try SyncWire.decodePullResponse(Array(damaged.utf8), version: 2) }
+    }
+
     @Test func damagedBodiesAreTypedErrorsNeverCrashes() throws {
         print("SyncWireFormatTests.damaged: seed \(Self.seed) (STRATA_SEED to replay)")
         var random = Random(state: Self.seed ^ 0xDA3A6E)

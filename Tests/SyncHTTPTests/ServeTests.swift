@@ -93,6 +93,59 @@ struct ServeTests {
         #expect(try await a.repository(Person.self).count() == 2)
     }
 
+    /// `--share` over `--owner`: Alice shares one of her people with Bob to read; his write is
+    /// refused, and revoking removes it from his store and nothing from the server.
+    @Test func shareLetsAnOwnerShareARecordThroughStrataServe() async throws {
+        let schema = try Schema(models: TravelDomain.models + [SyncShare.self])
+        let url = "sqlite:\(directory)/shared.sqlite"
+        SQLiteBackend.register()
+        let seeded = try await Store.open(url, schema: schema)
+        let ana = Person(name: "alice", email: "ana@a.example")
+        try await seeded.repository(Person.self).insert(contentsOf: [ana, Person(name: "alice"), Person(name: "bob")])
+        try await seeded.close()
+        let server = try await ServeProcess.start(
+            url: url, tokens: "\(directory)/tokens", directory: directory,
+            extra: ["--owner", "Person.name", "--share", "Person:trips"])
+        defer { server.stop() }
+        func client(_ id: String, _ token: String) throws -> (Store, SyncEngine) {
+            let store = Store(backend: InMemoryBackend(schema: schema), sync: SyncConfiguration(clientID: id))
+            let remote = HTTPSyncRemote(baseURL: server.baseURL, tokens: FixedToken(token))
+            return (store, try SyncEngine(store: store, remote: remote))
+        }
+        let (a, engineA) = try client("a", "token-a")
+        let (b, engineB) = try client("b", "token-b")
+        let share = SyncShare(Person.self, ana.id, owner: "alice", with: "bob")
+        try await a.repository(SyncShare.self).insert(share)
+        try await engineA.syncNow()
+        #expect(await engineA.rejections.isEmpty)
+        try await engineB.syncNow()
+        #expect(Set(try await b.repository(Person.self).fetch().map(\.id)).contains(ana.id))
+        #expect(try await b.repository(Person.self).count() == 2, "his own and the one shared")
+        var renamed = ana
+        renamed.email = "bob@b.example"
+        try await b.repository(Person.self).update(renamed)
+        try await engineB.syncNow()
+        #expect(await engineB.rejections.map(\.code) == ["permissionDenied"])
+        try await a.repository(SyncShare.self).delete(share.id)
+        try await engineA.syncNow()
+        try await engineB.syncNow()
+        #expect(try await b.repository(Person.self).fetch().map(\.name) == ["bob"])
+        #expect(try await engineB.pendingMutations().isEmpty)
+        try await engineA.syncNow()
+        #expect(try await a.repository(Person.self).fetch(ana.id) == ana, "the owner's record is untouched")
+        #expect(server.stop() == 0)
+    }
+
+    @Test func shareNeedsTheShareEntityAndAnOwnerRule() async throws {
+        let url = try #require(try await makeStore("sqlite"))
+        await #expect(throws: StrataError.self) {
+            let server = try await ServeProcess.start(
+                url: url, tokens: "\(directory)/tokens", directory: directory,
+                extra: ["--owner", "Person.name", "--share", "Person"])
+            server.stop()
+        }
+    }
+
     @Test(arguments: ["sqlite", "postgres"])
     func twoServerProcessesOverOneStoreKeepExactlyOnce(_ kind: String) async throws {
         guard let url = try await makeStore(kind) else { return }

@@ -22,7 +22,8 @@ extension SaveSession {
                 wanted[relationship.destination, default: []].insert(target)
             }
         }
-        let existing = try resolved(wanted)
+        // The server's state mirrored is not resolved (see `validate`): nothing to read.
+        let existing = mirrorsRemoteState ? [] : try resolved(wanted)
         for item in changed {
             try validate(item.record, original: item.original, entity: item.entity, existing: existing)
         }
@@ -104,10 +105,12 @@ extension SaveSession {
                     .typeMismatch, relationship.name,
                     "expected a \(destination.idKind) ID of \(destination.name), got \(value)")
             }
-            // Unchanged references may dangle (noAction); a reference set in this save must resolve.
+            // Unchanged references may dangle (noAction); a reference set in this save must resolve,
+            // except in the server's state mirrored: the server resolved it, and a client holds what
+            // its scope, subscriptions and shares let it read, not always what its records refer to.
             let before = original?.value(at: slot, of: layout, named: relationship.name)
-            if before != value, !loading, !existing.contains(RecordKey(entity: destination.name, id: target)),
-                !(mirrorsRemoteState && (schema.inverse(of: relationship)?.deleteRule ?? .noAction) == .noAction)
+            if before != value, !loading, !mirrorsRemoteState,
+                !existing.contains(RecordKey(entity: destination.name, id: target))
             {
                 throw failure(.invalidReference, relationship.name, "\(destination.name)(\(target)) does not exist")
             }

@@ -78,8 +78,9 @@ public struct Entity<Model: PersistentModel>: Sendable {
             switch member.part {
             case .attributes(let result): entity.attributes += try result.get()
             case .relationship(let resolve): entity.relationships.append(try resolve().get())
-            case .index(let result): entity.indexes.append(try result.get())
-            case .unique(let result): entity.uniqueConstraints.append(try result.get())
+            // Indexes and constraints name properties by key path: stored under their stored names.
+            case .index(let result): entity.indexes.append(try result.get().map { renamed[$0] ?? $0 })
+            case .unique(let result): entity.uniqueConstraints.append(try result.get().map { renamed[$0] ?? $0 })
             case .check(let check): entity.recordChecks.append(check)
             case .search(let result): entity.searchIndexes.append(try result.get())
             }

@@ -30,23 +30,16 @@ package struct SubscriptionCoverage: Sendable {
             parts[subscription.entity, default: []].append(base)
             if base.readsRelationships { dependent.insert(subscription.entity) }
             for path in subscription.including {
-                var (entity, filter) = (subscription.entity, base)
-                for step in path.split(separator: ".").map(String.init) {
-                    guard let relationship = schema.entity(entity)?.relationship(step),
-                        let inverse = schema.inverse(of: relationship)
-                    else {
-                        throw StrataError(
-                            .invalidQuery, entity: entity,
-                            "subscription \(subscription.name): \(entity).\(step) is not a relationship with an inverse"
-                        )
-                    }
+                var filter = base
+                let steps = try schema.inversePath(
+                    path, from: subscription.entity, subject: "subscription \(subscription.name)")
+                for (relationship, inverse) in steps {
                     filter =
                         inverse.isToOne
                         ? .relatedOne(relationship: inverse.name, filter)
                         : .anyRelated(relationship: inverse.name, filter)
-                    entity = relationship.destination
-                    parts[entity, default: []].append(filter)
-                    dependent.insert(entity)
+                    parts[relationship.destination, default: []].append(filter)
+                    dependent.insert(relationship.destination)
                 }
                 followed[subscription.entity, default: []].append(path)
             }

@@ -88,7 +88,10 @@ extension SyncEngine {
         let pending = try pendingMutations(in: reader)
         try applier.prefetch(records)
         for change in records {
-            if let mine = pending[change.key], !mine.isEmpty {
+            if change.isEviction {
+                // Unsent local changes keep the record until the server answers them.
+                if pending[change.key]?.isEmpty ?? true { try applier.evict(change.key) }
+            } else if let mine = pending[change.key], !mine.isEmpty {
                 try applier.resolve(
                     change, pending: mine, policy: options.policies[change.entity] ?? options.defaultPolicy)
             } else {

@@ -46,8 +46,8 @@ enum WireRows {
 
     // MARK: Changes
 
-    /// `[shape, id, serverVersion, time, origin, values|null, links?]`; the time's node is left
-    /// out when it is the origin.
+    /// `[shape, id, serverVersion, time, origin, values|null|false, links?]` (`null` a deletion,
+    /// `false` an eviction); the time's node is left out when it is the origin.
     static func writeChange(_ change: RemoteChange, shapes: inout WireShapeTable, to writer: inout JSONWriter)
         throws
     {
@@ -63,7 +63,13 @@ enum WireRows {
         writer.byte(UInt8(ascii: ","))
         if let origin = change.origin { writer.string(origin) } else { writer.null() }
         writer.byte(UInt8(ascii: ","))
-        if change.values != nil { shape.write(row: shapes.row, to: &writer) } else { writer.null() }
+        if change.values != nil {
+            shape.write(row: shapes.row, to: &writer)
+        } else if change.isEviction {
+            writer.bool(false)
+        } else {
+            writer.null()
+        }
         if !change.links.isEmpty {
             writer.byte(UInt8(ascii: ","))
             writeLinks(change.links, to: &writer)
@@ -86,15 +92,20 @@ enum WireRows {
         var timeReader = reader.rewound(to: timeStart)
         let time = try readTimestamp(implied: origin, from: &timeReader)
         try reader.expect(UInt8(ascii: ","))
-        let values = try reader.readNull() ? nil : try shape.readValues(from: &reader)
+        // `false`: evicted, `null`: deleted.
+        let evicted = reader.peek() == UInt8(ascii: "f")
+        let values = try evicted || reader.readNull() ? nil : try shape.readValues(from: &reader)
+        if evicted, try reader.readBool() { throw reader.fail("a change's values are an object, null or false") }
         var links: [String: [RecordID]] = [:]
         if try reader.more() {
             links = try readLinks(from: &reader)
             try reader.expect(UInt8(ascii: "]"))
         }
-        return RemoteChange(
+        var change = RemoteChange(
             entity: shape.entity, recordID: id, values: values, links: links, serverVersion: version, timestamp: time,
             origin: origin)
+        change.isEviction = evicted
+        return change
     }
 
     static func readShape(_ shapes: [WireShape], from reader: inout JSONReader) throws -> WireShape {
