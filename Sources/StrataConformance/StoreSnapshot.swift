@@ -16,7 +16,8 @@ struct StoreSnapshot: Equatable, Sendable, CustomStringConvertible {
             for entity in reader.schema.entities {
                 let records = try reader.fetch(FetchPlan(entity: entity.name))
                 for record in records { snapshot.records[record.key] = record }
-                for relationship in entity.relationships where !relationship.isToOne {
+                // An entity without records has no link lists to read.
+                for relationship in entity.relationships where !relationship.isToOne && !records.isEmpty {
                     let grouped = try reader.relatedRecords(entity.name, relationship.name, owners: records.map(\.id))
                     for record in records {
                         snapshot.related["\(record.key).\(relationship.name)"] = (grouped[record.id] ?? []).map(\.id)

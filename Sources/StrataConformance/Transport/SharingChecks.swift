@@ -61,6 +61,15 @@ enum SharingChecks {
             // A client of Bob's starting now reads the share from the feed's start.
             let (late, _, _) = try await data.client("b2", token: "token-b")
             try expectEqual(try await SharingWorld.names(late).stops, ["Belém", "Sintra"])
+            // A client with subscriptions gets its shares whatever they cover, and of the shared
+            // records what they cover: here the trips, not the stops.
+            let (subscribed, engine, _) = try await data.client("b3", token: "token-b")
+            try await engine.subscribe(try SyncSubscription("trips", Trip.self))
+            try await engine.syncNow()
+            try expectEqual(try await subscribed.repository(SyncShare.self).count(), 1, "the share, never evicted")
+            let names = try await SharingWorld.names(subscribed)
+            try expectEqual(names.trips, ["Lisbon", "Oslo"])
+            try expectEqual(names.stops, [], "no subscription covers stops")
         },
     ]
 

@@ -45,6 +45,8 @@ package struct SubscriptionCoverage: Sendable {
             }
         }
         for (entity, list) in parts { filters[entity] = list.count == 1 ? list[0] : .or(list) }
+        // The shares naming the client are its sync state, not data a subscription chooses.
+        if schema.entity(SyncShare.entityName) != nil { filters[SyncShare.entityName] = .constant(true) }
     }
 
     /// The filter of one subscription's own entity.
