@@ -54,9 +54,8 @@ struct StoreSnapshot: Equatable, Sendable, CustomStringConvertible {
             notes.append("\(key): \(related[key] ?? []), expected \(other.related[key] ?? [])")
         }
         if historyToken != other.historyToken {
-            notes.append(
-                "history at \(historyToken.map { "\($0)" } ?? "none"), expected \(other.historyToken.map { "\($0)" } ?? "none")"
-            )
+            let (here, there) = (historyToken.map { "\($0)" } ?? "none", other.historyToken.map { "\($0)" } ?? "none")
+            notes.append("history at \(here), expected \(there)")
         }
         let shown = notes.prefix(8).joined(separator: "; ")
         return notes.count > 8 ? shown + "; … \(notes.count - 8) more" : shown
@@ -71,9 +70,8 @@ struct StoreSnapshot: Equatable, Sendable, CustomStringConvertible {
         if let first = differing.first {
             let more =
                 differing.count > 1 ? " (+\(differing.count - 1) more field\(differing.count > 2 ? "s" : ""))" : ""
-            parts.append(
-                "\(first) \(mine[first].map { "\($0)" } ?? "absent"), expected \(theirs[first].map { "\($0)" } ?? "absent")\(more)"
-            )
+            let (here, there) = (mine[first].map { "\($0)" } ?? "absent", theirs[first].map { "\($0)" } ?? "absent")
+            parts.append("\(first) \(here), expected \(there)\(more)")
         }
         return parts.isEmpty ? "differs" : parts.joined(separator: ", ")
     }

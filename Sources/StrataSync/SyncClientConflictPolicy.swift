@@ -5,13 +5,15 @@ import Strata
 /// not yet acknowledged by the server (a context's is `MergePolicy`; the sync server's is
 /// `SyncServerConflictPolicy`; the article *Conflicts* in `Strata`'s catalog puts the places side by side).
 ///
-/// | policy | the local record becomes | the pending mutations |
-/// |---|---|---|
-/// | `serverWins` | the server's | dropped |
-/// | `clientWins` | kept as it is | replaced by one put of the whole local record, so the server takes it all |
-/// | `propertyMerge` (default) | the server's, with the properties the pending mutations change kept from the local record; a server delete wins | kept (only their properties are sent) |
-/// | `lastWriterWins` | `clientWins` when the newest pending mutation is later than the server's last write on the hybrid logical clock, else `serverWins` | as that policy |
-/// | `custom` | what the closure decides | as the decision |
+/// - `serverWins`: the local record becomes the server's; the pending mutations are dropped.
+/// - `clientWins`: the local record is kept as it is; the pending mutations are replaced by one put
+///   of the whole local record, so the server takes it all.
+/// - `propertyMerge` (the default): the local record becomes the server's, with the properties the
+///   pending mutations change kept from the local record (a server delete wins); the pending
+///   mutations are kept, and only their properties are sent.
+/// - `lastWriterWins`: `clientWins` when the newest pending mutation is later than the server's
+///   last write on the hybrid logical clock, else `serverWins`.
+/// - `custom`: what the closure decides, for the record and the pending mutations.
 public enum SyncClientConflictPolicy: Sendable {
     /// The server's record is kept; the client's change is dropped.
     case serverWins

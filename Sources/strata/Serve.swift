@@ -34,13 +34,15 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "The address to listen on.") var host = "127.0.0.1"
     @Option(help: "The tokens file: `TOKEN IDENTITY` per line.") var tokens: String
     @Option(
-        help:
-            "Scope an entity to its owner: ENTITY.PROPERTY holds the identity that may read and write a record (repeatable)."
+        help: ArgumentHelp(
+            "Scope an entity to its owner: ENTITY.PROPERTY holds the identity that may read and write a record "
+                + "(repeatable).")
     )
     var owner: [String] = []
     @Option(
-        help:
-            "Let owners share an --owner entity's records: ENTITY or ENTITY:PATH,PATH with the relationship paths a share takes along (repeatable)."
+        help: ArgumentHelp(
+            "Let owners share an --owner entity's records: ENTITY or ENTITY:PATH,PATH with the relationship paths "
+                + "a share takes along (repeatable).")
     )
     var share: [String] = []
     @Option(help: "Write the port listened on to this file once listening (for scripts and tests).") var portFile:

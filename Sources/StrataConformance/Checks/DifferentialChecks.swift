@@ -57,8 +57,9 @@ enum DifferentialChecks {
                 differential seed \(seed), step \(done.count - 1): \(what)
                 the last operation: \(done.last.map { "\($0)" } ?? "none")
                 \(plans.isEmpty ? "the step sent the backend no fetch or count plan" : plans)
-                replay: STRATA_DIFFERENTIAL_SEED=\(seed) STRATA_DIFFERENTIAL_SEEDS=1 STRATA_DIFFERENTIAL_STEPS=\(done.count) \
-                STRATA_CHECKS=Differential/seed-\(seed) swift test --filter ConformanceTests
+                replay: STRATA_DIFFERENTIAL_SEED=\(seed) STRATA_DIFFERENTIAL_SEEDS=1 \
+                STRATA_DIFFERENTIAL_STEPS=\(done.count) STRATA_CHECKS=Differential/seed-\(seed) \
+                swift test --filter ConformanceTests
                 shortest failing prefix (\(done.count) operations):
                 \(prefix)
                 """, fileID: #fileID, filePath: #filePath, line: #line)

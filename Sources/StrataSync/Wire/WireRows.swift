@@ -94,8 +94,8 @@ enum WireRows {
         try reader.expect(UInt8(ascii: ","))
         // `false`: evicted, `null`: deleted.
         let evicted = reader.peek() == UInt8(ascii: "f")
-        let values = try evicted || reader.readNull() ? nil : try shape.readValues(from: &reader)
-        if evicted, try reader.readBool() { throw reader.fail("a change's values are an object, null or false") }
+        let values = try evicted ? nil : reader.readNull() ? nil : try shape.readValues(from: &reader)
+        if evicted { _ = try reader.readBool() }
         var links: [String: [RecordID]] = [:]
         if try reader.more() {
             links = try readLinks(from: &reader)

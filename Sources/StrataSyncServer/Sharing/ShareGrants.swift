@@ -19,12 +19,26 @@ struct ShareGrants: Sendable {
         let plan = FetchPlan(
             entity: SyncShare.entityName, predicate: .compare("participant", .equal, .string(identity.id), []))
         for share in try fetch(plan) {
-            guard case .string(let entity) = share["entity"], access.shareables[entity] != nil,
-                let kind = schema.entity(entity)?.idKind, case .string(let text) = share["record"],
-                let id = SyncShare.recordID(text, as: kind)
+            guard let shared = SharedRecord(share, schema: schema), access.shareables[shared.entity] != nil
             else { continue }
-            readable[entity, default: []].append(id)
-            if share["role"] == .string(SyncShare.Role.readWrite.rawValue) { writable[entity, default: []].append(id) }
+            readable[shared.entity, default: []].append(shared.id)
+            if share["role"] == .string(SyncShare.Role.readWrite.rawValue) {
+                writable[shared.entity, default: []].append(shared.id)
+            }
         }
+    }
+}
+
+/// The record a share names, read from the share's record.
+struct SharedRecord: Equatable {
+    let entity: String
+    let id: RecordID
+
+    /// `nil` when `share` is absent or names no entity of `schema`, or no ID of its kind.
+    init?(_ share: Record?, schema: Schema) {
+        guard let share, case .string(let entity) = share["entity"], let kind = schema.entity(entity)?.idKind,
+            case .string(let text) = share["record"], let id = SyncShare.recordID(text, as: kind)
+        else { return nil }
+        (self.entity, self.id) = (entity, id)
     }
 }

@@ -20,7 +20,7 @@ extension SyncServer {
             let now = sharedRoot(records[key], with: identity, in: transaction)
             guard let (token, kind) = first[key] else { continue }
             // A share's state the server did not keep: nothing known to revoke.
-            let before: SharedRoot? =
+            let before: SharedRecord? =
                 switch try prior(key, before: token, kind: kind, in: transaction) {
                 case .some(let record): sharedRoot(record, with: identity, in: transaction)
                 case .none: nil
@@ -47,17 +47,9 @@ extension SyncServer {
     /// The record a share grants `identity`, when it is a share naming it as participant.
     private static func sharedRoot(
         _ share: Record?, with identity: SyncIdentity, in transaction: any StorageReadTransaction
-    ) -> SharedRoot? {
-        guard let share, share["participant"] == .string(identity.id), case .string(let entity) = share["entity"],
-            let kind = transaction.schema.entity(entity)?.idKind, case .string(let text) = share["record"],
-            let id = SyncShare.recordID(text, as: kind)
-        else { return nil }
-        return SharedRoot(entity: entity, id: id)
-    }
-
-    private struct SharedRoot: Equatable {
-        let entity: String
-        let id: RecordID
+    ) -> SharedRecord? {
+        guard let share, share["participant"] == .string(identity.id) else { return nil }
+        return SharedRecord(share, schema: transaction.schema)
     }
 
     /// Every record the shares of `roots` reach, as the server holds them now: the shared records,
