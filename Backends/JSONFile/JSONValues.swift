@@ -19,6 +19,7 @@ enum JSONValues {
             if let number = json as? NSNumber { return .double(number.doubleValue) }
             if let text = json as? String, let number = Double(text), !number.isFinite { return .double(number) }
         case .string: if let text = json as? String { return .string(text) }
+        case .file: if let text = json as? String, FileReference.isCanonical(text) { return .string(text) }
         case .date: if let text = json as? String, let date = date(text) { return .date(date) }
         case .uuid: if let text = json as? String, let uuid = UUID(uuidString: text) { return .uuid(uuid) }
         case .data: if let text = json as? String, let data = Data(base64Encoded: text) { return .data(data) }

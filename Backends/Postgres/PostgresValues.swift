@@ -7,7 +7,7 @@ import StrataStorage
 /// contract's: booleans as `boolean`, integers `bigint`, doubles `double precision`, dates as
 /// `double precision` seconds since 2001-01-01 (`Date`'s own representation, so they round-trip
 /// bit for bit — a `timestamp` keeps microseconds only), UUIDs as `uuid` (compared byte by byte),
-/// text as `text COLLATE "C"` (UTF-8 byte order, which is Unicode scalar order), data as `bytea`,
+/// text and file references as `text COLLATE "C"` (UTF-8 byte order, which is Unicode scalar order), data as `bytea`,
 /// decimals as `numeric` (exact, ordered numerically); arrays, sets, dictionaries and documents as
 /// `jsonb` holding their canonical JSON (an indexed array or set gets a GIN index).
 ///
@@ -18,7 +18,7 @@ enum PostgresValues {
         case .bool: "boolean"
         case .int: "bigint"
         case .double, .date: "double precision"
-        case .string: "text COLLATE \"C\""
+        case .string, .file: "text COLLATE \"C\""
         case .uuid: "uuid"
         case .data: "bytea"
         case .decimal: "numeric"
@@ -40,7 +40,7 @@ enum PostgresValues {
         case .bool: .bool
         case .int: .int8
         case .double, .date: .float8
-        case .string: .text
+        case .string, .file: .text
         case .uuid: .uuid
         case .data: .bytea
         case .decimal: .numeric
@@ -158,6 +158,11 @@ enum PostgresValues {
             return .date(Date(timeIntervalSinceReferenceDate: Double(bitPattern: bits)))
         case (.string, .text), (.string, .varchar):
             guard let text = buffer.readString(length: buffer.readableBytes) else { break }
+            return .string(text)
+        case (.file, .text), (.file, .varchar):
+            guard let text = buffer.readString(length: buffer.readableBytes), FileReference.isCanonical(text) else {
+                break
+            }
             return .string(text)
         case (.uuid, .uuid):
             guard let bytes = buffer.readBytes(length: 16) else { break }

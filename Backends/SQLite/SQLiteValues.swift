@@ -52,6 +52,11 @@ enum SQLiteValues {
         case (.double(let number), .double): return .double(number)
         case (.int64(let number), .double): return .double(Double(number))
         case (.string(let text), .string): return .string(text)
+        case (.string(let text), .file):
+            guard FileReference.isCanonical(text) else {
+                throw StrataError(.corruptStore, "a stored \"\(text.prefix(60))\" is not a file reference")
+            }
+            return .string(text)
         case (.double(let seconds), .date): return .date(Date(timeIntervalSinceReferenceDate: seconds))
         case (.int64(let seconds), .date): return .date(Date(timeIntervalSinceReferenceDate: Double(seconds)))
         case (.blob(let bytes), .uuid) where bytes.count == 16: return .uuid(uuid(bytes))
@@ -85,7 +90,7 @@ enum SQLiteValues {
         switch type {
         case .bool, .int: "INTEGER"
         case .double, .date: "REAL"
-        case .string, .decimal, .array, .set, .dictionary, .document: "TEXT"
+        case .string, .file, .decimal, .array, .set, .dictionary, .document: "TEXT"
         case .uuid, .data: "BLOB"
         }
     }

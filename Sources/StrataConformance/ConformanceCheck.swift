@@ -97,4 +97,6 @@ public enum ConformanceCategory: String, Sendable, Hashable, CaseIterable {
     case subscriptions = "Subscriptions"
     /// Sync sharing: a record shared by its owner, roles enforced on every route, revoking evicts.
     case sharing = "Sharing"
+    /// Files beside the records: streamed, stored once, freed with their last record, resumed, checked.
+    case files = "Files"
 }

@@ -65,7 +65,8 @@ public struct ConformanceSuite: Sendable {
             + TransportChecks.all + SubscriptionChecks.all + SharingChecks.all
             + ToolChecks.all
             + AggregateChecks.all + StreamChecks.all + UndoChecks.all + NestedContextChecks.all + SectionChecks.all
-            + HookChecks.all + DerivedChecks.all + SearchChecks.all + SearchChecks.upkeep + SearchChecks.pages
+            + HookChecks.all + FileChecks.all + DerivedChecks.all + SearchChecks.all + SearchChecks.upkeep
+            + SearchChecks.pages
     }
 
     /// Runs `checks` (every check by default), at most ``ConformanceOptions/concurrency`` at

@@ -8,6 +8,8 @@ public struct StoreCopier: Sendable {
     public struct Outcome: Sendable {
         /// Records copied.
         public var records: Int
+        /// Files copied (their bytes, each checked against its digest).
+        public var files = 0
         /// The source's digest, taken as its pages were read.
         public var source: StoreDigest
         /// The copy's digest, read back from the target.
@@ -41,6 +43,8 @@ public struct StoreCopier: Sendable {
     /// receives the records copied so far. A non-empty target is `StrataError.Code.duplicateID`
     /// on the first record it already holds — check emptiness first for a friendlier message.
     public func run(progress: @Sendable (Int) -> Void = { _ in }) async throws -> Outcome {
+        // Files first, so every record that refers to one finds its bytes.
+        let files = try await copyFiles()
         let loader = StoreLoader(store: target)
         var copied = 0
         var digest = StoreDigest()
@@ -61,6 +65,19 @@ public struct StoreCopier: Sendable {
         let dangling = try await loader.finish()
         if history { try await target.replaceHistory(with: source) }
         return Outcome(
-            records: copied, source: digest, copy: try await target.digest(pageSize: batch), dangling: dangling)
+            records: copied, files: files, source: digest, copy: try await target.digest(pageSize: batch),
+            dangling: dangling)
+    }
+
+    /// Copies the bytes of every file the source holds, chunk by chunk, each checked by digest.
+    private func copyFiles() async throws -> Int {
+        var copied = 0
+        var after: FileReference?
+        while true {
+            let page = try await source.files.stored(after: after, limit: 100)
+            for file in page where try await target.files.copy(file, from: source.files) { copied += 1 }
+            guard page.count == 100 else { return copied }
+            after = page.last
+        }
     }
 }

@@ -31,9 +31,9 @@ struct Copy: AsyncParsableCommand {
     @Option(help: "Records per save.") var batch = 1_000
     @Flag(help: "Copy the source's history too.") var history = false
     @Flag(
-        help:
-            "Remove the target's records first (it must hold the source's shape); without it a non-empty target is refused."
-    )
+        help: ArgumentHelp(
+            "Remove the target's records first (it must hold the source's shape); "
+                + "without it a non-empty target is refused."))
     var replace = false
     @Flag(help: "Print the outcome as one JSON object (records, both digests, notes).") var json = false
 
@@ -64,7 +64,8 @@ struct Copy: AsyncParsableCommand {
         let (digest, copy, dangling, copied) = (outcome.source, outcome.copy, outcome.dangling, outcome.records)
         if json {
             let report = CopyReport(
-                from: from, to: to, records: copied, removed: existing > 0 ? existing : nil, history: history,
+                from: from, to: to, records: copied, files: outcome.files, removed: existing > 0 ? existing : nil,
+                history: history,
                 equal: copy == digest,
                 source: digest, copy: copy, notes: dangling.map(\.description))
             print(String(decoding: try JSONEncoder.sorted.encode(report), as: UTF8.self))
@@ -72,15 +73,14 @@ struct Copy: AsyncParsableCommand {
         guard copy == digest else {
             for (name, expected) in digest.entities.sorted(by: { $0.key < $1.key })
             where copy.entities[name] != expected {
+                let copied = copy.entities[name].map { "\($0.count) \($0.hash)" } ?? "absent"
                 FileHandle.standardError.write(
-                    Data(
-                        "differs: \(name) source \(expected.count) \(expected.hash), copy \(copy.entities[name].map { "\($0.count) \($0.hash)" } ?? "absent")\n"
-                            .utf8))
+                    Data("differs: \(name) source \(expected.count) \(expected.hash), copy \(copied)\n".utf8))
             }
             throw ExitCode(3)
         }
         guard !json else { return }
-        print("copied \(copied) records from \(from) to \(to); digests equal")
+        print("copied \(copied) records and \(outcome.files) files from \(from) to \(to); digests equal")
         // The copy equals the source, so these dangle there too: a note, not a failure.
         for finding in dangling {
             FileHandle.standardError.write(Data("note: dangles as in the source: \(finding)\n".utf8))
@@ -93,6 +93,8 @@ struct CopyReport: Codable {
     var from: String
     var to: String
     var records: Int
+    /// Files whose bytes were copied (each checked against its digest).
+    var files: Int
     /// Records the target held and --replace removed.
     var removed: Int?
     var history: Bool

@@ -19,8 +19,10 @@ struct Verify: AsyncParsableCommand {
             (allowed where deleting the destination leaves them by rule — its inverse's delete rule is \
             noAction, or there is no inverse — judged by the delete rules the app recorded when it opened \
             the store; a store no app has opened since stores record them has none, and --allow-dangling \
-            then lets dangling references through as notes), one-to-one sides that disagree, and every \
-            full-text index against the records' words and counts. PostgreSQL has no file routine; its \
+            then lets dangling references through as notes), one-to-one sides that disagree, every \
+            full-text index against the records' words and counts, and the stored files (bytes a record \
+            refers to that are missing; chunks missing, short or no longer matching the digest; reference \
+            counts that disagree with the records). PostgreSQL has no file routine; its \
             graph is checked. Exit codes: 0 \
             sound; 2 damage found (listed); 1 the store cannot be read at all.
 
@@ -50,7 +52,9 @@ struct Verify: AsyncParsableCommand {
         if let report, !json { print(report) }
         if report.map({ $0.isSound && $0.isSafeToOpen }) ?? true {
             let store = try await Store.openStored(url)
-            let graph = try await store.checkReferences() + (try await store.checkSearchIndexes())
+            let graph =
+                try await store.checkReferences() + (try await store.checkSearchIndexes())
+                + (try await store.files.verify())
             let records = try await store.inspect().entities.map(\.count).reduce(0, +)
             let rules = await store.matchingDeclaration() != nil
             try await store.close()
@@ -64,7 +68,7 @@ struct Verify: AsyncParsableCommand {
             if !json {
                 print(
                     "\(url): graph \(damage.isEmpty ? "sound" : "DAMAGED (\(damage.count) findings)"): \(records) "
-                        + "records, every reference, link target and full-text index checked"
+                        + "records, every reference, link target, full-text index and file checked"
                         + (rules
                             ? " (dangling judged by the app's recorded delete rules)"
                             : " (no recorded rules: every dangling reference is damage; "

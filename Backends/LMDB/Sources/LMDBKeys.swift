@@ -106,7 +106,7 @@ enum LMDBKeys {
     static func supportsRanges(_ type: AttributeType) -> Bool {
         switch type {
         case .bool, .int, .double, .date, .uuid, .decimal: true
-        case .string, .data, .array, .set, .dictionary, .document: false
+        case .string, .file, .data, .array, .set, .dictionary, .document: false
         }
     }
 

@@ -141,6 +141,7 @@ extension SaveSession {
             try base.setLinks(key.entity, relationship: key.relationship, from: key.owner, to: entry.current)
         }
         try updateSearchIndexes(base)
+        try updateFileReferences(base)
         guard !changes.isEmpty else { return Outcome(token: nil, changes: []) }
         if keepRecords {
             let commit = CommitInProgress(changes: changes, records: changedRecords, workingSet: workingSet)

@@ -114,14 +114,15 @@ extension SaveSession {
 
     /// Whether the records a cascade along `relationship` reaches need nothing but their IDs and
     /// versions: their one relationship is the reference back at the record being deleted (so no
-    /// rule of theirs reaches further), the parent counts no derived value over them, and no hook
+    /// rule of theirs reaches further), the parent counts no derived value over them, they hold no
+    /// file (whose reference count the delete lowers), and no hook
     /// or commit participant reads what a delete of them removes. History names a delete by its
     /// version alone, and the backend deletes by ID, so such children are never decoded.
     private func cascadesByVersion(_ relationship: RelationshipDescription, from parent: EntityDescription) -> Bool {
         guard relationship.storage == .inverseReference, let back = relationship.inverse,
             parent.countedRelationships[relationship.name] == nil,
             let child = schema.entity(relationship.destination), child.relationships.count == 1,
-            child.relationships[0].name == back, child.searchIndexes.isEmpty
+            child.relationships[0].name == back, child.searchIndexes.isEmpty, !child.holdsFiles
         else { return false }
         return !hooks.reads(child.name) && !commitParticipants.contains { $0.readsDeletedRecords(of: child.name) }
     }

@@ -98,6 +98,7 @@ enum TypeConversion {
             fractional.formatOptions.insert(.withFractionalSeconds)
             return (fractional.date(from: text) ?? plain.date(from: text)).map(Value.date)
         case .decimal: return DecimalForm.parse(text).map(Value.decimal)
+        case .file: return FileReference.isCanonical(text) ? .string(text) : nil
         // Text is not parsed into collections or documents: a custom stage says how.
         case .data, .array, .set, .dictionary, .document: return nil
         }

@@ -70,6 +70,9 @@ public struct StrataError: Error, Sendable, CustomStringConvertible {
         /// A sync client's cursor is older than the server's history or schema epoch: it must
         /// reset from a snapshot.
         public static let resetRequired = Code("resetRequired")
+        /// A file's bytes are not in this store: never written here, not downloaded yet, or freed
+        /// when the last record referring to them went.
+        public static let fileUnavailable = Code("fileUnavailable")
     }
 
     /// What went wrong.

@@ -25,6 +25,9 @@ public enum AttributeType: String, Sendable, Hashable, Codable, CaseIterable {
     case dictionary
     /// A document: one `Codable` value stored as canonical JSON text.
     case document
+    /// A file stored beside the records (``FileReference``): the record holds the canonical
+    /// reference text; the bytes live in the store's file space, content-addressed.
+    case file
 
     /// Whether values of this type are scalars (every type but the collections and documents).
     public var isScalar: Bool {
@@ -49,6 +52,8 @@ public enum AttributeType: String, Sendable, Hashable, Codable, CaseIterable {
             (.date, .date), (.uuid, .uuid), (.data, .data), (.decimal, .decimal), (.array, .array), (.set, .array),
             (.dictionary, .dictionary), (.document, .document):
             true
+        case (.file, .string(let text)):
+            FileReference.isCanonical(text)
         default:
             false
         }

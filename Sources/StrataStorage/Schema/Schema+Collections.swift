@@ -3,7 +3,7 @@ extension Schema {
     /// a scalar element type (no other attribute does); none is unique or part of a compound index
     /// (they have equality but no order, so no unique or range index can hold them); an array or set
     /// may be indexed (an index of its elements, for `contains`), a dictionary or document may not;
-    /// declarative rules (range, length, pattern) apply to scalars only.
+    /// declarative rules (range, length, pattern) apply to scalars only; files are not elements.
     static func checkCollections(_ entity: EntityDescription) throws {
         func fail(_ property: String, _ message: String) -> StrataError {
             StrataError(.invalidSchema, entity: entity.name, property: property, message)
@@ -13,6 +13,12 @@ extension Schema {
             if attribute.type.isCollection {
                 guard let element = attribute.element, element.isScalar else {
                     throw fail(name, "\(attribute.type.rawValue) \(name) needs a scalar element type")
+                }
+                // A file's bytes are counted per referring record and property; a collection of
+                // references would need a count per element.
+                if element == .file {
+                    throw fail(
+                        name, "\(attribute.type.rawValue) \(name) cannot hold files: declare one file attribute each")
                 }
             } else if let element = attribute.element {
                 throw fail(name, "\(attribute.type.rawValue) \(name) cannot have an element type (\(element.rawValue))")

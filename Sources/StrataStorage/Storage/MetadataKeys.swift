@@ -27,6 +27,17 @@ package enum MetadataKeys {
     /// `SearchIndexLayout`).
     package static let searchPrefix = "strata.search."
 
+    // MARK: Files (see the engine's `FileSpace`)
+
+    /// A stored file's manifest (size, chunk count, the blob holding its chunks), by digest.
+    package static let fileManifestPrefix = "strata.file.manifest."
+    /// A blob's chunks (a finished file's or an unfinished upload's), by blob and zero-padded index.
+    package static let fileChunkPrefix = "strata.file.chunk."
+    /// How many record properties refer to a file, by digest (absent: none).
+    package static let fileReferencesPrefix = "strata.file.refs."
+    /// An unfinished upload's state (bytes hashed, the running hash), by blob.
+    package static let fileUploadPrefix = "strata.file.upload."
+
     // MARK: Loading (`strata import`, `strata copy`)
 
     /// How many records an unfinished load has stored.

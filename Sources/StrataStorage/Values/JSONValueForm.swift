@@ -22,6 +22,7 @@ package enum JSONValueForm {
         case .uuid: return (raw as? String).flatMap(UUID.init(uuidString:)).map(Value.uuid)
         case .data: return (raw as? String).flatMap { Data(base64Encoded: $0) }.map(Value.data)
         case .decimal: return (raw as? String).flatMap(DecimalForm.parse).map(Value.decimal)
+        case .file: return (raw as? String).flatMap { FileReference.isCanonical($0) ? Value.string($0) : nil }
         case .array, .set, .dictionary, .document: return nil  // see CollectionForm: they need an element type
         }
     }

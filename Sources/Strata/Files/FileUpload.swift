@@ -1,0 +1,54 @@
+import Foundation
+
+/// A file being stored piece by piece (``FileStorage/startUpload(expecting:)``). Each `append`
+/// is durable when it returns, so an upload cut off — a crash, a lost connection — resumes where
+/// it stopped: find it again with ``FileStorage/upload(_:)`` by its ``id`` and append from
+/// ``received``.
+public struct FileUpload: Sendable {
+    let store: Store
+    /// The upload's ID, to resume it.
+    public let id: String
+    /// Bytes received and stored so far.
+    public private(set) var received: Int64
+
+    /// Appends `bytes` after what was received; durable when it returns.
+    public mutating func append(_ bytes: Data) async throws {
+        let (id, offset) = (id, received)
+        received = try await store.writeMetadata { transaction in
+            try FileSpace.append(bytes, at: offset, to: id, in: transaction)
+        }
+    }
+
+    /// Appends `bytes` at `offset`, which must equal what the upload has received (a client that
+    /// resends a piece the store already holds is told with `StrataError.Code.versionMismatch`).
+    /// Returns the bytes received after them.
+    @discardableResult
+    public mutating func append(_ bytes: Data, at offset: Int64) async throws -> Int64 {
+        let id = id
+        received = try await store.writeMetadata { transaction in
+            try FileSpace.append(bytes, at: offset, to: id, in: transaction)
+        }
+        return received
+    }
+
+    /// Finishes the upload and returns the file it holds. Bytes the store already holds are kept
+    /// once. When the upload was started expecting a file and the bytes are another, the upload is
+    /// dropped and `StrataError.Code.validationFailed` names both.
+    public func finish() async throws -> FileReference {
+        let id = id
+        let finished = try await store.writeMetadata { try FileSpace.finish(id, in: $0) }
+        switch finished {
+        case .stored(let file):
+            return file
+        case .mismatch(let expected, let received):
+            throw StrataError(
+                .validationFailed, "upload \(id): the bytes received are \(received), not \(expected); dropped")
+        }
+    }
+
+    /// Drops the upload and what it received.
+    public func cancel() async throws {
+        let id = id
+        try await store.writeMetadata { try FileSpace.cancel(id, in: $0) }
+    }
+}
