@@ -2,7 +2,7 @@
 export PATH := $(PATH):/opt/swift/usr/bin
 SWIFT ?= swift
 
-.PHONY: run test format format-check docs bench bench-lmdb-open bench-scale bench-migration bench-postgres bench-peers bench-sync bench-copy bench-aggregate bench-stream bench-values bench-search roundtrip bootstrap bootstrap-postgresql clean
+.PHONY: run test format format-check docs bench bench-lmdb-open bench-scale bench-migration bench-postgres bench-peers bench-sync bench-files bench-copy bench-aggregate bench-stream bench-values bench-search roundtrip bootstrap bootstrap-postgresql clean
 
 bootstrap:
 	@scripts/bootstrap
@@ -89,6 +89,9 @@ bench-peers: bootstrap-postgresql
 # Sync over loopback HTTP beside the in-process transport: drain, pull, initial syncs (the change feed, a subscription), long-poll wake latency.
 bench-sync: bootstrap
 	cd Benchmarks && $(SWIFT) run -c release StrataSyncHTTPBench
+
+bench-files: bootstrap
+	cd Benchmarks && $(SWIFT) run -c release StrataFileBench
 
 # `strata copy` of 1M records SQLite → LMDB beside a raw copy: records/s and peak RSS (STRATA_COPY_RECORDS).
 # Aggregates pushed down to SQLite beside the same GROUP BY through GRDB, and the engine's.

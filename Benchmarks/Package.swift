@@ -129,6 +129,18 @@ let package = Package(
             ],
             swiftSettings: [.enableUpcomingFeature("ExistentialAny"), .enableUpcomingFeature("MemberImportVisibility")]
         ),
+        // A 100 MiB file up and down through sync over loopback HTTP: memory, and a kill mid-transfer.
+        .executableTarget(
+            name: "StrataFileBench",
+            dependencies: [
+                .product(name: "Strata", package: strata),
+                .product(name: "StrataSQLite", package: strata),
+                .product(name: "StrataSync", package: strata),
+                .product(name: "StrataSyncServer", package: strata),
+                .product(name: "StrataSyncHTTP", package: strata),
+            ],
+            swiftSettings: [.enableUpcomingFeature("ExistentialAny"), .enableUpcomingFeature("MemberImportVisibility")]
+        ),
         // Sync over loopback HTTP beside the in-process JSON transport: drain, pull, long-poll wake-ups.
         .executableTarget(
             name: "StrataSyncHTTPBench",

@@ -62,7 +62,7 @@ public struct ConformanceSuite: Sendable {
             + MigrationChecks.steps + MigrationChecks.plans + MigrationChecks.customStages + MigrationChecks.syncs
             + MigrationChecks.shadowCopies + MigrationChecks.holders + MigrationChecks.rehearsals
             + MigrationChecks.typedRenames + MigrationChecks.conversions + MigrationChecks.collections
-            + TransportChecks.all + SubscriptionChecks.all + SharingChecks.all
+            + TransportChecks.all + FileTransferChecks.all + SubscriptionChecks.all + SharingChecks.all
             + ToolChecks.all
             + AggregateChecks.all + StreamChecks.all + UndoChecks.all + NestedContextChecks.all + SectionChecks.all
             + HookChecks.all + FileChecks.all + DerivedChecks.all + SearchChecks.all + SearchChecks.upkeep

@@ -102,6 +102,8 @@ public struct SyncStatus: Sendable, Hashable {
     public var download: SyncProgress?
     /// What is being uploaded now: the outbox, with the mutations it held when the push began.
     public var upload: SyncProgress?
+    /// Files going up and coming down (see ``SyncFileProgress``).
+    public var files = SyncFileProgress()
     /// Whether a sync is under way.
     public var isSyncing = false
     /// The kind of the last failure, when it came from the transport.
@@ -172,4 +174,6 @@ public struct SyncReport: Sendable, Hashable {
     public var rejected = 0
     /// Conflicts resolved by policy.
     public var conflicts = 0
+    /// Files whose bytes came down for the records pulled.
+    public var filesDownloaded = 0
 }

@@ -18,6 +18,9 @@ extension SyncEngine {
                 return (try Outbox.wireMutations(in: reader, limit: limit, seen: &seen), seen)
             }
             guard !batch.isEmpty else { break }
+            // A record goes up after the bytes of the files it refers to: the server refuses a
+            // reference to a file the writer has not uploaded and cannot read.
+            _ = try await uploadFiles(referencedBy: batch)
             status.inFlight = batch.count
             publish()
             let response: PushResponse

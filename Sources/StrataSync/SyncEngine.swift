@@ -44,6 +44,9 @@ public actor SyncEngine {
         public var maximumServerWaits: Int
         /// A long poll: how long a pull may wait at the server for a change (`nil`: never).
         public var pullWait: Duration?
+        /// Whether ``SyncEngine/syncNow()`` downloads the bytes of files pulled records refer to
+        /// (otherwise only ``SyncEngine/download(_:)`` does, on demand).
+        public var downloadsFiles = true
 
         /// Options; every one has a default.
         public init(
@@ -151,6 +154,7 @@ public actor SyncEngine {
             let pulled = try await instrumentedPull()
             report.pulled = pulled.count
             report.conflicts = pulled.conflicts
+            if options.downloadsFiles { report.filesDownloaded = try await downloadMissingFiles().downloaded }
         } catch {
             failure = failure ?? error
         }

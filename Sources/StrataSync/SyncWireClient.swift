@@ -76,7 +76,7 @@ public struct SyncWireClient: SyncTrafficCounting {
         }
     }
 
-    private func exchange<T>(_ request: SyncWire.Request, decode: ([UInt8]) throws -> T) async throws -> T {
+    func exchange<T>(_ request: SyncWire.Request, decode: ([UInt8]) throws -> T) async throws -> T {
         var request = request
         request.headers["authorization"] = "Bearer " + (try await tokens.token())
         var response = try await send(request)

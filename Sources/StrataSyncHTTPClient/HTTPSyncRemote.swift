@@ -57,6 +57,12 @@ public struct HTTPSyncRemote: SyncRemote, SyncTrafficCounting {
     public func snapshot(_ request: SnapshotRequest) async throws -> SnapshotResponse {
         try await wire.snapshot(request)
     }
+    public func upload(_ bytes: Data, of file: FileReference, at offset: Int64) async throws -> FileTransferState {
+        try await wire.upload(bytes, of: file, at: offset)
+    }
+    public func download(_ file: FileReference, from offset: Int64) async throws -> Data {
+        try await wire.download(file, from: offset)
+    }
 
     /// Sends one request exactly as built — its method, path, query, headers (no token is
     /// added) and body — and returns the server's answer whatever its status: for checks and

@@ -7,7 +7,8 @@ import StrataSyncServer
 
 extension Router {
     /// Mounts the sync routes of `endpoint` on this router: `POST /strata/v1/push`,
-    /// `GET /strata/v1/pull`, `GET /strata/v1/snapshot` (see ``SyncWire``). An app adds them to
+    /// `GET /strata/v1/pull`, `GET /strata/v1/snapshot`, `PUT` and `GET /strata/v1/files/{digest}`
+    /// (see `SyncWire`). An app adds them to
     /// its own router beside its other routes and middleware:
     ///
     /// ```swift
@@ -27,7 +28,7 @@ extension Router {
         }
         // Every method reaches the endpoint, so a wrong one is its 405 (with `Allow`), exactly as
         // over the in-process transport, not the router's 404.
-        for path in [SyncWire.pushPath, SyncWire.pullPath, SyncWire.snapshotPath] {
+        for path in [SyncWire.pushPath, SyncWire.pullPath, SyncWire.snapshotPath, SyncWire.filesPath + ":digest"] {
             for method in SyncRoutes.methods { on(RouterPath(path), method: method, use: handler) }
         }
         return self

@@ -34,4 +34,10 @@ public struct EndpointTransport: SyncRemote, SyncTrafficCounting {
     public func snapshot(_ request: SnapshotRequest) async throws -> SnapshotResponse {
         try await client.snapshot(request)
     }
+    public func upload(_ bytes: Data, of file: FileReference, at offset: Int64) async throws -> FileTransferState {
+        try await client.upload(bytes, of: file, at: offset)
+    }
+    public func download(_ file: FileReference, from offset: Int64) async throws -> Data {
+        try await client.download(file, from: offset)
+    }
 }

@@ -56,6 +56,14 @@ public struct InProcessTransport: SyncRemote {
         }
     }
 
+    public func upload(_ bytes: Data, of file: FileReference, at offset: Int64) async throws -> FileTransferState {
+        try await server.upload(bytes, of: file, at: offset)
+    }
+
+    public func download(_ file: FileReference, from offset: Int64) async throws -> Data {
+        try await server.download(file, from: offset)
+    }
+
     private static func wire<T>(_ body: () throws -> T) throws -> T {
         do {
             return try body()

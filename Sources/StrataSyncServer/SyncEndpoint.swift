@@ -7,8 +7,10 @@ import StrataSync
 /// status and a JSON body. `StrataSyncHTTPServer` mounts it on Hummingbird routes; the in-process
 /// ``EndpointTransport`` calls it directly.
 ///
-/// Answers: 200; 400 malformed; 401 no or unknown bearer token; 403 another identity's client ID
-/// or a request outside the caller's rights; 404/405 an unknown route; 409 a message or schema
+/// Answers: 200; 400 malformed (or an upload whose bytes are not its digest's); 401 no or unknown
+/// bearer token; 403 another identity's client ID or a request outside the caller's rights;
+/// 404 an unknown route, or a file the caller may not read or the server does not hold; 405 a
+/// wrong method; 409 a message or schema
 /// version the server does not speak; 410 a cursor the server cannot serve (reset); 413 a body
 /// or batch over the limits; 429 over the rate (`Retry-After`); 503 the store is unavailable;
 /// 500 anything else. Failure bodies never echo a token, a body, or a backend's own message.
@@ -41,6 +43,10 @@ public struct SyncEndpoint: Sendable {
         case ("POST", SyncWire.pushPath): route = "push"
         case ("GET", SyncWire.pullPath): route = "pull"
         case ("GET", SyncWire.snapshotPath): route = "snapshot"
+        case ("PUT", let path) where path.hasPrefix(SyncWire.filesPath): route = "upload"
+        case ("GET", let path) where path.hasPrefix(SyncWire.filesPath): route = "download"
+        case (_, let path) where path.hasPrefix(SyncWire.filesPath):
+            return Self.failure(405, .badRequest, "method not allowed", headers: ["allow": "GET, PUT"])
         case (_, SyncWire.pushPath):
             return Self.failure(405, .badRequest, "method not allowed", headers: ["allow": "POST"])
         case (_, SyncWire.pullPath), (_, SyncWire.snapshotPath):
@@ -88,6 +94,8 @@ public struct SyncEndpoint: Sendable {
                 pull.limit = min(max(1, pull.limit), limits.maximumPageSize)
                 let answer = try await server.pull(pull, as: identity, maximumWait: limits.maximumWait, stop: stopping)
                 return Self.success(try SyncWire.encode(answer, version: pull.version))
+            case "upload", "download":
+                return try await transferFile(request, upload: route == "upload", as: identity)
             default:
                 var snapshot = try SyncWire.snapshotRequest(request.query)
                 snapshot.limit = min(max(1, snapshot.limit), limits.maximumPageSize)
@@ -99,6 +107,24 @@ public struct SyncEndpoint: Sendable {
         } catch {
             return Self.failure(500, .serverError, "the server failed")
         }
+    }
+
+    /// A piece of a file, up (`PUT`, answered with a ``FileTransferState``) or down (`GET`,
+    /// answered with the bytes).
+    private func transferFile(
+        _ request: SyncWire.Request, upload: Bool, as identity: SyncIdentity
+    ) async throws -> SyncWire.Response {
+        guard let file = SyncWire.file(path: request.path, query: request.query),
+            let offset = SyncWire.fileOffset(request.query)
+        else {
+            throw StrataError(.invalidQuery, "a files route names a digest and takes size and offset")
+        }
+        if upload {
+            let state = try await server.receive(Data(request.body), of: file, at: offset, as: identity)
+            return Self.success(Array(try JSONEncoder().encode(state)))
+        }
+        let bytes = try await server.send(file, from: offset, as: identity)
+        return SyncWire.Response(status: 200, headers: ["content-type": "application/octet-stream"], body: Array(bytes))
     }
 
     private static func decodePush(_ body: [UInt8]) throws -> PushRequest {
@@ -118,6 +144,8 @@ public struct SyncEndpoint: Sendable {
     static func failure(for error: StrataError) -> SyncWire.Response {
         switch error.code {
         case .permissionDenied: failure(403, .forbidden, error.message)
+        case .fileUnavailable: failure(404, .badRequest, error.message)
+        case .validationFailed: failure(400, .badRequest, error.message)
         case .resetRequired: failure(410, .resetRequired, error.message)
         case .unsupportedStore, .incompatibleStore: failure(409, .incompatible, error.message)
         case .invalidQuery, .unknownEntity, .unknownProperty, .typeMismatch: failure(400, .badRequest, error.message)

@@ -35,6 +35,7 @@ extension SyncServer {
         let (entity, access) = (mutation.entity, view.access)
         let scope = view.writeScope(of: entity)
         if case .none = scope { return "\(entity) is not writable by \(identity)" }
+        if let refusal = try fileRefusal(mutation, by: view, in: session) { return refusal }
         let owned = access.serverOwnedProperties(of: entity)
         let shared = entity == SyncShare.entityName || access.shareables[entity] != nil
         // Nothing to check: no read of the stored record.

@@ -61,6 +61,47 @@ extension OpenAPIDocumentTests {
             }
         }
         try await provokeRefusals(served, mutations: mutations)
+        try await provokeFiles(served)
+    }
+
+    /// A small file: its bytes and its reference.
+    static let file: (bytes: [UInt8], reference: FileReference) = {
+        let bytes = Array("a postcard from Lisbon".utf8)
+        return (bytes, FileReference(digest: SHA256.digest(bytes), size: Int64(bytes.count))!)
+    }()
+
+    static func files(_ file: FileReference, offset: Int64 = 0) -> (path: String, query: [String: String]) {
+        (SyncWire.filesPath + file.digest, ["size": String(file.size), "offset": String(offset)])
+    }
+
+    static func provokeFiles(_ served: Served) async throws {
+        let (bytes, reference) = file
+        let (path, query) = files(reference)
+        func expect(_ status: Int, _ answer: SyncWire.Response, _ what: String) {
+            #expect(answer.status == status, "\(what): \(String(decoding: answer.body, as: UTF8.self))")
+        }
+        expect(200, try await served.send("PUT", path, query: query, body: Array(bytes.prefix(5))), "a first piece")
+        expect(
+            200,
+            try await served.send(
+                "PUT", path, query: files(reference, offset: 5).query, body: Array(bytes.dropFirst(5))), "the rest")
+        let read = try await served.send("GET", path, query: query)
+        expect(200, read, "alice reads back what she uploaded")
+        #expect(read.body == bytes)
+        expect(404, try await served.send("GET", path, token: "token-b", query: query), "bob may not read it")
+        expect(400, try await served.send("GET", path, query: ["size": "x"]), "a malformed size")
+        let wrong = try #require(FileReference(digest: String(repeating: "0", count: 64), size: 3))
+        let (wrongPath, wrongQuery) = files(wrong)
+        expect(
+            400, try await served.send("PUT", wrongPath, query: wrongQuery, body: [1, 2, 3]), "bytes not the digest's")
+        for method in ["PUT", "GET"] {
+            expect(401, try await served.send(method, path, token: nil, query: query), "\(method) without a token")
+        }
+        for wrong in ["POST", "PATCH", "DELETE"] {
+            expect(405, try await served.send(wrong, path, query: query), "\(wrong) on files")
+        }
+        let large = [UInt8](repeating: 7, count: 300 << 10)
+        expect(413, try await served.send("PUT", wrongPath, query: wrongQuery, body: large), "a piece over 256 KiB")
     }
 
     static func provokeRefusals(_ served: Served, mutations: [SyncMutation]) async throws {
@@ -119,6 +160,10 @@ extension OpenAPIDocumentTests {
             let answer = try await served.send(method, path, query: method == "GET" ? query : [:], body: body)
             #expect(answer.status == 429, "\(path) after the burst is spent")
         }
+        let (path, fileQuery) = files(file.reference)
+        for method in ["PUT", "GET"] {
+            #expect(try await served.send(method, path, query: fileQuery).status == 429, "\(method) files")
+        }
     }
 
     static func provokeFailures(_ served: Served) async throws {
@@ -136,5 +181,9 @@ extension OpenAPIDocumentTests {
             try await served.send("POST", SyncWire.pushPath, body: try pushBody(mutations, version: 2)).status == 503)
         #expect(try await served.send("GET", SyncWire.pullPath, query: query).status == 503)
         #expect(try await served.send("GET", SyncWire.snapshotPath, query: query).status == 503)
+        let (path, fileQuery) = files(file.reference)
+        for method in ["PUT", "GET"] {
+            #expect(try await served.send(method, path, query: fileQuery).status == 503, "\(method) files, closed")
+        }
     }
 }

@@ -116,6 +116,7 @@ extension FileSpace {
             let manifest = Manifest(
                 size: file.size, chunks: chunks, blob: blob, created: Date().timeIntervalSinceReferenceDate)
             try transaction.setMetadata(manifestKey(file.digest), try encode(manifest))
+            try transaction.setMetadata(missingKey(file.digest), nil)
         }
         return .stored(file)
     }

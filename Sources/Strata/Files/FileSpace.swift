@@ -46,6 +46,7 @@ package enum FileSpace {
 
     static func manifestKey(_ digest: String) -> String { MetadataKeys.fileManifestPrefix + digest }
     static func referencesKey(_ digest: String) -> String { MetadataKeys.fileReferencesPrefix + digest }
+    static func missingKey(_ digest: String) -> String { MetadataKeys.fileMissingPrefix + digest }
     static func uploadKey(_ blob: String) -> String { MetadataKeys.fileUploadPrefix + blob }
     static func chunkKey(_ blob: String, _ index: Int) -> String {
         let digits = String(index)
@@ -89,15 +90,22 @@ package enum FileSpace {
         return bytes
     }
 
-    /// Adds `deltas` (per digest) to the reference counts; a file no record refers to any more is
-    /// freed in the same transaction.
-    static func adjustReferences(_ deltas: [String: Int64], in transaction: any StorageWriteTransaction) throws {
-        for (digest, delta) in deltas.sorted(by: { $0.key < $1.key }) where delta != 0 {
-            let count = try references(digest, in: transaction) + delta
+    /// Adds `deltas` (per file) to the reference counts, which are kept per digest. A file no
+    /// record refers to any more is freed in the same transaction; a file records start referring
+    /// to whose bytes are not here is marked missing (what a sync client downloads).
+    static func adjustReferences(_ deltas: [FileReference: Int64], in transaction: any StorageWriteTransaction) throws {
+        for (file, delta) in deltas.sorted(by: { $0.key.text < $1.key.text }) where delta != 0 {
+            let digest = file.digest
+            let before = try references(digest, in: transaction)
+            let count = before + delta
             if count > 0 {
                 try transaction.setMetadata(referencesKey(digest), Array(String(count).utf8))
+                if before == 0, try manifest(digest, in: transaction) == nil {
+                    try transaction.setMetadata(missingKey(digest), Array(file.text.utf8))
+                }
             } else {
                 try transaction.setMetadata(referencesKey(digest), nil)
+                try transaction.setMetadata(missingKey(digest), nil)
                 try free(digest, in: transaction)
             }
         }

@@ -95,6 +95,19 @@ public struct FileStorage: Sendable {
         }
     }
 
+    /// Files records refer to whose bytes are not here — records a sync client pulled before their
+    /// files were downloaded, or that refer to bytes never written — by digest, after `after` when
+    /// given, at most `limit`. Reading one is `StrataError.Code.fileUnavailable` until its bytes
+    /// are written (downloaded) here.
+    public func missing(after: FileReference? = nil, limit: Int = 1_000) async throws -> [FileReference] {
+        let prefix = MetadataKeys.fileMissingPrefix
+        return try await store.backend.read { transaction in
+            try transaction.metadata(prefix: prefix, after: after.map { prefix + $0.digest }, limit: limit).compactMap {
+                FileReference(text: String(decoding: $0.value, as: UTF8.self))
+            }
+        }
+    }
+
     /// Stores `file`'s bytes read from `source` (another store's files), unless they are here
     /// already; checked against the digest. Returns whether it copied.
     @discardableResult

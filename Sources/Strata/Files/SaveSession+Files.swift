@@ -7,7 +7,7 @@ extension SaveSession {
     /// left with no reference is freed in this transaction.
     func updateFileReferences(_ base: any StorageWriteTransaction) throws {
         guard schema.entities.contains(where: \.holdsFiles) else { return }
-        var deltas: [String: Int64] = [:]
+        var deltas: [FileReference: Int64] = [:]
         var described: (name: String, slots: [String])?
         for entry in workingSet.staged where entry.original != nil || entry.current != nil {
             let name = entry.key.entity
@@ -26,9 +26,9 @@ extension SaveSession {
         try FileSpace.adjustReferences(deltas, in: base)
     }
 
-    private static func digest(_ value: Value?) -> String? {
+    private static func digest(_ value: Value?) -> FileReference? {
         guard case .string(let text)? = value else { return nil }
-        return FileReference(text: text)?.digest
+        return FileReference(text: text)
     }
 }
 

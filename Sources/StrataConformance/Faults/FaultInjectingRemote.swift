@@ -111,4 +111,16 @@ public actor FaultInjectingRemote: SyncRemote {
         if takeOffline() { throw SyncTransportError("offline") }
         return try await remote.snapshot(request)
     }
+
+    /// Passes file pieces through, offline when the network is.
+    public func upload(_ bytes: Data, of file: FileReference, at offset: Int64) async throws -> FileTransferState {
+        if takeOffline() { throw SyncTransportError("offline") }
+        return try await remote.upload(bytes, of: file, at: offset)
+    }
+
+    /// Passes file pieces through, offline when the network is.
+    public func download(_ file: FileReference, from offset: Int64) async throws -> Data {
+        if takeOffline() { throw SyncTransportError("offline") }
+        return try await remote.download(file, from: offset)
+    }
 }

@@ -22,11 +22,13 @@ struct Postcard: PersistentModel, Equatable {
     var photo: FileReference
     var back: FileReference?
     var album: Album.ID?
+    /// Whose postcard it is (a sync server's scope).
+    var owner = ""
 
     static let entity = Entity<Postcard>(
         "Postcard",
         [
-            .attribute(\.caption), .attribute(\.photo), .attribute(\.back),
+            .attribute(\.caption), .attribute(\.photo, indexed: true), .attribute(\.back), .attribute(\.owner),
             .toOne(\.album, Album.self, inverse: Album.postcards),
         ])
 }

@@ -106,5 +106,13 @@ public struct InProcessHarness: SyncTransportHarness {
             try check()
             return try await inner.snapshot(request)
         }
+        func upload(_ bytes: Data, of file: FileReference, at offset: Int64) async throws -> FileTransferState {
+            try check()
+            return try await inner.upload(bytes, of: file, at: offset)
+        }
+        func download(_ file: FileReference, from offset: Int64) async throws -> Data {
+            try check()
+            return try await inner.download(file, from: offset)
+        }
     }
 }

@@ -35,6 +35,9 @@ package enum MetadataKeys {
     package static let fileChunkPrefix = "strata.file.chunk."
     /// How many record properties refer to a file, by digest (absent: none).
     package static let fileReferencesPrefix = "strata.file.refs."
+    /// A file records refer to whose bytes are not here (not downloaded yet), by digest: its
+    /// reference text.
+    package static let fileMissingPrefix = "strata.file.missing."
     /// An unfinished upload's state (bytes hashed, the running hash), by blob.
     package static let fileUploadPrefix = "strata.file.upload."
 
@@ -57,6 +60,10 @@ package enum MetadataKeys {
     package static let serverVersionPrefix = "strata.sync.sv."
     /// A reset from a snapshot in progress.
     package static let syncReset = "strata.sync.reset"
+    /// A file this client uploaded to its server whole, by digest.
+    package static let syncFileUploadedPrefix = "strata.sync.fileup."
+    /// A download in progress: the local upload receiving it, by digest.
+    package static let syncFileDownloadPrefix = "strata.sync.filedown."
     /// The client's subscriptions and the initial syncs they still owe.
     package static let syncSubscriptions = "strata.sync.subscriptions"
 
@@ -70,6 +77,11 @@ package enum MetadataKeys {
     package static let serverStampPrefix = "strata.server.stamp."
     /// Which identity owns a record.
     package static let serverOwnerPrefix = "strata.server.owner."
+    /// An identity's unfinished upload of a file: the upload's ID, by identity hash and digest.
+    package static let serverFileUploadPrefix = "strata.server.fileupload."
+    /// An identity that uploaded a file's bytes whole (so may refer to it and read it back), by
+    /// digest and identity hash.
+    package static let serverFileHolderPrefix = "strata.server.fileholder."
     /// Records' states before a save, by token, for scope changes (purged with history).
     package static let serverPriorPrefix = "strata.server.prior."
 
