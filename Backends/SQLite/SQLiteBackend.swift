@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import GRDBSQLite
 import StrataStorage
 import Synchronization
 
@@ -235,9 +236,23 @@ public final class SQLiteBackend: StorageBackend {
         let layout = layout
         return try await run {
             try await self.writer.read { db in
-                try body(SQLiteReadTransaction(db: db, layout: layout))
+                let transaction = SQLiteReadTransaction(db: db, layout: layout)
+                let value = try body(transaction)
+                if transaction.metadataBytes >= Self.bulkBytes { Self.releaseCache(db) }
+                return value
             }
         }
+    }
+
+    /// Metadata moved by one transaction past which its pages leave the page cache afterwards:
+    /// a file's chunk (256 KiB) is one, a record workload's metadata (history entries, counters)
+    /// stays below it. The cache keeps serving records; a file moving through the store does not
+    /// fill it (`cacheSizeMiB` per connection) with pages read once.
+    static let bulkBytes = 256 << 10
+
+    /// Frees the connection's unused cache pages (SQLite's `sqlite3_db_release_memory`).
+    static func releaseCache(_ db: Database) {
+        if let connection = db.sqliteConnection { _ = sqlite3_db_release_memory(connection) }
     }
 
     public func write<T: Sendable>(_ body: @escaping @Sendable (any StorageWriteTransaction) throws -> T) async throws
@@ -245,9 +260,13 @@ public final class SQLiteBackend: StorageBackend {
     {
         let layout = layout
         return try await run {
-            try await self.writer.write { db in
-                try body(SQLiteWriteTransaction(db: db, layout: layout))
+            let (value, bulk) = try await self.writer.write { db in
+                let transaction = SQLiteWriteTransaction(db: db, layout: layout)
+                return (try body(transaction), transaction.metadataBytes >= Self.bulkBytes)
             }
+            // Committed pages are clean: now they can go.
+            if bulk { try await self.writer.writeWithoutTransaction { Self.releaseCache($0) } }
+            return value
         }
     }
 

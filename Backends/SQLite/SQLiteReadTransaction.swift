@@ -10,6 +10,10 @@ class SQLiteReadTransaction: StorageReadTransaction {
     let layout: SQLiteLayout
     var schema: Schema { layout.schema }
 
+    /// Bytes of metadata values this transaction read or wrote: a file's chunks pass through the
+    /// page cache in bulk, and the backend gives that memory back after such a transaction.
+    var metadataBytes = 0
+
     init(db: Database, layout: SQLiteLayout) {
         self.db = db
         self.layout = layout
@@ -217,7 +221,9 @@ class SQLiteReadTransaction: StorageReadTransaction {
         let cursor = try rows(
             try statement("SELECT value FROM \(SQLiteLayout.metaTable) WHERE key = ?"), [key.databaseValue])
         guard let row = try cursor.next() else { return nil }
-        return Self.bytes(row[0])
+        let bytes = Self.bytes(row[0])
+        metadataBytes += bytes?.count ?? 0
+        return bytes
     }
 
     func metadata(keys: [String]) throws -> [String: [UInt8]] {

@@ -77,7 +77,10 @@ final class SQLiteWriteTransaction: SQLiteReadTransaction, StorageWriteTransacti
     func setMetadata(_ key: String, _ value: [UInt8]?) throws {
         var writer = SQLiteRawStatement(try statement(value == nil ? Self.removeMetadataSQL : Self.setMetadataSQL))
         writer.bind(.string(key))
-        if let value { writer.bindBlob(value) }
+        if let value {
+            writer.bindBlob(value)
+            metadataBytes += value.count
+        }
         try writer.step(db)
     }
 }
