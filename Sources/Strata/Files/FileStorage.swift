@@ -20,14 +20,14 @@ public struct FileStorage: Sendable {
         var upload = try await startUpload()
         var offset = 0
         while offset < data.count {
-            let end = min(data.count, offset + 4 * Self.chunkSize)
+            let end = min(data.count, offset + Self.chunkSize)
             try await upload.append(data[data.startIndex + offset..<data.startIndex + end])
             offset = end
         }
         return try await upload.finish()
     }
 
-    /// Stores the file at `url`, reading it 1 MiB at a time.
+    /// Stores the file at `url`, reading it a chunk (256 KiB) at a time.
     @discardableResult
     public func write(contentsOf url: URL) async throws -> FileReference {
         let handle: FileHandle
@@ -39,7 +39,7 @@ public struct FileStorage: Sendable {
         defer { try? handle.close() }
         var upload = try await startUpload()
         do {
-            while let piece = try handle.read(upToCount: 4 * Self.chunkSize), !piece.isEmpty {
+            while let piece = try handle.read(upToCount: Self.chunkSize), !piece.isEmpty {
                 try await upload.append(piece)
             }
         } catch {

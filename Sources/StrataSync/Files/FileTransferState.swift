@@ -20,8 +20,9 @@ extension SyncWire {
     /// The files route's prefix: `PUT` and `GET /strata/v1/files/{digest}?size=&offset=`.
     public static let filesPath = "/strata/v1/files/"
 
-    /// The most bytes one upload piece or one download answer carries (four chunks).
-    public static let filePieceBytes = 4 * 262_144
+    /// The most bytes one upload piece or one download answer carries (one chunk, 256 KiB: a
+    /// piece is copied on its way through the HTTP layers, so smaller pieces hold less memory).
+    public static let filePieceBytes = 262_144
 
     /// The file a files route names, or nil when the path or the query is not one.
     public static func file(path: String, query: [String: String]) -> FileReference? {

@@ -4,7 +4,7 @@ import Strata
 /// Files beside the records, moved separately from them: before a push, the bytes of every file its
 /// mutations refer to go up (resumably: the server says how much it holds); after a pull, the
 /// bytes of files the pulled records refer to come down (each download resumable and checked by
-/// digest), or on demand with ``download(_:)``. Memory holds one piece (1 MiB) at a time.
+/// digest), or on demand with ``download(_:)``. Memory holds one piece (256 KiB) at a time.
 extension SyncEngine {
     /// Uploads every file the mutations refer to that this client holds and has not uploaded.
     func uploadFiles(referencedBy batch: [SyncMutation]) async throws -> Int {

@@ -16,7 +16,7 @@ struct Postcard: PersistentModel {
 }
 
 func keep(_ picture: URL, as id: String, in store: Store) async throws {
-    let photo = try await store.files.write(contentsOf: picture)  // streamed, 1 MiB at a time
+    let photo = try await store.files.write(contentsOf: picture)  // streamed, 256 KiB at a time
     try await store.repository(Postcard.self).insert(Postcard(id: id, photo: photo))
 }
 
