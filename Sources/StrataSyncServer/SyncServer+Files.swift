@@ -23,7 +23,7 @@ extension SyncServer {
         if proved, try await store.files.contains(file) {
             return FileTransferState(received: file.size, complete: true)
         }
-        var upload = try await openUpload(file, keys)
+        var upload = try await store.files.upload(recordedAt: keys.upload, expecting: file)
         if offset == upload.received, !bytes.isEmpty {
             do {
                 try await upload.append(bytes, at: offset)
@@ -78,20 +78,6 @@ extension SyncServer {
         try await send(file, from: offset, as: nil)
     }
 
-    /// The upload of `file` the identity started, or a new one.
-    private func openUpload(_ file: FileReference, _ keys: FileKeys) async throws -> FileUpload {
-        let key = keys.upload
-        if let id = try await store.backend.read({ try $0.metadata(key) }).map({ String(decoding: $0, as: UTF8.self) }),
-            let found = try await store.files.upload(id)
-        {
-            return found
-        }
-        let upload = try await store.files.startUpload(expecting: file)
-        let id = upload.id
-        try await store.writeMetadata { try $0.setMetadata(key, Array(id.utf8)) }
-        return upload
-    }
-
     /// Whether the view's identity may read `file`: it uploaded the bytes whole, or a record it
     /// may read refers to the file (one indexed lookup per file attribute, where it is indexed).
     static func mayRead(
@@ -101,7 +87,7 @@ extension SyncServer {
         guard let identity = view.identity else { return true }
         if try transaction.metadata(FileKeys(file, identity).holder ?? "") != nil { return true }
         for entity in transaction.schema.entities {
-            for attribute in entity.attributes where attribute.type == .file {
+            for attribute in entity.fileAttributes {
                 let refers = FilterExpression.compare(attribute.name, .equal, .string(file.text), [])
                 let predicate: FilterExpression
                 switch view.readScope(of: entity.name) {
@@ -120,14 +106,12 @@ extension SyncServer {
     /// to by a record it may read).
     static func fileRefusal(_ mutation: SyncMutation, by view: AccessView, in session: SaveSession) throws -> String? {
         guard let identity = view.identity, mutation.kind == .put,
-            let entity = session.workingSet.schema.entity(mutation.entity),
-            entity.attributes.contains(where: { $0.type == .file })
+            let entity = session.workingSet.schema.entity(mutation.entity), entity.holdsFiles
         else { return nil }
         var stored: Record??
-        for attribute in entity.attributes where attribute.type == .file {
-            guard case .string(let text)? = mutation.values[attribute.name], let file = FileReference(text: text) else {
-                continue
-            }
+        for attribute in entity.fileAttributes {
+            guard let file = FileReference(mutation.values[attribute.name]) else { continue }
+            let text = file.text
             if stored == nil { stored = .some(try session.workingSet.record(mutation.entity, id: mutation.recordID)) }
             if case .some(.some(let record)) = stored, record[attribute.name] == .string(text) { continue }
             let reader = session.workingSet

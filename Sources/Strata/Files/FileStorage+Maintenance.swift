@@ -81,14 +81,13 @@ extension FileStorage {
             var counted: [String: Int64] = [:]
             var findings: [StrataError] = []
             for entity in schema.entities where entity.holdsFiles {
-                let properties = entity.attributes.filter { $0.type == .file }.map(\.name)
+                let properties = entity.fileAttributes.map(\.name)
                 var after: RecordID?
                 while true {
                     let page = try reader.page(entity.name, after: after, limit: 1_000).map(\.record)
                     for record in page {
                         for property in properties {
-                            guard case .string(let text) = record[property], let file = FileReference(text: text)
-                            else { continue }
+                            guard let file = FileReference(record[property]) else { continue }
                             counted[file.digest, default: 0] += 1
                             guard findings.count < limit,
                                 try FileSpace.manifest(file.digest, in: reader.transaction) == nil

@@ -52,3 +52,19 @@ public struct FileUpload: Sendable {
         try await store.writeMetadata { try FileSpace.cancel(id, in: $0) }
     }
 }
+
+extension FileStorage {
+    /// The unfinished upload whose ID is kept under the metadata `key` (a sync server's upload for
+    /// one identity, a sync client's download), or a new one expecting `file`, its ID kept there.
+    package func upload(recordedAt key: String, expecting file: FileReference) async throws -> FileUpload {
+        if let id = try await store.backend.read({ try $0.metadata(key) }).map({ String(decoding: $0, as: UTF8.self) }),
+            let found = try await upload(id)
+        {
+            return found
+        }
+        let upload = try await startUpload(expecting: file)
+        let id = upload.id
+        try await store.writeMetadata { try $0.setMetadata(key, Array(id.utf8)) }
+        return upload
+    }
+}

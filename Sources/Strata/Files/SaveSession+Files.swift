@@ -12,12 +12,12 @@ extension SaveSession {
         for entry in workingSet.staged where entry.original != nil || entry.current != nil {
             let name = entry.key.entity
             if described?.name != name {
-                described = (name, schema.entity(name)?.attributes.filter { $0.type == .file }.map(\.name) ?? [])
+                described = (name, schema.entity(name)?.fileAttributes.map(\.name) ?? [])
             }
             guard let properties = described?.slots, !properties.isEmpty else { continue }
             for property in properties {
-                let old = entry.original.flatMap { Self.digest($0[property]) }
-                let new = entry.current.flatMap { Self.digest($0[property]) }
+                let old = entry.original.flatMap { FileReference($0[property]) }
+                let new = entry.current.flatMap { FileReference($0[property]) }
                 guard old != new else { continue }
                 if let old { deltas[old, default: 0] -= 1 }
                 if let new { deltas[new, default: 0] += 1 }
@@ -25,14 +25,19 @@ extension SaveSession {
         }
         try FileSpace.adjustReferences(deltas, in: base)
     }
-
-    private static func digest(_ value: Value?) -> FileReference? {
-        guard case .string(let text)? = value else { return nil }
-        return FileReference(text: text)
-    }
 }
 
 extension EntityDescription {
+    /// The attributes that hold files.
+    package var fileAttributes: [AttributeDescription] { attributes.filter { $0.type == .file } }
     /// Whether any attribute is a file.
-    var holdsFiles: Bool { attributes.contains { $0.type == .file } }
+    package var holdsFiles: Bool { attributes.contains { $0.type == .file } }
+}
+
+extension FileReference {
+    /// The reference a stored value holds, or nil (null, or not a reference).
+    package init?(_ value: Value?) {
+        guard case .string(let text)? = value else { return nil }
+        self.init(text: text)
+    }
 }

@@ -12,11 +12,7 @@ extension SyncEngine {
         var files: [FileReference] = []
         for mutation in batch {
             guard let entity = schema.entity(mutation.entity) else { continue }
-            for attribute in entity.attributes where attribute.type == .file {
-                if case .string(let text)? = mutation.values[attribute.name], let file = FileReference(text: text) {
-                    files.append(file)
-                }
-            }
+            files += entity.fileAttributes.compactMap { FileReference(mutation.values[$0.name]) }
         }
         guard !files.isEmpty else { return 0 }
         let prefix = MetadataKeys.syncFileUploadedPrefix
@@ -65,16 +61,7 @@ extension SyncEngine {
     public func download(_ file: FileReference) async throws {
         if try await store.files.contains(file) { return }
         let key = MetadataKeys.syncFileDownloadPrefix + file.digest
-        var upload: FileUpload
-        if let id = try await store.backend.read({ try $0.metadata(key) }).map({ String(decoding: $0, as: UTF8.self) }),
-            let found = try await store.files.upload(id)
-        {
-            upload = found
-        } else {
-            upload = try await store.files.startUpload(expecting: file)
-            let id = upload.id
-            try await store.writeMetadata { try $0.setMetadata(key, Array(id.utf8)) }
-        }
+        var upload = try await store.files.upload(recordedAt: key, expecting: file)
         status.files.downloading = file
         publish()
         defer {
