@@ -143,4 +143,52 @@ extension SQLiteReadTransaction {
         }
         return found
     }
+
+    func links(_ entity: String, relationship: String, fromEach owners: [RecordID]) throws -> [RecordID: [RecordID]] {
+        let (ownerKind, targetKind) = (
+            try layout.table(entity).entity.idKind,
+            try layout.schema.destinationIDKind(of: entity, relationship: relationship)
+        )
+        let table = layout.linkTable(entity, relationship)
+        return try pairs(of: owners, kinds: (ownerKind, targetKind), entity: entity, relationship: relationship) {
+            "SELECT owner, target FROM \(table) WHERE owner IN (\($0)) ORDER BY owner, position"
+        }
+    }
+
+    func linkOwners(_ entity: String, relationship: String, toEach targets: [RecordID]) throws -> [RecordID: [RecordID]]
+    {
+        let (ownerKind, targetKind) = (
+            try layout.table(entity).entity.idKind,
+            try layout.schema.destinationIDKind(of: entity, relationship: relationship)
+        )
+        let table = layout.linkTable(entity, relationship)
+        return try pairs(of: targets, kinds: (targetKind, ownerKind), entity: entity, relationship: relationship) {
+            "SELECT target, owner FROM \(table) WHERE target IN (\($0)) ORDER BY target, owner"
+        }
+    }
+
+    /// Rows of (key, ID) for batches of keys bound in `IN (…)`, grouped by key in the order they come.
+    private func pairs(
+        of keys: [RecordID], kinds: (key: RecordID.Kind, id: RecordID.Kind), entity: String, relationship: String,
+        _ sql: (String) -> String
+    ) throws -> [RecordID: [RecordID]] {
+        var found: [RecordID: [RecordID]] = [:]
+        try forEachIDBatch(of: keys.filter { $0.kind == kinds.key }) { batch in
+            let placeholders = Array(repeating: "?", count: batch.count).joined(separator: ", ")
+            var query = SQLiteRawStatement(
+                try statement(sql(placeholders), cached: batch.count == Self.batchArguments))
+            for key in batch { query.bind(key.value) }
+            try query.forEachRow(db) { row in
+                guard let key = SQLiteRawStatement.recordID(row, 0, kind: kinds.key),
+                    let id = SQLiteRawStatement.recordID(row, 1, kind: kinds.id)
+                else {
+                    throw StrataError(
+                        .corruptStore, entity: entity, property: relationship,
+                        "a stored \(relationship) link is damaged: an ID is not of its kind")
+                }
+                found[key, default: []].append(id)
+            }
+        }
+        return found
+    }
 }

@@ -59,7 +59,8 @@ final class SPICoverage: Sendable {
 
     static let requirements = [
         "read", "write", "record", "fetch", "count", "aggregate", "referrers", "records(ids:)", "existingIDs",
-        "versions", "referrers(toEach:)", "links", "linkOwners", "metadata", "metadata(keys:)", "metadata(prefix:)",
+        "versions", "referrers(toEach:)", "links", "linkOwners", "links(fromEach:)", "linkOwners(toEach:)", "metadata",
+        "metadata(keys:)", "metadata(prefix:)",
         "put",
         "put(contentsOf:)",
         "delete", "delete(ids:)", "setLinks", "setMetadata",
@@ -173,6 +174,17 @@ final class NotingTransaction: StorageWriteTransaction {
     func linkOwners(_ entity: String, relationship: String, to target: RecordID) throws -> [RecordID] {
         coverage.note("linkOwners")
         return try reads.linkOwners(entity, relationship: relationship, to: target)
+    }
+
+    func links(_ entity: String, relationship: String, fromEach owners: [RecordID]) throws -> [RecordID: [RecordID]] {
+        coverage.note("links(fromEach:)")
+        return try reads.links(entity, relationship: relationship, fromEach: owners)
+    }
+
+    func linkOwners(_ entity: String, relationship: String, toEach targets: [RecordID]) throws -> [RecordID: [RecordID]]
+    {
+        coverage.note("linkOwners(toEach:)")
+        return try reads.linkOwners(entity, relationship: relationship, toEach: targets)
     }
 
     func metadata(_ key: String) throws -> [UInt8]? {

@@ -14,6 +14,11 @@ struct SuiteStrengthTests {
         let report = await MutationTesting.run()
         print(report.summary)
         #expect(report.survivors.isEmpty, "survivors: \(report.survivors.map(\.rawValue))")
+        let elsewhere = report.killed.filter { $0.check != $0.mutant.knownCatcher }
+            .map { "\($0.mutant.rawValue) by \($0.check)" }.joined(separator: ", ")
+        #expect(
+            elsewhere.isEmpty,
+            "caught, but not by their known catcher (update ConformanceMutant.knownCatcher): \(elsewhere)")
         let article = try String(contentsOfFile: Self.catalog + "/StrataConformance.md", encoding: .utf8)
         let published = "kills \(report.killed.count) of \(ConformanceMutant.allCases.count) mutants"
         #expect(article.contains(published), "the catalog should say \"\(published)\"")

@@ -147,9 +147,18 @@ public class StoreReader {
             return result
         }
         var idsByOwner: [RecordID: [RecordID]] = [:]
-        for owner in owners {
-            guard let ownerRecord = try record(entityName, id: owner) else { continue }
-            idsByOwner[owner] = try transaction.relatedIDs(of: ownerRecord, relationship)
+        // A link list is read by its owners' IDs, in one batch (an owner without one reads empty);
+        // only a reference needs each owner's record.
+        switch (relationship.storage, relationship.inverse) {
+        case (.orderedLinks, _), (.links, _):
+            idsByOwner = try transaction.links(entityName, relationship: relationshipName, fromEach: owners)
+        case (.inverseLinks, let inverse?):
+            idsByOwner = try transaction.linkOwners(relationship.destination, relationship: inverse, toEach: owners)
+        default:
+            for owner in owners {
+                guard let ownerRecord = try record(entityName, id: owner) else { continue }
+                idsByOwner[owner] = try transaction.relatedIDs(of: ownerRecord, relationship)
+            }
         }
         let loaded = try records(relationship.destination, ids: idsByOwner.values.flatMap { $0 })
         let byID = Dictionary(loaded.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })

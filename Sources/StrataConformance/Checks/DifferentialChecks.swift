@@ -65,11 +65,16 @@ enum DifferentialChecks {
                 """, fileID: #fileID, filePath: #filePath, line: #line)
         }
         var tally: [String: Int] = [:]
+        var timing: [String: Duration] = [:]
         defer {
             if verbosity > 0 {
                 print(
                     "differential \(c.backend.name) seed \(seed): \(done.count) operations; "
                         + tally.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
+                print(
+                    "differential \(c.backend.name) seed \(seed), time on the backend under test: "
+                        + timing.sorted { $0.value > $1.value }.map { "\($0.key) \($0.value)" }
+                        .joined(separator: ", "))
             }
         }
         for _ in 0..<steps {
@@ -77,11 +82,17 @@ enum DifferentialChecks {
                 canReopen: features.contains(.reopen), canAbruptlyStop: features.contains(.abruptStop))
             done.append(operation)
             auditor.beginStep()
+            let started = ContinuousClock.now
             let got = await tested.run(operation)
+            timing[operation.kind, default: .zero] += ContinuousClock.now - started
             let want = await expected.run(operation)
             if got != want { throw fail("outcome \(got), the reference \(want)") }
             let detail = verbosity > 1 ? " \(got.description.prefix(160))" : ""
             tally["\(operation.kind) \(got.isFailure ? "failed" : "done")\(detail)", default: 0] += 1
+            // A read changes nothing to compare: the next write's comparison still sees anything it did.
+            if operation.isRead { continue }
+            let compared = ContinuousClock.now
+            defer { timing["comparing states", default: .zero] += ContinuousClock.now - compared }
             for target in [DifferentialTarget.server, .client] where target == .server || operation.touchesClient {
                 let (now, reference) = (try await tested.state(target), try await expected.state(target))
                 if now != reference {
@@ -107,6 +118,12 @@ extension DifferentialOperation {
         case .sync: true
         case .query, .reopen: false
         }
+    }
+
+    /// Whether the operation only reads (neither store can change).
+    var isRead: Bool {
+        if case .query = self { return true }
+        return false
     }
 }
 

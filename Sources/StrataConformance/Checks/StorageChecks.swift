@@ -4,7 +4,8 @@ import Strata
 private struct Abort: Error {}
 
 /// The storage SPI itself: a backend's batched forms (records by many IDs, referrers of many
-/// targets, metadata of many keys, put many, delete a set) answer exactly as its one-at-a-time
+/// targets, link lists of many owners and their owners of many targets, metadata of many keys,
+/// put many, delete a set) answer exactly as its one-at-a-time
 /// forms do. Sizes cross the batch sizes backends use (hundreds of IDs per statement), and the
 /// sets hold duplicates, missing IDs and IDs no backend can store.
 enum StorageChecks {
@@ -50,6 +51,47 @@ enum StorageChecks {
                 try expectEqual(
                     try tx.referrers("Trip", property: "traveller", toEach: targets), referrers,
                     "referrers of many targets")
+            }
+        },
+        ConformanceCheck(.storage, "batchedLinkReadsAnswerAsSingleOnes") { c in
+            let (store, data) = try await c.seeded()
+            let template = try await store.backend.read { try $0.record("Person", id: .uuid(data.people[0].id)) }
+            guard let template else { return try expect(false, "the seeded person is stored") }
+            // 700 owners (past the batch sizes), one in five without a list, lists out of ID order.
+            let owners = (0..<700).map { _ in RecordID.uuid(UUID()) }
+            try await store.backend.write { tx in
+                try tx.put(contentsOf: tags(0..<1_200))
+                for (index, owner) in owners.enumerated() {
+                    var person = template
+                    person.id = owner
+                    try tx.put(person)
+                    guard index % 5 != 0 else { continue }
+                    let targets = [(index * 3 + 2) % 1_200, (index * 3) % 1_200, (index + 5) % 1_200]
+                    try tx.setLinks(
+                        "Person", relationship: "interests", from: owner, to: targets.map { .string("tag \($0)") })
+                }
+            }
+            try await store.backend.read { tx in
+                let asked = owners + [.uuid(UUID()), owners[1], owners[0]]
+                var lists: [RecordID: [RecordID]] = [:]
+                for owner in asked {
+                    let list = try tx.links("Person", relationship: "interests", from: owner)
+                    if !list.isEmpty { lists[owner] = list }
+                }
+                try expectEqual(lists.count, 560, "the single reads")
+                try expectEqual(
+                    try tx.links("Person", relationship: "interests", fromEach: asked), lists, "lists of many owners")
+                try expectEqual(try tx.links("Person", relationship: "interests", fromEach: []), [:], "no owners")
+                let targets = tags(0..<1_300).map(\.id) + [.string("tag 7"), overLongID]
+                var owning: [RecordID: [RecordID]] = [:]
+                for target in targets {
+                    let found = try tx.linkOwners("Person", relationship: "interests", to: target)
+                    if !found.isEmpty { owning[target] = found }
+                }
+                try expect(owning.count > 500, "many tags are in a list")
+                try expectEqual(
+                    try tx.linkOwners("Person", relationship: "interests", toEach: targets), owning,
+                    "owners of many targets")
             }
         },
         ConformanceCheck(.storage, "batchedWritesAnswerAsSingleOnes") { c in

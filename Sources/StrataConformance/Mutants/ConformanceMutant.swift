@@ -89,6 +89,8 @@ public enum ConformanceMutant: String, CaseIterable, Sendable {
     case recordsByManyDropLast
     /// Leaves one target out of a batched referrer lookup of more than one.
     case referrersOfManyDropOneTarget
+    /// Leaves one owner out of a batched link-list read of more than one.
+    case linksOfManyDropOneOwner
     /// Drops the last record of a batched put of more than one.
     case putManyDropsLast
     /// Skips the last ID of a batched delete of more than one.

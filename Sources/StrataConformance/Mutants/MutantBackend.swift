@@ -190,6 +190,18 @@ final class MutantTransaction: ForwardingReadTransaction, StorageWriteTransactio
         mutation == .linkOwnersEmpty ? [] : try base.linkOwners(entity, relationship: relationship, to: target)
     }
 
+    func links(_ entity: String, relationship: String, fromEach owners: [RecordID]) throws -> [RecordID: [RecordID]] {
+        // Each list through this backend's own `links(from:)`, so its list mutants apply here too.
+        var found = try linksOneOwnerAtATime(entity, relationship: relationship, fromEach: owners)
+        if mutation == .linksOfManyDropOneOwner, found.count > 1, let first = found.keys.min() { found[first] = nil }
+        return found
+    }
+
+    func linkOwners(_ entity: String, relationship: String, toEach targets: [RecordID]) throws -> [RecordID: [RecordID]]
+    {
+        try linkOwnersOneTargetAtATime(entity, relationship: relationship, toEach: targets)
+    }
+
     func metadata(prefix: String, after: String?, limit: Int?) throws -> [(key: String, value: [UInt8])] {
         switch mutation {
         case .metadataIgnoresAfter: try base.metadata(prefix: prefix, after: nil, limit: limit)

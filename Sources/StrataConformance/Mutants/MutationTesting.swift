@@ -38,9 +38,9 @@ public enum MutationTesting {
             })
     }
 
-    /// Runs the suite against each of `mutants`, `concurrency` mutants at a time; against each, the
-    /// checks run in suite order (the differential last: the slowest and broadest net) and stop at
-    /// the first failure. `progress` receives each mutant's line as it is decided.
+    /// Runs the suite against each of `mutants`, `concurrency` mutants at a time; against each, its
+    /// ``ConformanceMutant/knownCatcher`` runs first, then the other checks in suite order (the
+    /// differential last: the slowest and broadest net), stopping at the first failure. `progress` receives each mutant's line as it is decided.
     public static func run(
         _ mutants: [ConformanceMutant] = ConformanceMutant.allCases,
         concurrency: Int = max(2, ProcessInfo.processInfo.activeProcessorCount),
@@ -51,7 +51,7 @@ public enum MutationTesting {
             for mutant in mutants {
                 group.addTask {
                     await slots.acquire()
-                    let check = await firstFailure(suite(mutant))
+                    let check = await firstFailure(suite(mutant), knownCatcher: mutant.knownCatcher)
                     await slots.release()
                     progress("\(mutant.rawValue): \(check.map { "caught by \($0)" } ?? "SURVIVED")")
                     return (mutant, check)
@@ -66,10 +66,15 @@ public enum MutationTesting {
         return Report(killed: killed, survivors: survivors)
     }
 
-    /// The ID of the first check that fails against `suite`, or `nil`.
-    static func firstFailure(_ suite: ConformanceSuite) async -> String? {
+    /// The ID of the first check that fails against `suite`, or `nil`: the mutant's known catcher
+    /// first, then the rest in suite order.
+    static func firstFailure(_ suite: ConformanceSuite, knownCatcher: String) async -> String? {
         let checks = ConformanceSuite.checks
-        for check in checks.filter({ $0.category != .differential }) + checks.filter({ $0.category == .differential }) {
+        let known = checks.filter { $0.id == knownCatcher }
+        let rest = checks.filter { $0.id != knownCatcher }
+        for check in known + rest.filter({ $0.category != .differential })
+            + rest.filter({ $0.category == .differential })
+        {
             if case .failed = await suite.result(of: check).status { return check.id }
         }
         return nil

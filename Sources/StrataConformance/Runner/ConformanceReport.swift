@@ -73,7 +73,21 @@ public struct ConformanceReport: Sendable {
                     + slowest.map { "\($0.check.id) \($0.duration.formatted(.units(allowed: [.seconds])))" }
                     .joined(separator: ", "))
         }
+        if let categories = slowestCategories { lines.append(categories) }
         lines.append(closingLine)
         return lines.joined(separator: "\n")
+    }
+
+    /// The five categories that took longest, summed over their checks (checks overlap, so the sum
+    /// can exceed the run): where to look when the suite grows slow.
+    var slowestCategories: String? {
+        var byCategory: [String: Duration] = [:]
+        for result in results where result.duration > .zero {
+            byCategory[result.check.category.rawValue, default: .zero] += result.duration
+        }
+        guard !byCategory.isEmpty else { return nil }
+        let top = byCategory.sorted { $0.value > $1.value }.prefix(5)
+        return "slowest categories (sum of their checks): "
+            + top.map { "\($0.key) \($0.value.formatted(.units(allowed: [.seconds])))" }.joined(separator: ", ")
     }
 }

@@ -45,6 +45,16 @@ extension ForwardingReadTransaction {
     public func linkOwners(_ entity: String, relationship: String, to target: RecordID) throws -> [RecordID] {
         try readsGoTo.linkOwners(entity, relationship: relationship, to: target)
     }
+    public func links(_ entity: String, relationship: String, fromEach owners: [RecordID]) throws -> [RecordID:
+        [RecordID]]
+    {
+        try readsGoTo.links(entity, relationship: relationship, fromEach: owners)
+    }
+    public func linkOwners(_ entity: String, relationship: String, toEach targets: [RecordID]) throws -> [RecordID:
+        [RecordID]]
+    {
+        try readsGoTo.linkOwners(entity, relationship: relationship, toEach: targets)
+    }
     public func metadata(_ key: String) throws -> [UInt8]? { try readsGoTo.metadata(key) }
     public func metadata(keys: [String]) throws -> [String: [UInt8]] { try readsGoTo.metadata(keys: keys) }
     public func metadata(prefix: String, after: String?, limit: Int?) throws -> [(key: String, value: [UInt8])] {

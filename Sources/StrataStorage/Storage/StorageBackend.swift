@@ -99,6 +99,17 @@ public protocol StorageReadTransaction {
     /// The owners whose link list for `relationship` contains `target`, ID ascending (indexed).
     func linkOwners(_ entity: String, relationship: String, to target: RecordID) throws -> [RecordID]
 
+    /// `links(_:relationship:from:)` for many owners at once: for each owner whose list is not
+    /// empty, its list in link order. The default asks once per owner; a backend overrides it to
+    /// answer from its (owner, position) key in one query per batch.
+    func links(_ entity: String, relationship: String, fromEach owners: [RecordID]) throws -> [RecordID: [RecordID]]
+
+    /// `linkOwners(_:relationship:to:)` for many targets at once: for each target that is in any
+    /// list, its owners, ID ascending. The default asks once per target; a backend overrides it
+    /// to answer from its target index in one query per batch.
+    func linkOwners(_ entity: String, relationship: String, toEach targets: [RecordID]) throws -> [RecordID:
+        [RecordID]]
+
     /// A metadata value (schema state, counters, history live here under `strata.` keys).
     func metadata(_ key: String) throws -> [UInt8]?
 
@@ -166,6 +177,44 @@ extension StorageReadTransaction {
         [RecordID]]
     {
         try referrersOneTargetAtATime(entity, property: property, toEach: targets)
+    }
+
+    public func links(_ entity: String, relationship: String, fromEach owners: [RecordID]) throws -> [RecordID:
+        [RecordID]]
+    {
+        try linksOneOwnerAtATime(entity, relationship: relationship, fromEach: owners)
+    }
+
+    public func linkOwners(_ entity: String, relationship: String, toEach targets: [RecordID]) throws -> [RecordID:
+        [RecordID]]
+    {
+        try linkOwnersOneTargetAtATime(entity, relationship: relationship, toEach: targets)
+    }
+
+    /// The default of `links(_:relationship:fromEach:)`, callable by an override (or a wrapper):
+    /// one `links(_:relationship:from:)` per distinct owner.
+    public func linksOneOwnerAtATime(_ entity: String, relationship: String, fromEach owners: [RecordID]) throws
+        -> [RecordID: [RecordID]]
+    {
+        var found: [RecordID: [RecordID]] = [:]
+        for owner in Set(owners) {
+            let list = try links(entity, relationship: relationship, from: owner)
+            if !list.isEmpty { found[owner] = list }
+        }
+        return found
+    }
+
+    /// The default of `linkOwners(_:relationship:toEach:)`, callable by an override (or a wrapper):
+    /// one `linkOwners(_:relationship:to:)` per distinct target.
+    public func linkOwnersOneTargetAtATime(_ entity: String, relationship: String, toEach targets: [RecordID]) throws
+        -> [RecordID: [RecordID]]
+    {
+        var found: [RecordID: [RecordID]] = [:]
+        for target in Set(targets) {
+            let owners = try linkOwners(entity, relationship: relationship, to: target)
+            if !owners.isEmpty { found[target] = owners }
+        }
+        return found
     }
 
     /// The default of `referrers(_:property:toEach:)`, callable by an override for the cases it
