@@ -1,7 +1,7 @@
 import Strata
 
 /// Everything observable in a store: every record with its version, every to-many's members in
-/// order, and the history token. Two equal snapshots mean nothing changed.
+/// order (a to-many answered by its inverse's references is in the records), and the history token. Two equal snapshots mean nothing changed.
 ///
 /// It prints as a count (`12 records, 3 link lists, history …`), so a failed expectation stays one
 /// short line; ``difference(from:)`` says what differs.
@@ -16,8 +16,10 @@ struct StoreSnapshot: Equatable, Sendable, CustomStringConvertible {
             for entity in reader.schema.entities {
                 let records = try reader.fetch(FetchPlan(entity: entity.name))
                 for record in records { snapshot.records[record.key] = record }
-                // An entity without records has no link lists to read.
-                for relationship in entity.relationships where !relationship.isToOne && !records.isEmpty {
+                // An entity without records has no link lists to read. A to-many answered by its
+                // inverse's references is not read: the records compared hold it.
+                for relationship in entity.relationships
+                where !relationship.isToOne && relationship.storage != .inverseReference && !records.isEmpty {
                     let grouped = try reader.relatedRecords(entity.name, relationship.name, owners: records.map(\.id))
                     for record in records {
                         snapshot.related["\(record.key).\(relationship.name)"] = (grouped[record.id] ?? []).map(\.id)

@@ -49,13 +49,22 @@ func runClient() async throws {
     options.downloadsFiles = false
     let engine = try SyncEngine(
         store: store, remote: HTTPSyncRemote(baseURL: url, tokens: FixedToken("bench-token")), options: options)
+    // STRATA_BENCH_WARM=1: the baseline is taken once the client has synced (a pull), as a running
+    // client's is; by default it is taken before its first request.
+    if ProcessInfo.processInfo.environment["STRATA_BENCH_WARM"] == "1" { try await engine.pull() }
     let baseline = memory("VmRSS")
+    FileHandle.standardError.write(
+        Data(
+            ("\(role) baseline: RssAnon \(memory("RssAnon") / 1024) MiB, RssFile \(memory("RssFile") / 1024) MiB, "
+                + "RssShmem \(memory("RssShmem") / 1024) MiB\n").utf8))
     try? "5".write(toFile: "/proc/self/clear_refs", atomically: false, encoding: .utf8)
     let started = ContinuousClock.now
     if role == "upload" {
         if try await store.repository(Postcard.self).fetch("card") == nil {
             let photo = try await store.files.write(contentsOf: URL(fileURLWithPath: source))
             try await store.repository(Postcard.self).insert(Postcard(id: "card", photo: photo))
+            FileHandle.standardError.write(
+                Data("upload: written into the store, peak +\((memory("VmHWM") - baseline) / 1024) MiB\n".utf8))
         }
         say("transferring")
         try await engine.syncNow()
@@ -71,7 +80,9 @@ func runClient() async throws {
     let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
     say("done \(memory("VmHWM") - baseline) \(seconds)")
     FileHandle.standardError.write(
-        Data("\(role): RssAnon \(memory("RssAnon") / 1024) MiB, RssFile \(memory("RssFile") / 1024) MiB\n".utf8))
+        Data(
+            ("\(role): RssAnon \(memory("RssAnon") / 1024) MiB, RssFile \(memory("RssFile") / 1024) MiB, "
+                + "RssShmem \(memory("RssShmem") / 1024) MiB\n").utf8))
     try await store.close()
 }
 

@@ -39,12 +39,13 @@ extension SyncEngine {
         }
         while !state.complete {
             let offset = state.received
-            var piece = Data()
+            // A piece is the stored chunk the offset falls in, from the offset on (a chunk is a
+            // piece's size), sent as it was read.
+            var sending = Data()
             for try await chunk in store.files.contents(of: file, from: offset) {
-                piece.append(chunk)
-                if piece.count >= SyncWire.filePieceBytes { break }
+                sending = chunk.count > SyncWire.filePieceBytes ? chunk.prefix(SyncWire.filePieceBytes) : chunk
+                break
             }
-            let sending = piece.prefix(SyncWire.filePieceBytes)
             guard !sending.isEmpty else {
                 throw StrataError(.storageFailure, "the server holds \(offset) bytes of \(file) and asks for more")
             }
