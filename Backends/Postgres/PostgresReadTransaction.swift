@@ -270,35 +270,38 @@ class PostgresReadTransaction: StorageReadTransaction {
     }
 
     func links(_ entity: String, relationship: String, fromEach owners: [RecordID]) throws -> [RecordID: [RecordID]] {
-        let (ownerKind, targetKind) = (
-            try layout.table(entity).entity.idKind,
-            try layout.schema.destinationIDKind(of: entity, relationship: relationship)
-        )
+        let kinds = try linkKinds(entity, relationship)
         return try pairs(
             "SELECT owner, target FROM \(layout.linkTable(entity, relationship)) WHERE owner = ANY($1) "
-                + "ORDER BY owner, position", Self.storable(Array(Set(owners))).filter { $0.kind == ownerKind },
-            kinds: (ownerKind, targetKind), reading: entity)
+                + "ORDER BY owner, position", owners, kinds: (kinds.owner, kinds.target), reading: entity)
     }
 
     func linkOwners(_ entity: String, relationship: String, toEach targets: [RecordID]) throws -> [RecordID: [RecordID]]
     {
-        let (ownerKind, targetKind) = (
+        let kinds = try linkKinds(entity, relationship)
+        return try pairs(
+            "SELECT DISTINCT target, owner FROM \(layout.linkTable(entity, relationship)) WHERE target = ANY($1) "
+                + "ORDER BY target, owner", targets, kinds: (kinds.target, kinds.owner), reading: entity)
+    }
+
+    /// The ID kinds of a link table's owners and targets.
+    private func linkKinds(_ entity: String, _ relationship: String) throws -> (
+        owner: RecordID.Kind, target: RecordID.Kind
+    ) {
+        (
             try layout.table(entity).entity.idKind,
             try layout.schema.destinationIDKind(of: entity, relationship: relationship)
         )
-        return try pairs(
-            "SELECT DISTINCT target, owner FROM \(layout.linkTable(entity, relationship)) WHERE target = ANY($1) "
-                + "ORDER BY target, owner", Self.storable(Array(Set(targets))).filter { $0.kind == targetKind },
-            kinds: (targetKind, ownerKind), reading: entity)
     }
 
     /// Rows of (key, ID) for the keys bound as one array, grouped by key in the order they come.
     private func pairs(
         _ sql: String, _ keys: [RecordID], kinds: (key: RecordID.Kind, id: RecordID.Kind), reading entity: String
     ) throws -> [RecordID: [RecordID]] {
-        guard !keys.isEmpty else { return [:] }
+        let asked = Self.storable(Array(Set(keys))).filter { $0.kind == kinds.key }
+        guard !asked.isEmpty else { return [:] }
         var binds = PostgresBindings()
-        binds.append(Self.idArray(keys, kind: kinds.key))
+        binds.append(Self.idArray(asked, kind: kinds.key))
         var found: [RecordID: [RecordID]] = [:]
         for row in try rows(sql, binds, reading: entity) {
             let cells = row.makeRandomAccess()

@@ -145,26 +145,28 @@ extension SQLiteReadTransaction {
     }
 
     func links(_ entity: String, relationship: String, fromEach owners: [RecordID]) throws -> [RecordID: [RecordID]] {
-        let (ownerKind, targetKind) = (
-            try layout.table(entity).entity.idKind,
-            try layout.schema.destinationIDKind(of: entity, relationship: relationship)
-        )
-        let table = layout.linkTable(entity, relationship)
-        return try pairs(of: owners, kinds: (ownerKind, targetKind), entity: entity, relationship: relationship) {
+        let (table, kinds) = (layout.linkTable(entity, relationship), try linkKinds(entity, relationship))
+        return try pairs(of: owners, kinds: (kinds.owner, kinds.target), entity: entity, relationship: relationship) {
             "SELECT owner, target FROM \(table) WHERE owner IN (\($0)) ORDER BY owner, position"
         }
     }
 
     func linkOwners(_ entity: String, relationship: String, toEach targets: [RecordID]) throws -> [RecordID: [RecordID]]
     {
-        let (ownerKind, targetKind) = (
+        let (table, kinds) = (layout.linkTable(entity, relationship), try linkKinds(entity, relationship))
+        return try pairs(of: targets, kinds: (kinds.target, kinds.owner), entity: entity, relationship: relationship) {
+            "SELECT target, owner FROM \(table) WHERE target IN (\($0)) ORDER BY target, owner"
+        }
+    }
+
+    /// The ID kinds of a link table's owners and targets.
+    private func linkKinds(_ entity: String, _ relationship: String) throws -> (
+        owner: RecordID.Kind, target: RecordID.Kind
+    ) {
+        (
             try layout.table(entity).entity.idKind,
             try layout.schema.destinationIDKind(of: entity, relationship: relationship)
         )
-        let table = layout.linkTable(entity, relationship)
-        return try pairs(of: targets, kinds: (targetKind, ownerKind), entity: entity, relationship: relationship) {
-            "SELECT target, owner FROM \(table) WHERE target IN (\($0)) ORDER BY target, owner"
-        }
     }
 
     /// Rows of (key, ID) for batches of keys bound in `IN (…)`, grouped by key in the order they come.

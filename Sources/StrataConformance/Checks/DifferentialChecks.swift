@@ -7,9 +7,10 @@ import StrataTools
 /// rule, links, batch deletes, context saves under every policy with the store changing
 /// meanwhile, sync rounds, queries with every operator, full-text searches (trips and stops have
 /// an index), relevance sort and page, reopens — run on the
-/// backend under test and on the in-memory reference side by side. After every step the outcome,
-/// the whole state of both stores (records, versions, memberships), the history written and the
-/// client's outbox must be identical; at the end, each full-text index must agree with its records.
+/// backend under test and on the in-memory reference side by side. After every step the outcome
+/// must be identical, and after every step that can change a store (all but queries) the whole
+/// state of both stores (records, versions, memberships), the history written and the client's
+/// outbox too; at the end, each full-text index must agree with its records.
 ///
 /// `make test` runs 20 seeds of 200 operations per backend. More:
 /// `STRATA_DIFFERENTIAL_SEEDS=500 STRATA_DIFFERENTIAL_STEPS=400 swift test --filter Differential`;

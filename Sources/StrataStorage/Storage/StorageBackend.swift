@@ -196,12 +196,7 @@ extension StorageReadTransaction {
     public func linksOneOwnerAtATime(_ entity: String, relationship: String, fromEach owners: [RecordID]) throws
         -> [RecordID: [RecordID]]
     {
-        var found: [RecordID: [RecordID]] = [:]
-        for owner in Set(owners) {
-            let list = try links(entity, relationship: relationship, from: owner)
-            if !list.isEmpty { found[owner] = list }
-        }
-        return found
+        try Self.eachDistinct(owners) { try links(entity, relationship: relationship, from: $0) }
     }
 
     /// The default of `linkOwners(_:relationship:toEach:)`, callable by an override (or a wrapper):
@@ -209,10 +204,17 @@ extension StorageReadTransaction {
     public func linkOwnersOneTargetAtATime(_ entity: String, relationship: String, toEach targets: [RecordID]) throws
         -> [RecordID: [RecordID]]
     {
+        try Self.eachDistinct(targets) { try linkOwners(entity, relationship: relationship, to: $0) }
+    }
+
+    /// `lookup` once per distinct key; the keys it answers something for, with the answer.
+    private static func eachDistinct(_ keys: [RecordID], _ lookup: (RecordID) throws -> [RecordID]) rethrows
+        -> [RecordID: [RecordID]]
+    {
         var found: [RecordID: [RecordID]] = [:]
-        for target in Set(targets) {
-            let owners = try linkOwners(entity, relationship: relationship, to: target)
-            if !owners.isEmpty { found[target] = owners }
+        for key in Set(keys) {
+            let answer = try lookup(key)
+            if !answer.isEmpty { found[key] = answer }
         }
         return found
     }
@@ -222,12 +224,7 @@ extension StorageReadTransaction {
     public func referrersOneTargetAtATime(_ entity: String, property: String, toEach targets: [RecordID]) throws
         -> [RecordID: [RecordID]]
     {
-        var found: [RecordID: [RecordID]] = [:]
-        for target in Set(targets) {
-            let referrers = try referrers(entity, property: property, to: target)
-            if !referrers.isEmpty { found[target] = referrers }
-        }
-        return found
+        try Self.eachDistinct(targets) { try referrers(entity, property: property, to: $0) }
     }
 }
 
