@@ -59,21 +59,24 @@ extension FileSpace {
                 .validationFailed, "upload \(blob): more than the \(expected.size) bytes of \(expected) were sent")
         }
         var index = Int(upload.hashed / Int64(chunkSize))
-        var pending: [UInt8] = []
+        var pending: [UInt8]
         if upload.tail > 0 {
             pending = try transaction.metadata(chunkKey(blob, index)) ?? []
             guard pending.count == upload.tail else {
                 throw StrataError(.corruptStore, "upload \(blob): its partial chunk holds \(pending.count) bytes")
             }
+            pending.append(contentsOf: bytes)
+        } else {
+            pending = Array(bytes)
         }
-        pending.append(contentsOf: bytes)
         guard var hasher = SHA256(saved: Array(upload.hash)) else {
             throw StrataError(.corruptStore, "upload \(blob): its running hash is unreadable")
         }
         var start = 0
         while pending.count - start >= chunkSize {
             let chunk = pending[start..<start + chunkSize]
-            try transaction.setMetadata(chunkKey(blob, index), Array(chunk))
+            // A piece of exactly one chunk is stored as it came (no second copy).
+            try transaction.setMetadata(chunkKey(blob, index), chunk.count == pending.count ? pending : Array(chunk))
             hasher.update(chunk)
             index += 1
             start += chunkSize
