@@ -1,7 +1,8 @@
 import Strata
 
-/// Everything observable in a store: every record with its version, every to-many's members in
-/// order (a to-many answered by its inverse's references is in the records), and the history token. Two equal snapshots mean nothing changed.
+/// Everything observable in a store: every record with its version, every to-many's members in order (a to-many
+/// answered by its inverse's references is in the records), and the history token. Two equal snapshots mean nothing
+/// changed.
 ///
 /// It prints as a count (`12 records, 3 link lists, history …`), so a failed expectation stays one
 /// short line; ``difference(from:)`` says what differs.

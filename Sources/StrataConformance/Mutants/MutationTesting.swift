@@ -39,8 +39,9 @@ public enum MutationTesting {
     }
 
     /// Runs the suite against each of `mutants`, `concurrency` mutants at a time; against each, its
-    /// ``ConformanceMutant/knownCatcher`` runs first, then the other checks in suite order (the
-    /// differential last: the slowest and broadest net), stopping at the first failure. `progress` receives each mutant's line as it is decided.
+    /// ``ConformanceMutant/knownCatcher`` runs first, then the other checks in suite order (the differential last:
+    /// the slowest and broadest net), stopping at the first failure. `progress` receives each mutant's line as it
+    /// is decided.
     public static func run(
         _ mutants: [ConformanceMutant] = ConformanceMutant.allCases,
         concurrency: Int = max(2, ProcessInfo.processInfo.activeProcessorCount),
