@@ -132,6 +132,21 @@ extension SQLiteBackend {
         return true
     }
 
+    /// Rewrites a metadata table made `WITHOUT ROWID` (stores written before files out of line) as
+    /// the rowid table new stores have (``SQLiteLayout/metaTableStatement(_:)``), in the open's
+    /// write transaction: the same keys and values, the same SQL reads them.
+    static func convertMetaTable(_ db: Database) throws {
+        let sql = try String.fetchOne(
+            db, sql: "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?",
+            arguments: [SQLiteLayout.metaTable])
+        guard let sql, sql.uppercased().contains("WITHOUT ROWID") else { return }
+        let converting = SQLiteLayout.metaTable + "_converting"
+        try db.execute(sql: SQLiteLayout.metaTableStatement(converting))
+        try db.execute(sql: "INSERT INTO \(converting) (key, value) SELECT key, value FROM \(SQLiteLayout.metaTable)")
+        try db.execute(sql: "DROP TABLE \(SQLiteLayout.metaTable)")
+        try db.execute(sql: "ALTER TABLE \(converting) RENAME TO \(SQLiteLayout.metaTable)")
+    }
+
     /// What an open database holds: nothing, or a Strata store of format 1 and its schema
     /// description; another database or format is a typed error.
     static func contents(_ db: Database, path: String) throws -> SQLiteFileContents {

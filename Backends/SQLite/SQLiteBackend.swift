@@ -183,6 +183,7 @@ public final class SQLiteBackend: StorageBackend {
         try await run {
             try await self.writer.write { db in
                 guard try !Self.checkStore(db, schema: schema, path: path) else {
+                    try Self.convertMetaTable(db)
                     return
                 }
                 for statement in layout.creationStatements() { try db.execute(sql: statement) }

@@ -184,8 +184,15 @@ struct SQLiteLayout: Sendable {
 
     /// The DDL for an empty store.
     func creationStatements() -> [String] {
-        ["CREATE TABLE \(Self.metaTable) (key TEXT PRIMARY KEY NOT NULL, value BLOB NOT NULL) WITHOUT ROWID"]
-            + schema.entities.flatMap { creationStatements(for: $0.name) }
+        [Self.metaTableStatement(Self.metaTable)] + schema.entities.flatMap { creationStatements(for: $0.name) }
+    }
+
+    /// The metadata table: a rowid table whose key has an index of its own. Its values run to a
+    /// file's chunk (256 KiB) and spill into overflow pages; in a `WITHOUT ROWID` table the key's
+    /// B-tree holds them whole, so every seek that compared against such a row read its overflow
+    /// chain into the page cache (SQLite advises `WITHOUT ROWID` only for small rows).
+    static func metaTableStatement(_ name: String) -> String {
+        "CREATE TABLE \(name) (key TEXT PRIMARY KEY NOT NULL, value BLOB NOT NULL)"
     }
 
     /// The DDL for one entity's empty table, its indexes and the link tables it owns.
