@@ -20,12 +20,25 @@ run: bootstrap
 # Warnings are errors in the package's own targets (Package.swift's strictSettings, when
 # STRATA_WARNINGS_AS_ERRORS is set, as `make run` sets it too, so the two share one build);
 # dependencies build as they are.
+# The README's conformance runner (ReadmeTests.conformance(), verbatim from the README) registers
+# SQLite under another scheme; SQLite's own conformance test runs the whole suite on it, so the
+# runner runs, as the README shows, with STRATA_CHECKS: the categories that open, reopen and
+# dispose of stores through its closures. It runs beside the rest, in a process of its own.
+README_RUNNER_CHECKS = CRUD/,Values/,Relationships/,DeleteRules/,Atomicity/,History/,Faults/,Files/
+RUNNER_TEST = ReadmeTests\.conformance\(\)
 test: bootstrap-postgresql
 	STRATA_WARNINGS_AS_ERRORS=1 $(SWIFT) build --build-tests
-	@dir=$$(mktemp -d /tmp/strata-pg-XXXXXX); chmod 755 $$dir; \
-	trap 'scripts/postgres stop $$dir >/dev/null 2>&1 || true' EXIT; \
+	@dir=$$(mktemp -d /tmp/strata-pg-XXXXXX); chmod 755 $$dir; log=$$(mktemp /tmp/strata-runner-XXXXXX.log); \
+	trap 'scripts/postgres stop $$dir >/dev/null 2>&1 || true; rm -f $$log' EXIT; \
 	url=$$(scripts/postgres start $$dir) || { echo "make test: could not start PostgreSQL" >&2; exit 1; }; \
-	STRATA_WARNINGS_AS_ERRORS=1 STRATA_POSTGRES_URL=$$url $(SWIFT) test --skip-build --disable-xctest
+	bin=$$($(SWIFT) build --show-bin-path); \
+	STRATA_CHECKS='$(README_RUNNER_CHECKS)' $$bin/StrataPackageTests.xctest \
+		--testing-library swift-testing --filter '$(RUNNER_TEST)' >$$log 2>&1 & runner=$$!; \
+	STRATA_WARNINGS_AS_ERRORS=1 STRATA_POSTGRES_URL=$$url $(SWIFT) test --skip-build --disable-xctest \
+		--skip '$(RUNNER_TEST)'; status=$$?; \
+	wait $$runner; runner_status=$$?; \
+	echo "README's conformance runner (STRATA_CHECKS=$(README_RUNNER_CHECKS)):"; cat $$log; \
+	test $$status -eq 0 && test $$runner_status -eq 0
 
 # Formatting: swift-format (shipped with the toolchain) at 120 columns, configured by .swift-format.
 # `make format` rewrites; `make format-check` (run by .ci/run) fails on any difference. The README's

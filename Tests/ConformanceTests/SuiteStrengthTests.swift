@@ -22,6 +22,11 @@ struct SuiteStrengthTests {
         let article = try String(contentsOfFile: Self.catalog + "/StrataConformance.md", encoding: .utf8)
         let published = "kills \(report.killed.count) of \(ConformanceMutant.allCases.count) mutants"
         #expect(article.contains(published), "the catalog should say \"\(published)\"")
+        let count = ConformanceMutant.allCases.count
+        #expect(article.contains("lists \(count) planted"), "the catalog should say it lists \(count)")
+        let readme = try String(contentsOfFile: Self.catalog + "/../../../README.md", encoding: .utf8)
+        let claim = "against \(count) planted-bug backends (it kills all \(report.killed.count))"
+        #expect(readme.contains(claim), "the README should say \"\(claim)\"")
     }
 
     /// A differential failure names the plan the backend mishandled: a backend that reads `or` as
