@@ -241,6 +241,13 @@ let package = Package(
             path: "Tests/ConformanceChild",
             swiftSettings: strictSettings
         ),
+        // The API earlier releases had, still compiling: deprecation warnings stay warnings here
+        // (after -warnings-as-errors, so any other warning still fails the build).
+        .testTarget(
+            name: "APICompatibilityTests",
+            dependencies: ["Strata", "StrataInMemory", "StrataJSONFile"],
+            swiftSettings: strictSettings + [.unsafeFlags(["-Wwarning", "DeprecatedDeclaration"])]
+        ),
         .testTarget(
             name: "InMemoryTests",
             dependencies: ["Strata", "StrataInMemory", "StrataConformance"],

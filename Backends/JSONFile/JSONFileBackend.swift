@@ -77,6 +77,12 @@ public final class JSONFileBackend: StorageBackend {
         let lockDescriptor: Int32
         let journalBytes = Atomic<Int>(0)
         let documentBytes = Atomic<Int>(0)
+        /// The journal size past which an automatic compaction that failed is tried again.
+        let compactionRetryBytes = Atomic<Int>(0)
+        /// Why the last automatic compaction failed, while it has not succeeded since.
+        let compactionFailure = Mutex<StrataError?>(nil)
+        /// Set when a failed append could not be cut back off the journal: writes are refused.
+        let journalUnsound = Atomic<Bool>(false)
 
         init(journal: FileHandle, lockDescriptor: Int32) {
             self.journal = Mutex(journal)
@@ -221,6 +227,9 @@ public final class JSONFileBackend: StorageBackend {
     /// Writes to a temp file, fsyncs it, renames it over `path`, fsyncs the directory.
     static func writeAtomically(_ data: Data, to path: String) throws {
         let temporary = path + ".tmp"
+        // A temp file left by a failed write would hold the room a full disk lacks.
+        var written = false
+        defer { if !written { unlink(temporary) } }
         do {
             guard FileManager.default.createFile(atPath: temporary, contents: nil),
                 let handle = FileHandle(forWritingAtPath: temporary)
@@ -233,6 +242,7 @@ public final class JSONFileBackend: StorageBackend {
             guard rename(temporary, path) == 0 else {
                 throw StrataError(.storageFailure, "rename to \(path) failed (errno \(errno))")
             }
+            written = true
             let directory = (path as NSString).deletingLastPathComponent
             let descriptor = Foundation.open(directory.isEmpty ? "." : directory, O_RDONLY)
             if descriptor >= 0 {
@@ -242,7 +252,7 @@ public final class JSONFileBackend: StorageBackend {
         } catch let error as StrataError {
             throw error
         } catch {
-            throw StrataError(.storageFailure, underlying: error, "\(path) cannot be written")
+            throw StoreFiles.writeFailure(error, at: path, "\(path) cannot be written")
         }
     }
 
@@ -261,6 +271,7 @@ public final class JSONFileBackend: StorageBackend {
         try checkOpen()
         let files = files
         let path = path
+        try Self.checkJournalSound(files, path: path)
         let result = try await memory.write { tx in
             let recorder = RecordingTransaction(tx)
             let result = try body(recorder)
@@ -274,20 +285,11 @@ public final class JSONFileBackend: StorageBackend {
             }
             text.raw("]")
             let line = JSONIntegrity.journalLine(ops: text.bytes)
-            do {
-                try files.journal.withLock { handle in
-                    try handle.write(contentsOf: line)
-                    try handle.synchronize()
-                }
-            } catch {
-                throw StrataError(.storageFailure, underlying: error, "\(Self.journalPath(path)) cannot be written")
-            }
-            files.journalBytes.add(line.count, ordering: .relaxed)
+            try Self.append(line, to: files, path: path)
             return result
         }
-        if files.journalBytes.load(ordering: .relaxed) > max(1 << 20, files.documentBytes.load(ordering: .relaxed)) {
-            try await Self.compact(memory: memory, files: files, path: path)
-        }
+        // The save is committed (its journal line is durable): what follows is not its failure.
+        await Self.compactIfDue(memory: memory, files: files, path: path)
         return result
     }
 
@@ -295,9 +297,11 @@ public final class JSONFileBackend: StorageBackend {
     public func compact() async throws {
         try checkOpen()
         try await Self.compact(memory: memory, files: files, path: path)
+        files.compactionRetryBytes.store(0, ordering: .relaxed)
+        files.compactionFailure.withLock { $0 = nil }
     }
 
-    private static func compact(memory: InMemoryBackend, files: Files, path: String) async throws {
+    static func compact(memory: InMemoryBackend, files: Files, path: String) async throws {
         try await memory.write { tx in
             // Inside the write closure: no save can land between the snapshot and the truncation.
             let document = try JSONDocument.encode(from: tx)
@@ -323,7 +327,13 @@ public final class JSONFileBackend: StorageBackend {
         guard OpenFiles.release(path: path) else { return }
         let (memory, files, path) = (memory, files, path)
         if files.journalBytes.load(ordering: .relaxed) > 0 {
-            try await Self.compact(memory: memory, files: files, path: path)
+            // The journal holds every save: a compaction that fails here (a full disk) loses
+            // nothing, and the next open replays the journal. The close goes on and unlocks.
+            do {
+                try await Self.compact(memory: memory, files: files, path: path)
+            } catch {
+                files.compactionFailure.withLock { $0 = Self.typed(error, path: path) }
+            }
         }
         try await memory.close()
         files.journal.withLock { try? $0.close() }

@@ -154,6 +154,9 @@ enum PostgresErrors {
                 return StrataError(
                     .corruptStore,
                     "\(text): the store's tables are not what this schema expects (changed outside Strata?)")
+            case "53" where state == "53100":
+                return StrataError(
+                    .diskFull, "\(text): the server's disk is full; nothing of the operation was committed")
             case "53":
                 return StrataError(
                     .storageFailure, "\(text): the server is out of a resource (disk, memory or connections)")

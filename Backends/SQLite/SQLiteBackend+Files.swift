@@ -136,15 +136,26 @@ extension SQLiteBackend {
     /// the rowid table new stores have (``SQLiteLayout/metaTableStatement(_:)``), in the open's
     /// write transaction: the same keys and values, the same SQL reads them.
     static func convertMetaTable(_ db: Database) throws {
+        guard try metaTableIsWithoutRowid(db) else { return }
+        try rebuildMetaTable(db, as: SQLiteLayout.metaTableStatement)
+    }
+
+    /// Whether the metadata table is a `WITHOUT ROWID` table.
+    static func metaTableIsWithoutRowid(_ db: Database) throws -> Bool {
         let sql = try String.fetchOne(
             db, sql: "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?",
             arguments: [SQLiteLayout.metaTable])
-        guard let sql, sql.uppercased().contains("WITHOUT ROWID") else { return }
-        let converting = SQLiteLayout.metaTable + "_converting"
-        try db.execute(sql: SQLiteLayout.metaTableStatement(converting))
-        try db.execute(sql: "INSERT INTO \(converting) (key, value) SELECT key, value FROM \(SQLiteLayout.metaTable)")
+        return sql?.uppercased().contains("WITHOUT ROWID") ?? false
+    }
+
+    /// Copies the metadata table into one `statement` creates (given its name), then puts it in
+    /// the old one's place.
+    static func rebuildMetaTable(_ db: Database, as statement: (String) -> String) throws {
+        let rebuilt = SQLiteLayout.metaTable + "_rebuilt"
+        try db.execute(sql: statement(rebuilt))
+        try db.execute(sql: "INSERT INTO \(rebuilt) (key, value) SELECT key, value FROM \(SQLiteLayout.metaTable)")
         try db.execute(sql: "DROP TABLE \(SQLiteLayout.metaTable)")
-        try db.execute(sql: "ALTER TABLE \(converting) RENAME TO \(SQLiteLayout.metaTable)")
+        try db.execute(sql: "ALTER TABLE \(rebuilt) RENAME TO \(SQLiteLayout.metaTable)")
     }
 
     /// What an open database holds: nothing, or a Strata store of format 1 and its schema

@@ -54,11 +54,15 @@ extension SQLiteBackend {
         do {
             schema = try given ?? storedSchema(copy: copy, original: path)
             try inspectExistingFile(at: copy, schema: schema)
-        } catch var error as StrataError {
+        } catch {
+            // SQLite's own errors (a truncated main file reads as malformed) become typed first.
+            var typed =
+                map(error, path: path) as? StrataError
+                ?? StrataError(.corruptStore, underlying: error, "\(path) cannot be read")
             // The copy's path means nothing to the caller: name the store.
-            error.message = error.message.replacingOccurrences(of: copy, with: path)
-            guard error.code == .corruptStore || error.code == .storageFailure else { throw error }
-            report.add(error)
+            typed.message = typed.message.replacingOccurrences(of: copy, with: path)
+            guard typed.code == .corruptStore || typed.code == .storageFailure else { throw typed }
+            report.add(typed)
             return report
         }
         do {
@@ -70,7 +74,7 @@ extension SQLiteBackend {
                 try check(db, schema: schema, path: path, into: &report)
                 return report
             }
-        } catch let error as DatabaseError {
+        } catch {
             report.add(
                 map(error, path: path) as? StrataError
                     ?? StrataError(.corruptStore, underlying: error, "\(path) cannot be read"))

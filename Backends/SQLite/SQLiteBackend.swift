@@ -317,6 +317,12 @@ public final class SQLiteBackend: StorageBackend {
         case .SQLITE_NOTADB: return StrataError(.notAStore, underlying: error, message)
         case .SQLITE_CORRUPT: return StrataError(.corruptStore, underlying: error, message)
         case .SQLITE_CONSTRAINT: return StrataError(.uniqueViolation, underlying: error, message)
+        case .SQLITE_FULL:
+            return StrataError(
+                .diskFull, underlying: error, "\(message): free space and retry; nothing of this write was kept")
+        case .SQLITE_IOERR where StoreFiles.isNearlyFull(at: path):
+            // A write the file system could not take for want of room (a WAL frame, the wal-index).
+            return StoreFiles.writeFailure(error, at: path, message)
         case .SQLITE_MISUSE where error.message?.contains("closed") == true:
             return StrataError(.storeClosed, underlying: error, message)
         default: return StrataError(.storageFailure, underlying: error, message)

@@ -25,7 +25,8 @@
 /// includes: `static let constraints: [EntityMember<Note>] = [.index(\.owner, \.updated)]`.
 ///
 /// What the explicit form finds only at the first save is a compile-time error here: a stored
-/// property of a type Strata cannot store (an array, a dictionary, a tuple, a closure), a
+/// property of a type Strata cannot store (a tuple, a closure, a collection of optionals or of
+/// collections, a dictionary not keyed by `String`; collections of scalars are attributes), a
 /// `@Transient` property without an initial value, a to-one whose destination cannot be read from
 /// its type, a to-many without an inverse, a model without an `id`. An inverse of the wrong type
 /// does not type-check; an inverse that names another property of the right type is refused when

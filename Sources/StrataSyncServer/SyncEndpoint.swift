@@ -13,7 +13,7 @@ import StrataSync
 /// wrong method; 409 a message or schema
 /// version the server does not speak; 410 a cursor the server cannot serve (reset); 413 a body
 /// or batch over the limits; 429 over the rate (`Retry-After`); 503 the store is unavailable;
-/// 500 anything else. Failure bodies never echo a token, a body, or a backend's own message.
+/// 507 the server's disk is full (nothing of the request was stored; retry later); 500 anything else. Failure bodies never echo a token, a body, or a backend's own message.
 public struct SyncEndpoint: Sendable {
     /// The server that applies pushes and answers pulls.
     public let server: SyncServer
@@ -150,6 +150,7 @@ public struct SyncEndpoint: Sendable {
         case .unsupportedStore, .incompatibleStore: failure(409, .incompatible, error.message)
         case .invalidQuery, .unknownEntity, .unknownProperty, .typeMismatch: failure(400, .badRequest, error.message)
         case .storeClosed, StrataError.Code("serverUnavailable"): failure(503, .serverError, "the store is unavailable")
+        case .diskFull: failure(507, .serverError, "the server has no room to store this now; retry later")
         // A backend's own words may name tables or statements: not for clients.
         default: failure(500, .serverError, "the server failed (\(error.code.rawValue))")
         }

@@ -22,7 +22,7 @@ extension SyncServer {
             do {
                 return try await apply(request, as: identity, rejecting: rejected)
             } catch let error as StrataError
-                where error.code != .storeClosed && error.code != .storageFailure && error.code != .permissionDenied
+                where ![.storeClosed, .storageFailure, .diskFull, .permissionDenied].contains(error.code)
             {
                 guard let culprit = culprit(of: error, in: request.mutations, excluding: rejected) else { throw error }
                 rejected[culprit] = error

@@ -21,6 +21,21 @@ struct JSONFileDurabilityTests {
     func child() async throws { try await KillHarness.childMain(jsonDurable) }
 
     @Test(.enabled(if: KillHarness.childWindow == nil))
+    func everyFileCutAtEveryLengthThatMattersGivesAReportOrATypedError() async throws {
+        let failures = try await DurabilityRun.truncations(jsonDurable)
+        #expect(failures.isEmpty, "\(failures.joined(separator: "\n"))")
+    }
+
+    @Test(
+        .enabled(if: KillHarness.childWindow == nil),
+        .enabled(if: SmallDisk.unavailableReason == nil, "needs a tmpfs of its own (root): SmallDisk.unavailableReason")
+    )
+    func aSaveThatFailsOnAFullDiskSaysSoAndIsAbsentAfterEveryReopen() async throws {
+        let tally = try await DurabilityRun.diskFull(jsonDurable)
+        #expect(tally.failures.isEmpty, "\(tally.failures.joined(separator: "\n"))")
+    }
+
+    @Test(.enabled(if: KillHarness.childWindow == nil))
     func damagedFilesGiveTypedErrorsOrReportedLossNeverWrongValues() async throws {
         let tally = try await DurabilityRun.damage(jsonDurable)
         #expect(tally.failures.isEmpty, "\(tally.failures.joined(separator: "\n"))")

@@ -19,6 +19,21 @@ struct LMDBDurabilityTests {
     func child() async throws { try await KillHarness.childMain(lmdbDurable) }
 
     @Test(.enabled(if: KillHarness.childWindow == nil))
+    func everyFileCutAtEveryLengthThatMattersGivesAReportOrATypedError() async throws {
+        let failures = try await DurabilityRun.truncations(lmdbDurable)
+        #expect(failures.isEmpty, "\(failures.joined(separator: "\n"))")
+    }
+
+    @Test(
+        .enabled(if: KillHarness.childWindow == nil),
+        .enabled(if: SmallDisk.unavailableReason == nil, "needs a tmpfs of its own (root): SmallDisk.unavailableReason")
+    )
+    func aSaveThatFailsOnAFullDiskSaysSoAndIsAbsentAfterEveryReopen() async throws {
+        let tally = try await DurabilityRun.diskFull(lmdbDurable)
+        #expect(tally.failures.isEmpty, "\(tally.failures.joined(separator: "\n"))")
+    }
+
+    @Test(.enabled(if: KillHarness.childWindow == nil))
     func damagedFilesGiveTypedErrorsOrAreFoundByVerifyNeverWrongValues() async throws {
         let tally = try await DurabilityRun.damage(lmdbDurable)
         #expect(tally.failures.isEmpty, "\(tally.failures.joined(separator: "\n"))")

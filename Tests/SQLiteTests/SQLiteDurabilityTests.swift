@@ -19,6 +19,21 @@ struct SQLiteDurabilityTests {
     func child() async throws { try await KillHarness.childMain(sqliteDurable) }
 
     @Test(.enabled(if: KillHarness.childWindow == nil))
+    func everyFileCutAtEveryLengthThatMattersGivesAReportOrATypedError() async throws {
+        let failures = try await DurabilityRun.truncations(sqliteDurable)
+        #expect(failures.isEmpty, "\(failures.joined(separator: "\n"))")
+    }
+
+    @Test(
+        .enabled(if: KillHarness.childWindow == nil),
+        .enabled(if: SmallDisk.unavailableReason == nil, "needs a tmpfs of its own (root): SmallDisk.unavailableReason")
+    )
+    func aSaveThatFailsOnAFullDiskSaysSoAndIsAbsentAfterEveryReopen() async throws {
+        let tally = try await DurabilityRun.diskFull(sqliteDurable)
+        #expect(tally.failures.isEmpty, "\(tally.failures.joined(separator: "\n"))")
+    }
+
+    @Test(.enabled(if: KillHarness.childWindow == nil))
     func damagedFilesGiveTypedErrorsOrReportedLossNeverWrongValues() async throws {
         let tally = try await DurabilityRun.damage(sqliteDurable)
         #expect(tally.failures.isEmpty, "\(tally.failures.joined(separator: "\n"))")

@@ -45,19 +45,16 @@ struct SQLiteMetadataTableTests {
         }
     }
 
-    static func tableSQL(_ path: String) throws -> String {
+    static func isWithoutRowid(_ path: String) throws -> Bool {
         let database = try DatabaseQueue(path: path)
         defer { try? database.close() }
-        return try database.read { db in
-            try String.fetchOne(
-                db, sql: "SELECT sql FROM sqlite_master WHERE name = ?", arguments: [SQLiteLayout.metaTable]) ?? ""
-        }
+        return try database.read { try SQLiteBackend.metaTableIsWithoutRowid($0) }
     }
 
     @Test func aSmallKeyIsReadWithoutTheChunksBesideIt() async throws {
         try await withTemporaryPath { path in
             try await Self.fill(path)
-            #expect(try !Self.tableSQL(path).uppercased().contains("WITHOUT ROWID"))
+            #expect(try !Self.isWithoutRowid(path))
             let pages = try Self.pagesRead(path, key: "test.small")
             // The key's index and the table's B-tree, a few levels each; a chunk is 64 pages.
             #expect(pages > 0 && pages <= 8, "a lookup read \(pages) pages")
@@ -70,12 +67,9 @@ struct SQLiteMetadataTableTests {
             // The table as stores written before this change have it.
             let database = try DatabaseQueue(path: path)
             try await database.write { db in
-                try db.execute(
-                    sql: "CREATE TABLE old (key TEXT PRIMARY KEY NOT NULL, value BLOB NOT NULL) WITHOUT ROWID")
-                try db.execute(sql: "INSERT INTO old SELECT key, value FROM \(SQLiteLayout.metaTable)")
-                try db.execute(sql: "DROP TABLE \(SQLiteLayout.metaTable)")
-                try db.execute(sql: "ALTER TABLE old RENAME TO \(SQLiteLayout.metaTable)")
+                try SQLiteBackend.rebuildMetaTable(db) { SQLiteLayout.metaTableStatement($0) + " WITHOUT ROWID" }
             }
+            #expect(try await database.read { try SQLiteBackend.metaTableIsWithoutRowid($0) })
             try database.close()
             let before = try Self.pagesRead(path, key: "test.small")
             #expect(before > 64, "without rowid, a seek reads chunks it compares against: \(before) pages")
@@ -87,7 +81,7 @@ struct SQLiteMetadataTableTests {
             try await backend.close()
             #expect(small == [1, 2, 3])
             #expect(chunk == [UInt8](repeating: 39, count: Self.chunkBytes))
-            #expect(try !Self.tableSQL(path).uppercased().contains("WITHOUT ROWID"))
+            #expect(try !Self.isWithoutRowid(path))
             let after = try Self.pagesRead(path, key: "test.small")
             #expect(after > 0 && after <= 8, "after the conversion a lookup read \(after) pages")
         }

@@ -169,6 +169,15 @@ extension OpenAPIDocumentTests {
     static func provokeFailures(_ served: Served) async throws {
         let mutations = try await seedMutations()
         let query = ["v": "2", "client": "a"]
+        // A full disk: the write routes answer 507, nothing kept.
+        served.backend.inject(.diskFullAtCommit)
+        #expect(
+            try await served.send("POST", SyncWire.pushPath, body: try pushBody(mutations, version: 2)).status == 507)
+        let postcard = Array("another postcard, from Porto".utf8)
+        let another = try #require(FileReference(digest: SHA256.digest(postcard), size: Int64(postcard.count)))
+        let (anotherPath, anotherQuery) = files(another)
+        served.backend.inject(.diskFullAtCommit)
+        #expect(try await served.send("PUT", anotherPath, query: anotherQuery, body: postcard).status == 507)
         served.backend.inject(.failAtCommit)
         #expect(
             try await served.send("POST", SyncWire.pushPath, body: try pushBody(mutations, version: 2)).status == 500)

@@ -325,6 +325,12 @@ public final class LMDBBackend: StorageBackend {
         switch status.code {
         case MDB_INVALID, MDB_VERSION_MISMATCH: return StrataError(.notAStore, underlying: status, message)
         case MDB_CORRUPTED, MDB_PAGE_NOTFOUND: return StrataError(.corruptStore, underlying: status, message)
+        // LMDB reports a short write of its pages as EIO: on a file system left without room,
+        // that is a full disk, not a failing one.
+        case ENOSPC, EDQUOT:
+            return StrataError(.diskFull, underlying: status, "\(message): the disk is full; free space and retry")
+        case EIO where StoreFiles.isNearlyFull(at: path):
+            return StrataError(.diskFull, underlying: status, "\(path): the disk is full; free space and retry")
         default: return StrataError(.storageFailure, underlying: status, message)
         }
     }

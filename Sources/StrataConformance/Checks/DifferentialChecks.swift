@@ -114,23 +114,27 @@ enum DifferentialChecks {
 }
 
 extension DifferentialOperation {
+    /// The store a write acts on; nil for sync, reopens and queries.
+    private var writeTarget: DifferentialTarget? {
+        switch self {
+        case .transaction(let target, _), .repository(let target, _), .context(let target, _, _, _, _, _): target
+        case .sync, .query, .reopen: nil
+        }
+    }
+
     /// Whether the operation can change the client store (the server only changes through sync).
     var touchesClient: Bool {
         switch self {
-        case .transaction(let target, _), .repository(let target, _), .context(let target, _, _, _, _, _):
-            target == .client
         case .sync: true
-        case .query, .reopen: false
+        case .transaction, .repository, .context, .query, .reopen: writeTarget == .client
         }
     }
 
     /// Whether the operation can change the server store (a client's writes reach it only by sync).
     var touchesServer: Bool {
         switch self {
-        case .transaction(let target, _), .repository(let target, _), .context(let target, _, _, _, _, _):
-            target == .server
         case .sync, .reopen: true
-        case .query: false
+        case .transaction, .repository, .context, .query: writeTarget == .server
         }
     }
 

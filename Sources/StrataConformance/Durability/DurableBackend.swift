@@ -159,6 +159,20 @@ public enum DurabilityRun {
         }
     }
 
+    /// ``DiskFullHarness/run(_:)``, its tally printed.
+    public static func diskFull(_ backend: DurableBackend) async throws -> DurabilityTally {
+        let tally = try await DiskFullHarness.run(backend)
+        print("\(backend.name): disk-full trials on \(DiskFullHarness.sizes.map { "\($0 >> 20) MiB" }):\n\(tally)")
+        return tally
+    }
+
+    /// ``TruncationSweep/run(_:)``, its count printed.
+    public static func truncations(_ backend: DurableBackend) async throws -> [String] {
+        let (trials, failures) = try await TruncationSweep.run(backend)
+        print("\(backend.name): \(trials) truncated copies, \(failures.count) failed")
+        return failures
+    }
+
     /// ``ShadowCopyFiles/check(_:in:)`` in a scratch directory of its own.
     public static func shadowCopyFiles(_ backend: DurableBackend) async throws -> [String] {
         try await inScratchDirectory { directory in try await ShadowCopyFiles.check(backend, in: directory) }

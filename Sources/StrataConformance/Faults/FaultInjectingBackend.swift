@@ -21,11 +21,15 @@ public final class FaultInjectingBackend: StorageBackend {
         case failWrite(Int)
         /// Every write succeeds, then the transaction throws instead of committing.
         case failAtCommit
+        /// Every write succeeds, then the transaction throws `diskFull` instead of committing, as
+        /// a write that finds no room on the disk does.
+        case diskFullAtCommit
 
         public var description: String {
             switch self {
             case .failWrite(let n): "write \(n) fails"
             case .failAtCommit: "the commit fails"
+            case .diskFullAtCommit: "the disk is full at the commit"
             }
         }
     }
@@ -116,6 +120,7 @@ public final class FaultInjectingBackend: StorageBackend {
             defer { lastWrites.withLock { $0 = faulty.writes } }
             let result = try body(faulty)
             if fault == .failAtCommit { throw StrataError(.storageFailure, "injected fault: the commit fails") }
+            if fault == .diskFullAtCommit { throw StrataError(.diskFull, "injected fault: the disk is full") }
             return result
         }
     }

@@ -54,6 +54,10 @@ public struct StrataError: Error, Sendable, CustomStringConvertible {
         public static let incompatibleStore = Code("incompatibleStore")
         /// The backend failed to read or write.
         public static let storageFailure = Code("storageFailure")
+        /// The disk (or quota) holding the store has no room for a write: the write that hit the
+        /// limit was not made, the store is as it was before it, and the same write succeeds once
+        /// space is freed. HTTP 507 Insufficient Storage.
+        public static let diskFull = Code("diskFull")
         /// Another process (or machine) has the store open, and what was asked would change the
         /// store under it (an in-place migration, a shadow copy's install): close it there first.
         public static let storeInUse = Code("storeInUse")

@@ -55,9 +55,20 @@ public final class BackendRegistry: Sendable {
     /// The report of the files of the store at `location`, checked without opening it by the
     /// backend registered for its scheme — against `schema`, or the schema the store holds when
     /// `nil`; `nil` when that backend has no files to check.
+    ///
+    /// Only a `StrataError` or a report comes out, whatever the files hold: an untyped error from
+    /// the backend's verify (a library's own) becomes a `corruptStore` finding of the report.
     public func verify(_ location: StoreLocation, schema: Schema? = nil) async throws -> VerifyReport? {
         guard let verify = try required(location).verify else { return nil }
-        return try await verify(location, schema)
+        do {
+            return try await verify(location, schema)
+        } catch let error as StrataError {
+            throw error
+        } catch {
+            var report = VerifyReport(location: location.description)
+            report.add(StrataError(.corruptStore, underlying: error, "\(location): the files cannot be read: \(error)"))
+            return report
+        }
     }
 
     /// The schema description the store at `location` holds, or `nil` when no store is there —

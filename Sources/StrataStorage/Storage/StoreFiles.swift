@@ -78,6 +78,6 @@ public enum StoreFiles {
     }
 
     private static func failure(_ message: String, _ code: Int32) -> StrataError {
-        StrataError(.storageFailure, "\(message): \(String(cString: strerror(code)))")
+        StrataError(isFull(errno: code) ? .diskFull : .storageFailure, "\(message): \(String(cString: strerror(code)))")
     }
 }

@@ -31,3 +31,15 @@ struct Chapter {
     var heading: String
     @Relationship(inverse: Book.chapters) var book: Book.ID?
 }
+
+// Full-text search article: the index with the model macro.
+@Model
+struct Story {
+    var id: UUID
+    var headline: String
+    var text: String
+
+    static let constraints: [EntityMember<Story>] = [
+        .search("words", weighted: [(\Story.headline, 3), (\Story.text, 1)])
+    ]
+}
