@@ -99,4 +99,7 @@ public enum ConformanceCategory: String, Sendable, Hashable, CaseIterable {
     case sharing = "Sharing"
     /// Files beside the records: streamed, stored once, freed with their last record, resumed, checked.
     case files = "Files"
+    /// Hostile requests over every transport: nothing crashes the server or answers a 5xx, nothing
+    /// escapes a scope.
+    case adversary = "Adversary"
 }

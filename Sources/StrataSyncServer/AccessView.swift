@@ -67,3 +67,38 @@ struct AccessView: Sendable {
         try Self.contains(access.scope(of: record.entity, for: identity), record, in: transaction)
     }
 }
+
+extension AccessView {
+    /// `filter` over `entity`, written by the caller, with each relationship step narrowed to the
+    /// related records the caller may read: an unreadable related record matches nothing — under
+    /// `!` as everywhere, so `x` and `!x` answer the same whatever the hidden record holds. The
+    /// scopes spliced in are the server's own and are not narrowed again. Bounded by the filter's
+    /// nesting (`FilterText.maximumDepth`).
+    func readableSteps(_ filter: FilterExpression, of entity: String, schema: Schema) -> FilterExpression {
+        switch filter {
+        case .and(let parts): return .and(parts.map { readableSteps($0, of: entity, schema: schema) })
+        case .or(let parts): return .or(parts.map { readableSteps($0, of: entity, schema: schema) })
+        case .not(let inner): return .not(readableSteps(inner, of: entity, schema: schema))
+        case .relatedOne(let name, let inner):
+            return .relatedOne(relationship: name, readable(inner, through: name, of: entity, schema: schema))
+        case .anyRelated(let name, let inner):
+            return .anyRelated(relationship: name, readable(inner, through: name, of: entity, schema: schema))
+        case .noneRelated(let name, let inner):
+            return .noneRelated(relationship: name, readable(inner, through: name, of: entity, schema: schema))
+        default: return filter
+        }
+    }
+
+    /// `inner`, over the destination of `entity`'s relationship `name`, and readable.
+    private func readable(_ inner: FilterExpression, through name: String, of entity: String, schema: Schema)
+        -> FilterExpression
+    {
+        guard let destination = schema.entity(entity)?.relationship(name)?.destination else { return .constant(false) }
+        let guarded = readableSteps(inner, of: destination, schema: schema)
+        switch readScope(of: destination) {
+        case .all: return guarded
+        case .none: return .constant(false)
+        case .matching(let scope): return .and([guarded, scope])
+        }
+    }
+}

@@ -50,7 +50,7 @@ struct PushApplication {
         }
         try prefetch(session)
         for mutation in request.mutations { try stage(mutation, session, reader) }
-        for mutation in linkMutations { try SyncServer.applyLinks(mutation, session) }
+        for mutation in linkMutations { try SyncServer.applyLinks(mutation, by: view, session) }
     }
 
     private mutating func stage(
@@ -71,8 +71,18 @@ struct PushApplication {
         guard let entity = reader.schema.entity(mutation.entity) else {
             return reject(mutation, .unknownEntity, "\(mutation.entity) is not an entity of this store")
         }
+        if let view, let answer = try SyncServer.hiddenAnswer(mutation, by: view, in: session) {
+            switch answer {
+            case .applied: results.append(MutationResult(id: mutation.id, outcome: .applied))
+            case .rejected(let code, let reason): reject(mutation, code, reason)
+            }
+            return
+        }
         if let view, let refusal = try SyncServer.writeRefusal(mutation, by: view, in: session) {
             return reject(mutation, .permissionDenied, refusal)
+        }
+        if let view, let refusal = try SyncServer.referenceRefusal(mutation, by: view, in: session) {
+            return reject(mutation, refusal.code, refusal.description)
         }
         let key = mutation.key
         switch mutation.kind {

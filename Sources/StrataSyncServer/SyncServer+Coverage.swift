@@ -21,12 +21,16 @@ extension SyncServer {
         /// Whether anything is filtered at all (a trusted caller without subscriptions reads all).
         var restricts: Bool { view.identity != nil || coverage != nil }
 
-        /// The records of `entity` the request may be sent.
-        func scope(of entity: String) -> SyncAccess.Scope {
+        /// The records of `entity` the request may be sent. The subscriptions' filters are the
+        /// caller's: each relationship step in them sees only related records the caller may read
+        /// (``AccessView/readableSteps(_:of:schema:)``), so a filter cannot test another
+        /// identity's record one prefix at a time.
+        func scope(of entity: String, schema: Schema) -> SyncAccess.Scope {
             let scope = view.readScope(of: entity)
             guard let coverage else { return scope }
-            guard let covered = coverage.filters[entity] else { return .none }
-            if covered == .constant(true) { return scope }
+            guard let written = coverage.filters[entity] else { return .none }
+            if written == .constant(true) { return scope }
+            let covered = view.readableSteps(written, of: entity, schema: schema)
             switch scope {
             case .none: return .none
             case .all: return .matching(covered)
@@ -37,7 +41,8 @@ extension SyncServer {
         /// Whether `record` (nil: absent) may be sent.
         func isVisible(_ record: Record?, in transaction: any StorageReadTransaction) throws -> Bool {
             guard let record else { return false }
-            return try AccessView.contains(scope(of: record.entity), record, in: transaction)
+            return try AccessView.contains(
+                scope(of: record.entity, schema: transaction.schema), record, in: transaction)
         }
     }
 }

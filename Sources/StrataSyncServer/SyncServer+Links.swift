@@ -4,9 +4,10 @@ import StrataSync
 
 /// Applying a pushed put's link deltas.
 extension SyncServer {
-    /// Applies a put's link deltas: many-to-many element by element; an ordered list is reordered
-    /// (its members follow their own to-one references).
-    static func applyLinks(_ mutation: SyncMutation, _ session: SaveSession) throws {
+    /// Applies a put's link deltas: many-to-many element by element (a target the caller may not
+    /// write into is dropped, as an absent one is); an ordered list is reordered (its members
+    /// follow their own to-one references).
+    static func applyLinks(_ mutation: SyncMutation, by view: AccessView?, _ session: SaveSession) throws {
         let workingSet = session.workingSet
         guard let owner = try workingSet.record(mutation.entity, id: mutation.recordID),
             let entity = workingSet.schema.entity(mutation.entity)
@@ -16,7 +17,7 @@ extension SyncServer {
             switch relationship.storage {
             case .links:
                 for target in delta.removed { try session.unlink(owner.key, name, target) }
-                for target in try workingSet.existing(delta.added, of: relationship.destination) {
+                for target in try linkable(delta.added, of: relationship.destination, by: view, in: session) {
                     try session.link(owner.key, name, target)
                 }
                 if relationship.isOrdered { try reorder(owner, relationship, delta.order, session) }

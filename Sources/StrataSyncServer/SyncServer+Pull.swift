@@ -82,7 +82,7 @@ extension SyncServer {
             let records = try Self.records(order, in: transaction)
             let stamps = try transaction.metadata(keys: order.map(Self.stampKey))
             for key in order {
-                let scope = filter.restricts ? filter.scope(of: key.entity) : .all
+                let scope = filter.restricts ? filter.scope(of: key.entity, schema: store.schema) : .all
                 if case .none = scope { continue }
                 var change = try Self.currentState(
                     key, record: records[key], stamp: stamps[Self.stampKey(key)], lastVersion: last[key]?.version ?? 0,

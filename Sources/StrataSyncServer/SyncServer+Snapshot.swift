@@ -19,7 +19,7 @@ extension SyncServer {
             access: access, identity: identity, subscriptions: request.subscriptions, schema: store.schema)
         let limit = max(1, request.limit)
         let entities = store.schema.entities.map(\.name).filter { name in
-            if case .none = filter.scope(of: name) { return false }
+            if case .none = filter.scope(of: name, schema: store.schema) { return false }
             return true
         }
         guard let first = entities.first else {
@@ -54,7 +54,9 @@ extension SyncServer {
                     .unknownEntity, entity: position.entity, "\(position.entity) is not an entity of this store")
             }
             var parts: [FilterExpression] = []
-            if case .matching(let scope) = filter.scope(of: position.entity) { parts.append(scope) }
+            if case .matching(let scope) = filter.scope(of: position.entity, schema: store.schema) {
+                parts.append(scope)
+            }
             if let after = position.after { parts.append(.compare("id", .greater, after.value, [])) }
             let plan = FetchPlan(entity: position.entity, predicate: parts.isEmpty ? nil : .and(parts), limit: limit)
             let records = try executor.fetch(plan, in: transaction)
@@ -79,7 +81,7 @@ extension SyncServer {
             if request.position == nil {
                 page.expected = try entities.reduce(0) { total, name in
                     var predicate: FilterExpression?
-                    if case .matching(let part) = filter.scope(of: name) { predicate = part }
+                    if case .matching(let part) = filter.scope(of: name, schema: store.schema) { predicate = part }
                     return total + (try executor.count(FetchPlan(entity: name, predicate: predicate), in: transaction))
                 }
             }

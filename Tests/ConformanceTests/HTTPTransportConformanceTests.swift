@@ -9,11 +9,11 @@ private let sqliteOverHTTP = ConformanceSuite(backend: sqliteFiles.backend, tran
 
 @Suite("Conformance: sync over HTTP (SQLite)")
 struct HTTPTransportConformanceTests {
-    @Test("OfflineFirst, Transport and Subscriptions over loopback HTTP") func overHTTP() async {
+    @Test("OfflineFirst, Transport, Subscriptions, Sharing and Adversary over loopback HTTP") func overHTTP() async {
         await runSuite(
             sqliteOverHTTP,
             ConformanceSuite.selected.filter {
-                [.offlineFirst, .transport, .subscriptions, .sharing].contains($0.category)
+                [.offlineFirst, .transport, .subscriptions, .sharing, .adversary].contains($0.category)
             })
     }
 }

@@ -19,7 +19,16 @@ import Foundation
 ///   number compared with a date is seconds since 1 January 2001 (exact to the bit).
 ///
 /// A mistake is `StrataError.Code.invalidQuery` whose message starts with `column N:`.
+///
+/// A filter nests at most ``maximumDepth`` levels — each `!`, each pair of parentheses and each
+/// to-one step (`traveller.name`) is one — checked while it is parsed, so a filter from outside (a
+/// sync subscription, a tool's argument) can never make parsing, evaluation or SQL translation
+/// recurse deeper than that.
 public enum FilterText {
+    /// How deep a filter may nest (`!`, parentheses, to-one steps): as deep as the sync wire's
+    /// JSON may nest. Deeper is `StrataError.Code.invalidQuery` naming the limit.
+    public static let maximumDepth = 64
+
     /// Parses a filter written as text (`budget > 100 and name hasPrefix "Lis"`) for `entity`; a mistake is
     /// `StrataError.Code.invalidQuery` naming the column.
     public static func parse(_ text: String, entity: String, schema: Schema) throws -> FilterExpression {
@@ -37,6 +46,8 @@ public enum FilterText {
         let characters: [Character]
         let schema: Schema
         var position = 0
+        /// How many `!`, parentheses and to-one steps enclose the position.
+        var depth = 0
 
         init(characters: [Character], schema: Schema) {
             self.characters = characters
@@ -78,9 +89,25 @@ public enum FilterText {
             return parts.count == 1 ? parts[0] : .and(parts)
         }
 
+        /// One level deeper, or the limit's error.
+        mutating func enter() throws {
+            guard depth < FilterText.maximumDepth else {
+                throw error(
+                    "the filter nests deeper than \(FilterText.maximumDepth) levels "
+                        + "(each !, pair of parentheses and to-one step is one)")
+            }
+            depth += 1
+        }
+
         mutating func unary(_ entity: EntityDescription) throws -> FilterExpression {
-            if take("!") { return .not(try unary(entity)) }
+            if take("!") {
+                try enter()
+                defer { depth -= 1 }
+                return .not(try unary(entity))
+            }
             if take("(") {
+                try enter()
+                defer { depth -= 1 }
                 let inner = try or(entity)
                 guard take(")") else { throw error("expected )") }
                 return inner
@@ -112,7 +139,9 @@ public enum FilterText {
             {
                 var inner = self
                 inner.position = column + path.distance(from: path.startIndex, to: dot) + 1
+                try inner.enter()
                 let expression = try inner.comparison(destination)
+                inner.depth -= 1
                 self.position = inner.position
                 return .relatedOne(relationship: relationship.name, expression)
             }
