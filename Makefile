@@ -2,7 +2,7 @@
 export PATH := $(PATH):/opt/swift/usr/bin
 SWIFT ?= swift
 
-.PHONY: run test format format-check docs bench bench-lmdb-open bench-scale bench-migration bench-postgres bench-peers bench-sync bench-files bench-copy bench-aggregate bench-stream bench-values bench-search roundtrip bootstrap bootstrap-postgresql clean
+.PHONY: run test fuzz-sync format format-check docs bench bench-lmdb-open bench-scale bench-migration bench-postgres bench-peers bench-sync bench-files bench-copy bench-aggregate bench-stream bench-values bench-search roundtrip bootstrap bootstrap-postgresql clean
 
 bootstrap:
 	@scripts/bootstrap
@@ -39,6 +39,19 @@ test: bootstrap-postgresql
 	wait $$runner; runner_status=$$?; \
 	echo "README's conformance runner (STRATA_CHECKS=$(README_RUNNER_CHECKS)):"; cat $$log; \
 	test $$status -eq 0 && test $$runner_status -eq 0
+
+# The sync request fuzzer at length (the Adversary category's fuzzer, 100,000 requests per run):
+# in process on SQLite and on PostgreSQL (a throwaway server), and over loopback HTTP on SQLite.
+# STRATA_FUZZ_SEED picks the seed; `make test` runs 5,000 per backend.
+FUZZ_REQUESTS ?= 100000
+fuzz-sync: bootstrap-postgresql
+	STRATA_WARNINGS_AS_ERRORS=1 $(SWIFT) build --build-tests
+	@dir=$$(mktemp -d /tmp/strata-pg-XXXXXX); chmod 755 $$dir; \
+	trap 'scripts/postgres stop $$dir >/dev/null 2>&1 || true' EXIT; \
+	url=$$(scripts/postgres start $$dir) || exit 1; \
+	STRATA_POSTGRES_URL=$$url STRATA_FUZZ_REQUESTS=$(FUZZ_REQUESTS) STRATA_CONFORMANCE_DEADLINE=7200 \
+		STRATA_CHECKS='Adversary/aSeededRequestFuzzer' $(SWIFT) test --skip-build --disable-xctest \
+		--filter 'SQLiteConformanceTests|PostgresConformanceTests|HTTPTransportConformanceTests'
 
 # Formatting: swift-format (shipped with the toolchain) at 120 columns, configured by .swift-format.
 # `make format` rewrites; `make format-check` (run by .ci/run) fails on any difference. The README's
