@@ -32,7 +32,8 @@ extension AdversaryChecks {
                 statuses[response.status, default: 0] += 1
                 try expect(
                     response.status >= 200 && response.status < 500,
-                    "\(where_) answered \(response.status): \(String(decoding: response.body.prefix(300), as: UTF8.self))"
+                    "\(where_) answered \(response.status): \(String(decoding: response.body.prefix(300), as: UTF8.self)); "
+                        + "query \(request.query.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value.prefix(400))" })"
                 )
                 if response.status == 200, request.headers["authorization"] == "Bearer token-a" {
                     let escaped = try escapes(request, response)
