@@ -13,7 +13,8 @@ import StrataSync
 /// wrong method; 409 a message or schema
 /// version the server does not speak; 410 a cursor the server cannot serve (reset); 413 a body
 /// or batch over the limits; 429 over the rate (`Retry-After`); 503 the store is unavailable;
-/// 507 the server's disk is full (nothing of the request was stored; retry later); 500 anything else. Failure bodies never echo a token, a body, or a backend's own message.
+/// 507 the server's disk is full (nothing of the request was stored; retry later); 500 anything
+/// else. Failure bodies never echo a token, a body, or a backend's own message.
 public struct SyncEndpoint: Sendable {
     /// The server that applies pushes and answers pulls.
     public let server: SyncServer

@@ -125,9 +125,10 @@ struct RequestFuzzer {
         case 3: body = Array(nested(random.int(0...200)).utf8)
         case 4: body = garbage(random.int(0...20_000))
         default:
+            let client = random.pick(["\"a\"", "1", "null", "[]"])
+            let (shapes, rows) = (nested(random.int(0...3)), nested(random.int(0...3)))
             body = Array(
-                #"{"version":\#(integer()),"clientID":\#(random.pick(["\"a\"", "1", "null", "[]"])),"shapes":\#(nested(random.int(0...3))),"mutations":\#(nested(random.int(0...3)))}"#
-                    .utf8)
+                #"{"version":\#(integer()),"clientID":\#(client),"shapes":\#(shapes),"mutations":\#(rows)}"#.utf8)
         }
         return SyncWire.Request(
             method: "POST", path: SyncWire.pushPath, headers: ["content-type": "application/json"], body: body)

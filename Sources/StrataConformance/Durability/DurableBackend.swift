@@ -131,8 +131,8 @@ public enum DurabilityRun {
             let tally = try await KillHarness.run(
                 backend, window: window, in: directory, trials: trials, seed: seed, filter: filter)
             print(
-                "\(backend.name): \(trials) kills in the \(window.rawValue) window, seed \(seed) (STRATA_KILL_SEED):\n\(tally)"
-            )
+                "\(backend.name): \(trials) kills in the \(window.rawValue) window, seed \(seed) "
+                    + "(STRATA_KILL_SEED):\n\(tally)")
             return tally
         }
     }
@@ -152,9 +152,9 @@ public enum DurabilityRun {
             let tally = try await MigrationKillHarness.run(
                 backend, in: directory, trials: trials, seed: seed, filter: filter, throughShadowCopy: throughShadowCopy
             )
+            let how = throughShadowCopy ? " through a shadow copy" : ""
             print(
-                "\(backend.name): \(trials) kills during a migration\(throughShadowCopy ? " through a shadow copy" : ""), seed \(seed) (STRATA_KILL_SEED):\n\(tally)"
-            )
+                "\(backend.name): \(trials) kills during a migration\(how), seed \(seed) (STRATA_KILL_SEED):\n\(tally)")
             return tally
         }
     }
