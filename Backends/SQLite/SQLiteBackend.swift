@@ -59,7 +59,12 @@ public final class SQLiteBackend: StorageBackend {
         predicateFeatures: [
             .equality, .ordering, .inList, .between, .text, .caseInsensitive, .diacriticInsensitive, .isNil, .logic,
             .toOne, .toMany, .elements, .documentPaths,
-        ], sorting: true, paging: true, counting: true, aggregating: true)
+        ], sorting: true, paging: true, counting: true, aggregating: true,
+        // SQLite's parser has a fixed stack of 100 entries (YYSTACKDEPTH): ten subqueries inside
+        // each other, or 44 `NOT`s, fill it. Deeper parts are the engine's.
+        maximumNesting: SQLiteBackend.maximumNesting)
+    /// The deepest ``FilterExpression/nesting`` sent to SQLite: nine relationship steps.
+    static let maximumNesting = 36
     /// The database file (`:memory:` for a private in-memory store).
     public let path: String
     let layout: SQLiteLayout

@@ -119,8 +119,10 @@ package struct QueryExecutor {
         guard let predicate else { return (nil, nil) }
         if capabilities.predicateFeatures.isEmpty { return (nil, predicate) }
         // A search is the engine's: never sent, whatever the backend declares.
+        // So is a part nested deeper than the backend's translator takes.
         func isNative(_ part: FilterExpression) -> Bool {
             !part.containsSearch && part.requiredFeatures.isSubset(of: capabilities.predicateFeatures)
+                && capabilities.maximumNesting.map { part.nesting <= $0 } ?? true
         }
         if isNative(predicate) { return (predicate, nil) }
         guard case .and(let parts) = predicate, capabilities.predicateFeatures.contains(.logic) else {

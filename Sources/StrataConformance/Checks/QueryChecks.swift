@@ -17,7 +17,7 @@ enum QueryChecks {
 
     static let all: [ConformanceCheck] =
         comparisons + text + logic + relationships + ordering + ties + errors + pages + declared + normalization
-        + positions
+        + positions + nesting
 
     static let comparisons: [ConformanceCheck] = [
         ConformanceCheck(.queries, "equalOnInt") { c in

@@ -42,16 +42,23 @@ public struct FetchCapabilities: Sendable, Hashable {
     /// ``StorageReadTransaction/aggregate(_:)`` — SQL's `GROUP BY`; otherwise the engine
     /// aggregates the records it fetches.
     public var aggregating: Bool
+    /// The deepest predicate, by ``FilterExpression/nesting``, the backend is sent; `nil` for no
+    /// limit. A part nested deeper is the engine's to evaluate (SQLite's parser, for one, has a
+    /// fixed stack: sixteen `EXISTS` inside each other overflow it).
+    public var maximumNesting: Int?
 
     /// Declares what a backend evaluates itself.
     public init(
-        predicateFeatures: Set<PredicateFeature>, sorting: Bool, paging: Bool, counting: Bool, aggregating: Bool = false
+        predicateFeatures: Set<PredicateFeature>, sorting: Bool, paging: Bool, counting: Bool,
+        aggregating: Bool = false,
+        maximumNesting: Int? = nil
     ) {
         self.predicateFeatures = predicateFeatures
         self.sorting = sorting
         self.paging = paging
         self.counting = counting
         self.aggregating = aggregating
+        self.maximumNesting = maximumNesting
     }
 
     /// Every fetch plan, filtered, sorted, paged and counted by the backend (aggregates are
