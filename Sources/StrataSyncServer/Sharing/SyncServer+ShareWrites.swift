@@ -2,8 +2,8 @@ import Strata
 import StrataSync
 
 /// The rules sharing adds to a write: a share is written by the owner of the record it shares,
-/// and a participant who may write a shared record may not delete the shared record itself nor
-/// change who owns it.
+/// with a role the server knows, and a participant who may write a shared record may not delete
+/// the shared record itself nor change who owns it or anything under it.
 extension SyncServer {
     /// Why sharing forbids this write (its stored and proposed states as checked), or `nil`.
     static func shareRefusal(
@@ -14,12 +14,22 @@ extension SyncServer {
         if mutation.entity == SyncShare.entityName {
             return try shareRecordRefusal(mutation, stored: stored, proposed: proposed, by: view, in: reader)
         }
-        // A record written through a share only: its owner's part stays its owner's.
-        guard let rule = view.access.shareables[mutation.entity], let stored,
-            try !view.isInOwnScope(stored, in: reader)
-        else { return nil }
-        guard let proposed else { return "only the owner of the shared \(mutation.key) may delete it" }
-        for property in rule.owner(identity).propertiesRead.sorted() where stored[property] != proposed[property] {
+        // A record written through a share only — the shared root or any record under it, added by
+        // whomever — stays its owner's: the properties its owner rule reads do not change, so a
+        // revoke leaves it where it was.
+        guard let stored, try !view.isInOwnScope(stored, in: reader) else { return nil }
+        let rule = view.access.shareables[mutation.entity]
+        if rule != nil, proposed == nil { return "only the owner of the shared \(mutation.key) may delete it" }
+        guard let proposed else { return nil }
+        let owned: FilterExpression?
+        if let rule {
+            owned = rule.owner(identity)
+        } else if case .matching(let scope) = view.access.scope(of: mutation.entity, for: identity) {
+            owned = scope
+        } else {
+            owned = nil
+        }
+        for property in (owned?.propertiesRead ?? []).sorted() where stored[property] != proposed[property] {
             return "\(mutation.key).\(property) says who owns it: only the owner may change it"
         }
         return nil
@@ -39,6 +49,10 @@ extension SyncServer {
         }
         if let stored, stored["owner"] != me { return "only the owner of \(mutation.key) may change it" }
         guard proposed["owner"] == me else { return "a share's owner must be the identity that writes it, \(identity)" }
+        let roles = SyncShare.Role.allCases.map(\.rawValue)
+        guard case .string(let role) = proposed["role"], roles.contains(role) else {
+            return "a share's role is one of \(roles.joined(separator: ", ")), not \(proposed["role"])"
+        }
         guard case .string(let participant) = proposed["participant"], !participant.isEmpty, participant != identity.id
         else { return "a share needs a participant other than its owner" }
         guard case .string(let entity) = proposed["entity"], let rule = view.access.shareables[entity],
