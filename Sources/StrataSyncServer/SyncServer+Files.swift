@@ -15,6 +15,7 @@ extension SyncServer {
     public func receive(
         _ bytes: Data, of file: FileReference, at offset: Int64, as identity: SyncIdentity?
     ) async throws -> FileTransferState {
+        try Self.checkPiece(bytes, of: file, at: offset)
         let keys = FileKeys(file, identity)
         let holder = keys.holder
         let proved = try await store.backend.read { transaction in
@@ -38,6 +39,11 @@ extension SyncServer {
             _ = try await upload.finish()
         } catch {
             try? await store.writeMetadata { try $0.setMetadata(keys.upload, nil) }
+            // The file store's words name its upload's ID, which is the server's own.
+            if let error = error as? StrataError, error.code == .validationFailed {
+                throw StrataError(
+                    .validationFailed, "the bytes received are not \(file); they were dropped: send the file again")
+            }
             throw error
         }
         try await store.writeMetadata { transaction in
@@ -57,7 +63,7 @@ extension SyncServer {
             try view.readShares(schema: transaction.schema) { try executor.fetch($0, in: transaction) }
             return try Self.mayRead(file, view: view, in: transaction) { try executor.fetch($0, in: transaction) }
         }
-        guard readable, offset <= file.size else {
+        guard readable, offset >= 0, offset <= file.size, try await store.files.contains(file) else {
             throw StrataError(.fileUnavailable, "no file \(file.digest) that \(identity?.id ?? "the caller") may read")
         }
         var piece = Data()
@@ -66,6 +72,21 @@ extension SyncServer {
             if piece.count >= SyncWire.filePieceBytes { break }
         }
         return piece.prefix(SyncWire.filePieceBytes)
+    }
+
+    /// A piece is at most `SyncWire.filePieceBytes` and lies inside the file; anything else is
+    /// `StrataError.Code.invalidQuery` (400), before any state is read.
+    static func checkPiece(_ bytes: Data, of file: FileReference, at offset: Int64) throws {
+        guard bytes.count <= SyncWire.filePieceBytes else {
+            throw StrataError(
+                .invalidQuery,
+                "a piece of a file is at most \(SyncWire.filePieceBytes) bytes (256 KiB); this one has \(bytes.count)")
+        }
+        guard offset >= 0, offset <= file.size, Int64(bytes.count) <= file.size - offset else {
+            throw StrataError(
+                .invalidQuery,
+                "a piece of \(bytes.count) bytes at offset \(offset) does not lie inside the file's \(file.size) bytes")
+        }
     }
 
     /// ``receive(_:of:at:as:)`` for a trusted caller.

@@ -77,9 +77,10 @@ public struct FileStorage: Sendable {
         return FileUpload(store: store, id: id, received: state.received)
     }
 
-    /// Whether the file's bytes are in this store.
+    /// Whether the file's bytes are in this store: its digest, of its size (a reference naming the
+    /// right digest with another size is not the file).
     public func contains(_ file: FileReference) async throws -> Bool {
-        try await store.backend.read { try FileSpace.manifest(file.digest, in: $0) != nil }
+        try await store.backend.read { try FileSpace.manifest(file.digest, in: $0)?.size == file.size }
     }
 
     /// The files whose bytes are here, by digest, after `after` when given, at most `limit`.

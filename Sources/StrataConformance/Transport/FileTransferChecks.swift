@@ -61,9 +61,10 @@ enum FileTransferChecks {
             let (alice, aliceEngine) = try await client(world, "a", token: "token-a")
             let bytes = PostcardDomain.bytes(2 * FileStorage.chunkSize + 77, seed: 12)
             let photo = try await alice.files.write(bytes)
-            // A first attempt got 300,000 bytes to the server before the connection went.
+            // A first attempt got two pieces, 300,000 bytes, to the server before the connection went.
             let remote = world.host.remote(tokens: FixedToken("token-a"))
-            let first = try await remote.upload(bytes.subdata(in: 0..<300_000), of: photo, at: 0)
+            _ = try await remote.upload(bytes.subdata(in: 0..<200_000), of: photo, at: 0)
+            let first = try await remote.upload(bytes.subdata(in: 200_000..<300_000), of: photo, at: 200_000)
             try expectEqual(first, FileTransferState(received: 300_000, complete: false))
             let stale = try await remote.upload(bytes.subdata(in: 0..<1_000), of: photo, at: 0)
             try expectEqual(stale.received, 300_000, "a piece resent from an old offset is not applied")
