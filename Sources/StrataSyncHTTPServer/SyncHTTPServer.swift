@@ -37,11 +37,14 @@ public final class SyncHTTPServer: Sendable {
         host: String = "127.0.0.1", port: Int = 0, configure: @Sendable (Router<BasicRequestContext>) -> Void = { _ in }
     ) async throws -> Int {
         let router = Router()
+        router.add(middleware: FailureBodies())
         configure(router)
         router.addSyncRoutes(endpoint)
         let started = OneShot<Int>()
+        let idle = endpoint.limits.idleTimeout.map { TimeAmount.nanoseconds(Self.nanoseconds($0)) }
         let app = Application(
-            router: router, configuration: .init(address: .hostname(host, port: port), serverName: nil),
+            router: router, server: .http1(configuration: .init(idleTimeout: idle)),
+            configuration: .init(address: .hostname(host, port: port), serverName: nil),
             onServerRunning: { channel in started.resolve(.success(channel.localAddress?.port ?? port)) },
             logger: logger)
         // Our own group, without signal handling (the caller decides when to stop), so that
@@ -63,6 +66,12 @@ public final class SyncHTTPServer: Sendable {
             task.cancel()
             throw StrataError(.storageFailure, "the sync server could not listen on \(host):\(port): \(error)")
         }
+    }
+
+    static func nanoseconds(_ duration: Duration) -> Int64 {
+        let (seconds, attoseconds) = duration.components
+        return seconds.multipliedReportingOverflow(by: 1_000_000_000).overflow
+            ? Int64.max : seconds * 1_000_000_000 + attoseconds / 1_000_000_000
     }
 
     /// Ends long polls, then stops the server (requests under way finish first).

@@ -10,7 +10,7 @@ import StrataSync
 /// Answers: 200; 400 malformed (or an upload whose bytes are not its digest's); 401 no or unknown
 /// bearer token; 403 another identity's client ID or a request outside the caller's rights;
 /// 404 an unknown route, or a file the caller may not read or the server does not hold; 405 a
-/// wrong method; 409 a message or schema
+/// wrong method (`HEAD` is answered wherever `GET` is); 409 a message or schema
 /// version the server does not speak; 410 a cursor the server cannot serve (reset); 413 a body
 /// or batch over the limits; 429 over the rate (`Retry-After`); 503 the store is unavailable;
 /// 507 the server's disk is full (nothing of the request was stored; retry later); 500 anything
@@ -37,8 +37,20 @@ public struct SyncEndpoint: Sendable {
     /// Ends every long poll now (answering with what it has) and every later one at once.
     public func shutdown() { stopping.cancel() }
 
-    /// Answers one request.
+    /// Answers one request. `HEAD` on a `GET` route is answered as the `GET` is, without its body
+    /// (RFC 9110 §9.3.2).
     public func handle(_ request: SyncWire.Request) async -> SyncWire.Response {
+        if request.method.uppercased() == "HEAD", request.path != SyncWire.pushPath {
+            var get = request
+            get.method = "GET"
+            var answer = await route(get)
+            answer.body = []
+            return answer
+        }
+        return await route(request)
+    }
+
+    private func route(_ request: SyncWire.Request) async -> SyncWire.Response {
         let route: String
         switch (request.method.uppercased(), request.path) {
         case ("POST", SyncWire.pushPath): route = "push"
@@ -47,11 +59,11 @@ public struct SyncEndpoint: Sendable {
         case ("PUT", let path) where path.hasPrefix(SyncWire.filesPath): route = "upload"
         case ("GET", let path) where path.hasPrefix(SyncWire.filesPath): route = "download"
         case (_, let path) where path.hasPrefix(SyncWire.filesPath):
-            return Self.failure(405, .badRequest, "method not allowed", headers: ["allow": "GET, PUT"])
+            return Self.failure(405, .badRequest, "method not allowed", headers: ["allow": "GET, HEAD, PUT"])
         case (_, SyncWire.pushPath):
             return Self.failure(405, .badRequest, "method not allowed", headers: ["allow": "POST"])
         case (_, SyncWire.pullPath), (_, SyncWire.snapshotPath):
-            return Self.failure(405, .badRequest, "method not allowed", headers: ["allow": "GET"])
+            return Self.failure(405, .badRequest, "method not allowed", headers: ["allow": "GET, HEAD"])
         default:
             return Self.failure(404, .badRequest, "no such route")
         }

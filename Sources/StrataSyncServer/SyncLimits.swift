@@ -16,12 +16,18 @@ public struct SyncLimits: Sendable {
     /// Requests per second per identity, after a burst (429 with `Retry-After` beyond); `nil`
     /// for no limit.
     public var rate: SyncRateLimit?
+    /// How long an HTTP connection may sit with no request under way — never sending one, or
+    /// sending its head too slowly, or idle between requests — before the server closes it; `nil`
+    /// for never. A long poll is a request under way, so it is not cut.
+    public var idleTimeout: Duration?
 
     /// Limits; every one has a default.
     public init(
         maximumBodyBytes: Int = 8 << 20, maximumMutationsPerPush: Int = 1_000, maximumPageSize: Int = 1_000,
-        maximumWait: Duration = .seconds(30), rate: SyncRateLimit? = SyncRateLimit()
+        maximumWait: Duration = .seconds(30), rate: SyncRateLimit? = SyncRateLimit(),
+        idleTimeout: Duration? = .seconds(60)
     ) {
+        self.idleTimeout = idleTimeout
         self.maximumBodyBytes = maximumBodyBytes
         self.maximumMutationsPerPush = maximumMutationsPerPush
         self.maximumPageSize = maximumPageSize

@@ -48,6 +48,8 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Write the port listened on to this file once listening (for scripts and tests).") var portFile:
         String?
     @Option(help: "Requests per second per identity (after a burst of twice as many).") var rate: Double = 50
+    @Option(help: "Seconds a connection may sit with no request under way before it is closed (0: never).")
+    var idleTimeout: Double = 60
 
     func run() async throws {
         StrataCommand.registerBackends()
@@ -69,7 +71,9 @@ struct Serve: AsyncParsableCommand {
         try Self.addShares(share, owners: owner, schema: store.schema, to: &access)
         let endpoint = SyncEndpoint(
             server: SyncServer(store: store, access: access), authenticator: authenticator,
-            limits: SyncLimits(rate: SyncRateLimit(perSecond: rate, burst: rate * 2)))
+            limits: SyncLimits(
+                rate: SyncRateLimit(perSecond: rate, burst: rate * 2),
+                idleTimeout: idleTimeout > 0 ? .milliseconds(Int64(min(idleTimeout, 1e9) * 1_000)) : nil))
         let server = SyncHTTPServer(endpoint: endpoint)
         let bound = try await server.start(host: host, port: port)
         if let portFile { try String(bound).write(toFile: portFile, atomically: true, encoding: .utf8) }

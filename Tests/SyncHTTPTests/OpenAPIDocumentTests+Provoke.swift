@@ -97,9 +97,13 @@ extension OpenAPIDocumentTests {
         for method in ["PUT", "GET"] {
             expect(401, try await served.send(method, path, token: nil, query: query), "\(method) without a token")
         }
-        for wrong in ["POST", "PATCH", "DELETE"] {
+        for wrong in ["POST", "PATCH", "DELETE", "OPTIONS"] {
             expect(405, try await served.send(wrong, path, query: query), "\(wrong) on files")
         }
+        let head = try await served.send("HEAD", path, query: query)
+        expect(200, head, "HEAD of her file")
+        #expect(head.body.isEmpty, "HEAD answers without a body")
+        expect(404, try await served.send("HEAD", path, token: "token-b", query: query), "HEAD as bob")
         let large = [UInt8](repeating: 7, count: 300 << 10)
         expect(413, try await served.send("PUT", wrongPath, query: wrongQuery, body: large), "a piece over 256 KiB")
     }
@@ -134,9 +138,13 @@ extension OpenAPIDocumentTests {
             let other = method == "POST" ? try pushBody(Array(mutations.prefix(1)), version: 2) : []
             expect(
                 403, try await served.send(method, path, token: "token-b", query: query, body: other), "\(path) as bob")
-            for wrong in ["GET", "POST", "PUT", "PATCH", "DELETE"] where wrong != method {
+            for wrong in ["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"] where wrong != method {
                 expect(405, try await served.send(wrong, path, query: query), "\(wrong) \(path)")
             }
+            // HEAD is answered wherever GET is, without the body.
+            let head = try await served.send("HEAD", path, query: method == "GET" ? pull : [:])
+            expect(method == "GET" ? 200 : 405, head, "HEAD \(path)")
+            #expect(head.body.isEmpty, "HEAD \(path) answers without a body")
             let unknown = method == "POST" ? Array(#"{"version":99,"clientID":"a","mutations":[]}"#.utf8) : []
             expect(
                 409,

@@ -4,7 +4,7 @@ import StrataSync
 import StrataSyncServer
 
 /// Requests no client of this library sends, answered alike by every transport: a malformed
-/// query is 400 (never read as "from the start"), a wrong method is 405 with `Allow`, an unknown
+/// query is 400 (never read as "from the start"), a wrong method is 405 with `Allow` (HEAD is GET's), an unknown
 /// route 404 — over HTTP exactly as in process, because both reach one `SyncEndpoint`.
 extension TransportChecks {
     static let malformed: [ConformanceCheck] = [
@@ -29,12 +29,23 @@ extension TransportChecks {
                 let answer = try await status("GET", SyncWire.snapshotPath, snapshot.merging([name: value]) { $1 })
                 try expectEqual(answer.status, 400, "a snapshot with \(name)=\(value)")
             }
-            let routes = [(SyncWire.pushPath, "POST"), (SyncWire.pullPath, "GET"), (SyncWire.snapshotPath, "GET")]
-            for (path, allowed) in routes {
-                for method in ["GET", "POST", "PUT", "PATCH", "DELETE"] where method != allowed {
-                    let answer = try await status(method, path, pull)
-                    try expectEqual(answer.status, 405, "\(method) \(path)")
-                    try expectEqual(answer.headers["allow"], allowed, "\(method) \(path) names the method it allows")
+            let routes = [
+                (SyncWire.pushPath, "POST", "POST"), (SyncWire.pullPath, "GET", "GET, HEAD"),
+                (SyncWire.snapshotPath, "GET", "GET, HEAD"),
+            ]
+            for (path, method, allowed) in routes {
+                let permitted = Set(allowed.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) })
+                for wrong in ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]
+                where !permitted.contains(wrong) {
+                    let answer = try await status(wrong, path, pull)
+                    try expectEqual(answer.status, 405, "\(wrong) \(path)")
+                    try expectEqual(answer.headers["allow"], allowed, "\(wrong) \(path) names the methods it allows")
+                }
+                // HEAD is answered as GET is, without the body.
+                if method == "GET" {
+                    let (get, head) = (try await status("GET", path, pull), try await status("HEAD", path, pull))
+                    try expectEqual(head.status, get.status, "HEAD \(path) answers as GET does")
+                    try expect(head.body.isEmpty, "HEAD \(path) answers without a body")
                 }
             }
             try expectEqual(try await status("GET", "/strata/v1/nothing").status, 404, "an unknown route")
