@@ -47,6 +47,13 @@ struct PushApplication {
             var view = try AccessView(access: access, identity: identity, schema: reader.schema)
             try view.readShares(schema: reader.schema) { try session.workingSet.fetch($0) }
             self.view = view
+            // One identity's delete never removes, nor is blocked by, a record it may not write —
+            // judged before the save (whose deletes would hide the parents a scope reads through),
+            // or in it for records the push itself made.
+            let workingSet = session.workingSet
+            session.deleteRulesReach = { [view] record in
+                try view.isWritable(record, in: reader) || view.isWritable(record, in: workingSet)
+            }
         }
         try prefetch(session)
         for mutation in request.mutations { try stage(mutation, session, reader) }

@@ -37,12 +37,12 @@ public struct SyncEndpoint: Sendable {
     /// Ends every long poll now (answering with what it has) and every later one at once.
     public func shutdown() { stopping.cancel() }
 
-    /// Answers one request. `HEAD` on a `GET` route is answered as the `GET` is, without its body
-    /// (RFC 9110 §9.3.2).
+    /// Answers one request. `HEAD` on a `GET` route is answered as the `GET` is, and every answer
+    /// to a `HEAD` is without a body (RFC 9110 §9.3.2).
     public func handle(_ request: SyncWire.Request) async -> SyncWire.Response {
-        if request.method.uppercased() == "HEAD", request.path != SyncWire.pushPath {
+        if request.method.uppercased() == "HEAD" {
             var get = request
-            get.method = "GET"
+            if request.path != SyncWire.pushPath { get.method = "GET" }
             var answer = await route(get)
             answer.body = []
             return answer

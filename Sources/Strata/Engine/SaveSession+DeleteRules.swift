@@ -68,6 +68,10 @@ extension SaveSession {
                         let pool = loaded[relationship.destination] ?? [:]
                         for id in related {
                             guard let destination = pool[id] else { continue }
+                            if let reach = deleteRulesReach, try !reach(destination) {
+                                nullifications.append((doomed.snapshot, relationship, [id]))
+                                continue
+                            }
                             let key = RecordKey(entity: relationship.destination, id: id)
                             guard workingSet.stageDeletion(key, current: destination) else { continue }
                             queue.append(Doomed(key: key, snapshot: destination, back: back))
@@ -84,7 +88,15 @@ extension SaveSession {
         }
 
         for (snapshot, relationship, destinations) in denials {
-            let survivors = try destinations.filter { try workingSet.record(relationship.destination, id: $0) != nil }
+            var survivors: [RecordID] = []
+            for id in destinations {
+                guard let survivor = try workingSet.record(relationship.destination, id: id) else { continue }
+                if let reach = deleteRulesReach, try !reach(survivor) {
+                    nullifications.append((snapshot, relationship, [id]))
+                } else {
+                    survivors.append(id)
+                }
+            }
             if !survivors.isEmpty {
                 throw StrataError(
                     .deleteDenied, entity: snapshot.entity, recordID: snapshot.id, property: relationship.name,
@@ -119,7 +131,7 @@ extension SaveSession {
     /// or commit participant reads what a delete of them removes. History names a delete by its
     /// version alone, and the backend deletes by ID, so such children are never decoded.
     private func cascadesByVersion(_ relationship: RelationshipDescription, from parent: EntityDescription) -> Bool {
-        guard relationship.storage == .inverseReference, let back = relationship.inverse,
+        guard deleteRulesReach == nil, relationship.storage == .inverseReference, let back = relationship.inverse,
             parent.countedRelationships[relationship.name] == nil,
             let child = schema.entity(relationship.destination), child.relationships.count == 1,
             child.relationships[0].name == back, child.searchIndexes.isEmpty, !child.holdsFiles

@@ -30,6 +30,11 @@ package final class SaveSession {
     /// are not re-derived (the source kept them), and references are checked once the whole load
     /// is in (`StoreLoader.finish()`), since a batch may refer to records of a later one.
     package var loading = false
+    /// Whether the delete rules may reach a record (`nil`: every record). A record they may not
+    /// reach is neither deleted by a cascade nor counted by a deny: its reference to the deleted
+    /// record is cleared instead, as a nullify would. A sync server sets it to "the pushing
+    /// identity may write it", so one identity's delete never removes, or is blocked by, another's.
+    package var deleteRulesReach: ((Record) throws -> Bool)?
     /// The app's hooks, run by `commit` (not by a nested context's `prepare`, nor for a load).
     var hooks = SaveHooks()
     /// Who `commit` hands the save to; the delete rules ask them which deleted records they read.

@@ -35,6 +35,10 @@ extension AdversaryChecks {
                     let query = request.query.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value.prefix(400))" }
                     try expect(false, "\(where_) answered \(response.status): \(body); query \(query)")
                 }
+                if request.method.uppercased() == "HEAD" {
+                    try expect(response.body.isEmpty, "\(where_): HEAD answers without a body")
+                    continue
+                }
                 if response.status == 200, request.headers["authorization"] == "Bearer token-a" {
                     let escaped = try escapes(request, response)
                     try expect(escaped.isEmpty, "\(where_) gave Alice records outside her scope: \(escaped)")
