@@ -49,6 +49,8 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.81.0"),
+        // Hummingbird's own dependency: the HTTP parts a channel handler of the sync server sees.
+        .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.34.1"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.5.3"),
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.5.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
@@ -170,6 +172,8 @@ let package = Package(
                 "Strata", "StrataSync", "StrataSyncServer", .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             path: "Sources/StrataSyncHTTPServer",
@@ -301,7 +305,8 @@ let package = Package(
         .executableTarget(
             name: "notes-service",
             dependencies: [
-                "NotesService", "Strata", "StrataInMemory", "StrataSQLite", "StrataLMDB", "StrataJSONFile",
+                "NotesService", "Strata", "StrataInMemory", "StrataSQLite", "StrataConformance", "StrataLMDB",
+                "StrataJSONFile",
                 "StrataPostgres",
                 .product(name: "Hummingbird", package: "hummingbird"), .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -313,7 +318,7 @@ let package = Package(
         .testTarget(
             name: "NotesServiceTests",
             dependencies: [
-                "NotesService", "Strata", "StrataInMemory", "StrataSQLite",
+                "NotesService", "Strata", "StrataInMemory", "StrataSQLite", "StrataConformance",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),

@@ -6,7 +6,7 @@ import Strata
 ///
 /// ```swift
 /// let store = try await Store.open(
-///     "sqlite:./app.sqlite", schema: schema, options: OpenOptions(sync: SyncConfiguration(clientID: "phone-1")))
+///     "sqlite:./app.sqlite", schema: schema, options: OpenOptions(sync: SyncConfiguration()))
 /// let engine = try SyncEngine(store: store, remote: InProcessTransport(server: server),
 ///                             options: .init(policies: ["Trip": .lastWriterWins]))
 /// await engine.start()                       // background loop with backoff; or:
@@ -90,6 +90,7 @@ public actor SyncEngine {
         guard let configuration = store.sync else {
             throw StrataError(.unsupportedStore, "sync is not enabled on this store: open it with a SyncConfiguration")
         }
+        guard !configuration.clientID.isEmpty else { throw SyncConfiguration.unresolved("a sync engine") }
         self.store = store
         self.remote = remote
         self.options = options

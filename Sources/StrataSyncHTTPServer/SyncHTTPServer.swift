@@ -8,8 +8,11 @@ import StrataSyncServer
 import Synchronization
 
 /// A ready sync server: a Hummingbird application serving one ``SyncEndpoint`` (what
-/// `strata serve` runs, and what the tests start on 127.0.0.1 with an ephemeral port). An app
-/// with its own routes mounts ``Hummingbird/Router/addSyncRoutes(_:)`` on its router instead.
+/// `strata serve` runs, and what the tests start on 127.0.0.1 with an ephemeral port), and
+/// collecting unfinished uploads and unreferenced files on the endpoint's
+/// `SyncLimits.fileCollection` schedule. An app with its own routes mounts
+/// ``Hummingbird/Router/addSyncRoutes(_:)`` on its router instead, and calls
+/// `SyncServer.collectFiles(_:)` on its own schedule.
 ///
 /// ```swift
 /// let server = SyncHTTPServer(endpoint: endpoint)
@@ -43,13 +46,19 @@ public final class SyncHTTPServer: Sendable {
         let started = OneShot<Int>()
         let idle = endpoint.limits.idleTimeout.map { TimeAmount.nanoseconds(Self.nanoseconds($0)) }
         let app = Application(
-            router: router, server: .http1(configuration: .init(idleTimeout: idle)),
+            router: router,
+            server: .http1(
+                configuration: .init(additionalChannelHandlers: [ParserFailureBodies()], idleTimeout: idle)),
             configuration: .init(address: .hostname(host, port: port), serverName: nil),
             onServerRunning: { channel in started.resolve(.success(channel.localAddress?.port ?? port)) },
             logger: logger)
         // Our own group, without signal handling (the caller decides when to stop), so that
         // stopping is a graceful shutdown rather than a cancellation.
-        let group = ServiceGroup(configuration: .init(services: [app], gracefulShutdownSignals: [], logger: logger))
+        var services: [any Service] = [app]
+        if let schedule = endpoint.limits.fileCollection {
+            services.append(FileCollector(server: endpoint.server, schedule: schedule, logger: logger))
+        }
+        let group = ServiceGroup(configuration: .init(services: services, gracefulShutdownSignals: [], logger: logger))
         let task = Task {
             do {
                 try await group.run()

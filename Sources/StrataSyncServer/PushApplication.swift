@@ -49,11 +49,21 @@ struct PushApplication {
             self.view = view
             // One identity's delete never removes, nor is blocked by, a record it may not write —
             // judged before the save (whose deletes would hide the parents a scope reads through),
-            // or in it for records the push itself made.
+            // or in it for records the push itself made. Entities it may write all of are not
+            // asked about (their cascades stay as cheap as a trusted delete's).
             let workingSet = session.workingSet
             session.deleteRulesReach = { [view] record in
-                try view.isWritable(record, in: reader) || view.isWritable(record, in: workingSet)
+                if try view.isWritable(record, in: reader) { return true }
+                let key = RecordKey(entity: record.entity, id: record.id)
+                guard let entry = workingSet.entry(key), entry.original == nil else { return false }
+                return try view.isWritable(record, in: workingSet)
             }
+            let everyone = Set(
+                reader.schema.entities.map(\.name).filter { entity in
+                    if case .all = view.writeScope(of: entity) { return true }
+                    return false
+                })
+            session.deleteRulesReachAll = { everyone.contains($0) }
         }
         try prefetch(session)
         for mutation in request.mutations { try stage(mutation, session, reader) }

@@ -12,7 +12,7 @@ import StrataSync
 /// 404 an unknown route, or a file the caller may not read or the server does not hold; 405 a
 /// wrong method (`HEAD` is answered wherever `GET` is); 409 a message or schema
 /// version the server does not speak; 410 a cursor the server cannot serve (reset); 413 a body
-/// or batch over the limits; 429 over the rate (`Retry-After`); 503 the store is unavailable;
+/// or batch over the limits, or an upload over the identity's file quota; 429 over the rate (`Retry-After`); 503 the store is unavailable;
 /// 507 the server's disk is full (nothing of the request was stored; retry later); 500 anything
 /// else. Failure bodies never echo a token, a body, or a backend's own message.
 public struct SyncEndpoint: Sendable {
@@ -133,7 +133,8 @@ public struct SyncEndpoint: Sendable {
             throw StrataError(.invalidQuery, "a files route names a digest and takes size and offset")
         }
         if upload {
-            let state = try await server.receive(Data(request.body), of: file, at: offset, as: identity)
+            let state = try await server.receive(
+                Data(request.body), of: file, at: offset, as: identity, quota: limits.files)
             return Self.success(Array(try JSONEncoder().encode(state)))
         }
         let bytes = try await server.send(file, from: offset, as: identity)
@@ -163,6 +164,7 @@ public struct SyncEndpoint: Sendable {
         case .unsupportedStore, .incompatibleStore: failure(409, .incompatible, error.message)
         case .invalidQuery, .unknownEntity, .unknownProperty, .typeMismatch: failure(400, .badRequest, error.message)
         case .storeClosed, StrataError.Code("serverUnavailable"): failure(503, .serverError, "the store is unavailable")
+        case .quotaExceeded: failure(413, .payloadTooLarge, error.message)
         case .diskFull: failure(507, .serverError, "the server has no room to store this now; retry later")
         // A backend's own words may name tables or statements: not for clients.
         default: failure(500, .serverError, "the server failed (\(error.code.rawValue))")

@@ -20,13 +20,21 @@ public struct SyncLimits: Sendable {
     /// sending its head too slowly, or idle between requests — before the server closes it; `nil`
     /// for never. A long poll is a request under way, so it is not cut.
     public var idleTimeout: Duration?
+    /// Bytes of files each identity may keep on the server, finished and unfinished.
+    public var files: SyncFileQuota
+    /// When the server collects unfinished uploads and unreferenced files; `nil` for never (an
+    /// app then calls ``SyncServer/collectFiles(_:)`` itself).
+    public var fileCollection: SyncFileCollection?
 
     /// Limits; every one has a default.
     public init(
         maximumBodyBytes: Int = 8 << 20, maximumMutationsPerPush: Int = 1_000, maximumPageSize: Int = 1_000,
         maximumWait: Duration = .seconds(30), rate: SyncRateLimit? = SyncRateLimit(),
-        idleTimeout: Duration? = .seconds(60)
+        idleTimeout: Duration? = .seconds(60), files: SyncFileQuota = SyncFileQuota(),
+        fileCollection: SyncFileCollection? = SyncFileCollection()
     ) {
+        self.files = files
+        self.fileCollection = fileCollection
         self.idleTimeout = idleTimeout
         self.maximumBodyBytes = maximumBodyBytes
         self.maximumMutationsPerPush = maximumMutationsPerPush

@@ -12,8 +12,11 @@ extension SyncServer {
     /// not start where the upload stands is not applied; the answer says where it stands, so a
     /// client that lost an answer resends from there. The last piece finishes the upload, checked
     /// against the file's digest (a mismatch drops it: `StrataError.Code.validationFailed`).
+    /// The piece that starts an upload is refused with `StrataError.Code.quotaExceeded` when the
+    /// upload would put `identity` over `quota`.
     public func receive(
-        _ bytes: Data, of file: FileReference, at offset: Int64, as identity: SyncIdentity?
+        _ bytes: Data, of file: FileReference, at offset: Int64, as identity: SyncIdentity?,
+        quota: SyncFileQuota = SyncFileQuota()
     ) async throws -> FileTransferState {
         try Self.checkPiece(bytes, of: file, at: offset)
         let keys = FileKeys(file, identity)
@@ -24,7 +27,10 @@ extension SyncServer {
         if proved, try await store.files.contains(file) {
             return FileTransferState(received: file.size, complete: true)
         }
-        var upload = try await store.files.upload(recordedAt: keys.upload, expecting: file)
+        let who = keys.who
+        var upload = try await store.files.upload(recordedAt: keys.upload, expecting: file) { transaction in
+            if let who { try Self.admit(file, who: who, quota: quota, in: transaction) }
+        }
         if offset == upload.received, !bytes.isEmpty {
             do {
                 try await upload.append(bytes, at: offset)
@@ -48,7 +54,10 @@ extension SyncServer {
         }
         try await store.writeMetadata { transaction in
             try transaction.setMetadata(keys.upload, nil)
-            if let holder { try transaction.setMetadata(holder, [1]) }
+            if let holder, let who {
+                try transaction.setMetadata(holder, [1])
+                try Self.recordHeld(file, who: who, in: transaction)
+            }
         }
         return FileTransferState(received: file.size, complete: true)
     }
@@ -89,7 +98,7 @@ extension SyncServer {
         }
     }
 
-    /// ``receive(_:of:at:as:)`` for a trusted caller.
+    /// ``receive(_:of:at:as:quota:)`` for a trusted caller.
     public func upload(_ bytes: Data, of file: FileReference, at offset: Int64) async throws -> FileTransferState {
         try await receive(bytes, of: file, at: offset, as: nil)
     }
@@ -150,11 +159,14 @@ struct FileKeys {
     let upload: String
     /// The mark that the identity uploaded the file whole (nil for a trusted caller).
     let holder: String?
+    /// The identity's hash (nil for a trusted caller).
+    let who: String?
 
     init(_ file: FileReference, _ identity: SyncIdentity?) {
         // Identities are hashed: an ID may hold any text, and a key must stay short.
-        let who = identity.map { SHA256.digest(Array($0.id.utf8)) } ?? "trusted"
-        upload = MetadataKeys.serverFileUploadPrefix + who + "." + file.digest
-        holder = identity.map { _ in MetadataKeys.serverFileHolderPrefix + file.digest + "." + who }
+        let who = identity.map { SHA256.digest(Array($0.id.utf8)) }
+        upload = MetadataKeys.serverFileUploadPrefix + (who ?? "trusted") + "." + file.digest
+        holder = who.map { MetadataKeys.serverFileHolderPrefix + file.digest + "." + $0 }
+        self.who = who
     }
 }

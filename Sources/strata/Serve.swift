@@ -50,6 +50,15 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Requests per second per identity (after a burst of twice as many).") var rate: Double = 50
     @Option(help: "Seconds a connection may sit with no request under way before it is closed (0: never).")
     var idleTimeout: Double = 60
+    @Option(help: "Seconds a long poll may wait for a change before it answers (a longer `wait` is lowered to it).")
+    var maxWait: Double = 30
+    @Option(help: "Bytes of files each identity may keep stored (files it uploaded whole).") var fileQuota: Int64 =
+        4 << 30
+    @Option(help: "Bytes each identity's unfinished uploads may declare together.") var uploadQuota: Int64 = 1 << 30
+    @Option(help: "Seconds between collections of idle uploads and unreferenced files (0: never).")
+    var collectEvery: Double = 3_600
+    @Option(help: "Seconds an idle upload or a file no record refers to is kept before it is collected.")
+    var collectAfter: Double = 86_400
 
     func run() async throws {
         StrataCommand.registerBackends()
@@ -72,8 +81,13 @@ struct Serve: AsyncParsableCommand {
         let endpoint = SyncEndpoint(
             server: SyncServer(store: store, access: access), authenticator: authenticator,
             limits: SyncLimits(
-                rate: SyncRateLimit(perSecond: rate, burst: rate * 2),
-                idleTimeout: idleTimeout > 0 ? .milliseconds(Int64(min(idleTimeout, 1e9) * 1_000)) : nil))
+                maximumWait: Self.duration(maxWait), rate: SyncRateLimit(perSecond: rate, burst: rate * 2),
+                idleTimeout: idleTimeout > 0 ? Self.duration(idleTimeout) : nil,
+                files: SyncFileQuota(unfinishedBytes: uploadQuota, storedBytes: fileQuota),
+                fileCollection: collectEvery > 0
+                    ? SyncFileCollection(
+                        every: Self.duration(collectEvery), unfinishedFor: Self.duration(collectAfter),
+                        unreferencedFor: Self.duration(collectAfter)) : nil))
         let server = SyncHTTPServer(endpoint: endpoint)
         let bound = try await server.start(host: host, port: port)
         if let portFile { try String(bound).write(toFile: portFile, atomically: true, encoding: .utf8) }
@@ -83,6 +97,11 @@ struct Serve: AsyncParsableCommand {
         print("strata: stopping")
         await server.stop()
         try await store.close()
+    }
+
+    /// Seconds from the command line as a duration (at most about 31 years).
+    static func duration(_ seconds: Double) -> Duration {
+        .milliseconds(Int64(min(max(seconds, 0), 1e9) * 1_000))
     }
 
     /// Makes the `--share` entities shareable by the owners `--owner` names.

@@ -1,4 +1,5 @@
 import Foundation
+import StrataConformance
 import Testing
 
 #if canImport(Glibc)
@@ -34,26 +35,7 @@ import Testing
 
     /// A connection to 127.0.0.1:`port` (retried while the server starts), reads bounded by `timeout`.
     static func connect(to port: Int, timeout seconds: Int) throws -> Int32 {
-        for _ in 0..<300 {
-            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_port = in_port_t(UInt16(port).bigEndian)
-            address.sin_addr.s_addr = inet_addr("127.0.0.1")
-            let connected = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-                }
-            }
-            if connected == 0 {
-                var limit = timeval(tv_sec: seconds, tv_usec: 0)
-                setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
-                return fd
-            }
-            close(fd)
-            usleep(100_000)
-        }
-        throw POSIXError(.ECONNREFUSED)
+        try Loopback.connect(port: port, timeout: seconds, attempts: 300)
     }
 
     /// Reads until `marker` appears (returns true) or the stream ends or times out (false).

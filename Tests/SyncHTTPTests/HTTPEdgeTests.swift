@@ -49,31 +49,57 @@ struct HTTPEdgeTests {
     /// A raw connection to 127.0.0.1:`port` that sends `prefix`, then waits for the server to
     /// close it; returns how long that took, or nil if it was still open after `limit`.
     static func secondsUntilClosed(port: Int, sending prefix: String, limit: Int) throws -> Double? {
-        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard socket >= 0 else { throw StrataError(.storageFailure, "no socket: errno \(errno)") }
+        let socket = try Loopback.connect(port: port, timeout: limit)
         defer { close(socket) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        guard connected == 0 else { throw StrataError(.storageFailure, "no connection: errno \(errno)") }
-        var timeout = timeval(tv_sec: limit, tv_usec: 0)
-        setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        if !prefix.isEmpty { _ = prefix.withCString { send(socket, $0, strlen($0), 0) } }
+        Loopback.send(socket, Array(prefix.utf8))
         let started = ContinuousClock.now
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let count = recv(socket, &buffer, buffer.count, 0)
-            if count == 0 { break }  // closed by the server
-            if count < 0 { return nil }  // still open at the limit
-        }
+        guard Loopback.readToClose(socket).closed else { return nil }
         let elapsed = ContinuousClock.now - started
         return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+    }
+
+    /// The answer to `request` sent raw, and whether the server closed the connection after it.
+    static func rawAnswer(port: Int, _ request: [UInt8]) throws -> (head: String, body: [UInt8], closed: Bool) {
+        let socket = try Loopback.connect(port: port, timeout: 10)
+        defer { close(socket) }
+        Loopback.send(socket, request)
+        let (bytes, closed) = Loopback.readToClose(socket)
+        let separator = Array("\r\n\r\n".utf8)
+        let split = (0...max(0, bytes.count - separator.count)).first {
+            Array(bytes[$0..<min(bytes.count, $0 + 4)]) == separator
+        }
+        guard let split else { return (String(decoding: bytes, as: UTF8.self), [], closed) }
+        return (String(decoding: bytes[..<split], as: UTF8.self), Array(bytes[(split + 4)...]), closed)
+    }
+
+    @Test func aRequestTheParserCannotReadAnswersTheDocumentedJSONBodyAndCloses() async throws {
+        let http = try await Self.start(idleTimeout: .seconds(60))
+        let port = try await http.start()
+        let longURI = "GET /strata/v1/pull?v=2&client=" + String(repeating: "a", count: 100 << 10) + " HTTP/1.1\r\n"
+        let cases = [
+            ("a URI over the parser's 80 KiB", longURI + "Host: x\r\n\r\n", "80 KiB"),
+            (
+                "a header over 80 KiB", "GET / HTTP/1.1\r\nX: " + String(repeating: "b", count: 90 << 10) + "\r\n\r\n",
+                "80 KiB"
+            ),
+            ("a malformed request line", "GET\u{1} / HTTP/1.1\r\nHost: x\r\n\r\n", "malformed"),
+            ("no version", "GET /strata/v1/pull HTTQ/1.1\r\n\r\n", "malformed"),
+        ]
+        for (what, request, words) in cases {
+            let (head, body, closed) = try await Self.offThePool { try Self.rawAnswer(port: port, Array(request.utf8)) }
+            #expect(head.hasPrefix("HTTP/1.1 400"), "\(what): \(head.prefix(200))")
+            #expect(head.lowercased().contains("content-type: application/json"), "\(what): \(head.prefix(300))")
+            let failure = try? JSONDecoder().decode(SyncWire.Failure.self, from: Data(body))
+            #expect(failure?.error == "badRequest", "\(what): \(String(decoding: body, as: UTF8.self))")
+            #expect(failure?.message.contains(words) == true, "\(what) names \(words): \(failure?.message ?? "-")")
+            #expect(closed, "\(what): the connection is closed after the answer")
+        }
+        // The server keeps answering.
+        let remote = HTTPSyncRemote(baseURL: "http://127.0.0.1:\(port)", tokens: FixedToken("token-a"))
+        let answer = try await remote.send(
+            SyncWire.Request(method: "GET", path: "/nope", query: [:], headers: [:], body: []))
+        #expect(answer.status == 404)
+        await http.stop()
     }
 
     @Test func aConnectionWithNoRequestUnderWayIsClosedAfterTheIdleTimeout() async throws {

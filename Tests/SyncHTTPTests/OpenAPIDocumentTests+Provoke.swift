@@ -106,6 +106,9 @@ extension OpenAPIDocumentTests {
         expect(404, try await served.send("HEAD", path, token: "token-b", query: query), "HEAD as bob")
         let large = [UInt8](repeating: 7, count: 300 << 10)
         expect(413, try await served.send("PUT", wrongPath, query: wrongQuery, body: large), "a piece over 256 KiB")
+        let claimed = try #require(FileReference(digest: String(repeating: "1", count: 64), size: 1 << 40))
+        let (claimedPath, claimedQuery) = files(claimed)
+        expect(413, try await served.send("PUT", claimedPath, query: claimedQuery), "an upload over the file quota")
     }
 
     static func provokeRefusals(_ served: Served, mutations: [SyncMutation]) async throws {

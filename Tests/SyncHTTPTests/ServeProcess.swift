@@ -59,6 +59,12 @@ final class ServeProcess: Sendable {
         throw StrataError(.storageFailure, "strata serve did not listen within 60 s")
     }
 
+    /// Whether the process is still running (it has not exited or crashed).
+    var isRunning: Bool {
+        var status: Int32 = 0
+        return waitpid(pid, &status, WNOHANG) == 0
+    }
+
     /// Stops the server with SIGINT; returns its exit status.
     @discardableResult
     func stop() -> Int32 {

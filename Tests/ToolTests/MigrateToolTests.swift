@@ -49,13 +49,16 @@ struct MigrateToolTests {
     /// twelve seconds of asking again — and the tool then refuses with `storeInUse`, changing
     /// nothing; such a refusal is run again after a pause, up to three times, and any other
     /// outcome is returned as it is.
-    func migrate(_ arguments: [String], in directory: String) throws -> (
+    func migrate(_ arguments: [String], in directory: String) async throws -> (
         status: Int32, output: String, errors: String
     ) {
-        var result = try Tool.run(["migrate"] + arguments, in: directory)
-        for _ in 0..<3 where result.status == 1 && (result.output + result.errors).contains("[storeInUse]") {
-            Thread.sleep(forTimeInterval: 5)
-            result = try Tool.run(["migrate"] + arguments, in: directory)
+        var result = try await Tool.run(["migrate"] + arguments, in: directory)
+        // A PostgreSQL handle this process closed a moment ago can show in `pg_stat_activity` for
+        // tens of seconds while the whole of `make test` loads the machine (seen at 40 s): asked
+        // again for up to a minute and a half. A holder that stays is still refused.
+        for _ in 0..<12 where result.status == 1 && (result.output + result.errors).contains("[storeInUse]") {
+            try await Task.sleep(for: .seconds(5))
+            result = try await Tool.run(["migrate"] + arguments, in: directory)
         }
         return result
     }
@@ -72,7 +75,7 @@ struct MigrateToolTests {
         let tests = try ToolTests()
         guard let (url, data) = try await tests.seededStore(kind) else { return }
         let path = "\(tests.directory)/travel.schema.json"
-        let exported = try Tool.run(["schema", "export", url, "--output", path], in: tests.directory)
+        let exported = try await Tool.run(["schema", "export", url, "--output", path], in: tests.directory)
         #expect(exported.status == 0, "\(exported.errors)")
         let recorded = try SchemaFile.read(from: path)
         #expect(
@@ -82,7 +85,7 @@ struct MigrateToolTests {
         let target = "\(tests.directory)/travel-2.schema.json"
         try Self.edited(recorded).write(to: target)
         let before = try await digest(url)
-        let dry = try Tool.run(["migrate", url, "--to", target, "--dry-run", "--json"], in: tests.directory)
+        let dry = try await Tool.run(["migrate", url, "--to", target, "--dry-run", "--json"], in: tests.directory)
         #expect(dry.status == 0, "\(dry.errors)")
         let plan = try JSONDecoder().decode(MigrationReport.self, from: Data(dry.output.utf8))
         #expect(plan.changes.contains("Stop: `name` renamed to `title`"), "\(plan.changes)")
@@ -92,7 +95,7 @@ struct MigrateToolTests {
         #expect(plan.migrated == false && plan.to == "2")
         #expect(try await digest(url) == before, "a dry run changes nothing")
 
-        let run = try migrate([url, "--to", target], in: tests.directory)
+        let run = try await migrate([url, "--to", target], in: tests.directory)
         #expect(run.status == 0, "\(run.output)\(run.errors)")
         #expect(run.output.contains("migrated \(url)"), "\(run.output)")
         let schema = try SchemaFile.read(from: target).schema()
@@ -112,7 +115,7 @@ struct MigrateToolTests {
         }
         try await tool.close()
 
-        let again = try migrate([url, "--to", target], in: tests.directory)
+        let again = try await migrate([url, "--to", target], in: tests.directory)
         #expect(again.status == 0 && again.output.contains("nothing to migrate"), "\(again.output)")
     }
 
@@ -130,10 +133,10 @@ struct MigrateToolTests {
         let path = "\(tests.directory)/unique.schema.json"
         try file.write(to: path)
         let before = try await digest(url)
-        let dry = try Tool.run(["migrate", url, "--to", path, "--dry-run"], in: tests.directory)
+        let dry = try await Tool.run(["migrate", url, "--to", path, "--dry-run"], in: tests.directory)
         #expect(dry.status == 2, "\(dry.output)\(dry.errors)")
         #expect(dry.output.contains("dry run: the migration would be refused, nothing changed"), "\(dry.output)")
-        let real = try migrate([url, "--to", path], in: tests.directory)
+        let real = try await migrate([url, "--to", path], in: tests.directory)
         #expect(
             real.status == 2 && real.output.contains("refused, nothing changed"),
             "exit \(real.status): \(real.output)\(real.errors)")
@@ -141,7 +144,7 @@ struct MigrateToolTests {
 
         let fitting = Self.edited(SchemaFile(try TravelDomain.schema()))
         try fitting.write(to: path)
-        let fits = try Tool.run(["migrate", url, "--to", path, "--dry-run"], in: tests.directory)
+        let fits = try await Tool.run(["migrate", url, "--to", path, "--dry-run"], in: tests.directory)
         #expect(fits.status == 0, "\(fits.output)\(fits.errors)")
         #expect(fits.output.contains("was rolled back; the migration will succeed"), "\(fits.output)")
         #expect(try await digest(url) == before, "a dry run that can run changes nothing either")
@@ -162,7 +165,7 @@ struct MigrateToolTests {
         let path = "\(tests.directory)/typed.schema.json"
         try file.write(to: path)
         let before = try await digest(url)
-        let refused = try migrate([url, "--to", path], in: tests.directory)
+        let refused = try await migrate([url, "--to", path], in: tests.directory)
         #expect(refused.status == 2, "\(refused.output)\(refused.errors)")
         #expect(refused.output.contains("Trip.budget: the type changes from double to int"), "\(refused.output)")
         #expect(try await digest(url) == before)
@@ -171,7 +174,7 @@ struct MigrateToolTests {
             #"{"strata":"schema","format":1,"entities":[{"name":"A","attributes":"#
             + #"[{"name":"x","type":"text"}]}]}"#
         try notASchema.write(toFile: path, atomically: true, encoding: .utf8)
-        let malformed = try migrate([url, "--to", path], in: tests.directory)
+        let malformed = try await migrate([url, "--to", path], in: tests.directory)
         #expect(malformed.status == 1 && malformed.errors.contains("A.x has type \"text\""), "\(malformed.errors)")
         #expect(try await digest(url) == before)
     }

@@ -11,7 +11,7 @@ struct QueryToolTests {
     func aTextFilterFindsWhatTheTypedQueryFinds(_ kind: String) async throws {
         let tests = try ToolTests()
         guard let (url, data) = try await tests.seededStore(kind) else { return }
-        let result = try Tool.run(
+        let result = try await Tool.run(
             [
                 "query", url, "Trip", "--where", #"budget > 500 && traveller.name == "Ana""#, "--sort=-start",
                 "--ndjson",
@@ -26,9 +26,10 @@ struct QueryToolTests {
         try await store.close()
         #expect(ids == expected.map { RecordID.uuid($0.id) })
         #expect(ids.count == 2 && ids.first == .uuid(data.portoWine.id))
-        let table = try Tool.run(["query", url, "Person", "--where", "age >= 30", "--limit", "2"], in: tests.directory)
+        let table = try await Tool.run(
+            ["query", url, "Person", "--where", "age >= 30", "--limit", "2"], in: tests.directory)
         #expect(table.output.contains("(2 records)"), "\(table.output)")
-        let wrong = try Tool.run(["query", url, "Trip", "--where", "budget >> 5"], in: tests.directory)
+        let wrong = try await Tool.run(["query", url, "Trip", "--where", "budget >> 5"], in: tests.directory)
         #expect(wrong.status == 64 && wrong.errors.contains("column 9"), "\(wrong.errors)")
     }
 }
@@ -65,38 +66,40 @@ struct SearchToolTests {
             }
         }
         try await store.close()
-        let ranked = try Tool.run(["query", url, "Note", "--search", "swift", "--ndjson"], in: tests.directory)
+        let ranked = try await Tool.run(["query", url, "Note", "--search", "swift", "--ndjson"], in: tests.directory)
         #expect(ranked.status == 0, "\(ranked.errors)")
         let ids = try ranked.output.split(separator: "\n").map {
             try RecordJSON.parse($0, schema: try Self.schema()).record.id
         }
         #expect(ids == [.string("a"), .string("b"), .string("d")], "\(ranked.output)")
-        let narrowed = try Tool.run(
+        let narrowed = try await Tool.run(
             ["query", url, "Note", "--search", "swift", "--where", #"title == "Notes""#], in: tests.directory)
         #expect(narrowed.output.contains("(1 record)"), "\(narrowed.output)")
-        let bad = try Tool.run(["query", url, "Note", "--search", "\"open"], in: tests.directory)
+        let bad = try await Tool.run(["query", url, "Note", "--search", "\"open"], in: tests.directory)
         #expect(bad.status == 64 && bad.errors.contains("quote"), "\(bad.errors)")
-        let noIndex = try Tool.run(["query", url, "Note", "--search", "x", "--index", "nope"], in: tests.directory)
+        let noIndex = try await Tool.run(
+            ["query", url, "Note", "--search", "x", "--index", "nope"], in: tests.directory)
         #expect(noIndex.status == 64 && noIndex.errors.contains("nope"), "\(noIndex.errors)")
-        let sound = try Tool.run(["verify", url], in: tests.directory)
+        let sound = try await Tool.run(["verify", url], in: tests.directory)
         #expect(sound.status == 0 && sound.output.contains("full-text index"), "\(sound.output)\(sound.errors)")
         // A copy and an import build the index through their saves: the same ranking, verified sound.
         let copy = "sqlite:\(tests.directory)/copy-of-\(kind).sqlite"
-        let copied = try Tool.run(["copy", url, copy], in: tests.directory)
+        let copied = try await Tool.run(["copy", url, copy], in: tests.directory)
         #expect(copied.status == 0, "\(copied.output)\(copied.errors)")
         let file = "\(tests.directory)/notes-\(kind).ndjson"
-        let exported = try Tool.run(["export", url, "--output", file], in: tests.directory)
+        let exported = try await Tool.run(["export", url, "--output", file], in: tests.directory)
         #expect(exported.status == 0, "\(exported.errors)")
         let loaded = "lmdb:\(tests.directory)/imported-from-\(kind).lmdb"
-        let imported = try Tool.run(["import", loaded, "--input", file], in: tests.directory)
+        let imported = try await Tool.run(["import", loaded, "--input", file], in: tests.directory)
         #expect(imported.status == 0, "\(imported.output)\(imported.errors)")
         for target in [copy, loaded] {
-            let again = try Tool.run(["query", target, "Note", "--search", "swift", "--ndjson"], in: tests.directory)
+            let again = try await Tool.run(
+                ["query", target, "Note", "--search", "swift", "--ndjson"], in: tests.directory)
             let found = try again.output.split(separator: "\n").map {
                 try RecordJSON.parse($0, schema: try Self.schema()).record.id
             }
             #expect(found == ids, "\(target): \(again.output)\(again.errors)")
-            let verified = try Tool.run(["verify", target], in: tests.directory)
+            let verified = try await Tool.run(["verify", target], in: tests.directory)
             #expect(verified.status == 0, "\(target): \(verified.output)\(verified.errors)")
         }
     }

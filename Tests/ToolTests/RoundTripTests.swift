@@ -181,18 +181,18 @@ struct RoundTripTests {
             "sqlite:\(directory)/a.sqlite", "lmdb:\(directory)/b.lmdb", "json:\(directory)/c.json",
             "sqlite:\(directory)/d.sqlite",
         ]
-        let imported = try Tool.run(["import", hops[0], "--input", file], in: directory, executable: tool)
+        let imported = try await Tool.run(["import", hops[0], "--input", file], in: directory, executable: tool)
         #expect(imported.status == 0, "seed \(seed): \(imported.errors)")
         for (from, to) in zip(hops, hops.dropFirst()) {
             let begin = ContinuousClock.now
-            let copied = try Tool.run(["copy", from, to], in: directory, executable: tool)
+            let copied = try await Tool.run(["copy", from, to], in: directory, executable: tool)
             #expect(copied.status == 0, "seed \(seed): \(from) → \(to): \(copied.output)\(copied.errors)")
             print(
                 "\(from) → \(to): \(copied.output.trimmingCharacters(in: .newlines)) in \(ContinuousClock.now - begin)")
         }
         var digests: [StoreDigest] = []
         for url in [hops[0], hops[3]] {
-            let inspected = try Tool.run(["inspect", url, "--json", "--digest"], in: directory, executable: tool)
+            let inspected = try await Tool.run(["inspect", url, "--json", "--digest"], in: directory, executable: tool)
             #expect(inspected.status == 0, "\(inspected.errors)")
             digests.append(try JSONDecoder().decode(Inspected.self, from: Data(inspected.output.utf8)).digest)
         }

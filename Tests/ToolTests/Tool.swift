@@ -8,7 +8,20 @@ enum Tool {
             .appendingPathComponent("strata").path
     }
 
-    static func run(_ arguments: [String], in directory: String, executable: String = Tool.executable) throws -> (
+    /// Runs `strata` on a thread of its own and waits for it without blocking a cooperative thread
+    /// (a test that blocks them starves everything else in the process: a store's close, a server).
+    static func run(_ arguments: [String], in directory: String, executable: String = Tool.executable) async throws
+        -> (status: Int32, output: String, errors: String)
+    {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread {
+                continuation.resume(with: Result { try blocking(arguments, in: directory, executable: executable) })
+            }
+            .start()
+        }
+    }
+
+    private static func blocking(_ arguments: [String], in directory: String, executable: String) throws -> (
         status: Int32, output: String, errors: String
     ) {
         guard FileManager.default.isExecutableFile(atPath: executable) else {

@@ -59,7 +59,7 @@ struct ToolTests {
     @Test(arguments: ["sqlite", "lmdb", "json", "postgres"])
     func inspectShowsCountsSchemaAndHistory(_ kind: String) async throws {
         guard let (url, data) = try await seededStore(kind) else { return }
-        let json = try Tool.run(["inspect", url, "--json"], in: directory)
+        let json = try await Tool.run(["inspect", url, "--json"], in: directory)
         #expect(json.status == 0, "\(json.errors)")
         let inspection = try JSONDecoder().decode(StoreInspection.self, from: Data(json.output.utf8))
         let counts = Dictionary(uniqueKeysWithValues: inspection.entities.map { ($0.name, $0.count) })
@@ -71,14 +71,14 @@ struct ToolTests {
             inspection.entities.first { $0.name == "Trip" }?.relationships.contains {
                 $0.name == "stops" && $0.isOrdered
             } == true)
-        let text = try Tool.run(["inspect", url], in: directory)
+        let text = try await Tool.run(["inspect", url], in: directory)
         #expect(text.status == 0)
         #expect(text.output.contains("Person  (\(data.people.count) records"))
         // A store that is not there is an error and an exit code, not a new store.
         let absent = url.replacingOccurrences(of: "travel", with: "absent").replacingOccurrences(
             of: "schema=tool_", with: "schema=absent_")
         #expect(absent != url)
-        let missing = try Tool.run(["inspect", absent], in: directory)
+        let missing = try await Tool.run(["inspect", absent], in: directory)
         #expect(missing.status != 0)
         #expect(missing.errors.contains("no store"), "\(missing.errors)")
     }
@@ -86,7 +86,7 @@ struct ToolTests {
     @Test(arguments: ["sqlite", "lmdb", "json", "postgres"])
     func exportWritesEveryRecordWithVersionsAndLinkOrder(_ kind: String) async throws {
         guard let (url, data) = try await seededStore(kind) else { return }
-        let result = try Tool.run(["export", url, "--batch", "2"], in: directory)
+        let result = try await Tool.run(["export", url, "--batch", "2"], in: directory)
         #expect(result.status == 0, "\(result.errors)")
         let lines = result.output.split(separator: "\n")
         let header = try JSONDecoder().decode(HeaderProbe.self, from: Data(try #require(lines.first).utf8))
@@ -106,9 +106,9 @@ struct ToolTests {
             }
         }
         try await store.close()
-        let only = try Tool.run(["export", url, "--entities", "Tag"], in: directory)
+        let only = try await Tool.run(["export", url, "--entities", "Tag"], in: directory)
         #expect(only.output.split(separator: "\n").count == 2 + 3)
-        let wrong = try Tool.run(["export", url, "--entities", "Nope"], in: directory)
+        let wrong = try await Tool.run(["export", url, "--entities", "Nope"], in: directory)
         #expect(wrong.status != 0 && wrong.errors.contains("Nope"))
     }
 
@@ -133,17 +133,17 @@ struct ToolTests {
     func exportThenImportIntoAnotherBackendKeepsEverything(_ kind: String) async throws {
         guard let (url, _) = try await seededStore(kind) else { return }
         let file = "\(directory)/export.ndjson"
-        let exported = try Tool.run(["export", url, "--output", file], in: directory)
+        let exported = try await Tool.run(["export", url, "--output", file], in: directory)
         #expect(exported.status == 0, "\(exported.errors)")
         let target = targetURL(after: kind, name: "imported")
-        let imported = try Tool.run(["import", target, "--input", file, "--batch", "5"], in: directory)
+        let imported = try await Tool.run(["import", target, "--input", file, "--batch", "5"], in: directory)
         #expect(imported.status == 0, "\(imported.errors)")
         #expect(imported.output.contains("imported 18 records"))
         let (source, _) = try await digest(url)
         let (copy, _) = try await digest(target)
         #expect(copy == source, "IDs, versions, values and link order equal:\n\(source)\n---\n\(copy)")
         // Into a store that is not empty: refused, nothing written.
-        let again = try Tool.run(["import", target, "--input", file], in: directory)
+        let again = try await Tool.run(["import", target, "--input", file], in: directory)
         #expect(again.status == 64 && again.errors.contains("not empty"), "\(again.errors)")
     }
 
@@ -156,28 +156,28 @@ struct ToolTests {
         try await store.repository(Person.self).update(ana)
         try await store.close()
         let target = targetURL(after: kind, name: "copied")
-        let copied = try Tool.run(["copy", url, target, "--history", "--batch", "4"], in: directory)
+        let copied = try await Tool.run(["copy", url, target, "--history", "--batch", "4"], in: directory)
         #expect(copied.status == 0, "\(copied.errors)")
         #expect(copied.output.contains("digests equal"))
         let (source, sourceHistory) = try await digest(url)
         let (copy, copyHistory) = try await digest(target)
         #expect(copy == source)
         #expect(copyHistory == sourceHistory && copyHistory == 2, "history copied: \(copyHistory)")
-        let into = try Tool.run(["copy", url, target], in: directory)
+        let into = try await Tool.run(["copy", url, target], in: directory)
         #expect(into.status == 64 && into.errors.contains("--replace"), "a non-empty target is refused: \(into.errors)")
         // Told to: the target's records go first (recorded in its history), then the copy.
         let store2 = try await Store.open(url, schema: try TravelDomain.schema())
         try await store2.repository(Tag.self).delete(data.beach.id)
         try await store2.close()
-        let replaced = try Tool.run(["copy", url, target, "--replace", "--json", "--batch", "5"], in: directory)
+        let replaced = try await Tool.run(["copy", url, target, "--replace", "--json", "--batch", "5"], in: directory)
         #expect(replaced.status == 0, "\(replaced.errors)")
         let report = try JSONDecoder().decode(CopyJSON.self, from: Data(replaced.output.utf8))
         #expect(report.equal && report.records == 17 && report.removed == 18, "\(replaced.output)")
         #expect(try await digest(target).0 == (try await digest(url)).0)
         // import --replace likewise.
         let file = "\(directory)/replace.ndjson"
-        #expect(try Tool.run(["export", url, "--output", file], in: directory).status == 0)
-        let imported = try Tool.run(["import", target, "--input", file, "--replace", "--json"], in: directory)
+        #expect(try await Tool.run(["export", url, "--output", file], in: directory).status == 0)
+        let imported = try await Tool.run(["import", target, "--input", file, "--replace", "--json"], in: directory)
         #expect(imported.status == 0, "\(imported.errors)")
         #expect(imported.output.contains("\"records\":17"), "\(imported.output)")
         #expect(try await digest(target).0 == (try await digest(url)).0)
@@ -189,7 +189,7 @@ struct ToolTests {
     @Test func aCopyIntoSQLiteLeavesASelfContainedFile() async throws {
         guard let (url, _) = try await seededStore("lmdb") else { return }
         let path = "\(directory)/copied.sqlite"
-        let copied = try Tool.run(["copy", url, "sqlite:\(path)"], in: directory)
+        let copied = try await Tool.run(["copy", url, "sqlite:\(path)"], in: directory)
         #expect(copied.status == 0, "\(copied.errors)")
         let log = (try? FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? Int) ?? 0
         #expect(log == 0, "the write-ahead log beside a closed store is empty or gone (\(log) bytes)")
@@ -207,26 +207,28 @@ struct ToolTests {
     @Test func anInterruptedImportResumesAndABadRecordWritesNothingOfItsBatch() async throws {
         guard let (url, _) = try await seededStore("sqlite") else { return }
         let file = "\(directory)/export.ndjson"
-        #expect(try Tool.run(["export", url, "--output", file], in: directory).status == 0)
+        #expect(try await Tool.run(["export", url, "--output", file], in: directory).status == 0)
         let lines = try String(contentsOfFile: file, encoding: .utf8).split(separator: "\n")
         // Cut short after 12 records: the batches before the cut stay, the import reports it.
         try (lines.prefix(13).joined(separator: "\n") + "\n").write(
             toFile: "\(directory)/cut.ndjson", atomically: true, encoding: .utf8)
         let target = "lmdb:\(directory)/resumed.lmdb"
-        let cut = try Tool.run(["import", target, "--input", "\(directory)/cut.ndjson", "--batch", "5"], in: directory)
+        let cut = try await Tool.run(
+            ["import", target, "--input", "\(directory)/cut.ndjson", "--batch", "5"], in: directory)
         #expect(cut.status != 0 && cut.errors.contains("cut short"), "\(cut.errors)")
-        let plain = try Tool.run(["import", target, "--input", file], in: directory)
+        let plain = try await Tool.run(["import", target, "--input", file], in: directory)
         #expect(plain.status == 64 && plain.errors.contains("--resume"), "\(plain.errors)")
-        let resumed = try Tool.run(["import", target, "--input", file, "--batch", "5", "--resume"], in: directory)
+        let resumed = try await Tool.run(
+            ["import", target, "--input", file, "--batch", "5", "--resume"], in: directory)
         #expect(resumed.status == 0, "\(resumed.errors)")
         #expect(try await digest(target).0 == (try await digest(url)).0)
         // Resumed again once finished (a kill just after the last save, say): nothing left, exit 0.
-        let again = try Tool.run(["import", target, "--input", file, "--resume"], in: directory)
+        let again = try await Tool.run(["import", target, "--input", file, "--resume"], in: directory)
         #expect(again.status == 0, "\(again.errors)")
         #expect(again.output.contains("nothing left to import"), "\(again.output)")
         #expect(try await digest(target).0 == (try await digest(url)).0)
         // Without --resume, the finished store is still "not empty".
-        let plainAgain = try Tool.run(["import", target, "--input", file], in: directory)
+        let plainAgain = try await Tool.run(["import", target, "--input", file], in: directory)
         #expect(plainAgain.status != 0 && plainAgain.errors.contains("not empty"), "\(plainAgain.errors)")
         // A record of the wrong type in an atomic import: an error naming it, nothing written.
         var bad = lines.map(String.init)
@@ -234,7 +236,7 @@ struct ToolTests {
         try (bad.joined(separator: "\n") + "\n").write(
             toFile: "\(directory)/bad.ndjson", atomically: true, encoding: .utf8)
         let atomicTarget = "json:\(directory)/atomic.json"
-        let failed = try Tool.run(
+        let failed = try await Tool.run(
             ["import", atomicTarget, "--input", "\(directory)/bad.ndjson", "--atomic"], in: directory)
         #expect(failed.status == 1, "\(failed.errors)")
         #expect(failed.errors.contains("line 7"), "the error names the line: \(failed.errors)")

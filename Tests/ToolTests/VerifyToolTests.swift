@@ -11,17 +11,17 @@ struct VerifyToolTests {
     func aSoundStoreIsSoundAndABrokenReferenceIsFound(_ kind: String) async throws {
         let tests = try ToolTests()
         guard let (url, data) = try await tests.seededStore(kind) else { return }
-        let sound = try Tool.run(["verify", url], in: tests.directory)
+        let sound = try await Tool.run(["verify", url], in: tests.directory)
         #expect(sound.status == 0, "\(sound.output)\(sound.errors)")
         #expect(sound.output.contains("graph sound"))
         // Ana removed behind the engine: her trips, passport and agencies now point at nothing.
         let store = try await Store.open(url, schema: try TravelDomain.schema())
         try await store.backend.write { try $0.delete("Person", ids: [.uuid(data.ana.id)]) }
         try await store.close()
-        let broken = try Tool.run(["verify", url], in: tests.directory)
+        let broken = try await Tool.run(["verify", url], in: tests.directory)
         #expect(broken.status == 2, "\(broken.output)\(broken.errors)")
         #expect(broken.output.contains("Trip(\(data.lisbonSpring.id.uuidString)).traveller"), "\(broken.output)")
-        let allowed = try Tool.run(["verify", url, "--allow-dangling"], in: tests.directory)
+        let allowed = try await Tool.run(["verify", url, "--allow-dangling"], in: tests.directory)
         #expect(allowed.output.contains("note: dangles"), "\(allowed.output)")
     }
 
@@ -58,11 +58,11 @@ struct VerifyToolTests {
             try Data(bytes).write(to: URL(fileURLWithPath: file))
         }
         #expect(changed > 0, "the value is in the files")
-        let damaged = try Tool.run(["verify", url], in: tests.directory)
+        let damaged = try await Tool.run(["verify", url], in: tests.directory)
         #expect(damaged.status == 2, "\(damaged.output)\(damaged.errors)")
         #expect(damaged.output.contains("DAMAGED"), "\(damaged.output)")
         #expect(damaged.output.contains("graph was not checked"), "\(damaged.output)")
-        let json = try Tool.run(["verify", url, "--json"], in: tests.directory)
+        let json = try await Tool.run(["verify", url, "--json"], in: tests.directory)
         #expect(json.status == 2)
         let report = try JSONDecoder().decode(VerifyJSON.self, from: Data(json.output.utf8))
         #expect(report.sound == false && report.files?.sound == false && report.graph == nil, "\(json.output)")
@@ -78,7 +78,7 @@ struct VerifyToolTests {
         for command in [
             ["inspect", url], ["verify", url], ["export", url], ["query", url, "Trip"], ["schema", "export", url],
         ] {
-            let result = try Tool.run(command, in: tests.directory)
+            let result = try await Tool.run(command, in: tests.directory)
             #expect(result.status != 0, "\(command): \(result.output)")
             #expect(
                 result.errors.contains("Error:") || result.output.contains("DAMAGED"),

@@ -68,7 +68,9 @@ extension SaveSession {
                         let pool = loaded[relationship.destination] ?? [:]
                         for id in related {
                             guard let destination = pool[id] else { continue }
-                            if let reach = deleteRulesReach, try !reach(destination) {
+                            if let reach = deleteRulesReach, !deleteRulesReachAll(relationship.destination),
+                                try !reach(destination)
+                            {
                                 nullifications.append((doomed.snapshot, relationship, [id]))
                                 continue
                             }
@@ -91,7 +93,7 @@ extension SaveSession {
             var survivors: [RecordID] = []
             for id in destinations {
                 guard let survivor = try workingSet.record(relationship.destination, id: id) else { continue }
-                if let reach = deleteRulesReach, try !reach(survivor) {
+                if let reach = deleteRulesReach, !deleteRulesReachAll(relationship.destination), try !reach(survivor) {
                     nullifications.append((snapshot, relationship, [id]))
                 } else {
                     survivors.append(id)
@@ -131,7 +133,8 @@ extension SaveSession {
     /// or commit participant reads what a delete of them removes. History names a delete by its
     /// version alone, and the backend deletes by ID, so such children are never decoded.
     private func cascadesByVersion(_ relationship: RelationshipDescription, from parent: EntityDescription) -> Bool {
-        guard deleteRulesReach == nil, relationship.storage == .inverseReference, let back = relationship.inverse,
+        guard deleteRulesReach == nil || deleteRulesReachAll(relationship.destination),
+            relationship.storage == .inverseReference, let back = relationship.inverse,
             parent.countedRelationships[relationship.name] == nil,
             let child = schema.entity(relationship.destination), child.relationships.count == 1,
             child.relationships[0].name == back, child.searchIndexes.isEmpty, !child.holdsFiles

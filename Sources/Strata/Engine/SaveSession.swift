@@ -35,6 +35,10 @@ package final class SaveSession {
     /// record is cleared instead, as a nullify would. A sync server sets it to "the pushing
     /// identity may write it", so one identity's delete never removes, or is blocked by, another's.
     package var deleteRulesReach: ((Record) throws -> Bool)?
+    /// Entities every record of which the delete rules reach whatever `deleteRulesReach` says (an
+    /// entity the pushing identity may write all of): their records are not asked about, and a
+    /// cascade into them may stage deletes from versions alone.
+    package var deleteRulesReachAll: @Sendable (String) -> Bool = { _ in false }
     /// The app's hooks, run by `commit` (not by a nested context's `prepare`, nor for a load).
     var hooks = SaveHooks()
     /// Who `commit` hands the save to; the delete rules ask them which deleted records they read.

@@ -37,11 +37,11 @@ package enum FileSpace {
         /// The running SHA-256 state after `hashed` bytes.
         var hash: Data
         /// The file the uploader said it sends, checked when it finishes.
-        var expected: String?
+        package var expected: String?
         /// When it last received bytes (seconds since 2001), for garbage collection.
         var updated: Double
 
-        var received: Int64 { hashed + Int64(tail) }
+        package var received: Int64 { hashed + Int64(tail) }
     }
 
     static func manifestKey(_ digest: String) -> String { MetadataKeys.fileManifestPrefix + digest }

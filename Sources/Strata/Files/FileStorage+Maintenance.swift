@@ -24,12 +24,20 @@ extension FileStorage {
     /// to are never removed here: they go with their last record.
     @discardableResult
     public func collectGarbage(unreferencedFor grace: Duration = .seconds(86_400)) async throws -> Collected {
-        let cutoff = Date().timeIntervalSinceReferenceDate - Double(grace.components.seconds)
+        try await collectGarbage(unreferencedFor: grace, unfinishedFor: grace)
+    }
+
+    /// Removes files no record refers to that were written more than `unreferencedFor` ago, and
+    /// unfinished uploads that received nothing for `unfinishedFor`.
+    @discardableResult
+    public func collectGarbage(unreferencedFor: Duration, unfinishedFor: Duration) async throws -> Collected {
+        let now = Date().timeIntervalSinceReferenceDate
+        let (files, uploads) = (now - Self.seconds(unreferencedFor), now - Self.seconds(unfinishedFor))
         return try await store.writeMetadata { transaction in
             var collected = Collected()
             for (key, _) in try transaction.metadata(prefix: MetadataKeys.fileManifestPrefix, after: nil, limit: nil) {
                 let digest = String(key.dropFirst(MetadataKeys.fileManifestPrefix.count))
-                guard let manifest = try FileSpace.manifest(digest, in: transaction), manifest.created < cutoff,
+                guard let manifest = try FileSpace.manifest(digest, in: transaction), manifest.created < files,
                     try FileSpace.references(digest, in: transaction) == 0
                 else { continue }
                 try FileSpace.free(digest, in: transaction)
@@ -38,7 +46,7 @@ extension FileStorage {
             }
             for (key, _) in try transaction.metadata(prefix: MetadataKeys.fileUploadPrefix, after: nil, limit: nil) {
                 let blob = String(key.dropFirst(MetadataKeys.fileUploadPrefix.count))
-                guard let upload = try FileSpace.upload(blob, in: transaction), upload.updated < cutoff else {
+                guard let upload = try FileSpace.upload(blob, in: transaction), upload.updated < uploads else {
                     continue
                 }
                 try FileSpace.cancel(blob, in: transaction)
@@ -47,6 +55,10 @@ extension FileStorage {
             }
             return collected
         }
+    }
+
+    private static func seconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
     }
 
     /// Every problem with the store's files, without changing anything: a file a record refers to

@@ -56,15 +56,29 @@ public struct FileUpload: Sendable {
 extension FileStorage {
     /// The unfinished upload whose ID is kept under the metadata `key` (a sync server's upload for
     /// one identity, a sync client's download), or a new one expecting `file`, its ID kept there.
-    package func upload(recordedAt key: String, expecting file: FileReference) async throws -> FileUpload {
-        if let id = try await store.backend.read({ try $0.metadata(key) }).map({ String(decoding: $0, as: UTF8.self) }),
-            let found = try await upload(id)
-        {
-            return found
+    /// `admit` runs in the transaction that starts a new upload, before it does (a quota's check:
+    /// a throw starts nothing); an upload that is resumed is not admitted again.
+    package func upload(
+        recordedAt key: String, expecting file: FileReference,
+        admit: @escaping @Sendable (any StorageWriteTransaction) throws -> Void = { _ in }
+    ) async throws -> FileUpload {
+        if let found = try await recordedUpload(at: key) { return found }
+        let id = try await store.writeMetadata { transaction -> String in
+            if let bytes = try transaction.metadata(key), case let id = String(decoding: bytes, as: UTF8.self),
+                try FileSpace.upload(id, in: transaction) != nil
+            {
+                return id
+            }
+            try admit(transaction)
+            let id = try FileSpace.begin(expecting: file, in: transaction)
+            try transaction.setMetadata(key, Array(id.utf8))
+            return id
         }
-        let upload = try await startUpload(expecting: file)
-        let id = upload.id
-        try await store.writeMetadata { try $0.setMetadata(key, Array(id.utf8)) }
-        return upload
+        return try await upload(id) ?? FileUpload(store: store, id: id, received: 0)
+    }
+
+    private func recordedUpload(at key: String) async throws -> FileUpload? {
+        guard let bytes = try await store.backend.read({ try $0.metadata(key) }) else { return nil }
+        return try await upload(String(decoding: bytes, as: UTF8.self))
     }
 }

@@ -54,6 +54,7 @@ package enum Outbox {
                 }
             })
         guard !items.isEmpty else { return }
+        guard !configuration.clientID.isEmpty else { throw SyncConfiguration.unresolved("a save's mutations") }
         var state = try State.read(writer)
         let timestamp = OutboxTimestamp.next(
             after: state.clock, now: configuration.clock(), node: configuration.clientID)

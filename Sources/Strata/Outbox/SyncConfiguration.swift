@@ -5,11 +5,19 @@ import Foundation
 ///
 /// ```swift
 /// let local = try await Store.open(
-///     "sqlite:./app.sqlite", schema: schema, options: OpenOptions(sync: SyncConfiguration(clientID: deviceID)))
+///     "sqlite:./app.sqlite", schema: schema, options: OpenOptions(sync: SyncConfiguration()))
 /// let engine = try SyncEngine(store: local, remote: remote)  // StrataSync
 /// ```
+///
+/// **The client ID.** A server binds a client ID to the identity of its first push and answers
+/// anyone else using it with 403, so an ID someone else can guess lets them take it first — the
+/// real client is then locked out of its own ID. By default (``init(clock:localOnly:)``) the ID is
+/// 122 random bits, generated the first time the store is opened with sync and kept in the store,
+/// so it is stable for the store's life and no one can guess it. Give one yourself
+/// (``init(clientID:clock:localOnly:)``) only when it is as unguessable and as stable.
 public struct SyncConfiguration: Sendable {
-    /// Identifies this client to the server; part of every mutation ID. Keep it stable per store.
+    /// Identifies this client to the server; part of every mutation ID. Stable per store; empty
+    /// until a generated one is made (``Store/open(_:schema:options:)`` makes it).
     public var clientID: String
     /// The wall clock the hybrid logical clock reads (injectable for tests).
     public var clock: @Sendable () -> Date
@@ -22,6 +30,48 @@ public struct SyncConfiguration: Sendable {
         self.clientID = clientID
         self.clock = clock
         self.localOnly = localOnly
+    }
+
+    /// A configuration whose client ID is generated for the store: made when the store is first
+    /// opened with it (``Store/open(_:schema:options:)``, ``Store/openStored(_:options:)``) and kept
+    /// in the store, so every later open has the same one. For a store already open, use
+    /// ``generated(for:clock:localOnly:)`` and `Store.withSync(_:)`.
+    public init(clock: @escaping @Sendable () -> Date = { Date() }, localOnly: Set<String> = []) {
+        self.init(clientID: "", clock: clock, localOnly: localOnly)
+    }
+
+    /// A configuration with the client ID generated for `store` (made now if it has none, and kept).
+    public static func generated(
+        for store: Store, clock: @escaping @Sendable () -> Date = { Date() }, localOnly: Set<String> = []
+    ) async throws -> SyncConfiguration {
+        try await SyncConfiguration(clock: clock, localOnly: localOnly).resolved(in: store.backend)
+    }
+
+    /// This configuration, with the store's generated client ID when it asks for one.
+    package func resolved(in backend: any StorageBackend) async throws -> SyncConfiguration {
+        guard clientID.isEmpty else { return self }
+        let key = MetadataKeys.syncClientID
+        var configuration = self
+        if let kept = try await backend.read({ try $0.metadata(key) }) {
+            configuration.clientID = String(decoding: kept, as: UTF8.self)
+        } else {
+            configuration.clientID = try await backend.write { transaction in
+                if let kept = try transaction.metadata(key) { return String(decoding: kept, as: UTF8.self) }
+                let made = "c-" + UUID().uuidString.lowercased()
+                try transaction.setMetadata(key, Array(made.utf8))
+                return made
+            }
+        }
+        return configuration
+    }
+
+    /// A configuration asking for a generated ID that was never made: a store given one by
+    /// `withSync(_:)` instead of ``generated(for:clock:localOnly:)``.
+    package static func unresolved(_ what: String) -> StrataError {
+        StrataError(
+            .unsupportedStore,
+            "\(what): the store's sync configuration asks for a generated client ID that was never made; open the "
+                + "store with it (Store.open) or pass SyncConfiguration.generated(for:) to withSync")
     }
 }
 

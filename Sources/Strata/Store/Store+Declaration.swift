@@ -61,8 +61,9 @@ extension Store {
             throw StrataError(.notAStore, "there is no store at \(location): nothing to open")
         }
         func opened(_ schema: Schema) async throws -> Store {
-            Store(
-                backend: try await registry.open(location, schema: schema), location: location, sync: options.sync,
+            let backend = try await registry.open(location, schema: schema)
+            return Store(
+                backend: backend, location: location, sync: try await options.sync?.resolved(in: backend),
                 participants: [], instrumentation: options.instrumentation, registry: registry, hooks: options.hooks)
         }
         let store = try await opened(try stored.schema())

@@ -43,8 +43,9 @@ public final class Store: Sendable {
         // Records the description in a new store; refuses one that changed since it was attached.
         try await RecordedSchema.reconcile(backend, schema: app, wanted: wanted, path: path)
         let store = Store(
-            backend: backend, location: location, sync: options.sync, participants: [],
-            instrumentation: options.instrumentation, registry: options.registry, hooks: options.hooks)
+            backend: backend, location: location, sync: try await options.sync?.resolved(in: backend),
+            participants: [], instrumentation: options.instrumentation, registry: options.registry,
+            hooks: options.hooks)
         await store.opened()
         return store
     }

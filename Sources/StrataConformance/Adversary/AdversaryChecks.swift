@@ -7,7 +7,9 @@ import StrataSyncServer
 /// over: no request may crash the server or make it answer a 5xx, and the server goes on serving
 /// everyone else. Each check is a case found by attacking `strata serve`, kept so it stays fixed.
 enum AdversaryChecks {
-    static var all: [ConformanceCheck] { nesting + graph + graphWrites + shares + deletes + files + fuzzing }
+    static var all: [ConformanceCheck] {
+        nesting + graph + graphWrites + shares + deletes + deleteGraphs + files + quotas + fuzzing
+    }
 
     /// A filter of `nots` `!` before a comparison, what crashed `strata serve` at 2,400.
     static func deepFilter(_ nots: Int) -> String { String(repeating: "!", count: nots) + #"name == "Ana""# }

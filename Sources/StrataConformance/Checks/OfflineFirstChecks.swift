@@ -7,7 +7,7 @@ import Synchronization
 enum OfflineFirstChecks {
     static var all: [ConformanceCheck] {
         basics + SyncFault.allCases.map(exactlyOnce) + PolicyForSync.allCases.map(convergence) + settling + retries
-            + values
+            + values + clientIDs
     }
 
     static let basics: [ConformanceCheck] = [

@@ -29,6 +29,7 @@ extension StrataError {
         case .permissionDenied: return "not allowed\(about)"
         case .resetRequired: return "the client must resynchronise"
         case .diskFull: return "the service has no room to store this now; retry later"
+        case .quotaExceeded: return "over a quota\(about)"
         default: return "the service could not complete the request"
         }
     }
@@ -37,7 +38,7 @@ extension StrataError {
     /// violations, denied deletes and merge conflicts; 412 a version precondition (`If-Match`) that
     /// failed; 422 invalid values and references; 400 an
     /// invalid query; 403 permission; 410 a sync reset; 503 a closed, unreachable or in-use store;
-    /// 507 a full disk; 500 the rest.
+    /// 413 a quota exceeded; 507 a full disk; 500 the rest.
     public var httpStatus: Int {
         switch code {
         case .notFound: 404
@@ -48,6 +49,7 @@ extension StrataError {
         case .permissionDenied: 403
         case .resetRequired: 410
         case .diskFull: 507
+        case .quotaExceeded: 413
         // "serverUnavailable" is the PostgreSQL backend's code for an unreachable server.
         case .storeClosed, .storeInUse, Code("serverUnavailable"): 503
         default: 500

@@ -77,6 +77,9 @@ public struct StrataError: Error, Sendable, CustomStringConvertible {
         /// A file's bytes are not in this store: never written here, not downloaded yet, or freed
         /// when the last record referring to them went.
         public static let fileUnavailable = Code("fileUnavailable")
+        /// A caller is over a quota the service keeps for it (a sync server's bytes of files per
+        /// identity): nothing of the request was stored; the message names the limit. HTTP 413.
+        public static let quotaExceeded = Code("quotaExceeded")
     }
 
     /// What went wrong.

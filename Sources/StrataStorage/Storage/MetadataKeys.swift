@@ -66,6 +66,8 @@ package enum MetadataKeys {
     package static let syncFileDownloadPrefix = "strata.sync.filedown."
     /// The client's subscriptions and the initial syncs they still owe.
     package static let syncSubscriptions = "strata.sync.subscriptions"
+    /// The client ID generated for this store (``SyncConfiguration/init(clock:localOnly:)``).
+    package static let syncClientID = "strata.sync.clientid"
 
     // MARK: The sync server
 
@@ -82,6 +84,12 @@ package enum MetadataKeys {
     /// An identity that uploaded a file's bytes whole (so may refer to it and read it back), by
     /// digest and identity hash.
     package static let serverFileHolderPrefix = "strata.server.fileholder."
+    /// A file an identity uploaded whole, by identity hash and digest: its size, for the
+    /// identity's quota of stored bytes.
+    package static let serverFileHeldPrefix = "strata.server.fileheld."
+    /// The bytes of files an identity uploaded that are still stored, by identity hash (the sum of
+    /// its `serverFileHeldPrefix` entries, kept so a quota check reads one key).
+    package static let serverFileUsagePrefix = "strata.server.fileusage."
     /// Records' states before a save, by token, for scope changes (purged with history).
     package static let serverPriorPrefix = "strata.server.prior."
 

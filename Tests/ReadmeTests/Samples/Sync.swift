@@ -7,8 +7,8 @@ import Strata
 import StrataSync
 import StrataSyncServer
 
-func startSync(_ schema: Schema, installationID: String, serverStore: Store) async throws -> SyncEngine {
-    let sync = SyncConfiguration(clientID: installationID)  // unique per local store
+func startSync(_ schema: Schema, serverStore: Store) async throws -> SyncEngine {
+    let sync = SyncConfiguration()  // a client ID no one can guess, made once and kept in the store
     let local = try await Store.open("sqlite:./app.sqlite", schema: schema, options: OpenOptions(sync: sync))
     let server = SyncServer(store: serverStore)             // the server role, over any Strata store
     let engine = try SyncEngine(store: local, remote: InProcessTransport(server: server),
