@@ -12,7 +12,8 @@ import StrataSync
 /// 404 an unknown route, or a file the caller may not read or the server does not hold; 405 a
 /// wrong method (`HEAD` is answered wherever `GET` is); 409 a message or schema
 /// version the server does not speak; 410 a cursor the server cannot serve (reset); 413 a body
-/// or batch over the limits, or an upload over the identity's file quota; 429 over the rate (`Retry-After`); 503 the store is unavailable;
+/// or batch over the limits, or an upload over the identity's file quota; 429 over the rate
+/// (`Retry-After`); 503 the store is unavailable;
 /// 507 the server's disk is full (nothing of the request was stored; retry later); 500 anything
 /// else. Failure bodies never echo a token, a body, or a backend's own message.
 public struct SyncEndpoint: Sendable {

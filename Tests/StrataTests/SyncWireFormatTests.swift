@@ -175,7 +175,8 @@ extension SyncWireFormatTests {
     static let examplePullText = #"""
         {"version":2,"shapes":[{"entity":"Task","properties":["done","due","project","title"],\#
         "types":["bool","date","string","string"]},{"entity":"Task","properties":[],"types":[]}],\#
-        "changes":[[0,"u:6F1C2A4E-8B1D-4C55-9E5A-0D3B2C1A9F77",3,[1764201600000,0],"c-3f2a9c1e-7b4d-4e8a-9c6f-2d1b5a7e0c93",\#
+        "changes":[[0,"u:6F1C2A4E-8B1D-4C55-9E5A-0D3B2C1A9F77",3,[1764201600000,0],\#
+        "c-3f2a9c1e-7b4d-4e8a-9c6f-2d1b5a7e0c93",\#
         [false,786000000.0,"home","Buy milk"]],[1,"u:0B5E7D1C-3A2F-4E6B-8C9D-1F2A3B4C5D6E",5,\#
         [1764201660000,1],"laptop",null]],"cursor":42,"epoch":"7","hasMore":false}
         """#

@@ -3,8 +3,8 @@ import Strata
 import StrataTools
 import Testing
 
-/// A store of N records (every value type — exact decimals, collections and documents among them —, references, ordered
-/// link lists, many-to-many links,
+/// A store of N records (every value type — exact decimals, collections and documents among them —,
+/// references, ordered link lists, many-to-many links,
 /// several versions) imported into SQLite, then copied SQLite → LMDB → JSON file → SQLite by the
 /// built tool; the last store's digest equals the first's. N is 20,000 in `make test`
 /// (STRATA_ROUNDTRIP_RECORDS sets it; `make roundtrip` runs 1,000,000 through a release build of
@@ -93,8 +93,8 @@ struct RoundTripTests {
         encoder.outputFormatting = [.sortedKeys]
         let description = String(decoding: try encoder.encode(SchemaDescription(schema)), as: UTF8.self)
         text +=
-            #"{"entities":["Owner","Item","Label"],"format":1,"records":\#(count),"schema":\#(description),"strata":"export"}"#
-            + "\n"
+            #"{"entities":["Owner","Item","Label"],"format":1,"records":\#(count),"#
+            + #""schema":\#(description),"strata":"export"}"# + "\n"
         // Items of owner o: every item i with i % owners == o, in a shuffled but fixed order.
         var itemsOf = [[RecordID]](repeating: [], count: owners)
         for i in 0..<items { itemsOf[i % owners].append(.int(Int64(i + 1))) }
@@ -188,7 +188,8 @@ struct RoundTripTests {
             let copied = try await Tool.run(["copy", from, to], in: directory, executable: tool)
             #expect(copied.status == 0, "seed \(seed): \(from) → \(to): \(copied.output)\(copied.errors)")
             print(
-                "\(from) → \(to): \(copied.output.trimmingCharacters(in: .newlines)) in \(ContinuousClock.now - begin)")
+                "\(from) → \(to): \(copied.output.trimmingCharacters(in: .newlines)) "
+                    + "in \(ContinuousClock.now - begin)")
         }
         var digests: [StoreDigest] = []
         for url in [hops[0], hops[3]] {
