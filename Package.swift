@@ -125,14 +125,26 @@ let package = Package(
             path: "Backends/Postgres",
             swiftSettings: strictSettings
         ),
-        // The model macro: the plugin (swift-syntax) and the declarations apps import.
-        .macro(
-            name: "StrataMacrosPlugin",
+        // The model macro: what it writes (a plain library, so that the tests can link it without
+        // depending on a macro target: a test target that does moves every library under the tests
+        // to the host's build destination, and the whole package is then compiled twice), the
+        // compiler plugin around it, and the declarations apps import.
+        .target(
+            name: "StrataMacrosSupport",
             dependencies: [
                 .product(name: "SwiftSyntax", package: "swift-syntax"),
                 .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
                 .product(name: "SwiftSyntaxBuilder", package: "swift-syntax"),
                 .product(name: "SwiftDiagnostics", package: "swift-syntax"),
+            ],
+            path: "Sources/StrataMacrosSupport",
+            swiftSettings: strictSettings
+        ),
+        .macro(
+            name: "StrataMacrosPlugin",
+            dependencies: [
+                "StrataMacrosSupport",
+                .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
                 .product(name: "SwiftCompilerPlugin", package: "swift-syntax"),
             ],
             path: "Sources/StrataMacrosPlugin",
@@ -219,7 +231,7 @@ let package = Package(
         .testTarget(
             name: "MacroTests",
             dependencies: [
-                "StrataMacros", "StrataMacrosPlugin", "StrataConformance", "StrataInMemory",
+                "StrataMacros", "StrataMacrosSupport", "StrataConformance", "StrataInMemory",
                 .product(name: "SwiftParser", package: "swift-syntax"),
                 .product(name: "SwiftSyntaxMacroExpansion", package: "swift-syntax"),
                 .product(name: "SwiftSyntax", package: "swift-syntax"),

@@ -5,7 +5,7 @@ import SwiftSyntaxMacroExpansion
 import SwiftSyntaxMacros
 import Testing
 
-@testable import StrataMacrosPlugin
+@testable import StrataMacrosSupport
 
 /// What `@Model` writes, and what it refuses at compile time (each a diagnostic naming the
 /// property and what to do) — the mistakes the explicit form finds only at the first save.

@@ -46,6 +46,9 @@ struct HTTPEdgeTests {
         }
     }
 
+    /// How long a check waits for the server to close a connection it should close.
+    static let closeLimit = 60
+
     /// A raw connection to 127.0.0.1:`port` that sends `prefix`, then waits for the server to
     /// close it; returns how long that took, or nil if it was still open after `limit`.
     static func secondsUntilClosed(port: Int, sending prefix: String, limit: Int) throws -> Double? {
@@ -60,7 +63,7 @@ struct HTTPEdgeTests {
 
     /// The answer to `request` sent raw, and whether the server closed the connection after it.
     static func rawAnswer(port: Int, _ request: [UInt8]) throws -> (head: String, body: [UInt8], closed: Bool) {
-        let socket = try Loopback.connect(port: port, timeout: 10)
+        let socket = try Loopback.connect(port: port, timeout: closeLimit)
         defer { close(socket) }
         Loopback.send(socket, request)
         let (bytes, closed) = Loopback.readToClose(socket)
@@ -92,15 +95,7 @@ struct HTTPEdgeTests {
             let failure = try? JSONDecoder().decode(SyncWire.Failure.self, from: Data(body))
             #expect(failure?.error == "badRequest", "\(what): \(String(decoding: body, as: UTF8.self))")
             #expect(failure?.message.contains(words) == true, "\(what) names \(words): \(failure?.message ?? "-")")
-            if what.hasPrefix("a header over") {
-                // Seen still open 10 s after its answer under the whole of make test (never alone):
-                // the same unknown cause as the idle cases below — a known intermittent issue.
-                withKnownIssue("left open past 10 s under load, never alone", isIntermittent: true) {
-                    #expect(closed, "\(what): the connection is closed after the answer")
-                }
-            } else {
-                #expect(closed, "\(what): the connection is closed after the answer")
-            }
+            #expect(closed, "\(what): the connection is closed after the answer")
         }
         // The server keeps answering.
         let remote = HTTPSyncRemote(baseURL: "http://127.0.0.1:\(port)", tokens: FixedToken("token-a"))
@@ -110,6 +105,11 @@ struct HTTPEdgeTests {
         await http.stop()
     }
 
+    /// Closing is the property checked, not how fast. The server runs in the test process, whose
+    /// two cooperative threads every other test keeps busy under the whole of `make test`: its
+    /// accept loop and its handlers wait their turn there, and a close after 0.5 s was seen at 6.9 s
+    /// and past 10 s (a connection that sends nothing is accepted only when the accept loop runs).
+    /// So each case waits up to a minute, the three at once, and prints how long it took.
     @Test func aConnectionWithNoRequestUnderWayIsClosedAfterTheIdleTimeout() async throws {
         let http = try await Self.start(idleTimeout: .milliseconds(500))
         let port = try await http.start()
@@ -121,19 +121,18 @@ struct HTTPEdgeTests {
                 "GET /nope HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer token-a\r\n\r\n"
             ),
         ]
-        for (what, prefix) in cases {
-            let seconds = try await Self.offThePool {
-                try Self.secondsUntilClosed(port: port, sending: prefix, limit: 10)
-            }
-            print("HTTPEdgeTests: \(what) closed after \(seconds ?? -1) s (idle timeout 0.5 s)")
-            if prefix.hasSuffix("\r\n\r\n") || prefix.isEmpty {
-                // Seen left open past 10 s once, under the whole of make test, and never alone: a
-                // known intermittent issue until its cause is found, not a skip.
-                withKnownIssue("left open past 10 s under load, never alone", isIntermittent: true) {
-                    #expect(seconds != nil, "\(what) is closed")
+        try await withThrowingTaskGroup(of: (String, Double?).self) { group in
+            for (what, prefix) in cases {
+                group.addTask {
+                    let seconds = try await Self.offThePool {
+                        try Self.secondsUntilClosed(port: port, sending: prefix, limit: Self.closeLimit)
+                    }
+                    return (what, seconds)
                 }
-            } else {
-                #expect(seconds != nil, "\(what) is closed")
+            }
+            for try await (what, seconds) in group {
+                print("HTTPEdgeTests: \(what) closed after \(seconds ?? -1) s (idle timeout 0.5 s)")
+                #expect(seconds != nil, "\(what) is closed within \(Self.closeLimit) s")
             }
         }
         await http.stop()
