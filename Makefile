@@ -2,7 +2,7 @@
 export PATH := $(PATH):/opt/swift/usr/bin
 SWIFT ?= swift
 
-.PHONY: run test fuzz-sync fuzz-serve format format-check docs bench bench-lmdb-open bench-scale bench-migration bench-postgres bench-peers bench-sync bench-files bench-copy bench-aggregate bench-stream bench-values bench-search roundtrip bootstrap bootstrap-postgresql clean
+.PHONY: run strata-full test fuzz-sync fuzz-serve format format-check docs bench bench-lmdb-open bench-scale bench-migration bench-postgres bench-peers bench-sync bench-files bench-copy bench-aggregate bench-stream bench-values bench-search roundtrip bootstrap bootstrap-postgresql clean
 
 bootstrap:
 	@scripts/bootstrap
@@ -11,9 +11,15 @@ bootstrap:
 bootstrap-postgresql:
 	@scripts/bootstrap --with-postgresql
 
+# `strata` is built from the embedded backends only (no NIO, TLS or conformance suite), so that a
+# fresh clone's first command is quick; `strata-full` adds PostgreSQL, `serve` and `checks`, and
+# `strata` runs it for those when it is built beside it (`make test` builds both).
 run: bootstrap
 	STRATA_WARNINGS_AS_ERRORS=1 $(SWIFT) build --product strata
 	.build/debug/strata demo
+
+strata-full: bootstrap
+	STRATA_WARNINGS_AS_ERRORS=1 $(SWIFT) build --product strata-full
 
 # The PostgreSQL backend's tests run against a throwaway cluster started here and stopped
 # however the tests end (STRATA_POSTGRES_URL tells them where it is).

@@ -42,7 +42,10 @@ let package = Package(
         .library(name: "StrataSyncHTTP", targets: ["StrataSyncHTTPServer", "StrataSyncHTTPClient"]),
         // `@Model` and its markers; the one product that builds swift-syntax.
         .library(name: "StrataMacros", targets: ["StrataMacros"]),
+        // The command-line tool over embedded stores; `strata-full` adds PostgreSQL, `serve` and
+        // `checks` (and `strata` runs it for those when it is built beside it).
         .executable(name: "strata", targets: ["StrataCLI"]),
+        .executable(name: "strata-full", targets: ["StrataFullCLI"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -201,21 +204,45 @@ let package = Package(
             path: "Sources/StrataSyncHTTPClient",
             swiftSettings: strictSettings
         ),
+        // The fixture domains (travel, library, samples) and the fault-injecting sync remote: what the
+        // suite checks with and `strata demo` tours, without the suite.
+        .target(name: "StrataFixtures", dependencies: ["Strata", "StrataSync"], swiftSettings: strictSettings),
         // The in-memory backend is the reference the differential category compares against.
         .target(
             name: "StrataConformance",
-            dependencies: ["Strata", "StrataInMemory", "StrataSync", "StrataSyncServer", "StrataTools"],
+            dependencies: [
+                "Strata", "StrataFixtures", "StrataInMemory", "StrataSync", "StrataSyncServer", "StrataTools",
+            ],
             swiftSettings: strictSettings),
+        // The command-line tool's commands over stores, shared by its two executables: `strata`
+        // (embedded stores only, so that `make run` builds nothing of NIO, TLS or the suite) and
+        // `strata-full` (with PostgreSQL, `serve` and `checks`), which `strata` runs in its place
+        // for those when it is built beside it.
+        .target(
+            name: "StrataCommandLine",
+            dependencies: [
+                "Strata", "StrataFixtures", "StrataSync", "StrataSyncServer", "StrataTools", "StrataInMemory",
+                "StrataSQLite", "StrataLMDB", "StrataJSONFile",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strictSettings
+        ),
         .executableTarget(
             name: "StrataCLI",
             dependencies: [
-                "Strata", "StrataSync", "StrataInMemory", "StrataSQLite", "StrataLMDB", "StrataJSONFile",
-                "StrataConformance",
-                "StrataSyncHTTPServer",
-                "StrataSyncServer", "StrataTools", "StrataPostgres",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "StrataCommandLine", .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Sources/strata",
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "StrataFullCLI",
+            dependencies: [
+                "Strata", "StrataCommandLine", "StrataConformance", "StrataPostgres", "StrataSync", "StrataSyncServer",
+                "StrataSyncHTTPServer",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Sources/strata-full",
             swiftSettings: strictSettings
         ),
         .testTarget(

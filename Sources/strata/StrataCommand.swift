@@ -1,57 +1,44 @@
 import ArgumentParser
-import Foundation
-import Strata
-import StrataConformance
-import StrataInMemory
-import StrataJSONFile
-import StrataLMDB
-import StrataSQLite
+import StrataCommandLine
 
+/// `strata`: the tools over embedded stores (`sqlite:`, `lmdb:`, `json:`, `memory:`), built from
+/// nothing of NIO, TLS or the conformance suite. `serve`, `checks` and `postgres://` URLs are
+/// strata-full's: strata runs it in its place when it is built beside it.
 @main
 struct StrataCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "strata",
-        abstract: "Strata: Core Data–grade persistence for Swift service layers, over pluggable backends.",
-        subcommands: [
-            Demo.self, Inspect.self, QueryCommand.self, Export.self, Import.self, Copy.self, Verify.self, Migrate.self,
-            SchemaCommand.self, Serve.self, Checks.self,
-        ],
+        abstract: CommandLineTool.abstract,
+        discussion: """
+            serve, checks and postgres:// URLs are in strata-full (the same tool with PostgreSQL, the sync \
+            server and the conformance suite), which strata runs in its place when it is built beside it: \
+            swift build --product strata-full (or make strata-full).
+            """,
+        subcommands: CommandLineTool.commands + [ServeHandOff.self, ChecksHandOff.self],
         defaultSubcommand: Demo.self)
 
-    /// The URL a store opens at when none is given: the embedded default backend.
-    static let defaultStore = "sqlite:./strata-demo.sqlite"
-
-    /// Registers every backend this build includes.
-    static func registerBackends() {
-        InMemoryBackend.register()
-        SQLiteBackend.register()
-        LMDBBackend.register()
-        JSONFileBackend.register()
+    static func main() async {
+        FullTool.handOffIfNeeded(CommandLine.arguments)
+        await main(nil)
     }
 }
 
-struct Checks: AsyncParsableCommand {
+/// `strata serve`, listed in the help: strata-full serves.
+struct ServeHandOff: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "List the conformance suite's checks by category, or measure the suite against its mutants.")
+        commandName: "serve",
+        abstract: "Serve a store to sync clients over HTTP (strata-full's: strata runs it).")
+    @Argument(parsing: .captureForPassthrough, help: "strata-full serve's arguments.") var arguments: [String] = []
 
-    @Flag(help: "Print every check, not just the counts.") var all = false
-    @Flag(
-        help: "Run the suite against every planted-bug backend and print how many it kills (exits 1 if any survives).")
-    var mutants = false
+    func run() throws { throw FullTool.missing("`strata serve`") }
+}
 
-    func run() async throws {
-        if mutants {
-            let report = await MutationTesting.run { print($0) }
-            print(report.summary.split(separator: "\n").first ?? "")
-            if !report.survivors.isEmpty { throw ExitCode(1) }
-            return
-        }
-        let checks = ConformanceSuite.checks
-        for category in ConformanceCategory.allCases {
-            let inCategory = checks.filter { $0.category == category }
-            print("\(category.rawValue.padding(toLength: 14, withPad: " ", startingAt: 0)) \(inCategory.count)")
-            if all { for check in inCategory { print("    \(check.name)") } }
-        }
-        print("total          \(checks.count)")
-    }
+/// `strata checks`, listed in the help: strata-full holds the suite.
+struct ChecksHandOff: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "checks",
+        abstract: "List or measure the conformance suite's checks (strata-full's: strata runs it).")
+    @Argument(parsing: .captureForPassthrough, help: "strata-full checks' arguments.") var arguments: [String] = []
+
+    func run() throws { throw FullTool.missing("`strata checks`") }
 }

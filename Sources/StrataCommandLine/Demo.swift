@@ -2,20 +2,22 @@ import ArgumentParser
 import Foundation
 import Strata
 import StrataSync
-import StrataConformance
+import StrataFixtures
 import StrataSyncServer
 
 /// The end-to-end tour: builds the travel domain, queries it, shows each delete rule acting and a
 /// deny refusing, rejects bad input, merge policies, a live query with its diffs, sync, and the
 /// history.
-struct Demo: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "An end-to-end tour of Strata on a store URL.")
+public struct Demo: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(abstract: "An end-to-end tour of Strata on a store URL.")
 
     @Option(name: .long, help: "The store URL (sqlite:PATH, sqlite::memory:, memory:, memory:NAME).")
-    var store: String = StrataCommand.defaultStore
+    var store: String = CommandLineBackends.defaultStore
 
-    func run() async throws {
-        StrataCommand.registerBackends()
+    public init() {}
+
+    public func run() async throws {
+        CommandLineBackends.register()
         let store = try await Store.open(self.store, schema: try TravelDomain.schema())
         print("Strata demo on \(self.store)")
         if try await store.repository(Person.self).count() > 0 {

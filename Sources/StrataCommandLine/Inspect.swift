@@ -1,12 +1,11 @@
 import ArgumentParser
 import Foundation
 import Strata
-import StrataPostgres
 import StrataTools
 
 /// `strata inspect`: what a store holds, without the app's Swift types.
-struct Inspect: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
+public struct Inspect: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
         abstract: "Show a store's backend, schema, record counts, history range and sync state.",
         discussion: """
             The store is opened with the schema it holds; nothing is written. Exit codes: 0 shown, \
@@ -25,9 +24,10 @@ struct Inspect: AsyncParsableCommand {
     )
     var digest = false
 
-    func run() async throws {
-        StrataCommand.registerBackends()
-        PostgresBackend.register(options: PostgresBackend.Options(createIfMissing: false))
+    public init() {}
+
+    public func run() async throws {
+        CommandLineBackends.register()
         let store = try await Store.openStored(url)
         let inspection = try await store.inspect()
         let digest = self.digest ? try await store.digest() : nil

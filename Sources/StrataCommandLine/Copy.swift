@@ -1,12 +1,11 @@
 import ArgumentParser
 import Foundation
 import Strata
-import StrataPostgres
 import StrataTools
 
 /// `strata copy`: any backend to any backend, keeping IDs, versions and link order.
-struct Copy: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
+public struct Copy: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
         abstract: "Copy a store to another (any backend to any backend), then prove the copy equal.",
         discussion: """
             The target is created with the source's schema (or must hold the same shape and be empty). \
@@ -37,9 +36,10 @@ struct Copy: AsyncParsableCommand {
     var replace = false
     @Flag(help: "Print the outcome as one JSON object (records, both digests, notes).") var json = false
 
-    func run() async throws {
-        StrataCommand.registerBackends()
-        PostgresBackend.register(options: PostgresBackend.Options(createIfMissing: false))
+    public init() {}
+
+    public func run() async throws {
+        CommandLineBackends.register()
         let source = try await Store.openStored(from)
         let target = try await TargetStore.open(
             to, shape: SchemaDescription(source.schema), declared: await source.matchingDeclaration())

@@ -1,18 +1,19 @@
 import ArgumentParser
 import Foundation
 import Strata
-import StrataPostgres
 
 /// `strata schema`: schema files.
-struct SchemaCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
+public struct SchemaCommand: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
         commandName: "schema", abstract: "Schema files: the JSON form of a schema that `strata migrate --to` reads.",
         subcommands: [ExportSchema.self])
+
+    public init() {}
 }
 
 /// `strata schema export`: the schema a store holds, as a schema file.
-struct ExportSchema: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
+public struct ExportSchema: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
         commandName: "export",
         abstract:
             "Write the schema a store holds as a schema file (to edit, and migrate to with `strata migrate --to`).",
@@ -31,9 +32,10 @@ struct ExportSchema: AsyncParsableCommand {
     @Argument(help: "The store's URL.") var url: String
     @Option(help: "Write here instead of standard output.") var output: String?
 
-    func run() async throws {
-        StrataCommand.registerBackends()
-        PostgresBackend.register(options: PostgresBackend.Options(createIfMissing: false))
+    public init() {}
+
+    public func run() async throws {
+        CommandLineBackends.register()
         let store = try await Store.openStored(url)
         let declared = await store.matchingDeclaration()
         let file = declared ?? SchemaFile(store.schema)

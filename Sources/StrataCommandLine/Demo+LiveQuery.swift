@@ -1,6 +1,6 @@
 import Foundation
 import Strata
-import StrataConformance
+import StrataFixtures
 
 /// The demo's live query: the results and each diff as saves land, from this store and from a
 /// second store opened on the same file.

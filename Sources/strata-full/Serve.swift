@@ -2,7 +2,7 @@ import ArgumentParser
 import Dispatch
 import Foundation
 import Strata
-import StrataPostgres
+import StrataCommandLine
 import StrataSyncHTTPServer
 import StrataSync
 import StrataSyncServer
@@ -61,9 +61,8 @@ struct Serve: AsyncParsableCommand {
     var collectAfter: Double = 86_400
 
     func run() async throws {
-        StrataCommand.registerBackends()
         // A tool opens what exists: an empty PostgreSQL namespace is not created here.
-        PostgresBackend.register(options: PostgresBackend.Options(createIfMissing: false))
+        CommandLineBackends.register()
         let authenticator = try StaticTokenAuthenticator(file: tokens)
         let store = try await Store.openStored(url)
         var access = SyncAccess()

@@ -1,12 +1,11 @@
 import ArgumentParser
 import Foundation
 import Strata
-import StrataPostgres
 import StrataTools
 
 /// `strata migrate`: a store to the schema of a schema file, through the engine's lightweight migration.
-struct Migrate: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
+public struct Migrate: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
         abstract:
             "Migrate a store to the schema in a schema file: the difference in words, the steps, then the migration.",
         discussion: """
@@ -39,9 +38,10 @@ struct Migrate: AsyncParsableCommand {
     var refuseOutbox = false
     @Flag(help: "Print the plan and the outcome as one JSON object.") var json = false
 
-    func run() async throws {
-        StrataCommand.registerBackends()
-        PostgresBackend.register(options: PostgresBackend.Options(createIfMissing: false))
+    public init() {}
+
+    public func run() async throws {
+        CommandLineBackends.register()
         let file = try SchemaFile.read(from: to)
         let target = try file.schema()
         guard let stored = try await Store.storedShape(at: url) else {

@@ -1,12 +1,11 @@
 import ArgumentParser
 import Foundation
 import Strata
-import StrataPostgres
 import StrataTools
 
 /// `strata query`: records of one entity matching a filter written as text.
-struct QueryCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
+public struct QueryCommand: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
         commandName: "query",
         abstract: "Print the records of an entity that match a filter, as a table or NDJSON.",
         discussion: """
@@ -36,9 +35,10 @@ struct QueryCommand: AsyncParsableCommand {
     @Option(help: "The full-text index --search reads (needed when the entity has several).") var index: String?
     @Flag(help: "Print NDJSON (one record per line, as `strata export` writes them).") var ndjson = false
 
-    func run() async throws {
-        StrataCommand.registerBackends()
-        PostgresBackend.register(options: PostgresBackend.Options(createIfMissing: false))
+    public init() {}
+
+    public func run() async throws {
+        CommandLineBackends.register()
         let store = try await Store.openStored(url)
         guard let description = store.schema.entity(entity) else {
             try await store.close()

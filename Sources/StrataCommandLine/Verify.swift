@@ -1,12 +1,11 @@
 import ArgumentParser
 import Foundation
 import Strata
-import StrataPostgres
 import StrataTools
 
 /// `strata verify`: a store's files, then its graph.
-struct Verify: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
+public struct Verify: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
         abstract:
             "Check a store: its files (the backend's verify routine), then every reference, link target, "
             + "one-to-one pair and full-text index.",
@@ -38,9 +37,10 @@ struct Verify: AsyncParsableCommand {
     @Flag(help: "Print the report as one JSON object (every finding with its code, entity, record and property).")
     var json = false
 
-    func run() async throws {
-        StrataCommand.registerBackends()
-        PostgresBackend.register(options: PostgresBackend.Options(createIfMissing: false))
+    public init() {}
+
+    public func run() async throws {
+        CommandLineBackends.register()
         let location = try StoreLocation(url)
         var report: VerifyReport?
         if BackendRegistry.shared.verifies(location.scheme) {

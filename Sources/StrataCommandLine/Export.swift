@@ -1,13 +1,12 @@
 import ArgumentParser
 import Foundation
 import Strata
-import StrataPostgres
 import StrataTools
 import Synchronization
 
 /// `strata export`: a store's records as NDJSON, streamed from one consistent read.
-struct Export: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
+public struct Export: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
         abstract: "Write a store's records as NDJSON (a header line with the schema, a line per record, an end line).",
         discussion: """
             Records are read in pages of --batch by ID from one consistent read of the store, so memory \
@@ -26,9 +25,10 @@ struct Export: AsyncParsableCommand {
     @Option(help: "Write here instead of standard output.") var output: String?
     @Option(help: "Records per page.") var batch = 1_000
 
-    func run() async throws {
-        StrataCommand.registerBackends()
-        PostgresBackend.register(options: PostgresBackend.Options(createIfMissing: false))
+    public init() {}
+
+    public func run() async throws {
+        CommandLineBackends.register()
         let store = try await Store.openStored(url)
         let chosen = try Self.entities(entities, in: store.schema)
         let sink = try OutputSink(path: output)

@@ -1,12 +1,11 @@
 import ArgumentParser
 import Foundation
 import Strata
-import StrataPostgres
 import StrataTools
 
 /// `strata import`: an export (NDJSON) into a store, through the engine.
-struct Import: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
+public struct Import: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
         abstract: "Load an export (NDJSON from `strata export`) into a store, keeping IDs, versions and link order.",
         discussion: """
             A store that does not exist is created with the export's schema; an existing one must hold the \
@@ -36,8 +35,10 @@ struct Import: AsyncParsableCommand {
     var replace = false
     @Flag(help: "Print the outcome as one JSON object.") var json = false
 
-    func run() async throws {
-        StrataCommand.registerBackends()
+    public init() {}
+
+    public func run() async throws {
+        CommandLineBackends.register()
         let lines = try LineReader(path: input)
         guard let first = lines.next(), let header = try ExportHeader.parse(first) else {
             throw ValidationError("the input does not start with a strata export header")
@@ -186,7 +187,7 @@ enum TargetStore {
     /// the app's `declared` schema (its rules enforced by the load, and recorded) when it
     /// declares that shape.
     static func open(_ url: String, shape: SchemaDescription, declared: SchemaFile?) async throws -> Store {
-        PostgresBackend.register(options: PostgresBackend.Options(createIfMissing: false))
+        CommandLineBackends.register()
         do {
             let store = try await Store.openStored(url)
             guard SchemaDescription(store.schema).sameShape(as: shape) else {
@@ -195,7 +196,7 @@ enum TargetStore {
             }
             return store
         } catch let error as StrataError where error.code == .notAStore {
-            PostgresBackend.register()
+            CommandLineBackends.register(creating: true)
             if let declared, let schema = try? declared.schema(), SchemaDescription(schema).sameShape(as: shape) {
                 let store = try await Store.open(url, schema: schema.versioned(shape.version))
                 try await store.recordDeclaration(declared)
