@@ -230,7 +230,7 @@ let package = Package(
         .executableTarget(
             name: "StrataCLI",
             dependencies: [
-                "StrataCommandLine", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "Strata", "StrataCommandLine", .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Sources/strata",
             swiftSettings: strictSettings

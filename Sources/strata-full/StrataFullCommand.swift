@@ -14,6 +14,7 @@ struct StrataFullCommand: AsyncParsableCommand {
         commandName: "strata",
         abstract: CommandLineTool.abstract,
         discussion: "This is strata-full: strata with PostgreSQL, serve and checks.",
+        version: StrataRelease.version,
         subcommands: CommandLineTool.commands + [Serve.self, Checks.self],
         defaultSubcommand: Demo.self)
 

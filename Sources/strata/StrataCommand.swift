@@ -1,4 +1,5 @@
 import ArgumentParser
+import Strata
 import StrataCommandLine
 
 /// `strata`: the tools over embedded stores (`sqlite:`, `lmdb:`, `json:`, `memory:`), built from
@@ -14,6 +15,7 @@ struct StrataCommand: AsyncParsableCommand {
             server and the conformance suite), which strata runs in its place when it is built beside it: \
             swift build --product strata-full (or make strata-full).
             """,
+        version: StrataRelease.version,
         subcommands: CommandLineTool.commands + [ServeHandOff.self, ChecksHandOff.self],
         defaultSubcommand: Demo.self)
 

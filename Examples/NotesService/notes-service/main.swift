@@ -21,9 +21,18 @@ PostgresBackend.register()
 
 let logger = Logger(label: "notes")
 let environment = ProcessInfo.processInfo.environment
-let store = try await Store.open(
-    environment["NOTES_STORE"] ?? "sqlite:./notes.sqlite", schema: try Schema(Note.self, Tag.self),
-    options: OpenOptions(instrumentation: StoreInstrumentation(logger: logger)))
+let url = environment["NOTES_STORE"] ?? "sqlite:./notes.sqlite"
+// A store that cannot open (in use by a migration elsewhere, damaged, unreachable) is a typed
+// error: say it and exit 1, rather than let the top level end in a backtrace.
+let store: Store
+do {
+    store = try await Store.open(
+        url, schema: try Schema(Note.self, Tag.self),
+        options: OpenOptions(instrumentation: StoreInstrumentation(logger: logger)))
+} catch {
+    logger.critical("cannot open \(url): \(error)")
+    exit(1)
+}
 let app = Application(
     router: notesRouter(Notes(work: store), live: store),
     configuration: .init(address: .hostname("127.0.0.1", port: Int(environment["PORT"] ?? "") ?? 8080)), logger: logger)
