@@ -2,7 +2,7 @@
 export PATH := $(PATH):/opt/swift/usr/bin
 SWIFT ?= swift
 
-.PHONY: run strata-full test fuzz-sync fuzz-serve format format-check docs bench bench-lmdb-open bench-scale bench-migration bench-postgres bench-peers bench-sync bench-files bench-copy bench-aggregate bench-stream bench-values bench-search roundtrip bootstrap bootstrap-postgresql clean
+.PHONY: run strata-full test api-check api-baseline fuzz-sync fuzz-serve format format-check docs bench bench-lmdb-open bench-scale bench-migration bench-postgres bench-peers bench-sync bench-files bench-copy bench-aggregate bench-stream bench-values bench-search roundtrip bootstrap bootstrap-postgresql clean
 
 bootstrap:
 	@scripts/bootstrap
@@ -45,6 +45,16 @@ test: bootstrap-postgresql
 	wait $$runner; runner_status=$$?; \
 	echo "README's conformance runner (STRATA_CHECKS=$(README_RUNNER_CHECKS)):"; cat $$log; \
 	test $$status -eq 0 && test $$runner_status -eq 0
+
+# The public API against the last release's (api/baseline): a breaking change fails unless
+# CHANGELOG.md's Unreleased section quotes it (CONTRIBUTING.md, "Versions and the changelog").
+# Run after `make test`, whose build it reuses. `make api-baseline` writes the baseline of the
+# release api/BASELINE names.
+api-check: bootstrap
+	scripts/api-check
+
+api-baseline: bootstrap
+	scripts/api-check --baseline
 
 # The sync request fuzzer at length (the Adversary category's fuzzer, 100,000 requests per run):
 # in process on SQLite and on PostgreSQL (a throwaway server), and over loopback HTTP on SQLite.

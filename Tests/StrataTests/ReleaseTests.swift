@@ -36,7 +36,7 @@ import Testing
         #expect(baseline.first == (try Self.releases().first), "api/BASELINE: \(baseline)")
         #expect(baseline.count == 2 && baseline[1].count == 40, "a version and a full commit id: \(baseline)")
         let files = try FileManager.default.contentsOfDirectory(
-            atPath: Self.root.appendingPathComponent("api/baseline").path)
+            atPath: Self.root.appendingPathComponent("api/baseline/\(baseline.last ?? "")").path)
         #expect(files.contains { $0.hasPrefix("Strata.") }, "the core's API is in the baseline: \(files)")
     }
 }

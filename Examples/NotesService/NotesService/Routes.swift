@@ -7,7 +7,14 @@ import Strata
 /// The HTTP face of ``Notes``: JSON in and out, ETags from record versions, `If-Match` on edits,
 /// keyset pages, a live list as server-sent events, and Strata's errors as statuses with messages
 /// safe for clients. The caller is named by `X-User` (a stand-in for the app's authentication).
-public func notesRouter<Work: UnitOfWork>(_ notes: Notes<Work>, live store: Store) -> Router<BasicRequestContext> {
+///
+/// The live list sends an SSE comment every `heartbeat` while nothing changes: a client that went
+/// away without closing (a dropped phone, a killed tab) makes that write fail, which ends its
+/// stream and releases its observation — without it, a list that never changes would keep both
+/// until the server stops. Proxies also keep a connection that carries bytes.
+public func notesRouter<Work: UnitOfWork>(
+    _ notes: Notes<Work>, live store: Store, heartbeat: Duration = .seconds(15)
+) -> Router<BasicRequestContext> {
     let router = Router()
     router.add(middleware: StrataErrors())
     router.get("/notes") { request, context in
@@ -17,7 +24,7 @@ public func notesRouter<Work: UnitOfWork>(_ notes: Notes<Work>, live store: Stor
         return NotePage(notes: page.models.map(NoteBody.init), next: page.next?.description)
     }
     router.get("/notes/stats") { request, _ in try await notes.stats(of: try user(request)) }
-    router.get("/notes/live") { request, _ in try liveNotes(of: try user(request), in: store) }
+    router.get("/notes/live") { request, _ in try liveNotes(of: try user(request), in: store, heartbeat: heartbeat) }
     router.get("/notes/:id") { request, context in
         let found = try await notes.note(try id(context), of: try user(request))
         return EditedResponse(headers: [.eTag: "\"\(found.version)\""], response: NoteBody(found.model))
@@ -51,15 +58,31 @@ public func notesRouter<Work: UnitOfWork>(_ notes: Notes<Work>, live store: Stor
     return router
 }
 
-/// The owner's notes, newest first, as server-sent events: one `data:` line of titles per change.
-/// The stream ends when the client goes away or the server shuts down gracefully (the observation
+/// The owner's notes, newest first, as server-sent events: one `data:` line of titles per change,
+/// and a `: heartbeat` comment every `heartbeat` in between. The stream ends when the client goes
+/// away (at the latest at the next heartbeat) or the server shuts down gracefully (the observation
 /// ends by itself then), never holding the shutdown up.
-private func liveNotes(of owner: String, in store: Store) throws -> Response {
+private func liveNotes(of owner: String, in store: Store, heartbeat: Duration) throws -> Response {
     let query = Query<Note>.where(\.owner == owner).sorted(by: \.updated, .descending).limit(20)
     let body = ResponseBody { writer in
-        for try await results in store.observe(query) {
-            let titles = try JSONEncoder().encode(results.models.map(\.title))
-            try await writer.write(ByteBuffer(string: "data: \(String(decoding: titles, as: UTF8.self))\n\n"))
+        // One writer, two sources: the results and the heartbeat, merged into one stream of events.
+        let (events, sink) = AsyncStream<String>.makeStream()
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                defer { sink.finish() }
+                for try await results in store.observe(query) {
+                    let titles = try JSONEncoder().encode(results.models.map(\.title))
+                    sink.yield("data: \(String(decoding: titles, as: UTF8.self))\n\n")
+                }
+            }
+            group.addTask {
+                while !Task.isCancelled {
+                    try await Task.sleep(for: heartbeat)
+                    sink.yield(": heartbeat\n\n")
+                }
+            }
+            for await event in events { try await writer.write(ByteBuffer(string: event)) }
+            group.cancelAll()
         }
         try await writer.finish(nil)
     }

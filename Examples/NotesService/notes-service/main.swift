@@ -34,7 +34,9 @@ do {
     exit(1)
 }
 let app = Application(
-    router: notesRouter(Notes(work: store), live: store),
+    router: notesRouter(
+        Notes(work: store), live: store,
+        heartbeat: .seconds(Double(environment["NOTES_HEARTBEAT"] ?? "") ?? 15)),
     configuration: .init(address: .hostname("127.0.0.1", port: Int(environment["PORT"] ?? "") ?? 8080)), logger: logger)
 // SIGTERM: the server stops (open live streams end at once), then the store closes.
 let services = ServiceGroup(

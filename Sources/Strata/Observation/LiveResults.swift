@@ -44,7 +44,7 @@ public final class LiveResults<Model: PersistentModel> {
         task = Task { [weak self] in
             do {
                 for try await results in observation {
-                    guard let self else { return }
+                    guard let self, !Task.isCancelled else { return }
                     // A delivery that changed nothing the results hold tells no one.
                     if !self.isLoaded || !results.diff.isEmpty {
                         self.models = results.models
