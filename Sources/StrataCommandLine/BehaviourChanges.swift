@@ -50,10 +50,8 @@ enum BehaviourChanges {
                     note(relationship.name, relationship.isRequired ? "now required" : "no longer required")
                 }
                 if was.minCount != relationship.minCount || was.maxCount != relationship.maxCount {
-                    note(
-                        relationship.name,
-                        "count bounds \(bounds(was.minCount, was.maxCount)) → \(bounds(relationship.minCount, relationship.maxCount))"
-                    )
+                    let now = bounds(relationship.minCount, relationship.maxCount)
+                    note(relationship.name, "count bounds \(bounds(was.minCount, was.maxCount)) → \(now)")
                 }
             }
         }

@@ -50,24 +50,23 @@ public struct Demo: AsyncParsableCommand {
         let trips = store.repository(Trip.self)
         let upcoming = try await trips.fetch(Query.where(\.start > TravelDomain.day(100)).sorted(by: \.start).limit(3))
         print("  next 3 trips after day 100:        \(upcoming.map(\.name))")
-        print(
-            "  trips whose traveller is Ana:      \(try await trips.fetch(where: .related(\.traveller, where: \Person.name == "Ana")).map(\.name))"
-        )
-        print(
-            "  trips with a stop in Lisbon:       \(try await trips.fetch(where: .any(Trip.stops, where: \Stop.city == "Lisbon")).map(\.name))"
-        )
-        print(
-            "  name starts with \"lisbon\" (any case): \(try await trips.fetch(Query.where(.hasPrefix(\.name, "lisbon", options: .caseInsensitive)).sorted(by: \.start)).map(\.name))"
-        )
-        print(
-            "  name contains \"acores\" (ignoring case and accents): \(try await trips.fetch(where: .contains(\.name, "acores", options: [.caseInsensitive, .diacriticInsensitive])).map(\.name))"
-        )
-        print(
-            "  budget, nil first:                 \(try await trips.fetch(Query.all.sorted(by: \.budget)).map { "\($0.name)=\($0.budget.map { String(Int($0)) } ?? "nil")" })"
-        )
-        print(
-            "  favourites: \(try await trips.count(where: \.isFavorite == true)); people in Lisbon: \(try await store.repository(Person.self).count(where: \.address.city == "Lisbon"))"
-        )
+        let anas = try await trips.fetch(where: .related(\.traveller, where: \Person.name == "Ana"))
+        print("  trips whose traveller is Ana:      \(anas.map(\.name))")
+        let viaLisbon = try await trips.fetch(where: .any(Trip.stops, where: \Stop.city == "Lisbon"))
+        print("  trips with a stop in Lisbon:       \(viaLisbon.map(\.name))")
+        let lisbonPrefix = try await trips.fetch(
+            Query.where(.hasPrefix(\.name, "lisbon", options: .caseInsensitive)).sorted(by: \.start))
+        print("  name starts with \"lisbon\" (any case): \(lisbonPrefix.map(\.name))")
+        let acores = try await trips.fetch(
+            where: .contains(\.name, "acores", options: [.caseInsensitive, .diacriticInsensitive]))
+        print("  name contains \"acores\" (ignoring case and accents): \(acores.map(\.name))")
+        let byBudget = try await trips.fetch(Query.all.sorted(by: \.budget)).map {
+            "\($0.name)=\($0.budget.map { String(Int($0)) } ?? "nil")"
+        }
+        print("  budget, nil first:                 \(byBudget)")
+        let favourites = try await trips.count(where: \.isFavorite == true)
+        let inLisbon = try await store.repository(Person.self).count(where: \.address.city == "Lisbon")
+        print("  favourites: \(favourites); people in Lisbon: \(inLisbon)")
         for (trip, stops) in try await trips.fetch(
             Query.where(\.traveller == data.ana.id).sorted(by: \.start), including: Trip.stops)
         {
@@ -76,13 +75,12 @@ public struct Demo: AsyncParsableCommand {
 
         section("3. Delete rules")
         try await store.repository(Tag.self).delete("beach")
-        print(
-            "  nullify: deleted tag beach → Lisbon Spring's tags are now \(try await trips.related(Trip.tags, of: data.lisbonSpring.id).map(\.id))"
-        )
+        let springTags = try await trips.related(Trip.tags, of: data.lisbonSpring.id).map(\.id)
+        print("  nullify: deleted tag beach → Lisbon Spring's tags are now \(springTags)")
         try await store.repository(Person.self).delete(data.bruno.id)
-        print(
-            "  cascade: deleted Bruno → Açores Hike \(try await trips.fetch(data.azoresHike.id) == nil ? "gone" : "still there"), its stop \(try await store.repository(Stop.self).fetch(data.pontaDelgada.id) == nil ? "gone" : "still there")"
-        )
+        let hike = try await trips.fetch(data.azoresHike.id) == nil ? "gone" : "still there"
+        let stop = try await store.repository(Stop.self).fetch(data.pontaDelgada.id) == nil ? "gone" : "still there"
+        print("  cascade: deleted Bruno → Açores Hike \(hike), its stop \(stop)")
         do {
             try await store.repository(Agency.self).delete(data.sol.id)
         } catch let error as StrataError {
@@ -90,9 +88,10 @@ public struct Demo: AsyncParsableCommand {
         }
         try await store.repository(Photo.self).delete(cover.id)
         let coverAfter = try await trips.fetch(data.lisbonSpring.id)?.coverPhoto
+        let coverFound = try await store.repository(Photo.self).fetch(cover.id) == nil ? "not found" : "found"
         print(
-            "  noAction: deleted the cover photo → Lisbon Spring still points at \(coverAfter.map { "\($0)" } ?? "nil"), which reads as \(try await store.repository(Photo.self).fetch(cover.id) == nil ? "not found" : "found")"
-        )
+            "  noAction: deleted the cover photo → Lisbon Spring still points at "
+                + "\(coverAfter.map { "\($0)" } ?? "nil"), which reads as \(coverFound)")
 
         section("4. Bad input is a typed error and changes nothing")
         let before = try await store.currentHistoryToken()
@@ -129,9 +128,8 @@ public struct Demo: AsyncParsableCommand {
         for entry in try await store.history(after: startToken) {
             let summary = Dictionary(grouping: entry.changes, by: \.kind).map { "\($0.value.count) \($0.key.rawValue)" }
                 .sorted().joined(separator: ", ")
-            print(
-                "  #\(entry.token) by \(entry.author ?? "-")\(entry.contextName.map { " in context " + $0 } ?? ""): \(summary)"
-            )
+            let context = entry.contextName.map { " in context " + $0 } ?? ""
+            print("  #\(entry.token) by \(entry.author ?? "-")\(context): \(summary)")
             for change in entry.changes where change.kind == .update {
                 print("      update \(change.entity)(\(change.id)) \(change.changedProperties)")
             }
@@ -144,8 +142,8 @@ public struct Demo: AsyncParsableCommand {
     /// too and sets her age. A's save conflicts, and each policy resolves it its own way.
     private func showMergePolicies(_ store: Store, clara: Person) async throws {
         print(
-            "  A and B read Clara (rating 3.0, no age). B saves name \"Clara B\", rating 2.0; then A saves name \"Clara A\", age 41:"
-        )
+            "  A and B read Clara (rating 3.0, no age). B saves name \"Clara B\", rating 2.0; "
+                + "then A saves name \"Clara A\", age 41:")
         let custom = MergePolicy.custom { conflict in
             guard var merged = conflict.stored, let mine = conflict.context else { return .fail }
             if case .string(let theirs) = merged["name"], case .string(let ours) = mine["name"] {
@@ -182,11 +180,10 @@ public struct Demo: AsyncParsableCommand {
                 outcome = "refused: \(kinds.joined(separator: "; "))"
             }
             guard let stored = try await store.repository(Person.self).fetch(clara.id) else { return }
-            let row =
-                "name \"\(stored.name)\", rating \(stored.rating.map { String($0) } ?? "nil"), age \(stored.age.map(String.init) ?? "nil")"
-            print(
-                "  \(policy.name.padding(toLength: 22, withPad: " ", startingAt: 0)) → \(row.padding(toLength: 44, withPad: " ", startingAt: 0)) (\(outcome))"
-            )
+            let rating = stored.rating.map { String($0) } ?? "nil"
+            let row = "name \"\(stored.name)\", rating \(rating), age \(stored.age.map(String.init) ?? "nil")"
+            let name = policy.name.padding(toLength: 22, withPad: " ", startingAt: 0)
+            print("  \(name) → \(row.padding(toLength: 44, withPad: " ", startingAt: 0)) (\(outcome))")
         }
         // A context sees others' commits on the records it has not changed, and says so.
         let watcher = store.makeContext(name: "watcher")
@@ -195,9 +192,8 @@ public struct Demo: AsyncParsableCommand {
         renamed.name = "Clara C"
         try await store.repository(Person.self).update(renamed)
         let refresh = try await watcher.mergeChangesFromStore()
-        print(
-            "  a third context refreshed \(refresh.refreshed.count) record after a repository save: now \"\(try await watcher.fetch(Person.self, id: clara.id)?.name ?? "-")\""
-        )
+        let now = try await watcher.fetch(Person.self, id: clara.id)?.name ?? "-"
+        print("  a third context refreshed \(refresh.refreshed.count) record after a repository save: now \"\(now)\"")
     }
 
     /// Two clients pull the store, one writes while offline and catches up, then both edit one
@@ -214,9 +210,8 @@ public struct Demo: AsyncParsableCommand {
         let phoneLink = FaultInjectingRemote(InProcessTransport(server: server))
         let (phone, phoneSync) = try await client("phone", phoneLink)
         let (laptop, laptopSync) = try await client("laptop", InProcessTransport(server: server))
-        print(
-            "  phone pulled \(try await phoneSync.syncNow().pulled) records, laptop \(try await laptopSync.syncNow().pulled)"
-        )
+        let phonePulled = try await phoneSync.syncNow().pulled
+        print("  phone pulled \(phonePulled) records, laptop \(try await laptopSync.syncNow().pulled)")
 
         await phoneLink.inject([.offline(attempts: 2)])
         let madeira = Trip(name: "Madeira", start: TravelDomain.day(420), budget: 700, traveller: clara)
@@ -229,13 +224,13 @@ public struct Demo: AsyncParsableCommand {
         } catch {
             let status = await phoneSync.status
             print(
-                "  offline: 2 local saves succeeded; sync failed (\(status.lastError ?? "?")), \(status.pendingCount) mutations wait in the outbox"
-            )
+                "  offline: 2 local saves succeeded; sync failed (\(status.lastError ?? "?")), "
+                    + "\(status.pendingCount) mutations wait in the outbox")
         }
         let back = try await phoneSync.syncNow()
-        print(
-            "  back online: pushed \(back.pushed), outbox now \(await phoneSync.status.pendingCount); server has Madeira: \(try await store.repository(Trip.self).fetch(madeira.id) != nil)"
-        )
+        let outbox = await phoneSync.status.pendingCount
+        let hasMadeira = try await store.repository(Trip.self).fetch(madeira.id) != nil
+        print("  back online: pushed \(back.pushed), outbox now \(outbox); server has Madeira: \(hasMadeira)")
         _ = try await laptopSync.syncNow()
 
         // Both edit Madeira; the phone's upload path is down when it next syncs.
@@ -254,22 +249,22 @@ public struct Demo: AsyncParsableCommand {
             try await phoneSync.syncNow()
         } catch {
             print(
-                "  phone: upload failed, download ran and met its pending edit → propertyMerge keeps the phone's changed properties over the server's record"
-            )
+                "  phone: upload failed, download ran and met its pending edit → "
+                    + "propertyMerge keeps the phone's changed properties over the server's record")
         }
         let settle = try await phoneSync.syncNow()
         _ = try await laptopSync.syncNow()
         for (name, side) in [("server", store), ("phone", phone), ("laptop", laptop)] {
             guard let trip = try await side.repository(Trip.self).fetch(madeira.id) else { continue }
-            print(
-                "  \(name.padding(toLength: 7, withPad: " ", startingAt: 0)) name \"\(trip.name)\", budget \(trip.budget.map { String(Int($0)) } ?? "nil"), favourite \(trip.isFavorite)"
-            )
+            let budget = trip.budget.map { String(Int($0)) } ?? "nil"
+            let label = name.padding(toLength: 7, withPad: " ", startingAt: 0)
+            print("  \(label) name \"\(trip.name)\", budget \(budget), favourite \(trip.isFavorite)")
         }
         let phonePending = try await phoneSync.refreshStatus().pendingCount
         let laptopPending = try await laptopSync.refreshStatus().pendingCount
         print(
-            "  settled: phone pushed \(settle.pushed) more; outboxes hold \(phonePending) and \(laptopPending) mutations"
-        )
+            "  settled: phone pushed \(settle.pushed) more; "
+                + "outboxes hold \(phonePending) and \(laptopPending) mutations")
     }
 
     private func section(_ title: String) {

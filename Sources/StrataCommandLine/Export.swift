@@ -73,9 +73,8 @@ public struct Export: AsyncParsableCommand {
         guard let list else { return schema.entities.map(\.name) }
         let names = list.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
         for name in names where schema.entity(name) == nil {
-            throw ValidationError(
-                "--entities: \(name) is not an entity of the store (it has \(schema.entities.map(\.name).joined(separator: ", ")))"
-            )
+            let known = schema.entities.map(\.name).joined(separator: ", ")
+            throw ValidationError("--entities: \(name) is not an entity of the store (it has \(known))")
         }
         return names
     }

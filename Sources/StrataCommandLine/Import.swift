@@ -29,9 +29,9 @@ public struct Import: AsyncParsableCommand {
     @Flag(help: "One save for the whole file: all or nothing.") var atomic = false
     @Flag(help: "Continue an interrupted import into the same store from the same file.") var resume = false
     @Flag(
-        help:
-            "Remove the target's records first (it must hold the export's shape); without it a non-empty target is refused."
-    )
+        help: ArgumentHelp(
+            "Remove the target's records first (it must hold the export's shape); "
+                + "without it a non-empty target is refused."))
     var replace = false
     @Flag(help: "Print the outcome as one JSON object.") var json = false
 

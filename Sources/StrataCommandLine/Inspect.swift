@@ -19,9 +19,9 @@ public struct Inspect: AsyncParsableCommand {
     @Argument(help: "The store's URL (sqlite:PATH, lmdb:PATH, json:PATH, postgres://…).") var url: String
     @Flag(help: "Print the inspection as JSON.") var json = false
     @Flag(
-        help:
-            "Also read every record and print the store's digest (per entity: count, and a hash of IDs, versions, values and link lists): equal digests, equal data, on any backend."
-    )
+        help: ArgumentHelp(
+            "Also read every record and print the store's digest (per entity: count, and a hash of IDs, "
+                + "versions, values and link lists): equal digests, equal data, on any backend."))
     var digest = false
 
     public init() {}
@@ -40,25 +40,30 @@ public struct Inspect: AsyncParsableCommand {
         }
         print("store      \(inspection.location ?? url)")
         print("backend    \(inspection.backend ?? "?")")
+        let records = inspection.entities.map(\.count).reduce(0, +)
         print(
-            "schema     version \(inspection.schemaVersion ?? "unnamed"), \(inspection.entities.count) entities, \(inspection.entities.map(\.count).reduce(0, +)) records"
-        )
+            "schema     version \(inspection.schemaVersion ?? "unnamed"), "
+                + "\(inspection.entities.count) entities, \(records) records")
         let history = inspection.history
+        let purged = history.purgedBefore.map { " (purged before \($0))" } ?? ""
         if let first = history.first, let last = history.last {
-            print("history    tokens \(first)…\(last)" + (history.purgedBefore.map { " (purged before \($0))" } ?? ""))
+            print("history    tokens \(first)…\(last)" + purged)
         } else {
-            print("history    empty" + (history.purgedBefore.map { " (purged before \($0))" } ?? ""))
+            print("history    empty" + purged)
         }
         print(
             "rules      "
                 + (inspection.rulesRecorded == true
                     ? "the app's, as it recorded them (delete rules, validation)"
-                    : "not recorded (no app has opened the store since stores record them): delete rules shown as stored shape only")
+                    : "not recorded (no app has opened the store since stores record them): "
+                        + "delete rules shown as stored shape only")
         )
         let sync = inspection.sync
+        let cursor = sync.cursor.map(String.init) ?? "none"
+        let reset = sync.resetInProgress ? ", reset under way" : ""
         print(
-            "sync       client: \(sync.pendingMutations) pending, cursor \(sync.cursor.map(String.init) ?? "none")\(sync.resetInProgress ? ", reset under way" : ""); server: \(sync.serverClients) client(s) seen"
-        )
+            "sync       client: \(sync.pendingMutations) pending, cursor \(cursor)\(reset); "
+                + "server: \(sync.serverClients) client(s) seen")
         for entity in inspection.entities {
             print("")
             print("\(entity.name)  (\(entity.count) records, \(entity.idKind.rawValue) IDs)")

@@ -28,8 +28,7 @@ final class ProgressBar: Sendable {
             let filled = percent / 4
             FileHandle.standardError.write(
                 Data(
-                    "\r\(label) [\(String(repeating: "#", count: filled))\(String(repeating: ".", count: 25 - filled))] \(percent)% \(done)/\(total)"
-                        .utf8))
+                    "\r\(label) [\(Self.bar(filled))] \(percent)% \(done)/\(total)".utf8))
         } else if last.withLock({ shown in
             defer { shown = done / 100_000 }
             return shown != done / 100_000
@@ -63,13 +62,17 @@ final class ProgressBar: Sendable {
             let filled = min(25, percent / 4)
             FileHandle.standardError.write(
                 Data(
-                    "\r\u{1B}[K\(label): \(phase) [\(String(repeating: "#", count: filled))\(String(repeating: ".", count: 25 - filled))] \(done)/\(total)"
-                        .utf8))
+                    "\r\u{1B}[K\(label): \(phase) [\(Self.bar(filled))] \(done)/\(total)".utf8))
         } else if last.withLock({ shown in
             defer { shown = key }
             return shown != key
         }) {
             FileHandle.standardError.write(Data("\(label): \(phase) \(done)/\(total)\n".utf8))
         }
+    }
+
+    /// The bar's 25 cells, `filled` of them done.
+    static func bar(_ filled: Int) -> String {
+        String(repeating: "#", count: filled) + String(repeating: ".", count: 25 - filled)
     }
 }

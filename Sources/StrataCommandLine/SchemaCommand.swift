@@ -43,8 +43,8 @@ public struct ExportSchema: AsyncParsableCommand {
         if declared == nil {
             FileHandle.standardError.write(
                 Data(
-                    "note: \(url) holds no declaration of its app: this is the bare stored shape (nullify delete rules, no validation)\n"
-                        .utf8))
+                    ("note: \(url) holds no declaration of its app: "
+                        + "this is the bare stored shape (nullify delete rules, no validation)\n").utf8))
         }
         if let output {
             try file.write(to: output)

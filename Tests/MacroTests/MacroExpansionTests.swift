@@ -64,7 +64,8 @@ import Testing
                 @Timestamp(.modification, indexed: true) var updated: Date = .distantPast
                 @Relationship(inverse: Person.trips) var traveller: Person.ID?
                 @Relationship(to: Agency.self, deleteRule: .deny) var agency: UUID?
-                @Relationship(inverse: \\Stop.trip, ordered: true, deleteRule: .cascade) static var stops: ToMany<Trip, Stop>
+                @Relationship(inverse: \\Stop.trip, ordered: true, deleteRule: .cascade)
+                static var stops: ToMany<Trip, Stop>
                 @Transient var cache: [String] = []
                 var summary: String { name }
             }
