@@ -8,6 +8,8 @@ struct ContextChangeSet: Sendable {
         var current: Record?
         /// Properties (attributes, to-ones, to-many relationship names) the context changed.
         var changed: Set<String>
+        /// An insert staged by `insertIfAbsent` and unchanged since: a stored record with its ID is kept.
+        var ifAbsent = false
     }
 
     struct MembershipChange: Sendable {
@@ -47,6 +49,8 @@ struct ContextMerge {
     private var decisions: [RecordKey: MergeResolution] = [:]
     /// Records this context inserted that merged into a stored record: new key → surviving ID.
     private var redirects: [RecordKey: RecordID] = [:]
+    /// `insertIfAbsent` inserts whose ID the store holds now: the stored record stays, unchanged.
+    private var keptStored: Set<RecordKey> = []
 
     init(_ changes: ContextChangeSet, policy: MergePolicy, session: SaveSession) {
         self.changes = changes
@@ -141,6 +145,10 @@ struct ContextMerge {
     private mutating func findInsertsOfStoredIDs() {
         for change in changes.records where change.base == nil {
             guard let record = change.current, let now = stored[change.key] else { continue }
+            if change.ifAbsent {
+                keptStored.insert(change.key)
+                continue
+            }
             conflicts[change.key] = MergeConflict(
                 kind: .insertedInStore, entity: change.key.entity, id: change.key.id, baseVersion: nil,
                 storedVersion: now.version, base: nil, stored: now, context: record,
@@ -152,7 +160,7 @@ struct ContextMerge {
     /// that record or moves it off those values in the same save.
     private mutating func findUniquenessClashes() throws {
         let byKey = Dictionary(changes.records.map { ($0.key, $0) }, uniquingKeysWith: { _, last in last })
-        for change in changes.records where change.base == nil {
+        for change in changes.records where change.base == nil && !keptStored.contains(change.key) {
             guard let record = change.current, let entity = schema.entity(record.entity) else { continue }
             constraints: for constraint in entity.uniqueConstraints {
                 let tuple = constraint.map { record[$0] }
@@ -240,6 +248,7 @@ struct ContextMerge {
             let key = change.key
             switch (change.base, change.current) {
             case (nil, let inserted?):
+                if keptStored.contains(key) { continue }
                 let record = redirected(inserted)
                 guard let conflict = conflicts[key], let existing = conflict.stored, let decision = decisions[key]
                 else {

@@ -65,9 +65,19 @@ struct ContextTracker {
         where link.ownerKey == key && membership.base != membership.desired {
             changed.insert(link.relationship)
         }
-        let entry = Tracked(base: base, current: current, changed: changed, revision: nextRevision())
+        var entry = Tracked(base: base, current: current, changed: changed, revision: nextRevision())
+        // Kept while the record is what `insertIfAbsent` staged (a membership change re-sets it).
+        if let previous = records[key], previous.insertedIfAbsent, base == nil, previous.current == current {
+            entry.insertedIfAbsent = true
+        }
         records[key] = entry
         if entry.isPending { changeOrder.append(key) }
+    }
+
+    /// Marks a record just inserted here as staged by `insertIfAbsent` (see `Tracked.insertedIfAbsent`).
+    mutating func markInsertedIfAbsent(_ key: RecordKey) {
+        guard records[key]?.base == nil, records[key]?.current != nil else { return }
+        records[key]?.insertedIfAbsent = true
     }
 
     /// Tracks a record as stored, with nothing changed here.
@@ -108,7 +118,8 @@ struct ContextTracker {
         }
         for (key, entry) in savepoint.pendingRecords {
             records[key] = Tracked(
-                base: entry.base, current: entry.current, changed: entry.changed, revision: nextRevision())
+                base: entry.base, current: entry.current, changed: entry.changed, revision: nextRevision(),
+                insertedIfAbsent: entry.insertedIfAbsent)
         }
         changeOrder = savepoint.changeOrder
         memberships = savepoint.memberships

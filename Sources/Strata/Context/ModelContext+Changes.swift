@@ -33,12 +33,17 @@ extension ModelContext {
     }
 
     /// Stages the model as an insert unless the context or the store holds its ID; returns whether it
-    /// staged it. Another save inserting the ID before this context saves is resolved by the merge
-    /// policy (`MergeConflict.Kind.insertedInStore`; `storeTrumpByProperty` keeps what is stored).
+    /// staged it. The intent holds at save, as `INSERT … ON CONFLICT DO NOTHING` does: when another
+    /// save inserted the ID before this context saves, the stored record is kept (and this context
+    /// then holds it) — no conflict, whatever the merge policy — so concurrent units of work that
+    /// get-or-create one record all succeed. A record changed here after `insertIfAbsent` is an
+    /// ordinary insert again, whose clash with a stored ID the merge policy resolves
+    /// (`MergeConflict.Kind.insertedInStore`).
     @discardableResult
     public func insertIfAbsent<M: PersistentModel>(_ model: M) async throws -> Bool {
         if try await holds(M.self, id: model.id) { return false }
         try await insert(model)
+        tracker.markInsertedIfAbsent(RecordKey(entity: M.entityName, id: model.id.recordID))
         return true
     }
 

@@ -28,7 +28,10 @@ extension ModelContext {
         var revisions: [RecordKey: Int] = [:]
         var records: [ContextChangeSet.RecordChange] = []
         for (key, entry) in tracker.pendingRecords {
-            records.append(.init(key: key, base: entry.base, current: entry.current, changed: entry.changed))
+            records.append(
+                .init(
+                    key: key, base: entry.base, current: entry.current, changed: entry.changed,
+                    ifAbsent: entry.insertedIfAbsent))
             revisions[key] = entry.revision
         }
         var membershipRevisions: [LinkKey: Int] = [:]

@@ -30,6 +30,9 @@ public actor ModelContext {
         var changed: Set<String>
         /// Bumped on every change here, so a save can tell what changed while it ran.
         var revision: Int
+        /// Staged by `insertIfAbsent` and unchanged since: a save that finds the ID stored keeps the
+        /// stored record, as `insertIfAbsent` outside a context does, instead of a conflict.
+        var insertedIfAbsent = false
 
         var isPending: Bool { base == nil || current == nil || !changed.isEmpty }
     }
