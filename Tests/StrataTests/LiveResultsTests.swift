@@ -80,4 +80,74 @@ import Testing
         #expect(live.error?.code == .storeClosed, "\(String(describing: live.error))")
         #expect(live.models.map(\.name) == ["Ana"], "the last results stay")
     }
+
+    /// What a service's actor holds: the results follow on it, and its own tracking code is told.
+    actor Follower {
+        private var live: IsolatedLiveResults<Person>?
+        private var told = false
+
+        func start(_ query: Query<Person>, in store: Store) { live = IsolatedLiveResults(query, in: store) }
+
+        /// Starts tracking the results here (as a view's body would read them).
+        func track() {
+            told = false
+            withObservationTracking {
+                _ = live?.models
+            } onChange: { [weak self] in
+                guard let self else { return }
+                Task { await self.noteChange() }
+            }
+        }
+
+        private func noteChange() { told = true }
+
+        func state() -> (models: [Person], isLoaded: Bool, told: Bool) {
+            (live?.models ?? [], live?.isLoaded ?? false, told)
+        }
+
+        func stop() { live?.cancel() }
+    }
+
+    @Test func onAnotherActorTheResultsFollowEverySaveAndItsTrackingCodeIsTold() async throws {
+        var system = SystemRandomNumberGenerator()
+        let seed = system.next()
+        print("onAnotherActorTheResultsFollowEverySave: seed \(seed)")
+        var random = SeededRandom(seed: seed)
+        let store = Store(backend: InMemoryBackend(schema: try TravelDomain.schema()))
+        let people = store.repository(Person.self)
+        let query = Query<Person>.where(\.age < 50).sorted(by: \.name)
+        let follower = Follower()
+        await follower.start(query, in: store)
+        #expect(try await Self.eventually(on: follower) { $0.isLoaded }, "the first results arrive (seed \(seed))")
+        for step in 0..<30 {
+            await follower.track()
+            let person = Person(name: "P\(random.int(0...999))", age: random.int(0...80))
+            try await people.insert(person)
+            let fetched = try await people.fetch(query)
+            #expect(
+                try await Self.eventually(on: follower) { $0.models == fetched },
+                "step \(step): as a fresh fetch (seed \(seed))")
+            if let age = person.age, age < 50 {
+                #expect(
+                    try await Self.eventually(on: follower) { $0.told },
+                    "step \(step): the actor's tracking code is told (seed \(seed))")
+            }
+        }
+        await follower.stop()
+        try await people.insert(Person(name: "After", age: 1))
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(
+            !(await follower.state().models.contains { $0.name == "After" }), "a cancelled object no longer follows")
+    }
+
+    /// Waits (polling, up to 20 s) until `condition` holds of the follower's state.
+    static func eventually(
+        on follower: Follower, _ condition: ((models: [Person], isLoaded: Bool, told: Bool)) -> Bool
+    ) async throws -> Bool {
+        for _ in 0..<2_000 {
+            if condition(await follower.state()) { return true }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        return condition(await follower.state())
+    }
 }

@@ -21,53 +21,32 @@ import Observation
 ///
 /// Until the first results arrive ``models`` is empty and ``isLoaded`` false. If the observation
 /// ends with an error (the store closed, the query invalid) ``error`` holds it and ``models``
-/// keeps the last results.
+/// keeps the last results. On another actor, ``IsolatedLiveResults`` is the same object.
 @MainActor
 @Observable
 public final class LiveResults<Model: PersistentModel> {
-    /// The query's results, in its order, as of ``token``.
-    public private(set) var models: [Model] = []
-    /// How ``models`` changed with the latest delivery (all insertions, for the first).
-    public private(set) var diff = ResultsDiff()
-    /// The last commit the results reflect.
-    public private(set) var token: HistoryToken?
-    /// Whether the first results have arrived.
-    public private(set) var isLoaded = false
-    /// The error that ended the observation, if one did.
-    public private(set) var error: StrataError?
+    /// The object that follows the query, on the main actor (``IsolatedLiveResults``); this one
+    /// reads through it, so observing either notifies the same way.
+    @ObservationIgnored private let base: IsolatedLiveResults<Model>
 
-    @ObservationIgnored private var task: Task<Void, Never>?
+    /// The query's results, in its order, as of ``token``.
+    public var models: [Model] { base.models }
+    /// How ``models`` changed with the latest delivery (all insertions, for the first).
+    public var diff: ResultsDiff { base.diff }
+    /// The last commit the results reflect.
+    public var token: HistoryToken? { base.token }
+    /// Whether the first results have arrived.
+    public var isLoaded: Bool { base.isLoaded }
+    /// The error that ended the observation, if one did.
+    public var error: StrataError? { base.error }
 
     /// Starts following `query` in `store`.
     public init(_ query: Query<Model>, in store: Store) {
-        let observation = store.observe(query)
-        task = Task { [weak self] in
-            do {
-                for try await results in observation {
-                    guard let self, !Task.isCancelled else { return }
-                    // A delivery that changed nothing the results hold tells no one.
-                    if !self.isLoaded || !results.diff.isEmpty {
-                        self.models = results.models
-                        self.diff = results.diff
-                    }
-                    self.token = results.token
-                    if !self.isLoaded { self.isLoaded = true }
-                }
-            } catch is CancellationError {
-                return
-            } catch {
-                self?.error = error as? StrataError ?? StrataError(.storageFailure, "\(error)")
-            }
-        }
+        base = IsolatedLiveResults(query, in: store)
     }
 
     /// Stops following the query: ``models`` keep their last value.
     public func cancel() {
-        task?.cancel()
-        task = nil
-    }
-
-    isolated deinit {
-        task?.cancel()
+        base.cancel()
     }
 }
