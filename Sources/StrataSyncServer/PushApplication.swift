@@ -27,6 +27,8 @@ struct PushApplication {
     private var linkMutations: [SyncMutation] = []
     /// The record each applied result is about, by result index.
     private var appliedKeys: [Int: RecordKey] = [:]
+    /// Records this push inserted (absent before it), by the index of the put's result.
+    private var insertedAt: [Int: RecordKey] = [:]
 
     init(
         request: PushRequest, identity: SyncIdentity?, rejected: [MutationID: StrataError],
@@ -106,9 +108,11 @@ struct PushApplication {
         case .delete:
             if try session.workingSet.record(key.entity, id: key.id) != nil { try session.delete(key) }
         case .put:
+            let inserting = try current(key, session) == nil
             if let refusal = try stagePut(mutation, entity: entity, session, reader) {
                 return reject(mutation, refusal.code, refusal.reason)
             }
+            if inserting { insertedAt[results.count] = key }
             if !mutation.links.isEmpty { linkMutations.append(mutation) }
         }
         stamps[key] = (mutation.timestamp, client)
@@ -165,6 +169,24 @@ struct PushApplication {
             try session.patch(key, resolved.filter { entity.isStoredProperty($0.key) })
         }
         return nil
+    }
+
+    /// After the pipeline: a record this push inserted that the same save's delete rules removed
+    /// again (an insert under a parent the batch then deletes) was never stored, so no pull can
+    /// carry a tombstone of it. Its put is answered as rejected — as an insert under a record the
+    /// push had already deleted is, and the same insert in a later push — never as applied, so the
+    /// client takes it back instead of keeping it for good.
+    mutating func settle(_ outcome: SaveSession.Outcome, in reader: any StorageReadTransaction) throws {
+        for (index, key) in insertedAt.sorted(by: { $0.key < $1.key }) where results[index].outcome == .applied {
+            if case .some(.some) = outcome.written[key] { continue }
+            if try reader.record(key.entity, id: key.id) != nil { continue }
+            let code = StrataError.Code.invalidReference.rawValue
+            let reason = "\(key) was removed by the delete rules of a delete in the same push"
+            newRejections.append((results[index].id, code, reason))
+            results[index] = MutationResult(id: results[index].id, outcome: .rejected, code: code, reason: reason)
+            appliedKeys[index] = nil
+            stamps[key] = nil
+        }
     }
 
     private mutating func reject(_ mutation: SyncMutation, _ code: StrataError.Code, _ reason: String) {

@@ -63,6 +63,8 @@ extension SyncServer {
                 return staged
             }
         ) { staged, outcome, transaction in
+            var staged = staged
+            try staged.settle(outcome, in: transaction)
             try staged.recordBookkeeping(in: transaction)
             return try staged.response(outcome, in: transaction)
         }

@@ -8,7 +8,9 @@ import StrataSyncServer
 /// TransportChecks+Scopes) identities, scopes, long polls and resets. Run over the suite's
 /// transport harness: in process by default, over HTTP on 127.0.0.1 from `ConformanceTests`.
 enum TransportChecks {
-    static var all: [ConformanceCheck] { faults + scopes + denied + feeds + malformed + formats + codable + progress }
+    static var all: [ConformanceCheck] {
+        faults + scopes + denied + feeds + malformed + formats + codable + progress + batchCascade
+    }
 
     static let faults: [ConformanceCheck] = [
         ConformanceCheck(.transport, "aLostAcknowledgementIsRetriedAsDuplicateAndAppliedOnce") { c in
