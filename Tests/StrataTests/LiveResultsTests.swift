@@ -15,6 +15,14 @@ import Testing
         let value = Atomic<Bool>(false)
     }
 
+    /// A fresh seed, printed with the test's name so that a failure can be replayed.
+    static func newSeed(_ test: String) -> UInt64 {
+        var system = SystemRandomNumberGenerator()
+        let seed = system.next()
+        print("\(test): seed \(seed)")
+        return seed
+    }
+
     /// Waits (polling, up to 20 s) until `condition` holds; says whether it did.
     static func eventually(_ condition: () -> Bool) async throws -> Bool {
         for _ in 0..<2_000 {
@@ -25,11 +33,11 @@ import Testing
     }
 
     @Test func theResultsFollowEverySaveAndTellTheTrackingCodeOnlyWhenTheyChange() async throws {
-        var system = SystemRandomNumberGenerator()
-        let seed = system.next()
-        print("theResultsFollowEverySaveAndTellTheTrackingCodeOnlyWhenTheyChange: seed \(seed)")
+        let (seed, store) = (
+            Self.newSeed("theResultsFollowEverySaveAndTellTheTrackingCodeOnlyWhenTheyChange"),
+            Store(backend: InMemoryBackend(schema: try TravelDomain.schema()))
+        )
         var random = SeededRandom(seed: seed)
-        let store = Store(backend: InMemoryBackend(schema: try TravelDomain.schema()))
         let people = store.repository(Person.self)
         let query = Query<Person>.where(\.age > 30).sorted(by: \.name)
         let live = LiveResults(query, in: store)
@@ -109,11 +117,11 @@ import Testing
     }
 
     @Test func onAnotherActorTheResultsFollowEverySaveAndItsTrackingCodeIsTold() async throws {
-        var system = SystemRandomNumberGenerator()
-        let seed = system.next()
-        print("onAnotherActorTheResultsFollowEverySave: seed \(seed)")
+        let (seed, store) = (
+            Self.newSeed("onAnotherActorTheResultsFollowEverySave"),
+            Store(backend: InMemoryBackend(schema: try TravelDomain.schema()))
+        )
         var random = SeededRandom(seed: seed)
-        let store = Store(backend: InMemoryBackend(schema: try TravelDomain.schema()))
         let people = store.repository(Person.self)
         let query = Query<Person>.where(\.age < 50).sorted(by: \.name)
         let follower = Follower()
