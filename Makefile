@@ -2,7 +2,7 @@
 export PATH := $(PATH):/opt/swift/usr/bin
 SWIFT ?= swift
 
-.PHONY: run strata-full test api-check api-baseline fuzz-sync fuzz-serve format format-check docs bench bench-lmdb-open bench-scale bench-migration bench-postgres bench-peers bench-sync bench-files bench-copy bench-aggregate bench-stream bench-values bench-search roundtrip bootstrap bootstrap-postgresql clean
+.PHONY: run strata-full test api-check api-baseline fuzz-sync fuzz-serve simulate format format-check docs bench bench-lmdb-open bench-scale bench-migration bench-postgres bench-peers bench-sync bench-files bench-copy bench-aggregate bench-stream bench-values bench-search roundtrip bootstrap bootstrap-postgresql clean
 
 bootstrap:
 	@scripts/bootstrap
@@ -74,6 +74,20 @@ fuzz-serve: bootstrap-postgresql
 	STRATA_WARNINGS_AS_ERRORS=1 $(SWIFT) build --build-tests
 	STRATA_SERVE_FUZZ_REQUESTS=$(SERVE_FUZZ_REQUESTS) STRATA_SERVE_LATENCY_SECONDS=60 \
 		scripts/with-postgres $(SWIFT) test --skip-build --disable-xctest --filter 'ServeFuzzTests'
+
+# The sync simulation at length: 10,000 seeds of 200 steps with faults over mixed backends (the
+# server's store on SQLite and on PostgreSQL, a throwaway server; the clients' on SQLite, LMDB and
+# the JSON file), and the suite's Simulation category on every backend with 100 seeds each. Prints
+# one score line per run, which the README's sync section quotes. `make test` runs 8 mixed seeds
+# per server and 16 per backend (STRATA_SIMULATION_SEEDS); a failing seed prints its replay.
+SIMULATION_SEEDS ?= 10000
+simulate: bootstrap-postgresql
+	STRATA_WARNINGS_AS_ERRORS=1 $(SWIFT) build --build-tests
+	STRATA_SIMULATION_MIXED_SEEDS=$(SIMULATION_SEEDS) STRATA_CONFORMANCE_DEADLINE=36000 \
+		scripts/with-postgres $(SWIFT) test --skip-build --disable-xctest --filter 'SimulationRunTests'
+	STRATA_SIMULATION_SEEDS=100 STRATA_CHECKS='Simulation/' STRATA_CONFORMANCE_DEADLINE=7200 \
+		scripts/with-postgres $(SWIFT) test --skip-build --disable-xctest \
+		--filter 'InMemoryConformanceTests|SQLiteConformanceTests|LMDBConformanceTests|JSONFileConformanceTests|PostgresConformanceTests'
 
 # Formatting: swift-format (shipped with the toolchain) at 120 columns, configured by .swift-format.
 # `make format` rewrites; `make format-check` (run by .ci/run) fails on any difference. The README's

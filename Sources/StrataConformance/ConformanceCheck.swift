@@ -102,4 +102,7 @@ public enum ConformanceCategory: String, Sendable, Hashable, CaseIterable {
     /// Hostile requests over every transport: nothing crashes the server or answers a 5xx, nothing
     /// escapes a scope.
     case adversary = "Adversary"
+    /// Seeded runs of several clients and a server over a simulated faulty network and clock:
+    /// everyone converges, nothing acknowledged is lost, and a seed replays byte for byte.
+    case simulation = "Simulation"
 }

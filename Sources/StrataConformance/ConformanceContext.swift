@@ -233,6 +233,13 @@ func expectNotNil<T>(
     return value
 }
 
+/// A failure at the caller's line, for a check that finds something wrong itself.
+func failure(
+    _ message: String, fileID: String = #fileID, filePath: String = #filePath, line: Int = #line
+) -> ConformanceFailure {
+    ConformanceFailure(message, fileID: fileID, filePath: filePath, line: line)
+}
+
 /// Expects `body` to throw a `StrataError` with `code` (and, when given, naming `entity` and
 /// `property`), and returns it.
 @discardableResult

@@ -63,7 +63,7 @@ public struct ConformanceSuite: Sendable {
             + MigrationChecks.shadowCopies + MigrationChecks.holders + MigrationChecks.rehearsals
             + MigrationChecks.typedRenames + MigrationChecks.conversions + MigrationChecks.collections
             + TransportChecks.all + FileTransferChecks.all + SubscriptionChecks.all + SharingChecks.all
-            + AdversaryChecks.all
+            + AdversaryChecks.all + SimulationChecks.all
             + ToolChecks.all
             + AggregateChecks.all + StreamChecks.all + UndoChecks.all + NestedContextChecks.all + SectionChecks.all
             + HookChecks.all + FileChecks.all + DerivedChecks.all + SearchChecks.all + SearchChecks.upkeep

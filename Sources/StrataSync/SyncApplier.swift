@@ -19,11 +19,27 @@ struct SyncApplier {
     /// Records this save brought that the client did not have (a subscription following their
     /// relationships owes their related records).
     private(set) var arrived: [RecordKey] = []
+    /// The properties the client's pending mutations change, by record (set by the caller before
+    /// ``finishLinks()``): a list the server sends does not undo a member's unpushed move.
+    var pendingProperties: [RecordKey: Set<String>] = [:]
+
+    /// Notes what `pending` mutations change, for ``finishLinks()``.
+    mutating func notePending(_ pending: [RecordKey: [SyncMutation]]) {
+        for (key, mutations) in pending {
+            var names: Set<String> = []
+            for mutation in mutations where mutation.kind == .put { names.formUnion(mutation.values.keys) }
+            if !names.isEmpty { pendingProperties[key] = names }
+        }
+    }
 
     init(session: SaveSession, configuration: SyncConfiguration) {
         self.session = session
         self.configuration = configuration
         session.mirrorsRemoteState = true
+        // The server's tombstones carry what its delete rules removed, nullified or kept: local
+        // rules act only on local-only records, which the server cannot know of.
+        let localOnly = configuration.localOnly
+        session.mirroredRulesReach = { localOnly.contains($0) }
     }
 
     private var workingSet: WorkingSet { session.workingSet }
@@ -139,21 +155,43 @@ struct SyncApplier {
                 }
                 return
             }
-            var merged = server.values
-            for name in pendingProperties where local.values[name] != nil { merged[name] = local[name] }
-            var links = change.links
-            for mutation in pending where mutation.kind == .put {
-                for (name, delta) in mutation.links {
-                    links[name] = MembershipDelta(added: delta.added, removed: delta.removed).applied(
-                        to: links[name] ?? [])
-                }
-            }
+            let (merged, links) = Self.merge(server.values, change.links, local: local, pending: pending)
             try stage(key, merged, links: links)
         case .merged(let record):
             try stage(key, record.values, links: change.links)
             superseded.formUnion(ids)
             wholePuts.append((key, change.links))
         }
+    }
+
+    /// The server's values and link lists with what `pending` changes taken from `local`.
+    private static func merge(
+        _ values: [String: Value], _ links: [String: [RecordID]], local: Record, pending: [SyncMutation]
+    ) -> ([String: Value], [String: [RecordID]]) {
+        var merged = values
+        var links = links
+        for mutation in pending where mutation.kind == .put {
+            for name in mutation.values.keys where local.values[name] != nil { merged[name] = local[name] }
+            for (name, delta) in mutation.links {
+                links[name] = MembershipDelta(added: delta.added, removed: delta.removed).applied(to: links[name] ?? [])
+            }
+        }
+        return (merged, links)
+    }
+
+    /// A record a push was answered `duplicate` for (applied by an earlier push whose answer was
+    /// lost): the server's state now, which another writer may have changed after it and past the
+    /// client's cursor, with what the client's still-pending mutations of it change kept (they
+    /// follow). Absent on the server, it is deleted with its local delete rules, as a pulled
+    /// tombstone is (its children that the server removed with it have not arrived yet, and a
+    /// required reference to it cannot be left dangling).
+    mutating func converge(on change: RemoteChange, keeping pending: [SyncMutation]) throws {
+        let key = change.key
+        guard !pending.isEmpty else { return try applyServerState(change) }
+        guard let values = change.values, let local = try workingSet.record(key.entity, id: key.id) else { return }
+        serverVersions.append((key, change.serverVersion))
+        let (merged, links) = Self.merge(values, change.links, local: local, pending: pending)
+        try stage(key, merged, links: links)
     }
 
     /// Sets the deferred link lists, now that every record of the batch is staged.
@@ -168,14 +206,40 @@ struct SyncApplier {
                     !configuration.localOnly.contains(relationship.destination)
                 else { continue }
                 let present = try workingSet.existing(targets, of: relationship.destination)
-                if let owner = try workingSet.record(key.entity, id: key.id),
-                    try workingSet.relatedIDs(of: owner, relationship) != present
-                {
-                    try session.setRelated(key, name, present)
-                }
+                guard let owner = try workingSet.record(key.entity, id: key.id) else { continue }
+                let local = try workingSet.relatedIDs(of: owner, relationship)
+                let wanted = try members(present, local: local, relationship)
+                if local != wanted { try session.setRelated(key, name, wanted) }
             }
         }
         linkPasses.removeAll()
+    }
+
+    /// The members to give a list the server sent as `present` (its members this client holds).
+    /// A list whose members each name their owner through a to-one (`Trip.stops`, by `Stop.trip`)
+    /// takes the server's order, but its membership stays with the members' own records: a local
+    /// member the server's list lacks (a record whose insert or move under this owner is still
+    /// pending, or whose own change has not arrived yet) stays, after the server's members, since
+    /// dropping it would clear its reference (refused outright when it is required); and a server
+    /// member whose reference the client changed and has not pushed yet stays where the client
+    /// put it. Other lists are the server's.
+    private func members(_ present: [RecordID], local: [RecordID], _ relationship: RelationshipDescription) throws
+        -> [RecordID]
+    {
+        guard let inverseName = relationship.inverse,
+            let inverse = workingSet.schema.entity(relationship.destination)?.relationship(inverseName),
+            inverse.isToOne
+        else { return present }
+        let localMembers = Set(local)
+        let fromServer = present.filter { id in
+            localMembers.contains(id)
+                || !(pendingProperties[RecordKey(entity: relationship.destination, id: id)]?.contains(inverseName)
+                    ?? false)
+        }
+        let listed = Set(fromServer)
+        // Members this save deletes are still on the list until the save's pipeline clears it.
+        return fromServer
+            + (try workingSet.existing(local.filter { !listed.contains($0) }, of: relationship.destination))
     }
 
     /// After the save's pipeline, in its transaction: records the server versions, drops superseded

@@ -43,15 +43,32 @@ extension SyncEngine {
             let byID = Dictionary(batch.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
             let newRejections: [SyncRejection] = try await store.commit(
                 author: nil, contextName: "sync", participants: [],
-                stage: { session, _ -> (SyncApplier, [SyncRejection]) in
+                stage: { session, reader -> (SyncApplier, [SyncRejection]) in
                     var applier = SyncApplier(session: session, configuration: configuration)
                     var rejections: [SyncRejection] = []
+                    // The mutations still pending once this answer is applied, read when the
+                    // answer carries server state (a rejection, a duplicate) to apply.
+                    var remaining: [RecordKey: [SyncMutation]] = [:]
+                    if response.results.contains(where: { $0.outcome != .applied && $0.current != nil }) {
+                        let answered = Set(response.results.map(\.id))
+                        remaining = try Self.pendingMutations(in: reader).mapValues { list in
+                            list.filter { !answered.contains($0.id) }
+                        }
+                        applier.notePending(remaining)
+                    }
                     for result in response.results {
-                        guard let mutation = byID[result.id], result.outcome == .rejected else { continue }
-                        rejections.append(
-                            SyncRejection(
-                                mutation: mutation, code: result.code ?? "rejected", reason: result.reason ?? ""))
-                        if let current = result.current { try applier.applyServerState(current) }
+                        guard let mutation = byID[result.id] else { continue }
+                        switch result.outcome {
+                        case .applied: continue
+                        case .rejected:
+                            rejections.append(
+                                SyncRejection(
+                                    mutation: mutation, code: result.code ?? "rejected", reason: result.reason ?? ""))
+                            if let current = result.current { try applier.applyServerState(current) }
+                        case .duplicate:
+                            guard let current = result.current else { continue }
+                            try applier.converge(on: current, keeping: remaining[current.key] ?? [])
+                        }
                     }
                     try applier.finishLinks()
                     return (applier, rejections)
@@ -64,7 +81,7 @@ extension SyncEngine {
                 for result in response.results {
                     guard let mutation = byID[result.id] else { continue }
                     acknowledged.insert(result.id)
-                    if result.outcome == .rejected {
+                    if result.outcome == .rejected || (result.outcome == .duplicate && result.current != nil) {
                         guard let current = result.current else { continue }
                         try Outbox.setServerVersion(
                             current.key, current.isTombstone ? nil : current.serverVersion, in: transaction)

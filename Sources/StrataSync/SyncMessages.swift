@@ -95,7 +95,9 @@ public struct MutationResult: Sendable, Hashable, Codable {
     public enum Outcome: String, Sendable, Hashable, Codable {
         /// Applied now.
         case applied
-        /// Applied by an earlier push (a retry): nothing was done again.
+        /// Applied by an earlier push (a retry): nothing was done again. The record's server state
+        /// as it is now is in `current` (another writer may have changed it since), and its version
+        /// in `serverVersion`.
         case duplicate
         /// Refused; see `code` and `reason`. The record's server state is in `current`.
         case rejected
@@ -111,7 +113,8 @@ public struct MutationResult: Sendable, Hashable, Codable {
     public var code: String?
     /// For a rejection: why, in a sentence.
     public var reason: String?
-    /// For a rejection: the record's state on the server, which the client restores.
+    /// For a rejection or a duplicate: the record's state on the server, which the client restores
+    /// (keeping what its later pending mutations of the record change).
     public var current: RemoteChange?
 
     /// A result as a server (or a remote of your own) reports it.

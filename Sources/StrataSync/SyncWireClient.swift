@@ -13,19 +13,28 @@ public struct SyncWireClient: SyncTrafficCounting {
     /// Where bearer tokens come from.
     public let tokens: any SyncTokenProvider
     private let send: Send
-    private let formats = FormatMemory()
+    private let formats: FormatMemory
     private let counted = TrafficCounter()
 
     /// A client that authenticates with `tokens` and sends with `send`.
     public init(tokens: any SyncTokenProvider, send: @escaping Send) {
+        self.init(tokens: tokens, formatRetryInterval: .seconds(300), send: send)
+    }
+
+    /// A client that authenticates with `tokens`, sends with `send`, and after falling back to
+    /// format 1 for a server that refused format 2 tries format 2 again once
+    /// `formatRetryInterval` has passed (a rolling deploy replaces the old server in the meantime).
+    public init(tokens: any SyncTokenProvider, formatRetryInterval: Duration, send: @escaping Send) {
         self.tokens = tokens
         self.send = send
+        self.formats = FormatMemory(retryInterval: formatRetryInterval)
     }
 
     /// Bytes of the bodies this client (and its copies) sent and received, queries included.
     public var traffic: (sent: Int, received: Int) { counted.totals }
 
-    /// Whether a server refused format 2 and this client now speaks format 1 to it.
+    /// Whether a server refused format 2 and this client speaks format 1 to it for now (until
+    /// the retry interval has passed).
     public var fellBackToFormat1: Bool { formats.onlyFormat1 }
 
     /// Pushes mutations, in the request's format (format 2 unless the server speaks only 1).
@@ -60,20 +69,26 @@ public struct SyncWireClient: SyncTrafficCounting {
         }
     }
 
-    /// Sends in format 2 unless the server is known to speak only format 1; a 409 to a format-2
-    /// request (what a server built before format 2 answers) is retried once in format 1, and
-    /// when that succeeds this client speaks format 1 to the server from then on. Other versions
-    /// are sent as asked.
+    /// Sends in format 2 unless the server refused it lately; a 409 that refuses format 2 (what a
+    /// server built before it answers: "… format version 2 is not supported …") is retried once
+    /// in format 1, and when that succeeds this client speaks format 1 to the server until the
+    /// retry interval has passed, then tries format 2 again. Any other 409 (a schema version, a
+    /// proxy) is the caller's error and changes nothing. Other versions are sent as asked.
     private func negotiated<T>(_ requested: Int, _ call: (Int) async throws -> T) async throws -> T {
         guard requested == 2 else { return try await call(requested) }
         guard !formats.onlyFormat1 else { return try await call(1) }
         do {
             return try await call(2)
-        } catch let error as SyncTransportError where error.kind == .incompatible {
+        } catch let error as SyncTransportError where Self.refusesFormat2(error) {
             let answer = try await call(1)
-            formats.onlyFormat1 = true
+            formats.fellBack()
             return answer
         }
+    }
+
+    /// Whether a failure is a server's refusal of format 2 itself.
+    static func refusesFormat2(_ error: SyncTransportError) -> Bool {
+        error.kind == .incompatible && error.reason.contains("format version 2 is not supported")
     }
 
     func exchange<T>(_ request: SyncWire.Request, decode: ([UInt8]) throws -> T) async throws -> T {
@@ -120,13 +135,14 @@ public struct SyncWireClient: SyncTrafficCounting {
     }
 }
 
-/// What a client learned of its server's formats, shared by the copies of one ``SyncWireClient``.
+/// What a client learned of its server's formats, shared by the copies of one ``SyncWireClient``:
+/// until when it speaks format 1 (never for good).
 private final class FormatMemory: Sendable {
-    private let state = Mutex(false)
-    var onlyFormat1: Bool {
-        get { state.withLock { $0 } }
-        set { state.withLock { $0 = newValue } }
-    }
+    private let until = Mutex<ContinuousClock.Instant?>(nil)
+    let retryInterval: Duration
+    init(retryInterval: Duration) { self.retryInterval = retryInterval }
+    var onlyFormat1: Bool { until.withLock { $0.map { ContinuousClock.now < $0 } ?? false } }
+    func fellBack() { until.withLock { $0 = ContinuousClock.now + retryInterval } }
 }
 
 /// The bytes a ``SyncWireClient`` and its copies moved.

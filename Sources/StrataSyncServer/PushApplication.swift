@@ -220,8 +220,9 @@ struct PushApplication {
         }
     }
 
-    /// Each mutation's answer: the server version an applied one left, and for a rejected one the
-    /// record's current state — as far as the caller may read it.
+    /// Each mutation's answer: the server version an applied one left, and for a rejected or a
+    /// duplicate one the record's current state (and a duplicate's version) — as far as the caller
+    /// may read it.
     func response(_ outcome: SaveSession.Outcome, in reader: any StorageReadTransaction) throws -> PushResponse {
         var results = results
         let byID = Dictionary(request.mutations.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
@@ -230,10 +231,17 @@ struct PushApplication {
                 // Written by this save, or (a put that changed nothing) as stored.
                 results[index].serverVersion =
                     try outcome.written[key].map { $0?.version } ?? reader.record(key.entity, id: key.id)?.version
-            } else if results[index].outcome == .rejected, let mutation = byID[results[index].id],
+            } else if results[index].outcome != .applied, let mutation = byID[results[index].id],
                 reader.schema.entity(mutation.entity) != nil
             {
-                results[index].current = try current(of: mutation, in: reader)
+                // A rejection, and a duplicate too: the client's value may have been overwritten
+                // since it was applied (an answer lost, another writer, then the resend), and its
+                // cursor may be past that change, so the answer says what the server holds.
+                let current = try current(of: mutation, in: reader)
+                results[index].current = current
+                if results[index].outcome == .duplicate, !current.isTombstone {
+                    results[index].serverVersion = current.serverVersion
+                }
             }
         }
         return PushResponse(results: results)

@@ -97,9 +97,16 @@ extension SyncServer {
                         if case .some(let prior) = before, try !filter.isVisible(prior, in: transaction) {
                             continue
                         }
-                        change = RemoteChange(
-                            entity: key.entity, recordID: key.id, values: nil, links: [:],
-                            serverVersion: change.serverVersion, timestamp: change.timestamp, origin: nil)
+                        // Deleted: a tombstone, which the client applies with its delete rules.
+                        // Still here but outside the scope or the subscriptions (changed so it no
+                        // longer matches): an eviction, removed without them, so nothing the
+                        // server keeps is cascaded away or blocks the pull's save on the client.
+                        change =
+                            change.isTombstone
+                            ? RemoteChange(
+                                entity: key.entity, recordID: key.id, values: nil, links: [:],
+                                serverVersion: change.serverVersion, timestamp: change.timestamp, origin: nil)
+                            : .eviction(of: key, serverVersion: change.serverVersion, timestamp: change.timestamp)
                     }
                 }
                 changes.append(change)

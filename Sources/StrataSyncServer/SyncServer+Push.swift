@@ -13,9 +13,26 @@ extension SyncServer {
     /// Applies a client's batch on behalf of `identity` (`nil`: trusted, unscoped). With an
     /// identity, the client ID is bound to it on its first push (another identity using it is
     /// `StrataError.Code.permissionDenied`) and every mutation passes `access`'s write checks.
+    ///
+    /// A batch that deletes a record and then inserts one with the same ID again (a client's
+    /// separate saves, batched by its outbox: a string ID reused, an undone delete) is applied as
+    /// the client saved it — the delete with its rules, then the new record — in one commit per
+    /// such boundary (see ``PushSegments``); each commit keeps its own bookkeeping, so a resend
+    /// after a failure between them answers the committed part as duplicates.
     public func push(_ request: PushRequest, as identity: SyncIdentity?) async throws -> PushResponse {
         try SyncWire.checkVersion("push", request.version)
         try checkSchemaVersion(request.schemaVersion)
+        var results: [MutationResult] = []
+        for segment in PushSegments.split(request.mutations) {
+            var part = request
+            part.mutations = segment
+            results += try await pushSegment(part, as: identity).results
+        }
+        return PushResponse(results: results)
+    }
+
+    /// Applies mutations that one save can hold (no record deleted and inserted again).
+    private func pushSegment(_ request: PushRequest, as identity: SyncIdentity?) async throws -> PushResponse {
         var rejected: [MutationID: StrataError] = [:]
         // Each failing mutation is set aside and the batch retried without it.
         for _ in 0...request.mutations.count {

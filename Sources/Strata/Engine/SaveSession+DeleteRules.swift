@@ -29,7 +29,9 @@ extension SaveSession {
             for doomed in wave where !evicted.contains(doomed.key) {
                 guard let entity = entities.describe(doomed.key.entity) else { continue }
                 for relationship in entity.relationships
-                where relationship.deleteRule == .cascade && relationship.name != doomed.back {
+                where relationship.deleteRule == .cascade && relationship.name != doomed.back
+                    && rulesReach(relationship)
+                {
                     guard let ids = destinations[LinkKey(doomed.key, relationship.name)] else { continue }
                     if cascadesByVersion(relationship, from: entity) {
                         pendingVersions[relationship.destination, default: []].append(contentsOf: ids)
@@ -54,7 +56,8 @@ extension SaveSession {
 
             for doomed in wave where !evicted.contains(doomed.key) {
                 guard let entity = entities.describe(doomed.key.entity) else { continue }
-                for relationship in entity.relationships where relationship.name != doomed.back {
+                for relationship in entity.relationships
+                where relationship.name != doomed.back && rulesReach(relationship) {
                     let related = destinations[LinkKey(doomed.key, relationship.name)] ?? []
                     guard !related.isEmpty else { continue }
                     switch relationship.deleteRule {
@@ -99,7 +102,12 @@ extension SaveSession {
                     survivors.append(id)
                 }
             }
-            if !survivors.isEmpty {
+            // A mirrored deletion (a sync client applying the server's tombstone) already passed
+            // the server's deny against the server's records; local referrers are changes the
+            // server has not seen yet (their push will be answered) or records whose own changes
+            // are still on their way. Refusing would fail every later sync of the client for
+            // good; they keep their reference (as under noAction) until those answers arrive.
+            if !survivors.isEmpty, !mirrorsRemoteState {
                 throw StrataError(
                     .deleteDenied, entity: snapshot.entity, recordID: snapshot.id, property: relationship.name,
                     count: survivors.count,
@@ -124,6 +132,18 @@ extension SaveSession {
                 }
             }
         }
+    }
+
+    /// Whether a deleted record's rule acts along `relationship` (see ``mirroredRulesReach``);
+    /// where it does not, the relationship is left as under noAction. Taking the deleted record out
+    /// of the other side's link lists (a many-to-many's nullify) always acts: it only keeps those
+    /// lists naming records that exist, as the other store's did.
+    func rulesReach(_ relationship: RelationshipDescription) -> Bool {
+        guard let reach = mirroredRulesReach, !reach(relationship.destination) else { return true }
+        guard relationship.deleteRule == .nullify, let name = relationship.inverse,
+            let inverse = schema.entity(relationship.destination)?.relationship(name)
+        else { return false }
+        return !inverse.isToOne
     }
 
     /// Whether the records a cascade along `relationship` reaches need nothing but their IDs and

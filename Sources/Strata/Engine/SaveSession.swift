@@ -23,8 +23,18 @@ package final class SaveSession {
     /// The latest inserts of one entity, not yet in `uncheckedInserts`.
     var uncheckedRun: (entity: String, ids: [RecordID])?
     /// Set when the save copies another store's state (a sync pull): a reference that dangles
-    /// there because its destination was deleted under noAction may dangle here too.
+    /// there because its destination was deleted under noAction may dangle here too, and a
+    /// deletion the server made is not refused by a deny over local referrers (they keep their
+    /// reference, as under noAction, until the server's answers about them arrive).
     package var mirrorsRemoteState = false
+    /// Set when the save applies deletions another store already made with its own rules (a sync
+    /// client applying the server's tombstones): the destination entities whose records the local
+    /// rules still reach — those the other store cannot know of (local-only entities). What the
+    /// server's rules did to the records it shares arrives as changes of their own, and the local
+    /// copies of those records may differ by changes not pushed yet (a trip's traveller changed
+    /// here, so a cascade from the old traveller's deletion reaches it here and not there); so the
+    /// relationships into them are left as under noAction. `nil`: every relationship's rule acts.
+    package var mirroredRulesReach: (@Sendable (String) -> Bool)?
     /// Set when the save loads records that already have identities, versions and link lists
     /// (an import, a copy): inserts keep their versions, link lists are taken as given, inverses
     /// are not re-derived (the source kept them), and references are checked once the whole load

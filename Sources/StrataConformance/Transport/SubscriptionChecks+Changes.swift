@@ -42,6 +42,37 @@ extension SubscriptionChecks {
             try expectEqual(names.trips, ["Lisbon", "Faro"])
             try expectEqual(try await engine.pendingMutations().count, 0, "arrivals and evictions queue nothing")
         },
+        ConformanceCheck(.subscriptions, "aRecordThatStopsMatchingIsEvictedNeverDeletedWithItsRules") { c in
+            let data = try await SubscriptionWorld.make(c)
+            let server = data.world.server.store
+            let (trip, stop) = try await data.keptTripWithALisbonStop()
+            let (store, engine, _) = try await data.client()
+            // The stop is covered on its own too (Trip.stops cascades on a delete).
+            for subscription in try SubscriptionWorld.keptTripsAndLisbonStops() {
+                try await engine.subscribe(subscription)
+            }
+            try await engine.syncNow()
+            try expectEqual(try await store.repository(Trip.self).fetch(trip.id)?.name, "keep")
+            try expectEqual(try await store.repository(Stop.self).fetch(stop.id), stop)
+            // The trip no longer matches: the pull says so with an eviction, never a tombstone.
+            let probe = data.world.host.remote(tokens: FixedToken("token-a"))
+            let subscriptions = try await engine.subscriptions()?.map(\.subscription) ?? []
+            let before = try await probe.pull(
+                PullRequest(clientID: "probe", cursor: nil, subscriptions: subscriptions))
+            var renamed = trip
+            renamed.name = "gone"
+            try await server.repository(Trip.self).update(renamed)
+            let pulled = try await probe.pull(
+                PullRequest(clientID: "probe", cursor: before.cursor, subscriptions: subscriptions))
+            let change = pulled.changes.first { $0.recordID == .uuid(trip.id) }
+            try expect(change?.isEviction == true, "the trip leaves as an eviction: \(String(describing: change))")
+            try await engine.syncNow()
+            // Removed without its delete rules: the stop, still covered and on the server, stays.
+            try expect(try await store.repository(Trip.self).fetch(trip.id) == nil, "the trip left the client")
+            try expectEqual(try await store.repository(Stop.self).fetch(stop.id), stop)
+            try expectEqual(try await server.repository(Stop.self).fetch(stop.id), stop)
+            try expectEqual(try await engine.pendingMutations().count, 0, "an eviction queues nothing")
+        },
         ConformanceCheck(.subscriptions, "goingBackToEverythingResetsToTheWholeScope") { c in
             let data = try await SubscriptionWorld.make(c)
             let (store, engine, _) = try await data.client()

@@ -49,6 +49,26 @@ struct SubscriptionWorld {
         )
     }
 
+    /// A trip named "keep" of Ana's with a stop in Lisbon, written by the server.
+    func keptTripWithALisbonStop() async throws -> (Trip, Stop) {
+        let trip = Trip(name: "keep", start: TravelDomain.day(7), traveller: ana.id)
+        let stop = Stop(name: "Alfama", city: "Lisbon", trip: trip.id)
+        try await world.server.store.transaction { tx in
+            try tx.insert(trip)
+            try tx.insert(stop)
+        }
+        return (trip, stop)
+    }
+
+    /// Trips named "keep", and stops in Lisbon whatever their trip.
+    static func keptTripsAndLisbonStops() throws -> [SyncSubscription] {
+        let names: [Value] = [.string("keep")]
+        return [
+            try SyncSubscription("kept", Trip.self, where: "name in $names", parameters: ["names": .array(names)]),
+            try SyncSubscription("lisbon", Stop.self, where: "city == $city", parameters: ["city": .string("Lisbon")]),
+        ]
+    }
+
     /// Subscribes to the people named `names` and their trips.
     static func people(_ name: String, _ names: [String], ttl: Duration? = nil) throws -> SyncSubscription {
         try SyncSubscription(

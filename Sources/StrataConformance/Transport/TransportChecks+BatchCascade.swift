@@ -59,6 +59,41 @@ extension TransportChecks {
             let later = try await world.server.push(
                 PushRequest(clientID: "a", mutations: [mutation(7, .put, try stop.record(), insert: true)]))
             try expectEqual(later.results.map(\.outcome), [.rejected])
-        }
+        },
+        ConformanceCheck(.transport, "aDeleteAndAReinsertOfOneIDInOnePushReplaceTheRecordAsTheClientSavedThem") { c in
+            let world = try await TransportWorld.make(c)
+            let (client, engine) = try await world.client("a", tokens: FixedToken("token-a"))
+            let trips = client.repository(Trip.self)
+            let stops = client.repository(Stop.self)
+            let trip = Trip(name: "Lisbon", start: Date(timeIntervalSince1970: 1_000))
+            let old = Stop(name: "Alfama", city: "Lisbon", trip: trip.id)
+            try await trips.insert(trip)
+            try await stops.insert(old)
+            try await engine.syncNow()
+            // Offline: the trip deleted (its stop cascades), then a trip with the same ID saved
+            // again with a new stop under it — separate saves, one outbox batch.
+            try await trips.delete(trip.id)
+            var again = trip
+            again.name = "Lisbon again"
+            let new = Stop(name: "Belém", city: "Lisbon", trip: trip.id)
+            try await client.transaction { [again] tx in
+                try tx.insert(again)
+                try tx.insert(new)
+            }
+            let report = try await engine.syncNow()
+            try expectEqual(report.rejected, 0, "nothing rejected")
+            try expectEqual(try await engine.pendingMutations().count, 0)
+            let server = world.server.store
+            try expectEqual(try await server.repository(Trip.self).fetch(trip.id)?.name, "Lisbon again")
+            try expect(try await server.repository(Stop.self).fetch(old.id) == nil, "the old stop cascaded")
+            try expectEqual(try await server.repository(Stop.self).fetch(new.id)?.trip, trip.id)
+            // A fresh client pulls what the first one holds.
+            let (observer, observerEngine) = try await world.client("o", tokens: FixedToken("token-a"))
+            try await observerEngine.syncNow()
+            try expectEqual(try await observer.repository(Trip.self).fetch(trip.id), try await trips.fetch(trip.id))
+            try expectEqual(
+                try await observer.repository(Stop.self).fetch().map(\.id), try await stops.fetch().map(\.id))
+            try expectEqual(try await stops.fetch().map(\.id), [new.id])
+        },
     ]
 }

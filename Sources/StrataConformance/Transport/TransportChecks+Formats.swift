@@ -68,6 +68,65 @@ extension TransportChecks {
             try expect(seen.versions.filter { $0 == 1 }.count >= 5, "the rest in format 1: \(seen.versions)")
             try await expectSettled([store], server: world.server)
         },
+        ConformanceCheck(.transport, "aFallbackToFormatOneIsForAWhileAndOnlyForARefusalOfFormatTwo") { c in
+            let world = try await TransportWorld.make(c)
+            let seen = WireLog()
+            let refusals = Mutex(1)
+            let client = SyncWireClient(tokens: FixedToken("token-a"), formatRetryInterval: .zero) { request in
+                seen.record(request)
+                let refuse = refusals.withLock { left in
+                    defer { left = max(0, left - 1) }
+                    return left > 0 && Self.version(of: request) == 2
+                }
+                // An old node of a rolling deploy answers the first request; a new one the rest.
+                if refuse { return SyncEndpoint.failure(409, .incompatible, "pull format version 2 is not supported") }
+                return try await world.host.send(Self.received(request))
+            }
+            let remote = WireClientRemote(client: client, version: nil)
+            _ = try await remote.pull(PullRequest(clientID: "a", cursor: nil))
+            _ = try await remote.pull(PullRequest(clientID: "a", cursor: nil))
+            try expectEqual(seen.versions, [2, 1, 2], "refused, answered in format 1, then format 2 again")
+            try expect(!client.fellBackToFormat1, "the fallback ran out")
+            // A 409 about something else (the schema version) is the caller's error, not a downgrade.
+            let strict = WireLog()
+            let other = SyncWireClient(tokens: FixedToken("token-a")) { request in
+                strict.record(request)
+                return SyncEndpoint.failure(409, .incompatible, "the client's store is at schema version 1")
+            }
+            do {
+                _ = try await WireClientRemote(client: other, version: nil).pull(
+                    PullRequest(clientID: "a", cursor: nil))
+                throw failure("a schema-version 409 fails the pull")
+            } catch let error as SyncTransportError {
+                try expectEqual(error.kind, .incompatible)
+            }
+            try expectEqual(strict.versions, [2], "nothing retried in format 1")
+            try expect(!other.fellBackToFormat1, "no fallback")
+        },
+        ConformanceCheck(.transport, "aTombstoneInAFormatOneAnswerIsRemovedWithoutLocalDeleteRules") { c in
+            let data = try await SubscriptionWorld.make(c)
+            let server = data.world.server.store
+            let (trip, stop) = try await data.keptTripWithALisbonStop()
+            let formatOne = WireClientRemote(
+                client: SyncWireClient(tokens: FixedToken("token-a")) { request in
+                    try await data.world.host.send(Self.received(request))
+                }, version: 1)
+            let store = try await c.store().withSync(SyncConfiguration(clientID: "a"))
+            let engine = try SyncEngine(store: store, remote: formatOne)
+            for subscription in try SubscriptionWorld.keptTripsAndLisbonStops() {
+                try await engine.subscribe(subscription)
+            }
+            try await engine.syncNow()
+            try expectEqual(try await store.repository(Stop.self).fetch(stop.id), stop)
+            // Format 1 cannot tell the trip's leaving the subscription from its deletion; the
+            // client removes it without its cascade, so the stop the server keeps stays.
+            var renamed = trip
+            renamed.name = "gone"
+            try await server.repository(Trip.self).update(renamed)
+            try await engine.syncNow()
+            try expect(try await store.repository(Trip.self).fetch(trip.id) == nil, "the trip left the client")
+            try expectEqual(try await store.repository(Stop.self).fetch(stop.id), stop)
+        },
     ]
 
     /// A request as a server receives it: the query through its percent-encoded form.

@@ -86,6 +86,7 @@ extension SyncEngine {
         into applier: inout SyncApplier
     ) throws {
         let pending = try pendingMutations(in: reader)
+        applier.notePending(pending)
         try applier.prefetch(records)
         for change in records {
             if change.isEviction {
