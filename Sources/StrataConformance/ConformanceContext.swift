@@ -82,7 +82,8 @@ public final class ConformanceContext: Sendable {
         }
         guard let location = store.location, registry.descriptor(for: location.scheme) != nil else {
             throw ConformanceFailure(
-                "\(backend.name)'s store has no location of a registered scheme (\(store.location?.description ?? "none"))",
+                "\(backend.name)'s store has no location of a registered scheme "
+                    + "(\(store.location?.description ?? "none"))",
                 fileID: #fileID, filePath: #filePath, line: #line)
         }
         return (registry, location.description)
