@@ -49,7 +49,7 @@ extension SyncEngine {
                     // The mutations still pending once this answer is applied, read when the
                     // answer carries server state (a rejection, a duplicate) to apply.
                     var remaining: [RecordKey: [SyncMutation]] = [:]
-                    if response.results.contains(where: { $0.outcome != .applied && $0.current != nil }) {
+                    if response.results.contains(where: { $0.current != nil }) {
                         let answered = Set(response.results.map(\.id))
                         remaining = try Self.pendingMutations(in: reader).mapValues { list in
                             list.filter { !answered.contains($0.id) }
@@ -59,7 +59,10 @@ extension SyncEngine {
                     for result in response.results {
                         guard let mutation = byID[result.id] else { continue }
                         switch result.outcome {
-                        case .applied: continue
+                        case .applied:
+                            // Applied, but not whole (a link target dropped): take what the server holds.
+                            guard let current = result.current else { continue }
+                            try applier.converge(on: current, keeping: remaining[current.key] ?? [])
                         case .rejected:
                             rejections.append(
                                 SyncRejection(
@@ -81,7 +84,7 @@ extension SyncEngine {
                 for result in response.results {
                     guard let mutation = byID[result.id] else { continue }
                     acknowledged.insert(result.id)
-                    if result.outcome == .rejected || (result.outcome == .duplicate && result.current != nil) {
+                    if result.outcome == .rejected || result.current != nil {
                         guard let current = result.current else { continue }
                         try Outbox.setServerVersion(
                             current.key, current.isTombstone ? nil : current.serverVersion, in: transaction)

@@ -113,8 +113,10 @@ public struct MutationResult: Sendable, Hashable, Codable {
     public var code: String?
     /// For a rejection: why, in a sentence.
     public var reason: String?
-    /// For a rejection or a duplicate: the record's state on the server, which the client restores
-    /// (keeping what its later pending mutations of the record change).
+    /// For a rejection or a duplicate, and for an applied put the server did not take whole (a
+    /// link to a record that is absent, or not the caller's to write into, dropped): the record's
+    /// state on the server, which the client restores (keeping what its later pending mutations
+    /// of the record change).
     public var current: RemoteChange?
 
     /// A result as a server (or a remote of your own) reports it.

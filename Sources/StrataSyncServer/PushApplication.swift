@@ -29,6 +29,9 @@ struct PushApplication {
     private var appliedKeys: [Int: RecordKey] = [:]
     /// Records this push inserted (absent before it), by the index of the put's result.
     private var insertedAt: [Int: RecordKey] = [:]
+    /// Applied puts whose link targets were dropped (absent, or not the caller's to write into):
+    /// answered with the record's state, since the server holds less than the client sent.
+    private var adjusted: Set<MutationID> = []
 
     init(
         request: PushRequest, identity: SyncIdentity?, rejected: [MutationID: StrataError],
@@ -69,7 +72,9 @@ struct PushApplication {
         }
         try prefetch(session)
         for mutation in request.mutations { try stage(mutation, session, reader) }
-        for mutation in linkMutations { try SyncServer.applyLinks(mutation, by: view, session) }
+        for mutation in linkMutations where try SyncServer.applyLinks(mutation, by: view, session) {
+            adjusted.insert(mutation.id)
+        }
     }
 
     private mutating func stage(
@@ -222,7 +227,7 @@ struct PushApplication {
 
     /// Each mutation's answer: the server version an applied one left, and for a rejected or a
     /// duplicate one the record's current state (and a duplicate's version) — as far as the caller
-    /// may read it.
+    /// may read it; an applied put whose link targets were dropped carries its state too.
     func response(_ outcome: SaveSession.Outcome, in reader: any StorageReadTransaction) throws -> PushResponse {
         var results = results
         let byID = Dictionary(request.mutations.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
@@ -231,6 +236,9 @@ struct PushApplication {
                 // Written by this save, or (a put that changed nothing) as stored.
                 results[index].serverVersion =
                     try outcome.written[key].map { $0?.version } ?? reader.record(key.entity, id: key.id)?.version
+                if adjusted.contains(results[index].id), let mutation = byID[results[index].id] {
+                    results[index].current = try current(of: mutation, in: reader)
+                }
             } else if results[index].outcome != .applied, let mutation = byID[results[index].id],
                 reader.schema.entity(mutation.entity) != nil
             {

@@ -6,18 +6,24 @@ import StrataSync
 extension SyncServer {
     /// Applies a put's link deltas: many-to-many element by element (a target the caller may not
     /// write into is dropped, as an absent one is); an ordered list is reordered (its members
-    /// follow their own to-one references).
-    static func applyLinks(_ mutation: SyncMutation, by view: AccessView?, _ session: SaveSession) throws {
+    /// follow their own to-one references). Returns whether a target was dropped: the put is
+    /// still applied, but what the server holds is not what the client sent, so its answer
+    /// carries the record's state for the client to converge on.
+    @discardableResult
+    static func applyLinks(_ mutation: SyncMutation, by view: AccessView?, _ session: SaveSession) throws -> Bool {
         let workingSet = session.workingSet
         guard let owner = try workingSet.record(mutation.entity, id: mutation.recordID),
             let entity = workingSet.schema.entity(mutation.entity)
-        else { return }
+        else { return false }
+        var dropped = false
         for (name, delta) in mutation.links.sorted(by: { $0.key < $1.key }) {
             guard let relationship = entity.relationship(name) else { continue }
             switch relationship.storage {
             case .links:
                 for target in delta.removed { try session.unlink(owner.key, name, target) }
-                for target in try linkable(delta.added, of: relationship.destination, by: view, in: session) {
+                let targets = try linkable(delta.added, of: relationship.destination, by: view, in: session)
+                if targets.count < Set(delta.added).count { dropped = true }
+                for target in targets {
                     try session.link(owner.key, name, target)
                 }
                 if relationship.isOrdered { try reorder(owner, relationship, delta.order, session) }
@@ -27,6 +33,7 @@ extension SyncServer {
                 continue
             }
         }
+        return dropped
     }
 
     /// Puts the current members of an ordered relationship in the order given; members the order

@@ -57,7 +57,17 @@ struct SimulationRunTests {
         if let failure {
             let shrunk = try await simulation.shrink(failure)
             let found = (shrunk.divergences + shrunk.losses).prefix(6).joined(separator: "; ")
-            Issue.record("seed \(shrunk.seed) diverged (shortest prefix \(shrunk.steps) steps): \(found)")
+            let file = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "strata-simulation-mixed-\(shrunk.seed)-\(shrunk.steps).txt")
+            let written = (try? Data(shrunk.trace.joined(separator: "\n").utf8).write(to: file)) != nil
+            Issue.record(
+                """
+                seed \(shrunk.seed) diverged (shortest prefix \(shrunk.steps) steps): \(found)
+                replay: STRATA_SIMULATION_MIXED_SEEDS=1 STRATA_SIMULATION_MIXED_SEED=\(shrunk.seed) \
+                STRATA_SIMULATION_STEPS=\(shrunk.steps) swift test --skip-build --disable-xctest \
+                --filter SimulationRunTests/\(name == "SQLite" ? "sqliteServer" : "postgresServer")
+                the whole trace: \(written ? file.path : "(could not be written)")
+                """)
         }
         let seconds = (ContinuousClock.now - started).components.seconds
         print("Sync simulation (\(name) server; SQLite, LMDB, JSON-file clients): \(score.line), \(seconds) s")

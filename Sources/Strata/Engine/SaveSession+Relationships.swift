@@ -74,6 +74,23 @@ extension SaveSession {
         return record
     }
 
+    /// For a record being inserted: records staged earlier in the same save whose to-one already
+    /// names it (a child inserted or moved under it before it existed) join its ordered to-many
+    /// list, as they would have had it existed, so the list and the references agree (a cascade
+    /// follows the list).
+    func adoptListMembers(_ key: RecordKey, entity: EntityDescription) throws {
+        for relationship in entity.relationships where relationship.storage == .orderedLinks {
+            guard let inverse = schema.inverse(of: relationship), inverse.isToOne else { continue }
+            let members = workingSet.stagedReferrers(relationship.destination, property: inverse.name, to: key.id)
+            guard !members.isEmpty else { continue }
+            var list = try workingSet.links(key.entity, relationship: relationship.name, from: key.id)
+            let listed = Set(list)
+            list += members.filter { !listed.contains($0) }
+            try workingSet.stageLinks(key.entity, relationship: relationship.name, from: key.id, to: list)
+            touch(key.entity, relationship, key.id)
+        }
+    }
+
     func requireRelationship(_ entityName: String, _ name: String) throws -> RelationshipDescription {
         let entity = try schema.requireEntity(entityName)
         guard let relationship = entity.relationship(name) else {

@@ -96,6 +96,7 @@ package final class SaveSession {
             record = try adoptOneToOnePointers(record, entity: entity)
             workingSet.stageInsert(key, record, entity: entity)
         }
+        try adoptListMembers(key, entity: entity)
         for relationship in entity.relationships {
             if relationship.isToOne, let target = RecordID(record[relationship.name]) {
                 try maintainInverse(owner: key, relationship, old: nil, new: target)

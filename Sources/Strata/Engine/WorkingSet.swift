@@ -199,6 +199,17 @@ package final class WorkingSet: StorageReadTransaction {
         return result.sorted()
     }
 
+    /// The records staged in this save whose to-one `property` names `target`, in the order they
+    /// were first staged (no backend read).
+    func stagedReferrers(_ entity: String, property: String, to target: RecordID) -> [RecordID] {
+        let found = stagedReferrers[ReferenceKey(entity: entity, property: property, target: target)] ?? []
+        return found.sorted {
+            (positions[RecordKey(entity: entity, id: $0)] ?? .max, $0) < (
+                positions[RecordKey(entity: entity, id: $1)] ?? .max, $1
+            )
+        }
+    }
+
     package func referrers(_ entity: String, property: String, toEach targets: [RecordID]) throws -> [RecordID:
         [RecordID]]
     {

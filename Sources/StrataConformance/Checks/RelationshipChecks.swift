@@ -92,6 +92,38 @@ enum RelationshipChecks {
             try expectEqual(try await stopNames(store, data.lisbonSpring.id), ["Alfama", "Belém"])
             try expectEqual(try await store.repository(Stop.self).fetch(data.sintra.id)?.trip, data.portoWine.id)
         },
+        // Found by the sync simulation: a pushed batch carried a stop before its trip's insert, and
+        // the trip's list stayed empty, so deleting the trip left the stop naming it.
+        ConformanceCheck(.relationships, "childrenSavedBeforeTheirOwnerInOneSaveJoinItsOrderedList") { c in
+            let store = try await c.store()
+            for path in ["transaction", "context"] {
+                let trip = Trip(name: "Later (\(path))", start: TravelDomain.day(1))
+                let first = Stop(name: "First", city: "Lisbon", trip: trip.id)
+                let second = Stop(name: "Second", city: "Porto", trip: trip.id)
+                if path == "transaction" {
+                    try await store.transaction { tx in
+                        for stop in [first, second] { try tx.insert(stop) }
+                        try tx.insert(trip)
+                    }
+                } else {
+                    let context = store.makeContext()
+                    for stop in [first, second] { try await context.insert(stop) }
+                    try await context.insert(trip)
+                    try await context.save()
+                }
+                // A transaction keeps the order they were saved in; a context's save sets the list
+                // from its own pending view (the order among members it inserted is not promised).
+                let names = try await stopNames(store, trip.id)
+                try expectEqual(
+                    path == "transaction" ? names : names.sorted(), ["First", "Second"], "\(path): the list holds them")
+                try await store.repository(Trip.self).delete(trip.id)
+                for stop in [first, second] {
+                    try expectEqual(
+                        try await store.repository(Stop.self).fetch(stop.id), nil,
+                        "\(path): deleting the trip cascades to \(stop.name)")
+                }
+            }
+        },
         ConformanceCheck(.relationships, "orderSurvivesReopen", requires: [.reopen]) { c in
             let (store, data) = try await c.seeded()
             try await store.repository(Trip.self).setRelated(

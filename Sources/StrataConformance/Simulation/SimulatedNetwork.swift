@@ -73,7 +73,7 @@ actor SimulatedNetwork: SyncRemote {
         note(answer, of: request)
         if strikes(faults.answerLost) {
             injected += 1
-            log.append("c\(client) push \(size): \(Self.summary(answer)), answer lost")
+            log.append("c\(client) push \(size): \(Self.summary(answer)), answer lost" + Self.detail(request, answer))
             throw SyncTransportError(.offline, "simulated: the answer was lost")
         }
         if strikes(faults.duplicated) {
@@ -83,7 +83,7 @@ actor SimulatedNetwork: SyncRemote {
             log.append("c\(client) push \(size): \(Self.summary(answer)), sent twice: \(Self.summary(again))")
             return again
         }
-        log.append("c\(client) push \(size): \(Self.summary(answer))")
+        log.append("c\(client) push \(size): \(Self.summary(answer))" + Self.detail(request, answer))
         return answer
     }
 
@@ -119,7 +119,8 @@ actor SimulatedNetwork: SyncRemote {
         let request = heldBack.removeFirst()
         let answer = try await server.push(request)
         note(answer, of: request)
-        log.append("c\(client) late push \(request.mutations.count): \(Self.summary(answer))")
+        log.append(
+            "c\(client) late push \(request.mutations.count): \(Self.summary(answer))" + Self.detail(request, answer))
     }
 
     /// Delivers every held-back push (the network drains before the run is judged).
@@ -137,6 +138,20 @@ actor SimulatedNetwork: SyncRemote {
                 acknowledgedInserts.append(mutation.key)
             }
         }
+    }
+
+    /// Each mutation of a push and its outcome, for a replay being read (`STRATA_SIMULATION_WATCH`).
+    static func detail(_ request: PushRequest, _ answer: PushResponse) -> String {
+        guard ProcessInfo.processInfo.environment["STRATA_SIMULATION_WATCH"] != nil else { return "" }
+        let outcomes = Dictionary(answer.results.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        let lines = request.mutations.map { mutation in
+            let kind = mutation.kind == .delete ? "delete" : mutation.isInsert ? "insert" : "update"
+            let links = mutation.links.map { "\($0.key)+\($0.value.added)-\($0.value.removed)" }.sorted()
+            let outcome =
+                outcomes[mutation.id].map { "\($0.outcome)" + ($0.code.map { " \($0)" } ?? "") } ?? "unanswered"
+            return "#\(mutation.id.sequence) \(kind) \(mutation.key) \(links.joined(separator: " ")) → \(outcome)"
+        }
+        return " [" + lines.joined(separator: "; ") + "]"
     }
 
     static func summary(_ answer: PushResponse) -> String {

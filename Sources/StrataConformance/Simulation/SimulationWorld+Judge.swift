@@ -26,12 +26,16 @@ extension SimulationWorld {
                     let pushed = try await client.engine.push()
                     let pulled = try await client.engine.pull()
                     moved = moved || pushed > 0 || pulled > 0
+                    let log = await client.network.takeLog()
+                    if pushed > 0 || pulled > 0 {
+                        trace.append("round \(round): \(client.name) pushed \(pushed), pulled \(pulled)")
+                        trace += log.map { "  " + pools.shortened($0) }
+                    }
                 } catch {
                     trace.append(pools.shortened("settling, round \(round): \(client.name) failed: \(error)"))
-                    trace += await client.network.takeLog().map { "  " + $0 }
+                    trace += await client.network.takeLog().map { "  " + pools.shortened($0) }
                     moved = true
                 }
-                _ = await client.network.takeLog()
             }
             if !moved {
                 trace.append("settled after \(round + 1) rounds")
