@@ -22,6 +22,13 @@ struct SyncApplier {
     /// The properties the client's pending mutations change, by record (set by the caller before
     /// ``finishLinks()``): a list the server sends does not undo a member's unpushed move.
     var pendingProperties: [RecordKey: Set<String>] = [:]
+    /// Whether staging notes the owners of ordered lists a record joins (set for a push's answers).
+    var notesRejoinedOwners = false
+    /// Owners of ordered lists (`Trip.stops`, by `Stop.trip`) that a record staged from a push's
+    /// answer joined — a rejected move undone, a rejected delete's record restored: it is appended
+    /// here, and only the owner's state says where the server has it, so the engine reads those
+    /// owners again (``SyncEngine/refreshOwners()``).
+    private(set) var rejoinedOwners: Set<RecordKey> = []
 
     /// Notes what `pending` mutations change, for ``finishLinks()``.
     mutating func notePending(_ pending: [RecordKey: [SyncMutation]]) {
@@ -90,6 +97,7 @@ struct SyncApplier {
             return
         }
         let record = Self.record(key, values, entity)
+        if notesRejoinedOwners { noteRejoined(record, was: existing, entity) }
         if let existing {
             // Most pulled records are this client's own writes coming back: nothing to stage.
             if existing.differs(from: record) { try session.update(record) }
@@ -98,6 +106,16 @@ struct SyncApplier {
             arrived.append(key)
         }
         if !links.isEmpty { linkPasses.append((key, links)) }
+    }
+
+    private mutating func noteRejoined(_ record: Record, was existing: Record?, _ entity: EntityDescription) {
+        for relationship in entity.relationships where relationship.isToOne {
+            guard let inverse = workingSet.schema.inverse(of: relationship), inverse.storage == .orderedLinks,
+                let owner = RecordID(record[relationship.name]),
+                existing.flatMap({ RecordID($0[relationship.name]) }) != owner
+            else { continue }
+            rejoinedOwners.insert(RecordKey(entity: relationship.destination, id: owner))
+        }
     }
 
     /// Removes a record no subscription covers, without its delete rules (the server keeps it

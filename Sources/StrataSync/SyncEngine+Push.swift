@@ -45,6 +45,7 @@ extension SyncEngine {
                 author: nil, contextName: "sync", participants: [],
                 stage: { session, reader -> (SyncApplier, [SyncRejection]) in
                     var applier = SyncApplier(session: session, configuration: configuration)
+                    applier.notesRejoinedOwners = true
                     var rejections: [SyncRejection] = []
                     // The mutations still pending once this answer is applied, read when the
                     // answer carries server state (a rejection, a duplicate) to apply.
@@ -79,6 +80,7 @@ extension SyncEngine {
             ) { staged, _, transaction in
                 let (applier, rejections) = staged
                 try applier.finish(in: transaction)
+                try OwnerRefresh.note(applier.rejoinedOwners, in: transaction)
                 var acknowledged: Set<MutationID> = []
                 // In the answer's order, so the last word on a record's server version wins.
                 for result in response.results {
@@ -110,6 +112,7 @@ extension SyncEngine {
                 throw SyncTransportError("the server acknowledged none of \(batch.count) mutations")
             }
         }
+        _ = try await refreshOwners()
         return (total, rejectedCount)
     }
 }

@@ -37,12 +37,13 @@ struct SimulationRunTests {
         print("Sync simulation (\(name) server): seeds \(Self.firstSeed)… (STRATA_SIMULATION_MIXED_SEED)")
         var score = SimulationScore()
         let started = ContinuousClock.now
-        // Runs are independent: `STRATA_SIMULATION_PARALLEL` of them at once (2 by default).
+        // Runs are independent: `STRATA_SIMULATION_PARALLEL` of them at once (2 by default). Every
+        // seed runs, so the score counts every divergence; the first failing seed is shrunk.
         var failure: SyncSimulation.Outcome?
         var next = 0
         try await withThrowingTaskGroup(of: SyncSimulation.Outcome.self) { group in
             func start() {
-                guard next < Self.seeds, failure == nil else { return }
+                guard next < Self.seeds else { return }
                 let seed = Self.firstSeed &+ UInt64(next)
                 next += 1
                 group.addTask { try await simulation.run(seed: seed) }
@@ -50,7 +51,10 @@ struct SimulationRunTests {
             for _ in 0..<Self.parallel { start() }
             while let outcome = try await group.next() {
                 score.add(outcome)
-                if !outcome.converged, failure == nil { failure = outcome }
+                if !outcome.converged {
+                    print("Sync simulation (\(name) server): seed \(outcome.seed) diverged")
+                    if failure == nil { failure = outcome }
+                }
                 start()
             }
         }
@@ -72,7 +76,7 @@ struct SimulationRunTests {
         let seconds = (ContinuousClock.now - started).components.seconds
         print("Sync simulation (\(name) server; SQLite, LMDB, JSON-file clients): \(score.line), \(seconds) s")
         #expect(score.divergences == 0 && score.losses == 0)
-        #expect(failure != nil || score.seeds == Self.seeds)
+        #expect(score.seeds == Self.seeds)
     }
 
     static func sqlite() async throws -> Store {

@@ -48,6 +48,15 @@ struct JSONFileDurabilityTests {
     }
 
     @Test(.enabled(if: KillHarness.childWindow == nil))
+    func aClientKilledMidSyncKeepsWhatWasAcknowledgedAndConverges() async throws {
+        let tally = try await DurabilityRun.syncKills(jsonDurable, filter: "JSONFileDurabilityTests")
+        #expect(tally.failures.isEmpty, "\(tally.failures.joined(separator: "\n"))")
+        #expect(
+            tally.counts["sync"]?.values.reduce(0, +) == DurabilitySettings.count("STRATA_SYNC_KILL_TRIALS", default: 8)
+        )
+    }
+
+    @Test(.enabled(if: KillHarness.childWindow == nil))
     func aKilledMigrationLeavesTheOldStoreOrTheNewWholeAndARetrySucceeds() async throws {
         let tally = try await DurabilityRun.migrationKills(jsonDurable, filter: "JSONFileDurabilityTests")
         #expect(tally.failures.isEmpty, "\(tally.failures.joined(separator: "\n"))")

@@ -46,6 +46,15 @@ struct SQLiteDurabilityTests {
     }
 
     @Test(.enabled(if: KillHarness.childWindow == nil))
+    func aClientKilledMidSyncKeepsWhatWasAcknowledgedAndConverges() async throws {
+        let tally = try await DurabilityRun.syncKills(sqliteDurable, filter: "SQLiteDurabilityTests")
+        #expect(tally.failures.isEmpty, "\(tally.failures.joined(separator: "\n"))")
+        #expect(
+            tally.counts["sync"]?.values.reduce(0, +) == DurabilitySettings.count("STRATA_SYNC_KILL_TRIALS", default: 8)
+        )
+    }
+
+    @Test(.enabled(if: KillHarness.childWindow == nil))
     func aKilledMigrationLeavesTheOldStoreOrTheNewWholeAndARetrySucceeds() async throws {
         let tally = try await DurabilityRun.migrationKills(sqliteDurable, filter: "SQLiteDurabilityTests")
         #expect(tally.failures.isEmpty, "\(tally.failures.joined(separator: "\n"))")

@@ -1,6 +1,7 @@
 import Foundation
 import Strata
 import StrataSync
+import Synchronization
 
 /// A `strata serve` process started by a test: spawned from the build directory with its output
 /// in a log file, its port read from the file it writes once listening, stopped with SIGINT.
@@ -8,6 +9,8 @@ final class ServeProcess: Sendable {
     let pid: pid_t
     let port: Int
     let log: String
+    /// The exit status once the process was stopped or killed (so a second stop sends nothing).
+    private let ended = Mutex<Int32?>(nil)
 
     private init(pid: pid_t, port: Int, log: String) {
         self.pid = pid
@@ -61,17 +64,32 @@ final class ServeProcess: Sendable {
 
     /// Whether the process is still running (it has not exited or crashed).
     var isRunning: Bool {
-        var status: Int32 = 0
-        return waitpid(pid, &status, WNOHANG) == 0
+        ended.withLock { known in
+            guard known == nil else { return false }
+            var status: Int32 = 0
+            guard waitpid(pid, &status, WNOHANG) == pid else { return true }
+            known = status
+            return false
+        }
     }
+
+    /// Kills the server with SIGKILL (no shutdown of any kind) and waits for it to end.
+    func killHard() { end(SIGKILL) }
 
     /// Stops the server with SIGINT; returns its exit status.
     @discardableResult
-    func stop() -> Int32 {
-        kill(pid, SIGINT)
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
-        return status
+    func stop() -> Int32 { end(SIGINT) }
+
+    @discardableResult
+    private func end(_ signal: Int32) -> Int32 {
+        ended.withLock { known in
+            if let known { return known }
+            kill(pid, signal)
+            var status: Int32 = 0
+            while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+            known = status
+            return status
+        }
     }
 }
 

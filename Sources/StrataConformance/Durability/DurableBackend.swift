@@ -137,6 +137,19 @@ public enum DurabilityRun {
         }
     }
 
+    /// Kills a child process in the middle of sync (`STRATA_SYNC_KILL_TRIALS`, default 8, seeded by
+    /// `STRATA_KILL_SEED`): see `SyncKillHarness`.
+    public static func syncKills(_ backend: DurableBackend, filter: String) async throws -> DurabilityTally {
+        let trials = DurabilitySettings.count("STRATA_SYNC_KILL_TRIALS", default: 8)
+        let seed = DurabilitySettings.seed("STRATA_KILL_SEED", default: 0x4B111)
+        return try await inScratchDirectory { directory in
+            let tally = try await SyncKillHarness.run(
+                backend, in: directory, trials: trials, seed: seed, filter: filter)
+            print("\(backend.name): \(trials) kills in the middle of sync, seed \(seed) (STRATA_KILL_SEED):\n\(tally)")
+            return tally
+        }
+    }
+
     /// Kills during a migration: in place (`STRATA_MIGRATION_KILL_TRIALS`, default 50), or
     /// through a shadow copy keeping a backup (`STRATA_SHADOW_KILL_TRIALS`, default 25); seeded by
     /// `STRATA_KILL_SEED`.

@@ -27,8 +27,11 @@ public enum KillHarness {
         case migration
         /// In the middle of the same migration through a shadow copy with a backup.
         case shadowMigration
+        /// In the middle of sync: a client and the server's store in one process (see
+        /// `SyncKillHarness`).
+        case sync
 
-        /// The windows of saves: every one but the migration's, which has its own trial.
+        /// The windows of saves: every one but the migrations' and sync's, which have their own trials.
         public static var saveWindows: [Window] { [.firstOpen, .save, .compaction] }
     }
 
@@ -55,6 +58,7 @@ public enum KillHarness {
             return try await MigrationKillHarness.childMain(
                 backend, location: location, throughShadowCopy: window == .shadowMigration)
         }
+        if window == .sync { return try await SyncKillHarness.childMain(backend, location: location) }
         let acks = location + ".acks"
         _ = FileManager.default.createFile(atPath: location + ".opening", contents: nil)
         let opened = try await backend.open(location, try LedgerEntry.schema())
@@ -102,7 +106,7 @@ public enum KillHarness {
                 case .firstOpen: { manager.fileExists(atPath: location + ".opening") }
                 case .save: { acknowledged() >= 1 }
                 case .compaction: { acknowledged() >= 2 }
-                case .migration, .shadowMigration: { false }
+                case .migration, .shadowMigration, .sync: { false }
                 }
             let deadline = Date().addingTimeInterval(120)
             while !ready(), child.isRunning, Date() < deadline { usleep(500) }

@@ -30,27 +30,30 @@ struct SimulationWorld {
     let clock = SimulatedClock()
     var random: SeededRandom
     let pools: SimulationPools
+    /// Whether the clients reach servers elsewhere (other processes), not `server`.
+    var remoteServers = false
     var trace: [String] = []
 
     static func make(
         seed: UInt64, settings: SyncSimulation.Settings, server makeServer: () async throws -> Store,
-        client makeClient: (Int) async throws -> Store
+        client makeClient: (Int) async throws -> Store, remote: ((Int) async throws -> any SyncRemote)? = nil
     ) async throws -> SimulationWorld {
         var random = SeededRandom(seed: seed)
         let serverStore = try await makeServer()
         let server = SyncServer(store: serverStore)
         let pools = SimulationPools(&random)
         let world = SimulationWorld(
-            server: server, serverStore: serverStore, clients: [], random: random, pools: pools)
+            server: server, serverStore: serverStore, clients: [], random: random, pools: pools,
+            remoteServers: remote != nil)
         var made = world
         let count = made.random.int(settings.clients)
         for index in 0..<count {
             let skew = TimeInterval(made.random.int(-5...5))
             let configuration = SyncConfiguration(clientID: "c\(index)", clock: made.clock.reading(skew: skew))
             let store = try await makeClient(index).withSync(configuration)
+            let link: any SyncRemote = try await remote?(index) ?? InProcessTransport(server: server)
             let network = SimulatedNetwork(
-                server: InProcessTransport(server: server), client: index, seed: made.random.next(),
-                faults: settings.faults)
+                server: link, client: index, seed: made.random.next(), faults: settings.faults)
             let policies: [SyncClientConflictPolicy] = [.propertyMerge, .propertyMerge, .serverWins, .lastWriterWins]
             let policyIndex = made.random.below(policies.count)
             let options = SyncEngine.Options(
@@ -73,6 +76,7 @@ struct SimulationWorld {
     /// The server process restarted over the same store (what it kept in memory is gone).
     mutating func restartServer() async {
         server = SyncServer(store: serverStore)
+        guard !remoteServers else { return }
         for client in clients { await client.network.reconnect(to: InProcessTransport(server: server)) }
     }
 }

@@ -57,26 +57,35 @@ public struct SyncSimulation: Sendable {
     let settings: Settings
     let makeServerStore: @Sendable () async throws -> Store
     let makeClientStore: @Sendable (Int) async throws -> Store
+    let makeRemote: (@Sendable (Int) async throws -> any SyncRemote)?
     let release: @Sendable (Store) async -> Void
 
     /// A simulation whose server and clients get their stores from the closures (client `i`'s from
     /// `client(i)`), each empty, with ``TravelDomain``'s schema; `release` receives each store
     /// when its run is judged (to close it and remove what it left).
+    ///
+    /// With `remote`, client `i`'s calls go (through the faulty network) to `remote(i)` instead of
+    /// a server in this process: servers in other processes over the server's store (two
+    /// `strata serve` over one PostgreSQL database, say). The server's own writes and the judge's
+    /// reads then go through `server()`'s store in this process, and a server restart is left to
+    /// the caller. Such a run is not replayed byte for byte (the servers' clocks are real).
     public init(
         settings: Settings = Settings(), server: @escaping @Sendable () async throws -> Store,
         client: @escaping @Sendable (Int) async throws -> Store,
+        remote: (@Sendable (Int) async throws -> any SyncRemote)? = nil,
         release: @escaping @Sendable (Store) async -> Void = { _ in }
     ) {
         self.settings = settings
         self.makeServerStore = server
         self.makeClientStore = client
+        self.makeRemote = remote
         self.release = release
     }
 
     /// Runs `seed` for `steps` steps (the settings' by default), then heals, drains and judges.
     public func run(seed: UInt64, steps: Int? = nil) async throws -> Outcome {
         var world = try await SimulationWorld.make(
-            seed: seed, settings: settings, server: makeServerStore, client: makeClientStore)
+            seed: seed, settings: settings, server: makeServerStore, client: makeClientStore, remote: makeRemote)
         let count = steps ?? settings.steps
         let watched = ProcessInfo.processInfo.environment["STRATA_SIMULATION_WATCH"]
         for step in 0..<count {

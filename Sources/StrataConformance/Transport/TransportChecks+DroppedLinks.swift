@@ -57,3 +57,46 @@ extension TransportChecks {
         },
     ]
 }
+
+/// A rejected move out of an ordered list puts the member back where the server has it: the
+/// rejection carries the member (its reference names the old owner again), and the client reads
+/// the owner again for its order. Found by the sync simulation: a stop moved to a trip deleted on
+/// the server came back at the end of its old trip's list, and no later change of that trip came
+/// to put it right.
+extension TransportChecks {
+    static let rejectedMoves: [ConformanceCheck] = [
+        ConformanceCheck(.transport, "aRejectedMoveOutOfAnOrderedListPutsTheMemberBackWhereTheServerHasIt") { c in
+            let world = try await TransportWorld.make(c)
+            let (a, engine) = try await world.client(
+                "a", tokens: FixedToken("token-a"), options: SyncEngine.Options(defaultPolicy: .serverWins))
+            let lisbon = Trip(name: "Lisbon", start: Date(timeIntervalSince1970: 1_000))
+            let oslo = Trip(name: "Oslo", start: Date(timeIntervalSince1970: 2_000))
+            let first = Stop(name: "First", city: "Lisbon", trip: lisbon.id)
+            let second = Stop(name: "Second", city: "Sintra", trip: lisbon.id)
+            try await a.transaction { tx in
+                for trip in [lisbon, oslo] { try tx.insert(trip) }
+                for stop in [first, second] { try tx.insert(stop) }
+            }
+            try await a.repository(Trip.self).setRelated(Trip.stops, of: lisbon.id, to: [first.id, second.id])
+            try await engine.syncNow()
+            // The server renames Lisbon and deletes Oslo; A moves the first stop to Oslo, then
+            // pulls (the server's Lisbon wins over A's pending change of its list) and pushes.
+            var renamed = lisbon
+            renamed.name = "Lisboa"
+            try await world.server.store.repository(Trip.self).update(renamed)
+            try await world.server.store.repository(Trip.self).delete(oslo.id)
+            var moved = first
+            moved.trip = oslo.id
+            try await a.repository(Stop.self).update(moved)
+            _ = try await engine.pull()
+            _ = try await engine.push()
+            let server = try await world.server.store.repository(Trip.self).related(Trip.stops, of: lisbon.id)
+            try expectEqual(server.map(\.name), ["First", "Second"], "the server kept its order")
+            try expectEqual(try await a.repository(Stop.self).fetch(first.id)?.trip, lisbon.id, "the move is undone")
+            try expectEqual(
+                try await a.repository(Trip.self).related(Trip.stops, of: lisbon.id).map(\.name), ["First", "Second"],
+                "where the server has the stop, not at the end")
+            try expectEqual(try await engine.pendingMutations().count, 0)
+        }
+    ]
+}

@@ -66,6 +66,8 @@ package enum MetadataKeys {
     package static let syncFileDownloadPrefix = "strata.sync.filedown."
     /// The client's subscriptions and the initial syncs they still owe.
     package static let syncSubscriptions = "strata.sync.subscriptions"
+    /// Owners of ordered lists to read again from the server (a push's answer put a member back).
+    package static let syncOwnersToRefresh = "strata.sync.refresh"
     /// The client ID generated for this store (``SyncConfiguration/init(clock:localOnly:)``).
     package static let syncClientID = "strata.sync.clientid"
 
