@@ -129,6 +129,9 @@ extension ContextMerge {
                 case .objectTrumpByProperty, .storeTrumpByProperty, .use:
                     resolved = MembershipDelta(from: membership.base, to: desired).applied(to: current)
                 }
+            } else if intoParent, current != membership.base {
+                // A sibling changed the membership since: this child's additions and removals join it.
+                resolved = MembershipDelta(from: membership.base, to: desired).applied(to: current)
             } else {
                 resolved = desired
             }

@@ -51,11 +51,17 @@ struct ContextMerge {
     var redirects: [RecordKey: RecordID] = [:]
     /// `insertIfAbsent` inserts whose ID the store holds now: the stored record stays, unchanged.
     var keptStored: Set<RecordKey> = []
+    /// Whether the "store" is a parent context's view (a child's save into it): a record the
+    /// parent changed since the child read it conflicts only where both changed the same property
+    /// to different values (or one side deleted what the other changed), and to-many changes merge
+    /// as additions and removals — versions do not move inside a context.
+    let intoParent: Bool
 
-    init(_ changes: ContextChangeSet, policy: MergePolicy, session: SaveSession) {
+    init(_ changes: ContextChangeSet, policy: MergePolicy, session: SaveSession, intoParent: Bool = false) {
         self.changes = changes
         self.policy = policy
         self.session = session
+        self.intoParent = intoParent
         self.membershipIndexes = Dictionary(
             grouping: changes.memberships.indices, by: { changes.memberships[$0].owner })
     }
@@ -120,19 +126,25 @@ struct ContextMerge {
                 if movedMemberships.contains(index) { moved.append(membership.relationship) }
             }
             let kind: MergeConflict.Kind
+            let changedSince = now.map { $0.changedPropertySet(comparedTo: base) } ?? []
             switch (change.current, now) {
             case (nil, nil):
                 continue  // deleted on both sides: the intent holds
             case (nil, let now?):
-                guard now.version != base.version else { continue }
+                guard intoParent ? !changedSince.isEmpty : now.version != base.version else { continue }
                 kind = .deletedInContext
             case (_?, nil):
                 kind = .deletedInStore
-            case (_?, let now?):
-                guard now.version != base.version || !moved.isEmpty else { continue }
+            case (let wanted?, let now?):
+                if intoParent {
+                    guard changedSince.contains(where: { change.changed.contains($0) && wanted[$0] != now[$0] })
+                    else { continue }
+                } else {
+                    guard now.version != base.version || !moved.isEmpty else { continue }
+                }
                 kind = .updatedInBoth
             }
-            let storeChanges = now.map { $0.changedPropertySet(comparedTo: base).union(moved) } ?? []
+            let storeChanges = changedSince.union(intoParent ? [] : moved)
             conflicts[change.key] = MergeConflict(
                 kind: kind, entity: change.key.entity, id: change.key.id, baseVersion: base.version,
                 storedVersion: now?.version,

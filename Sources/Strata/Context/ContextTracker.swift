@@ -18,6 +18,8 @@ struct ContextTracker {
     /// change of the membership is compared with at save.
     var readMemberships: [LinkKey: [RecordID]] = [:]
     private var revisionCounter = 0
+    /// The last revision given: unchanged while nothing in the context changed.
+    var revisionMark: Int { revisionCounter }
 
     mutating func nextRevision() -> Int {
         revisionCounter += 1

@@ -32,8 +32,12 @@ extension ModelContext {
         return overlays
     }
 
-    /// A nested context's save: its changes checked over the parent's view, then moved into the
-    /// parent; the child then holds them as its unchanged state.
+    /// A nested context's save: its changes merged into the parent's view as a save merges into
+    /// the store (property by property; a change the parent took since this child read the record,
+    /// from a sibling or itself, conflicts only where both changed the same property, resolved by
+    /// the parent's merge policy), checked and expanded there — delete rules, nullifications,
+    /// inverses, counts — and every record and list that changed moved into the parent. The child
+    /// then holds what the parent holds as its unchanged state.
     func save(into parent: ModelContext) async throws -> ContextSaveResult {
         await beginSave()
         defer { endSave() }
@@ -44,12 +48,24 @@ extension ModelContext {
             tracker.memberships.removeAll()
             return ContextSaveResult(token: nil, conflicts: [])
         }
-        let records = pending.map { (key: $0.key, base: $0.entry.base, current: $0.entry.current) }
-        let lists = memberships.map { (key: $0.key, base: $0.value.base, desired: $0.value.desired) }
-        try await check(records, lists)
-        try await parent.absorb(records, lists, from: name)
+        let changes = ContextChangeSet(
+            records: pending.map {
+                .init(
+                    key: $0.key, base: $0.entry.base, current: $0.entry.current, changed: $0.entry.changed,
+                    ifAbsent: $0.entry.insertedIfAbsent)
+            },
+            memberships: memberships.map {
+                .init(
+                    owner: $0.key.ownerKey, relationship: $0.key.relationship, base: $0.value.base,
+                    desired: $0.value.desired)
+            })
+        let merged = try await parent.absorb(changes, from: name)
         for (key, entry) in pending where tracker[key]?.revision == entry.revision {
-            if let current = entry.current { tracker.track(current) } else { tracker.forget(key) }
+            if let current = merged.records[key] ?? entry.current {
+                tracker.track(current)
+            } else {
+                tracker.forget(key)
+            }
         }
         for (key, membership) in memberships where tracker.memberships[key]?.revision == membership.revision {
             tracker.memberships[key] = nil
@@ -58,69 +74,104 @@ extension ModelContext {
         tracker.compactChangeOrder()
         savesCommitted += 1
         signalChange()
-        return ContextSaveResult(token: nil, conflicts: [])
+        return ContextSaveResult(token: nil, conflicts: merged.conflicts)
     }
+}
 
-    /// Runs the save pipeline's checks on the changes over the parent's view, writing nothing.
-    private func check(
-        _ records: [(key: RecordKey, base: Record?, current: Record?)],
-        _ lists: [(key: LinkKey, base: [RecordID], desired: [RecordID])]
-    ) async throws {
-        let executor = store.executor
-        let ancestors = try await ancestorOverlays()
-        try await store.backend.read { transaction in
-            let reader = StoreReader(transaction: transaction, executor: executor)
-            try ContextOverlay.nest(ancestors[...], over: reader, executor: executor) { view, viewExecutor in
-                let session = SaveSession(overlaying: view.transaction, executor: viewExecutor)
-                for (key, base, current) in records {
-                    if let current {
-                        if base == nil { try session.insert(current) } else { try session.update(current) }
-                    } else if try session.workingSet.record(key.entity, id: key.id) != nil {
-                        try session.delete(key)
-                    }
-                }
-                for (key, _, desired) in lists {
-                    let owner = key.ownerKey
-                    guard try session.workingSet.record(owner.entity, id: owner.id) != nil,
-                        let relationship = session.schema.entity(owner.entity)?.relationship(key.relationship)
-                    else { continue }
-                    try session.setRelated(
-                        owner, key.relationship, try session.workingSet.existing(desired, of: relationship.destination))
-                }
-                try session.prepare()
+/// What a child's save became in its parent: every record and list the merge and the save's
+/// expansion changed, as the parent's view had them and as they are now.
+struct ChildMerge: Sendable {
+    var records: [(key: RecordKey, before: Record?, after: Record?)] = []
+    var lists: [(key: LinkKey, before: [RecordID], after: [RecordID])] = []
+    var conflicts: [MergeConflict] = []
+
+    /// The merge in a session over the parent's view: the child's changes resolved by `policy`,
+    /// then the save's checks and expansion, writing nothing.
+    static func run(
+        _ changes: ContextChangeSet, policy: MergePolicy, over view: any StorageReadTransaction, executor: QueryExecutor
+    ) throws -> ChildMerge {
+        let session = SaveSession(overlaying: view, executor: executor)
+        var merge = ContextMerge(changes, policy: policy, session: session, intoParent: true)
+        var result = ChildMerge()
+        result.conflicts = try merge.stage()
+        try session.prepare()
+        let workingSet = session.workingSet
+        for entry in workingSet.staged {
+            switch (entry.original, entry.current) {
+            case (nil, nil): continue
+            case (let before?, let after?) where !after.differs(from: before): continue
+            default: result.records.append((entry.key, entry.original, entry.current))
             }
         }
+        for key in workingSet.linkOrder {
+            guard let lists = workingSet.linkEntries[key], lists.original != lists.current else { continue }
+            result.lists.append((key, lists.original, lists.current))
+        }
+        return result
     }
+}
 
-    /// Takes a child's saved changes as pending changes of this context (one undo group here).
-    /// A record this context already tracks keeps its base — what this context read from the store
-    /// — so conflicts are found against the store when this context saves.
-    func absorb(
-        _ records: [(key: RecordKey, base: Record?, current: Record?)],
-        _ lists: [(key: LinkKey, base: [RecordID], desired: [RecordID])], from child: String?
-    ) async throws {
+extension ModelContext {
+    /// Merges a child's saved changes into this context as pending changes (one undo group here)
+    /// and returns what they became. A record this context already tracks keeps its base — what
+    /// this context read from the store — so conflicts with the store are found when it saves.
+    func absorb(_ changes: ContextChangeSet, from child: String?) async throws -> (
+        records: [RecordKey: Record?], conflicts: [MergeConflict]
+    ) {
         undoStacks.open(named: child.map { "Save \($0)" })
         defer {
             undoStacks.close()
             signalChange()
         }
-        for (key, _, _) in records { try await noteMemberships(of: key) }
-        for (key, _, _) in lists { try await noteMembership(key) }
-        for (key, childBase, current) in records {
+        // Merged over this context's view; merged again if this context changed while it read.
+        while true {
+            let mark = tracker.revisionMark
+            let merged = try await mergeChild(changes, from: child)
+            for (key, _, _) in merged.records { try await noteMemberships(of: key) }
+            for (key, _, _) in merged.lists { try await noteMembership(key) }
+            guard tracker.revisionMark == mark else { continue }
+            take(merged)
+            var records: [RecordKey: Record?] = [:]
+            for (key, _, after) in merged.records { records[key] = after }
+            return (records, merged.conflicts)
+        }
+    }
+
+    private func mergeChild(_ changes: ContextChangeSet, from child: String?) async throws -> ChildMerge {
+        let overlays = try await ancestorOverlays() + [pendingOverlay()]
+        let (executor, policy) = (store.executor, mergePolicy)
+        do {
+            return try await store.backend.read { transaction in
+                let reader = StoreReader(transaction: transaction, executor: executor)
+                return try ContextOverlay.nest(overlays[...], over: reader, executor: executor) { view, viewExecutor in
+                    try ChildMerge.run(changes, policy: policy, over: view.transaction, executor: viewExecutor)
+                }
+            }
+        } catch var error as StrataError where error.code == .mergeConflict {
+            error.message =
+                "saving \(child.map { "context \($0)" } ?? "a child context") into "
+                + "\(name.map { "context \($0)" } ?? "its parent"): \(error.message)"
+            throw error
+        }
+    }
+
+    /// Takes a merge's results as this context's pending changes.
+    private func take(_ merged: ChildMerge) {
+        for (key, before, after) in merged.records {
             let entry = tracker[key]
-            undoStacks.note(key, entry.map(\.current) ?? childBase)
-            let base = entry == nil ? childBase : entry?.base
-            if current == nil, entry != nil, base == nil {
+            undoStacks.note(key, entry.map(\.current) ?? before)
+            let base = entry == nil ? before : entry?.base
+            if after == nil, entry != nil, base == nil {
                 tracker.forgetInserted(key)
                 continue
             }
-            var value = current
+            var value = after
             if let base, value != nil { value?.version = base.version }
             tracker.set(key, base: base, current: value)
         }
-        for (key, childBase, desired) in lists {
-            let base = tracker.memberships[key]?.base ?? tracker.readMemberships[key] ?? childBase
-            tracker.memberships[key] = Membership(base: base, desired: desired, revision: tracker.nextRevision())
+        for (key, before, after) in merged.lists {
+            let base = tracker.memberships[key]?.base ?? tracker.readMemberships[key] ?? before
+            tracker.memberships[key] = Membership(base: base, desired: after, revision: tracker.nextRevision())
             if let entry = tracker[key.ownerKey] {
                 tracker.set(key.ownerKey, base: entry.base, current: entry.current)
             }

@@ -67,20 +67,26 @@ enum AggregateEvaluator {
     }
 
     /// The exact sum of decimals, or their average to 38 significant digits (nil for none); a sum
-    /// beyond `Decimal`'s range or precision is `invalidQuery`, never a rounded result.
+    /// beyond `Decimal`'s range or past 38 significant digits is `invalidQuery`, never a rounded
+    /// result. The numbers are added in order of value, so every backend (whatever order it reads
+    /// them in) reaches the same answer or the same refusal.
     private static func decimal(_ function: AggregateFunction, _ numbers: [Decimal], entity: String, property: String)
         throws -> Value
     {
+        let inexact = StrataError(
+            .invalidQuery, entity: entity, property: property,
+            "the sum of \(entity).\(property) is not exact in a decimal's 38 significant digits")
         var total = Decimal(0)
-        for number in numbers {
+        for number in numbers.sorted() {
             var (left, right, sum) = (total, number, Decimal())
-            guard NSDecimalAdd(&sum, &left, &right, .plain) == .noError else {
-                throw StrataError(
-                    .invalidQuery, entity: entity, property: property,
-                    "the sum of \(entity).\(property) is not exact in a decimal's 38 significant digits")
-            }
+            guard NSDecimalAdd(&sum, &left, &right, .plain) == .noError else { throw inexact }
+            // Foundation may round a sum past its mantissa and say nothing: taking the number off
+            // again must give the total back.
+            var (back, probe, added) = (Decimal(), sum, number)
+            guard NSDecimalSubtract(&back, &probe, &added, .plain) == .noError, back == total else { throw inexact }
             total = sum
         }
+        guard DecimalForm.significantDigitCount(total) <= 38 else { throw inexact }
         guard case .average = function else { return .decimal(DecimalForm.canonical(total)) }
         guard !numbers.isEmpty else { return .null }
         var (sum, count, average) = (total, Decimal(numbers.count), Decimal())

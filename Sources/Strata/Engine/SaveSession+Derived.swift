@@ -7,6 +7,7 @@ extension SaveSession {
     func deriveValues() throws {
         guard schema.hasDerivedAttributes else { return }
         try touchCountsOfDeletedMembers()
+        try touchCountsTheCallerWrote()
         var entity: EntityDescription?
         // By position: a changed record is staged again in its place while the walk goes on.
         for position in workingSet.staged.indices {
@@ -69,6 +70,26 @@ extension SaveSession {
                 throw StrataError(
                     .validationFailed, entity: entity.name, recordID: record.id, property: attribute,
                     "the function \(name) deriving \(attribute) failed: \(error)")
+            }
+        }
+    }
+
+    /// A count is the engine's alone: an inserted record's is counted from its members, and an
+    /// update carrying another count than the stored one (a model read before another save added
+    /// a member, or a value set by hand) is counted again, so the caller's value never lands.
+    private func touchCountsTheCallerWrote() throws {
+        var entity: EntityDescription?
+        for entry in workingSet.staged {
+            guard let record = entry.current else { continue }
+            if entity?.name != entry.key.entity { entity = try schema.requireEntity(entry.key.entity) }
+            guard let entity, !entity.countedRelationships.isEmpty else { continue }
+            for (name, slots) in entity.countedRelationships {
+                guard let relationship = entity.relationship(name),
+                    entry.original.map({ original in
+                        slots.contains { record[entity.attributes[$0].name] != original[entity.attributes[$0].name] }
+                    }) ?? true
+                else { continue }
+                touch(entity.name, relationship, record.id)
             }
         }
     }

@@ -126,6 +126,41 @@ enum DerivedChecks {
                 }
                 try expectEqual(try await StoreSnapshot.take(store), before, "a refused patch writes nothing")
             },
+            ConformanceCheck(.derived, "aStaleOrHandSetCountInAnUpdateIsNeverWritten") { c in
+                let store = try await c.store(try MusicDomain.schema())
+                let lists = store.repository(Playlist.self)
+                try await lists.insert(Playlist(id: "p", title: "Road"))
+                try await store.repository(Track.self).insert(contentsOf: [
+                    Track(id: "t1", title: "One", playlist: "p"), Track(id: "t2", title: "Two", playlist: "p"),
+                ])
+                var model = try await playlist(store, "p")
+                model.trackCount = 999
+                model.genreCount = 7
+                try await lists.update(model)
+                try expectEqual(try await counts(store, "p"), [2, 0], "a count set by hand is not written")
+                let stale = try await playlist(store, "p")
+                try await store.repository(Track.self).insert(Track(id: "t3", title: "Three", playlist: "p"))
+                var renamed = stale
+                renamed.title = "Road again"
+                try await lists.update(renamed)
+                try expectEqual(
+                    try await counts(store, "p"), [3, 0], "an update of a model read before a member came keeps it")
+                try expectEqual(try await playlist(store, "p").title, "Road again")
+                try await store.transaction { tx in
+                    var inTransaction = stale
+                    inTransaction.trackCount = 0
+                    try tx.update(inTransaction)
+                }
+                try expectEqual(try await counts(store, "p"), [3, 0], "nor in a transaction")
+                let context = store.makeContext()
+                var held = try expectNotNil(try await context.fetch(Playlist.self, id: "p"))
+                held.trackCount = 50
+                try await context.update(held)
+                try await context.save()
+                try expectEqual(try await counts(store, "p"), [3, 0], "nor from a context")
+                try await lists.insert(Playlist(id: "q", title: "Rain", trackCount: 4, genreCount: 4))
+                try expectEqual(try await counts(store, "q"), [0, 0], "an insert counts its members, not the model")
+            },
             ConformanceCheck(.derived, "aSyncServersApplyAndAClientsPullKeepDerivedValues") { c in
                 let server = SyncServer(store: try await c.store(try MusicDomain.schema()))
                 let transport = InProcessTransport(server: server)

@@ -76,10 +76,38 @@ extension ValueChecks {
             try expectEqual(most, decimal("0.1"))
             let (plain, _) = try await samples.aggregate(.sum(\.cost), .count, where: \.cost != nil)
             try expectEqual(plain, decimal("1"), "0.1 ten times is 1")
+            // 1.5 and 10^38 - 1 are 10^38 + 0.5: 40 significant digits.
+            try await samples.insert(Sample(id: "half", cost: decimal("0.5")))
             try await samples.insert(Sample(id: "huge", cost: decimal("99999999999999999999999999999999999999")))
             try await expectError(.invalidQuery, entity: "Sample", property: "cost") {
                 _ = try await samples.aggregate(.sum(\.cost), .count)
             }
+        },
+        ConformanceCheck(.values, "aDecimalSumPastThirtyEightSignificantDigitsIsRefusedNeverRounded") { c in
+            let store = try await c.store()
+            let samples = store.repository(Sample.self)
+            let nines = decimal(String(repeating: "9", count: 38))
+            // Foundation's Decimal holds 39 digits of these sums (and rounds the fourth in silence).
+            for count in 1...4 {
+                try await samples.insert(Sample(id: "n\(count)", cost: nines))
+                guard count > 1 else { continue }
+                try await expectError(.invalidQuery, entity: "Sample", property: "cost") {
+                    _ = try await samples.aggregate(.sum(\.cost), .count)
+                }
+                try await expectError(.invalidQuery, entity: "Sample", property: "cost") {
+                    _ = try await samples.aggregate(.average(\.cost), .count)
+                }
+            }
+            for id in ["n2", "n3", "n4"] { try await samples.delete(id) }
+            // 10^38 - 1 and 1 are 10^38 exactly (one significant digit); with minus 10^38 + 1 and 5,
+            // 5 — in whatever order a backend reads them.
+            try await samples.insert(Sample(id: "one", cost: decimal("1")))
+            let (power, _) = try await samples.aggregate(.sum(\.cost), .count)
+            try expectEqual(power, decimal("1e38"), "10^38 - 1 and 1 are 10^38, exactly")
+            try await samples.insert(Sample(id: "minus", cost: -nines - 1))
+            try await samples.insert(Sample(id: "five", cost: decimal("5")))
+            let (five, _) = try await samples.aggregate(.sum(\.cost), .count)
+            try expectEqual(five, decimal("5"), "what cancels is exact")
         },
         ConformanceCheck(.values, "decimalNaNIsRefusedAndUniqueDecimalsAreEqualNumbers") { c in
             let store = try await c.store()

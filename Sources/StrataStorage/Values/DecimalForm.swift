@@ -29,6 +29,12 @@ public enum DecimalForm {
         value.isNaN || (value.isZero ? value.exponent == 0 : value.significand.description.last != "0")
     }
 
+    /// How many significant digits `value` has (its significand without trailing zeros): a value
+    /// of more than 38 cannot be stored.
+    package static func significantDigitCount(_ value: Decimal) -> Int {
+        value.isZero || value.isNaN ? 0 : parts(value).digits.count
+    }
+
     /// The significand's digits without trailing zeros, and the exponent that goes with them.
     static func parts(_ value: Decimal) -> (digits: Substring, exponent: Int) {
         let text = value.significand.description
