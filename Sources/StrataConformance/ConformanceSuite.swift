@@ -66,7 +66,7 @@ public struct ConformanceSuite: Sendable {
             + AdversaryChecks.all + SimulationChecks.all
             + ToolChecks.all
             + AggregateChecks.all + StreamChecks.all + UndoChecks.all + NestedContextChecks.all
-            + NestedContextChecks.merging + SectionChecks.all
+            + NestedContextChecks.merging + NestedContextChecks.siblings + SectionChecks.all
             + HookChecks.all + FileChecks.all + DerivedChecks.all + SearchChecks.all + SearchChecks.upkeep
             + SearchChecks.pages
     }

@@ -123,8 +123,9 @@ extension ModelContext {
             undoStacks.close()
             signalChange()
         }
-        // Merged over this context's view; merged again if this context changed while it read.
-        while true {
+        // Merged over this context's view; merged again if this context changed while it read
+        // (a sibling's save landing meanwhile), a few times at most.
+        for _ in 0..<Self.mergeAttempts {
             let mark = tracker.revisionMark
             let merged = try await mergeChild(changes, from: child)
             for (key, _, _) in merged.records { try await noteMemberships(of: key) }
@@ -135,7 +136,14 @@ extension ModelContext {
             for (key, _, after) in merged.records { records[key] = after }
             return (records, merged.conflicts)
         }
+        throw StrataError(
+            .mergeConflict,
+            "\(name.map { "context \($0)" } ?? "the parent") changed \(Self.mergeAttempts) times while "
+                + "\(child.map { "context \($0)" } ?? "a child context") saved into it: save again")
     }
+
+    /// How often a child's save merges again when its parent changed while the merge read.
+    static let mergeAttempts = 8
 
     private func mergeChild(_ changes: ContextChangeSet, from child: String?) async throws -> ChildMerge {
         let overlays = try await ancestorOverlays() + [pendingOverlay()]

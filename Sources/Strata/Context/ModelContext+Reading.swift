@@ -6,22 +6,17 @@ extension ModelContext {
     public func fetch<M: PersistentModel>(_ type: M.Type, id: M.ID) async throws -> M? {
         let key = RecordKey(entity: M.entityName, id: id.recordID)
         _ = try store.schema.requireEntity(M.entityName)
-        if let entry = tracker[key], entry.isPending, tracker.memberships.isEmpty {
-            return try entry.current.map(M.init(record:))
+        // A pending link or unlink may move this record's to-one (a to-many stored through it):
+        // then it is read as the pending changes leave it.
+        let overlaid = !tracker.memberships.isEmpty
+        if let entry = tracker[key], entry.isPending {
+            if !overlaid { return try entry.current.map(M.init(record:)) }
+        } else {
+            let record = try await readStore { reader, _ in try reader.record(key.entity, id: key.id) }
+            if let record { tracker.register(record) } else { tracker.forget(key) }
+            if !overlaid { return try (tracker[key]?.current ?? record).map(M.init(record:)) }
         }
-        if !tracker.memberships.isEmpty {
-            // A pending link or unlink may move this record's to-one (a to-many stored through it):
-            // read it as the pending changes leave it.
-            if tracker[key] == nil,
-                let stored = try await readStore({ reader, _ in try reader.record(key.entity, id: key.id) })
-            {
-                tracker.register(stored)
-            }
-            return try await readOverlaid { view, _ in try view.record(key.entity, id: key.id) }.map(M.init(record:))
-        }
-        let record = try await readStore { reader, _ in try reader.record(key.entity, id: key.id) }
-        if let record { tracker.register(record) } else { tracker.forget(key) }
-        return try (tracker[key]?.current ?? record).map(M.init(record:))
+        return try await readOverlaid { view, _ in try view.record(key.entity, id: key.id) }.map(M.init(record:))
     }
 
     /// The models a query matches, with this context's pending inserts, updates and deletes applied.
