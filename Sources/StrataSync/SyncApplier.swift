@@ -29,6 +29,12 @@ struct SyncApplier {
     /// here, and only the owner's state says where the server has it, so the engine reads those
     /// owners again (``SyncEngine/refreshOwners()``).
     private(set) var rejoinedOwners: Set<RecordKey> = []
+    /// Records this save brought back that the client had deleted and not pushed yet (the server
+    /// answered the delete with the record, or a pulled record won over it), of an entity that
+    /// other records list many-to-many (`Tag.trips` lists `Trip`s): a list that arrived while the
+    /// record was absent here came without it, so the engine reads the record again with the
+    /// records whose lists name it (``SyncEngine/refreshOwners()``).
+    private(set) var restored: Set<RecordKey> = []
 
     /// Notes what `pending` mutations change, for ``finishLinks()``.
     mutating func notePending(_ pending: [RecordKey: [SyncMutation]]) {
@@ -104,8 +110,13 @@ struct SyncApplier {
         } else {
             try session.insert(record)
             arrived.append(key)
+            if notesRejoinedOwners { noteRestored(key, entity) }
         }
         if !links.isEmpty { linkPasses.append((key, links)) }
+    }
+
+    private mutating func noteRestored(_ key: RecordKey, _ entity: EntityDescription) {
+        if entity.relationships.contains(where: { $0.storage == .inverseLinks }) { restored.insert(key) }
     }
 
     private mutating func noteRejoined(_ record: Record, was existing: Record?, _ entity: EntityDescription) {
@@ -158,8 +169,12 @@ struct SyncApplier {
         serverVersions.append((key, change.isTombstone ? nil : change.serverVersion))
         switch decision {
         case .serverWins:
+            self.pendingProperties[key] = nil
             try stage(key, change.values, links: change.links)
             superseded.formUnion(ids)
+            if local == nil, change.values != nil, let entity = workingSet.schema.entity(key.entity) {
+                noteRestored(key, entity)
+            }
         case .clientWins:
             // A local delete stays pending as it is; a local record is sent whole.
             guard local != nil else { return }
@@ -173,28 +188,54 @@ struct SyncApplier {
                 }
                 return
             }
-            let (merged, links) = Self.merge(server.values, change.links, local: local, pending: pending)
+            let (merged, links) = merge(key, server.values, change.links, local: local, pending: pending)
             try stage(key, merged, links: links)
         case .merged(let record):
+            self.pendingProperties[key] = nil
             try stage(key, record.values, links: change.links)
             superseded.formUnion(ids)
+            if local == nil, let entity = workingSet.schema.entity(key.entity) { noteRestored(key, entity) }
             wholePuts.append((key, change.links))
         }
     }
 
-    /// The server's values and link lists with what `pending` changes taken from `local`.
-    private static func merge(
-        _ values: [String: Value], _ links: [String: [RecordID]], local: Record, pending: [SyncMutation]
+    /// The server's values and link lists with what `pending` changes taken from `local`. On a list
+    /// whose members name their owner through a to-one (`Trip.stops`, by `Stop.trip`), a pending
+    /// membership change counts only while the member's own move is pending too: a move the
+    /// server's state overrode (a policy superseded it) leaves its mirror on the owner behind,
+    /// which must not pull the member back (``members(_:local:_:)`` keeps the moves still pending).
+    private func merge(
+        _ key: RecordKey, _ values: [String: Value], _ links: [String: [RecordID]], local: Record,
+        pending: [SyncMutation]
     ) -> ([String: Value], [String: [RecordID]]) {
         var merged = values
         var links = links
+        let entity = workingSet.schema.entity(key.entity)
         for mutation in pending where mutation.kind == .put {
             for name in mutation.values.keys where local.values[name] != nil { merged[name] = local[name] }
             for (name, delta) in mutation.links {
-                links[name] = MembershipDelta(added: delta.added, removed: delta.removed).applied(to: links[name] ?? [])
+                var (added, removed) = (delta.added, delta.removed)
+                if let relationship = entity?.relationship(name), let inverse = followedByReference(relationship) {
+                    let moving = { (id: RecordID) in
+                        self.pendingProperties[RecordKey(entity: relationship.destination, id: id)]?.contains(inverse)
+                            ?? false
+                    }
+                    added = added.filter(moving)
+                    removed = removed.filter(moving)
+                }
+                links[name] = MembershipDelta(added: added, removed: removed).applied(to: links[name] ?? [])
             }
         }
         return (merged, links)
+    }
+
+    /// The to-one its members name the owner by, for a list kept by its members' references.
+    private func followedByReference(_ relationship: RelationshipDescription) -> String? {
+        guard let inverseName = relationship.inverse,
+            let inverse = workingSet.schema.entity(relationship.destination)?.relationship(inverseName),
+            inverse.isToOne
+        else { return nil }
+        return inverseName
     }
 
     /// A record a push was answered `duplicate` for (applied by an earlier push whose answer was
@@ -208,7 +249,7 @@ struct SyncApplier {
         guard !pending.isEmpty else { return try applyServerState(change) }
         guard let values = change.values, let local = try workingSet.record(key.entity, id: key.id) else { return }
         serverVersions.append((key, change.serverVersion))
-        let (merged, links) = Self.merge(values, change.links, local: local, pending: pending)
+        let (merged, links) = merge(key, values, change.links, local: local, pending: pending)
         try stage(key, merged, links: links)
     }
 
@@ -244,10 +285,7 @@ struct SyncApplier {
     private func members(_ present: [RecordID], local: [RecordID], _ relationship: RelationshipDescription) throws
         -> [RecordID]
     {
-        guard let inverseName = relationship.inverse,
-            let inverse = workingSet.schema.entity(relationship.destination)?.relationship(inverseName),
-            inverse.isToOne
-        else { return present }
+        guard let inverseName = followedByReference(relationship) else { return present }
         let localMembers = Set(local)
         let fromServer = present.filter { id in
             localMembers.contains(id)

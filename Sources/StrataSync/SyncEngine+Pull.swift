@@ -65,6 +65,7 @@ extension SyncEngine {
                 guard let applier else { return 0 }
                 try Outbox.observe(response.changes.map(\.timestamp), in: transaction)
                 try applier.finish(in: transaction)
+                try OwnerRefresh.note(applier.restored, in: transaction)
                 try Outbox.setCursor(response.cursor, in: transaction)
                 // Records that entered a relationship-following subscription bring what it follows.
                 if let coverage, !coverage.followed.isEmpty, !applier.arrived.isEmpty,
@@ -90,6 +91,8 @@ extension SyncEngine {
             if !dependent.isEmpty { try await evictUncovered(dependent) }
             total += try await runBootstraps()
         }
+        // Records a pulled record's win over a local delete brought back, read with their owners.
+        total += try await refreshOwners()
         return (total, conflicts)
     }
 

@@ -80,7 +80,7 @@ extension SyncEngine {
             ) { staged, _, transaction in
                 let (applier, rejections) = staged
                 try applier.finish(in: transaction)
-                try OwnerRefresh.note(applier.rejoinedOwners, in: transaction)
+                try OwnerRefresh.note(applier.rejoinedOwners.union(applier.restored), in: transaction)
                 var acknowledged: Set<MutationID> = []
                 // In the answer's order, so the last word on a record's server version wins.
                 for result in response.results {

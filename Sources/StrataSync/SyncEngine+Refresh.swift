@@ -1,11 +1,14 @@
 import Foundation
 import Strata
 
-/// The owners of ordered lists a push's answer put a member back on (a rejected move undone): the
-/// answer carries the member, whose reference names the owner again, but not where on the owner's
-/// list the server has it — the client appends it. Noted in the save that applies the answer,
-/// read again from a snapshot of just those owners, and forgotten in the save that applies them,
-/// so a crash or a lost connection in between reads them on the next sync.
+/// The records to read again from the server: owners of ordered lists a push's answer put a member
+/// back on (a rejected move undone) — the answer carries the member, whose reference names the
+/// owner again, but not where on the owner's list the server has it, and the client appends it —
+/// and records a local delete of was undone (``SyncApplier/restored``), which others' many-to-many
+/// lists that arrived meanwhile left out. Noted in the save that applies the answer, read again
+/// from a snapshot of just those records (with the records whose many-to-many lists name them),
+/// and forgotten in the save that applies them, so a crash or a lost connection in between reads
+/// them on the next sync.
 enum OwnerRefresh {
     static let key = MetadataKeys.syncOwnersToRefresh
 
@@ -31,19 +34,20 @@ enum OwnerRefresh {
 }
 
 extension SyncEngine {
-    /// Reads the owners ``OwnerRefresh`` holds from the server (a snapshot of just them, as far as
-    /// the caller may read them) and applies them as a pull would: their lists take the server's
-    /// order. Returns how many records came.
+    /// Reads the records ``OwnerRefresh`` holds from the server (a snapshot of just them and of the
+    /// records listing them many-to-many, as far as the caller may read them) and applies them as a
+    /// pull would: their lists take the server's order and members. Returns how many records came.
     func refreshOwners() async throws -> Int {
         let owners = try await store.backend.read { try OwnerRefresh.read($0) }
         guard !owners.isEmpty else { return 0 }
         var subscriptions: [SyncSubscription] = []
         for (entity, keys) in Dictionary(grouping: owners, by: \.entity).sorted(by: { $0.key < $1.key }) {
             let literals = keys.compactMap { try? SyncSubscription.literal($0.id.value, parameter: "id") }
+            let listedBy = store.schema.entity(entity)?.relationships.filter { $0.storage == .inverseLinks } ?? []
             subscriptions.append(
                 SyncSubscription(
                     unchecked: "#refresh.\(entity)", entity: entity,
-                    filter: "id in [" + literals.joined(separator: ", ") + "]", including: []))
+                    filter: "id in [" + literals.joined(separator: ", ") + "]", including: listedBy.map(\.name)))
         }
         var records: [RemoteChange] = []
         var position: SnapshotPosition?

@@ -87,15 +87,23 @@ actor AnswerLosingRemote: SyncRemote {
     init(_ inner: any SyncRemote) { self.inner = inner }
 
     private var dropsNextPush = false
+    private var repeatsNextPush = false
 
     func loseNextAnswer(between: @escaping @Sendable () async throws -> Void) { pending = between }
     /// The next push never reaches the server.
     func dropNextPush() { dropsNextPush = true }
+    /// The next push reaches the server twice (a retry after a timeout), and the client hears the
+    /// second answer.
+    func repeatNextPush() { repeatsNextPush = true }
 
     func push(_ request: PushRequest) async throws -> PushResponse {
         if dropsNextPush {
             dropsNextPush = false
             throw SyncTransportError(.offline, "the request never arrived")
+        }
+        if repeatsNextPush {
+            repeatsNextPush = false
+            _ = try await inner.push(request)
         }
         let response = try await inner.push(request)
         outcomes.append(response.results.map(\.outcome))

@@ -10,7 +10,7 @@ import StrataSyncServer
 enum TransportChecks {
     static var all: [ConformanceCheck] {
         faults + scopes + denied + feeds + malformed + formats + codable + progress + batchCascade
-            + duplicates + tombstones + droppedLinks + rejectedMoves
+            + duplicates + tombstones + droppedLinks + rejectedMoves + restored
     }
 
     static let faults: [ConformanceCheck] = [
