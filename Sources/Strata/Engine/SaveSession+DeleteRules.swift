@@ -54,6 +54,18 @@ extension SaveSession {
                 versions[entity] = found
             }
 
+            // An evicted record leaves the lists that name it, which would otherwise name a record
+            // this store no longer holds; no other rule of it acts (the server keeps it and what
+            // it relates to).
+            for doomed in wave where evicted.contains(doomed.key) {
+                guard let entity = entities.describe(doomed.key.entity) else { continue }
+                for relationship in entity.relationships where relationship.name != doomed.back {
+                    guard schema.inverse(of: relationship)?.keepsLinkList == true,
+                        let related = destinations[LinkKey(doomed.key, relationship.name)], !related.isEmpty
+                    else { continue }
+                    nullifications.append((doomed.snapshot, relationship, related))
+                }
+            }
             for doomed in wave where !evicted.contains(doomed.key) {
                 guard let entity = entities.describe(doomed.key.entity) else { continue }
                 for relationship in entity.relationships

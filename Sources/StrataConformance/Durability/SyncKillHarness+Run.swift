@@ -134,7 +134,8 @@ extension SyncKillHarness {
         try await SyncEngine(store: observer, remote: InProcessTransport(server: syncServer)).syncNow()
         for (name, other) in [("the killed client", store), ("a fresh client", observer)] {
             let state = try await SimulationState.read(other)
-            let problems = state.dangling + state.differences(from: expected) + expected.dangling
+            let problems =
+                state.dangling.map(\.line) + state.differences(from: expected) + expected.dangling.map(\.line)
             if !problems.isEmpty { return "\(name) differs from the server: \(problems.prefix(4))" }
         }
         return nil

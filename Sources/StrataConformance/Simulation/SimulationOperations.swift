@@ -5,7 +5,8 @@ import StrataSync
 /// The steps of a run, each drawn from the seed against the acting client's own records: creates
 /// into the shared ID pools, same-property edits, re-parenting, link changes, cascading, nullifying
 /// and denied deletes, the server's own writes, syncs over the faulty network, held-back pushes
-/// arriving late, and restarts of a client's engine or of the server.
+/// arriving late, subscriptions narrowed, widened, renewed, dropped or left to expire, and
+/// restarts of a client's engine or of the server.
 extension SimulationWorld {
     /// Draws and runs one step; returns its trace line.
     mutating func step() async throws -> String {
@@ -14,6 +15,7 @@ extension SimulationWorld {
         let client = clients[index]
         let roll = random.below(100)
         switch roll {
+        case 20..<22 where changesSubscriptions: return try await changeSubscriptions(index)
         case 0..<22: return try await sync(index)
         case 22..<24:
             try restart(index)

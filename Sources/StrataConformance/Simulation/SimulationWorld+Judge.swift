@@ -49,11 +49,24 @@ extension SimulationWorld {
         var judgement = Judgement()
         judgement.divergences += trace.filter { $0.hasPrefix("settling") || $0.hasPrefix("did not settle") }
         let server = try await SimulationState.read(serverStore)
-        judgement.divergences += server.dangling.map { "the server: \($0)" }
+        judgement.divergences += server.dangling.map { "the server: \($0.line)" }
         for client in clients {
             let state = try await SimulationState.read(client.store)
-            judgement.divergences += state.dangling.map { "\(client.name): \($0)" }
-            judgement.divergences += state.differences(from: server).map { "\(client.name): \($0)" }
+            if let observed = try await observed(by: client) {
+                // A subscribed client equals a fresh one with its subscriptions on what they cover;
+                // it may hold more (records it wrote that no subscription covers, kept as they were
+                // until its subscriptions next change), and a covered record's reference may name
+                // what only the server holds.
+                judgement.divergences += state.dangling.filter {
+                    server.records[$0.target] == nil && observed.records[$0.source] != nil
+                }.map { "\(client.name): \($0.line)" }
+                judgement.divergences += state.differences(from: observed, coveredOnly: true).map {
+                    "\(client.name): \($0)"
+                }
+            } else {
+                judgement.divergences += state.dangling.map { "\(client.name): \($0.line)" }
+                judgement.divergences += state.differences(from: server).map { "\(client.name): \($0)" }
+            }
             let pending = try await client.engine.pendingMutations()
             if !pending.isEmpty {
                 judgement.divergences.append("\(client.name): \(pending.count) mutations still pending")
@@ -109,8 +122,15 @@ struct SimulationState {
         var links: [String: [RecordID]]
     }
 
+    /// A reference to a record the store does not hold.
+    struct Dangling {
+        var line: String
+        var source: RecordKey
+        var target: RecordKey
+    }
+
     var records: [RecordKey: Entry] = [:]
-    var dangling: [String] = []
+    var dangling: [Dangling] = []
 
     static func read(_ store: Store) async throws -> SimulationState {
         try await store.read { reader in
@@ -130,8 +150,8 @@ struct SimulationState {
     }
 
     /// To-one references and link-list members naming records the store does not hold.
-    private static func danglingReferences(_ records: [RecordKey: Entry], schema: Schema) throws -> [String] {
-        var found: [String] = []
+    private static func danglingReferences(_ records: [RecordKey: Entry], schema: Schema) throws -> [Dangling] {
+        var found: [Dangling] = []
         for (key, entry) in records.sorted(by: { "\($0.key)" < "\($1.key)" }) {
             guard let entity = schema.entity(key.entity) else { continue }
             for relationship in entity.relationships {
@@ -141,21 +161,35 @@ struct SimulationState {
                     : entry.links[relationship.name] ?? []
                 for target in targets
                 where records[RecordKey(entity: relationship.destination, id: target)] == nil {
-                    found.append("\(key).\(relationship.name) names \(relationship.destination) \(target), absent")
+                    found.append(
+                        Dangling(
+                            line: "\(key).\(relationship.name) names \(relationship.destination) \(target), absent",
+                            source: key, target: RecordKey(entity: relationship.destination, id: target)))
                 }
             }
         }
         return found
     }
 
-    /// Where this state differs from `other`'s (at most 8 lines).
-    func differences(from other: SimulationState) -> [String] {
+    /// Where this state differs from `other`'s (at most 8 lines). With `coveredOnly`, `other` is
+    /// what a fresh client with the same subscriptions holds: records it lacks are not compared,
+    /// and lists only on the members it holds.
+    func differences(from other: SimulationState, coveredOnly: Bool = false) -> [String] {
         var lines: [String] = []
-        let keys = Set(records.keys).union(other.records.keys).sorted { "\($0)" < "\($1)" }
-        for key in keys where records[key] != other.records[key] {
-            switch (records[key], other.records[key]) {
-            case (nil, _): lines.append("lacks \(key), which the server holds")
-            case (_, nil): lines.append("holds \(key), which the server does not")
+        let reference = coveredOnly ? "an observer with its subscriptions" : "the server"
+        let held = Set(other.records.keys.map(\.id))
+        let compared: Set<RecordKey> = coveredOnly ? [] : Set(records.keys)
+        let keys = compared.union(other.records.keys).sorted { "\($0)" < "\($1)" }
+        for key in keys {
+            var mine: Entry? = records[key]
+            if coveredOnly, var entry = mine {
+                entry.links = entry.links.mapValues { $0.filter(held.contains) }
+                mine = entry
+            }
+            guard mine != other.records[key] else { continue }
+            switch (mine, other.records[key]) {
+            case (nil, _): lines.append("lacks \(key), which \(reference) holds")
+            case (_, nil): lines.append("holds \(key), which \(reference) does not")
             case (let mine?, let theirs?):
                 let names = Set(mine.values.keys).union(theirs.values.keys).sorted()
                 let values = names.filter { mine.values[$0] != theirs.values[$0] }.map {

@@ -30,6 +30,71 @@ enum SubscriptionChecks {
             try expectEqual(after.trips, ["Lisbon", "Porto"], "Abe's trip is not followed")
             try expectEqual(try await engine.pendingMutations().count, 0, "nothing arrived as a local write")
         },
+        // Found by the sync simulation once it changed subscriptions: an `unsubscribe` of a name
+        // never subscribed, on a client syncing everything, left it subscribed to nothing and
+        // evicted its whole store.
+        ConformanceCheck(.subscriptions, "unsubscribingANameNeverSubscribedLeavesAClientThatSyncsEverythingAsItIs") {
+            c in
+            let data = try await SubscriptionWorld.make(c)
+            let (store, engine, _) = try await data.client()
+            try await engine.syncNow()
+            let before = try await SubscriptionWorld.names(store)
+            try expect(!before.people.isEmpty, "the client synced everything its scope reads")
+            try await engine.unsubscribe("never")
+            try expect(try await engine.subscriptions() == nil, "still syncing everything")
+            try await engine.syncNow()
+            let after = try await SubscriptionWorld.names(store)
+            try expectEqual(after.people, before.people)
+            try expectEqual(after.trips, before.trips)
+            // Its last subscription removed, a subscribed client is subscribed to nothing.
+            try await engine.subscribe(try SyncSubscription("everyone", Person.self))
+            try await engine.unsubscribe("everyone")
+            try expectEqual(try await engine.subscriptions()?.count, 0)
+            try expectEqual(try await SubscriptionWorld.names(store).people, [], "nothing covers people now")
+        },
+        // Found by the sync simulation once it changed subscriptions: an evicted stop stayed on its
+        // trip's list, which then named a record the client did not hold, for good.
+        ConformanceCheck(.subscriptions, "anEvictedRecordLeavesTheListsThatNameItAndNothingElseChanges") { c in
+            let world = try await TransportWorld.make(c)
+            let trip = Trip(name: "Lisbon", start: TravelDomain.day(1))
+            let short = Stop(name: "Sintra", city: "Sintra", nights: 3, trip: trip.id)
+            let long = Stop(name: "Belém", city: "Lisbon", nights: 6, trip: trip.id)
+            try await world.server.store.transaction { tx in
+                try tx.insert(trip)
+                try tx.insert(short)
+                try tx.insert(long)
+            }
+            try await world.server.store.repository(Tag.self).insert(Tag(id: "sea", label: "Sea"))
+            try await world.server.store.repository(Trip.self).link(Trip.tags, from: trip.id, to: "sea")
+            let (store, engine) = try await world.client("a", tokens: FixedToken("token-a"))
+            try await engine.subscribe(try SyncSubscription("trips", Trip.self))
+            try await engine.subscribe(try SyncSubscription("tags", Tag.self))
+            try await engine.subscribe(try SyncSubscription("stops", Stop.self, where: "nights >= 3"))
+            try await engine.syncNow()
+            let lists = { @Sendable in
+                try await store.backend.read { reader in
+                    (
+                        try reader.links("Trip", relationship: "stops", from: trip.id.recordID),
+                        try reader.links("Tag", relationship: "trips", from: .string("sea"))
+                    )
+                }
+            }
+            try expectEqual(Set(try await lists().0), [short.id.recordID, long.id.recordID])
+            // Narrowed: the short stop leaves, and its trip's list with it; the long one stays.
+            try await engine.subscribe(try SyncSubscription("stops", Stop.self, where: "nights >= 5"))
+            try expectEqual(try await store.repository(Stop.self).fetch(short.id), nil)
+            try expectEqual(try await lists().0, [long.id.recordID], "the list names only what the client holds")
+            // The trip leaves: the tag's list lets it go, and the long stop keeps its reference
+            // (the server holds the trip).
+            try await engine.unsubscribe("trips")
+            try expectEqual(try await lists().1, [], "the tag's list names no trip the client lacks")
+            try expectEqual(try await store.repository(Stop.self).fetch(long.id)?.trip, trip.id)
+            try expectEqual(try await engine.pendingMutations().count, 0, "evictions queue nothing")
+            try await engine.syncNow()
+            try expectEqual(try await world.server.store.repository(Stop.self).count(), 2, "the server kept both")
+            try expectEqual(
+                try await world.server.store.repository(Tag.self).related(Tag.trips, of: "sea").map(\.id), [trip.id])
+        },
         ConformanceCheck(.subscriptions, "narrowingAndRemovingEvictWithoutDeletesAndKeepWhatAnotherCovers") { c in
             let data = try await SubscriptionWorld.make(c)
             let (store, engine, _) = try await data.client()

@@ -55,10 +55,14 @@ extension SyncEngine {
 
     /// Removes a subscription: the records no other subscription covers leave the store now,
     /// without queuing deletes (the server keeps them). Records with unsent changes stay until a
-    /// later change of subscriptions finds them sent. Removing a name not subscribed does nothing.
+    /// later change of subscriptions finds them sent. Removing a name not subscribed does nothing
+    /// (a client that syncs everything goes on doing so); removing the last subscription leaves the
+    /// client subscribed to nothing.
     public func unsubscribe(_ name: String) async throws {
         await beginRun()
         defer { endRun() }
+        let book = try await store.backend.read { try SubscriptionBook.read($0) }
+        guard let book, book.entries.contains(where: { $0.subscription.name == name }) else { return }
         try await changeSubscriptions { book, _ in
             book.entries.removeAll { $0.subscription.name == name }
             book.forget(name)
