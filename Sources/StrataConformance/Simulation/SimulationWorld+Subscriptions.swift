@@ -65,7 +65,8 @@ extension SimulationWorld {
             lasting.timeToLive = nil
             try await engine.subscribe(lasting)
         }
-        for _ in 0..<64 where try await engine.pull() > 0 {}
+        // Until a pull brings nothing (a `where` clause would not stop the loop: it pulled 64 times).
+        for _ in 0..<64 where try await engine.pull() == 0 { break }
         return try await SimulationState.read(store)
     }
 }
