@@ -83,6 +83,8 @@ public final class JSONFileBackend: StorageBackend {
         let compactionFailure = Mutex<StrataError?>(nil)
         /// Set when a failed append could not be cut back off the journal: writes are refused.
         let journalUnsound = Atomic<Bool>(false)
+        /// Where saves and compactions run (off the cooperative threads).
+        let work = FileWorkExecutor(label: "strata.jsonfile.work")
 
         init(journal: FileHandle, lockDescriptor: Int32) {
             self.journal = Mutex(journal)
@@ -272,6 +274,16 @@ public final class JSONFileBackend: StorageBackend {
         let files = files
         let path = path
         try Self.checkJournalSound(files, path: path)
+        return try await withTaskExecutorPreference(files.work) {
+            try await Self.write(body, memory: memory, files: files, path: path)
+        }
+    }
+
+    /// A save: the change in memory and its journal line, durable before it returns.
+    private static func write<T: Sendable>(
+        _ body: @escaping @Sendable (any StorageWriteTransaction) throws -> T, memory: InMemoryBackend, files: Files,
+        path: String
+    ) async throws -> T {
         let result = try await memory.write { tx in
             let recorder = RecordingTransaction(tx)
             let result = try body(recorder)
@@ -296,7 +308,10 @@ public final class JSONFileBackend: StorageBackend {
     /// Rewrites the document from the current state and empties the journal (see the type's notes).
     public func compact() async throws {
         try checkOpen()
-        try await Self.compact(memory: memory, files: files, path: path)
+        let (memory, files, path) = (memory, files, path)
+        try await withTaskExecutorPreference(files.work) {
+            try await Self.compact(memory: memory, files: files, path: path)
+        }
         files.compactionRetryBytes.store(0, ordering: .relaxed)
         files.compactionFailure.withLock { $0 = nil }
     }

@@ -35,6 +35,12 @@ struct SyncApplier {
     /// record was absent here came without it, so the engine reads the record again with the
     /// records whose lists name it (``SyncEngine/refreshOwners()``).
     private(set) var restored: Set<RecordKey> = []
+    /// Owners of ordered lists kept by their members' references (`Trip.stops`, by `Stop.trip`)
+    /// that a record arriving in this save joined while the owner's own list did not come with it
+    /// (a subscription's followed records come pages after the records they follow): the member
+    /// was appended, and only the owner's list says where the server has it, so the engine reads
+    /// those owners again (``SyncEngine/refreshOwners()``).
+    private(set) var misplacedOwners: Set<RecordKey> = []
 
     /// Notes what `pending` mutations change, for ``finishLinks()``.
     mutating func notePending(_ pending: [RecordKey: [SyncMutation]]) {
@@ -255,6 +261,7 @@ struct SyncApplier {
 
     /// Sets the deferred link lists, now that every record of the batch is staged.
     mutating func finishLinks() throws {
+        try noteMisplacedOwners()
         for (key, links) in linkPasses {
             guard try workingSet.record(key.entity, id: key.id) != nil,
                 let entity = workingSet.schema.entity(key.entity)
@@ -272,6 +279,32 @@ struct SyncApplier {
             }
         }
         linkPasses.removeAll()
+    }
+
+    /// Notes the owners whose ordered list a record that arrived in this save joined, when the
+    /// owner's list is not in this save and holds other members (whose order against the new one
+    /// only the server knows).
+    private mutating func noteMisplacedOwners() throws {
+        guard !arrived.isEmpty else { return }
+        let listed = Set(linkPasses.map(\.key))
+        let schema = workingSet.schema
+        var joining: [RecordKey: (list: RelationshipDescription, members: Set<RecordID>)] = [:]
+        for key in arrived {
+            guard let entity = schema.entity(key.entity), let record = try current(key) else { continue }
+            for relationship in entity.relationships where relationship.isToOne {
+                guard let inverse = schema.inverse(of: relationship), inverse.storage == .orderedLinks,
+                    let id = RecordID(record[relationship.name])
+                else { continue }
+                let owner = RecordKey(entity: relationship.destination, id: id)
+                guard !listed.contains(owner), !misplacedOwners.contains(owner) else { continue }
+                joining[owner, default: (inverse, [])].members.insert(key.id)
+            }
+        }
+        for (owner, joined) in joining {
+            guard let held = try current(owner) else { continue }
+            let members = joined.members.union(try workingSet.relatedIDs(of: held, joined.list))
+            if members.count > 1 { misplacedOwners.insert(owner) }
+        }
     }
 
     /// The members to give a list the server sent as `present` (its members this client holds).

@@ -65,7 +65,7 @@ extension SyncEngine {
                 guard let applier else { return 0 }
                 try Outbox.observe(response.changes.map(\.timestamp), in: transaction)
                 try applier.finish(in: transaction)
-                try OwnerRefresh.note(applier.restored, in: transaction)
+                try OwnerRefresh.note(applier.restored.union(applier.misplacedOwners), in: transaction)
                 try Outbox.setCursor(response.cursor, in: transaction)
                 // Records that entered a relationship-following subscription bring what it follows.
                 if let coverage, !coverage.followed.isEmpty, !applier.arrived.isEmpty,

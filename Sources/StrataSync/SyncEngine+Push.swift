@@ -11,6 +11,8 @@ extension SyncEngine {
         let configuration = configuration
         let expected = try await store.backend.read { try Outbox.pendingCount(in: $0) }
         let bytesBefore = bytesMoved.sent
+        // What a crash left of a subscribed client's answered writes to evict.
+        try await evictUncovered()
         while true {
             let limit = batchSize
             let (batch, seen) = try await store.backend.read { reader in
@@ -97,8 +99,11 @@ extension SyncEngine {
                     }
                 }
                 try Outbox.remove(acknowledged, known: seen, in: transaction)
+                // Answered writes no subscription covers leave once nothing of theirs is pending.
+                try CoverageRecheck.note(Set(acknowledged.compactMap { byID[$0]?.key }), in: transaction)
                 return rejections
             }
+            try await evictUncovered()
             rejections += newRejections
             rejectedCount += newRejections.count
             total += response.results.count

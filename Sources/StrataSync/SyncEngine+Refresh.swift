@@ -4,32 +4,24 @@ import Strata
 /// The records to read again from the server: owners of ordered lists a push's answer put a member
 /// back on (a rejected move undone) — the answer carries the member, whose reference names the
 /// owner again, but not where on the owner's list the server has it, and the client appends it —
-/// and records a local delete of was undone (``SyncApplier/restored``), which others' many-to-many
-/// lists that arrived meanwhile left out. Noted in the save that applies the answer, read again
+/// records a local delete of was undone (``SyncApplier/restored``), which others' many-to-many
+/// lists that arrived meanwhile left out, and owners whose ordered list a record arriving without
+/// the owner's list was appended to (``SyncApplier/misplacedOwners``: a subscription's followed
+/// records come pages after their owner). Noted in the save that applies the answer, read again
 /// from a snapshot of just those records (with the records whose many-to-many lists name them),
 /// and forgotten in the save that applies them, so a crash or a lost connection in between reads
 /// them on the next sync.
 enum OwnerRefresh {
-    static let key = MetadataKeys.syncOwnersToRefresh
+    static let noted = NotedRecords(key: MetadataKeys.syncOwnersToRefresh)
 
-    static func read(_ reader: any StorageReadTransaction) throws -> [RecordKey] {
-        guard let bytes = try reader.metadata(key) else { return [] }
-        return (try? JSONDecoder().decode([RecordKey].self, from: Data(bytes))) ?? []
-    }
+    static func read(_ reader: any StorageReadTransaction) throws -> [RecordKey] { try noted.read(reader) }
 
     static func note(_ owners: Set<RecordKey>, in writer: any StorageWriteTransaction) throws {
-        guard !owners.isEmpty else { return }
-        try write(Set(try read(writer)).union(owners), in: writer)
+        try noted.note(owners, in: writer)
     }
 
     static func forget(_ owners: Set<RecordKey>, in writer: any StorageWriteTransaction) throws {
-        try write(Set(try read(writer)).subtracting(owners), in: writer)
-    }
-
-    private static func write(_ owners: Set<RecordKey>, in writer: any StorageWriteTransaction) throws {
-        guard !owners.isEmpty else { return try writer.setMetadata(key, nil) }
-        let sorted = owners.sorted { ($0.entity, $0.id) < ($1.entity, $1.id) }
-        try writer.setMetadata(key, Array(try JSONEncoder().encode(sorted)))
+        try noted.forget(owners, in: writer)
     }
 }
 
@@ -38,10 +30,24 @@ extension SyncEngine {
     /// records listing them many-to-many, as far as the caller may read them) and applies them as a
     /// pull would: their lists take the server's order and members. Returns how many records came.
     func refreshOwners() async throws -> Int {
-        let owners = try await store.backend.read { try OwnerRefresh.read($0) }
+        // Only what the client still holds is read again: a noted record evicted or deleted since
+        // (its delete pending) is not brought back by the refresh.
+        let (owners, held) = try await store.backend.read { reader in
+            let owners = try OwnerRefresh.read(reader)
+            var held: [RecordKey] = []
+            for (entity, keys) in Dictionary(grouping: owners, by: \.entity) {
+                let existing = try reader.existingIDs(entity, among: keys.map(\.id))
+                held += keys.filter { existing.contains($0.id) }
+            }
+            return (owners, held)
+        }
         guard !owners.isEmpty else { return 0 }
+        guard !held.isEmpty else {
+            try await store.writeMetadata { try OwnerRefresh.forget(Set(owners), in: $0) }
+            return 0
+        }
         var subscriptions: [SyncSubscription] = []
-        for (entity, keys) in Dictionary(grouping: owners, by: \.entity).sorted(by: { $0.key < $1.key }) {
+        for (entity, keys) in Dictionary(grouping: held, by: \.entity).sorted(by: { $0.key < $1.key }) {
             let literals = keys.compactMap { try? SyncSubscription.literal($0.id.value, parameter: "id") }
             let listedBy = store.schema.entity(entity)?.relationships.filter { $0.storage == .inverseLinks } ?? []
             subscriptions.append(
@@ -74,7 +80,10 @@ extension SyncEngine {
                 try Outbox.observe(received.map(\.timestamp), in: transaction)
                 try applier.finish(in: transaction)
                 try OwnerRefresh.forget(Set(owners), in: transaction)
+                // The records listing them came whether or not a subscription covers them.
+                try CoverageRecheck.note(Set(received.map(\.key)), in: transaction)
             })
+        try await evictUncovered()
         return records.count
     }
 }

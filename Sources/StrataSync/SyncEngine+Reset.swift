@@ -44,6 +44,7 @@ extension SyncEngine {
                 guard let applier else { return false }
                 try Outbox.observe(page.records.map(\.timestamp), in: transaction)
                 try applier.finish(in: transaction)
+                try OwnerRefresh.note(applier.misplacedOwners, in: transaction)
                 let cursor = state.cursor ?? page.cursor
                 if let next = page.next {
                     try ResetState(position: next, cursor: cursor).write(transaction)

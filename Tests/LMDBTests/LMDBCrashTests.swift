@@ -14,7 +14,7 @@ private let childPath = ProcessInfo.processInfo.environment["STRATA_LMDB_CHILD_P
 
 /// Starts this test binary again as a child that opens the store at `path` and then reads or writes
 /// until it is killed; returns once the child has signalled (through a marker file) that it is busy.
-private func startChild(_ mode: String, _ path: String) throws -> SpawnedProcess {
+private func startChild(_ mode: String, _ path: String) async throws -> SpawnedProcess {
     let process = try SpawnedProcess(
         executable: CommandLine.arguments[0],
         arguments: ["--testing-library", "swift-testing", "--filter", "LMDBCrashTests"],
@@ -22,7 +22,7 @@ private func startChild(_ mode: String, _ path: String) throws -> SpawnedProcess
             ["STRATA_LMDB_CHILD_MODE": mode, "STRATA_LMDB_CHILD_PATH": path], uniquingKeysWith: { $1 }))
     let deadline = Date().addingTimeInterval(60)
     while !FileManager.default.fileExists(atPath: path + "/busy"), Date() < deadline, process.isRunning {
-        usleep(10_000)
+        try await Task.sleep(for: .milliseconds(10))
     }
     return process
 }
@@ -54,10 +54,10 @@ struct LMDBCrashTests {
         try await withTemporaryDirectory { path in
             let backend = try await LMDBBackend.open(path: path, schema: try TravelDomain.schema())
             try await Store(backend: backend).repository(Tag.self).insert(Tag(id: "x", label: "X"))
-            let child = try startChild("reader", path)
+            let child = try await startChild("reader", path)
             #expect(FileManager.default.fileExists(atPath: path + "/busy"), "the child opened its reader")
             kill(child.processIdentifier, SIGKILL)
-            child.waitUntilExit()
+            _ = await child.exit()
             #expect(backend.clearStaleReaders() >= 1, "the dead reader's slot is found and cleared")
             let store = Store(backend: backend)
             try await store.repository(Tag.self).insert(Tag(id: "y", label: "Y"))
@@ -68,11 +68,11 @@ struct LMDBCrashTests {
     @Test(.enabled(if: childMode == nil)) func aWriterKilledMidWriteLeavesOnlyWholeSaves() async throws {
         try await withTemporaryDirectory { path in
             try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-            let child = try startChild("writer", path)
+            let child = try await startChild("writer", path)
             #expect(FileManager.default.fileExists(atPath: path + "/busy"), "the child was writing")
-            usleep(50_000)
+            try await Task.sleep(for: .milliseconds(50))
             kill(child.processIdentifier, SIGKILL)
-            child.waitUntilExit()
+            _ = await child.exit()
             let store = Store(
                 backend: try await LMDBBackend.open(path: path, schema: try TravelDomain.schema()),
                 sync: SyncConfiguration(clientID: "child"))

@@ -38,6 +38,14 @@ import Testing
         try Loopback.connect(port: port, timeout: seconds, attempts: 300)
     }
 
+    /// Runs blocking work (a socket's reads, a wait for a process) on a thread of its own: blocking
+    /// one of the two cooperative threads of a loaded test process starves everything else in it.
+    static func onOwnThread<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread { continuation.resume(with: Result { try work() }) }.start()
+        }
+    }
+
     /// Reads until `marker` appears (returns true) or the stream ends or times out (false).
     static func read(_ fd: Int32, until marker: String?, into text: inout String) -> Bool {
         var buffer = [UInt8](repeating: 0, count: 4096)
@@ -66,16 +74,21 @@ import Testing
         try service.run()
         defer { if service.isRunning { service.interrupt(); kill(service.processIdentifier, SIGKILL) } }
 
-        let stream = try Self.connect(to: port, timeout: 60)
-        defer { close(stream) }
-        let request = "GET /notes/live HTTP/1.1\r\nHost: localhost\r\nX-User: ana\r\n\r\n"
-        _ = request.withCString { write(stream, $0, strlen($0)) }
-        var received = ""
-        #expect(Self.read(stream, until: "data: []", into: &received), "the stream's first event: \(received)")
-
-        kill(service.processIdentifier, SIGTERM)
-        // The stream ends (end of file, not the 60-second read timeout), then the process exits.
-        #expect(Self.read(stream, until: nil, into: &received), "the live stream did not end on SIGTERM: \(received)")
+        let pid = service.processIdentifier
+        // The socket's blocking reads on a thread of their own, not a cooperative one.
+        let (first, ended, received) = try await Self.onOwnThread { () throws -> (Bool, Bool, String) in
+            let stream = try Self.connect(to: port, timeout: 60)
+            defer { close(stream) }
+            let request = "GET /notes/live HTTP/1.1\r\nHost: localhost\r\nX-User: ana\r\n\r\n"
+            _ = request.withCString { write(stream, $0, strlen($0)) }
+            var received = ""
+            let first = Self.read(stream, until: "data: []", into: &received)
+            kill(pid, SIGTERM)
+            // The stream ends (end of file, not the 60-second read timeout), then the process exits.
+            return (first, Self.read(stream, until: nil, into: &received), received)
+        }
+        #expect(first, "the stream's first event: \(received)")
+        #expect(ended, "the live stream did not end on SIGTERM: \(received)")
         let exited = await withCheckedContinuation { continuation in
             DispatchQueue.global().async {
                 for _ in 0..<600 where service.isRunning { usleep(100_000) }

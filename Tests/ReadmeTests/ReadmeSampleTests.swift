@@ -89,7 +89,7 @@ import Testing
         }
     }
 
-    @Test func thePackageManifestSampleIsAManifest() throws {
+    @Test func thePackageManifestSampleIsAManifest() async throws {
         let manifests = try Self.blocks().filter { $0.hasPrefix("// swift-tools-version") }
         #expect(manifests.count == 1)
         for manifest in manifests {
@@ -110,7 +110,13 @@ import Testing
             process.standardOutput = output
             process.standardError = output
             try process.run()
-            let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            // Read and waited for on a thread of its own: a blocked cooperative thread starves the
+            // rest of the test process.
+            let handle = output.fileHandleForReading
+            let text = await withCheckedContinuation { continuation in
+                Thread { continuation.resume(returning: String(decoding: handle.readDataToEndOfFile(), as: UTF8.self)) }
+                    .start()
+            }
             process.waitUntilExit()
             #expect(process.terminationStatus == 0, "swift package dump-package failed:\n\(text)")
             #expect(text.contains("\"TripsService\""), "\(text.prefix(500))")

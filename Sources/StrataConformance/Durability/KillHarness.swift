@@ -109,7 +109,8 @@ public enum KillHarness {
                 case .migration, .shadowMigration, .sync: { false }
                 }
             let deadline = Date().addingTimeInterval(120)
-            while !ready(), child.isRunning, Date() < deadline { usleep(500) }
+            // Polled without blocking a cooperative thread (a loaded test process has two).
+            while !ready(), child.isRunning, Date() < deadline { try await Task.sleep(for: .microseconds(500)) }
             guard child.isRunning else {
                 tally.fail(
                     category,
@@ -117,9 +118,9 @@ public enum KillHarness {
                 continue
             }
             // The first open takes a few milliseconds: most first-open kills land inside it.
-            usleep(UInt32(random.below(window == .firstOpen ? 8_000 : 60_000)))
+            try await Task.sleep(for: .microseconds(random.below(window == .firstOpen ? 8_000 : 60_000)))
             child.send(SIGKILL)
-            child.waitUntilExit()
+            _ = await child.exit()
             let acked = acknowledged()
 
             if backend.files(location).filter({ $0.role == "data" }).allSatisfy({ manager.fileExists(atPath: $0.path) })

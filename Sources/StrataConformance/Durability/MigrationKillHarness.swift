@@ -108,7 +108,7 @@ public enum MigrationKillHarness {
                     uniquingKeysWith: { $1 }))
             let deadline = Date().addingTimeInterval(120)
             while !manager.fileExists(atPath: location + ".migrating"), child.isRunning, Date() < deadline {
-                usleep(200)
+                try await Task.sleep(for: .microseconds(200))
             }
             guard child.isRunning else {
                 tally.fail(
@@ -121,14 +121,14 @@ public enum MigrationKillHarness {
                 // kills spread over it and a little after.
                 let began = Date()
                 while !manager.fileExists(atPath: location + ".migrated"), child.isRunning, Date() < deadline {
-                    usleep(200)
+                    try await Task.sleep(for: .microseconds(200))
                 }
                 span = max(span, UInt32(min(Date().timeIntervalSince(began), 10) * 1_300_000))
             } else {
-                usleep(UInt32(random.below(Int(span))))
+                try await Task.sleep(for: .microseconds(random.below(Int(span))))
             }
             child.send(SIGKILL)
-            child.waitUntilExit()
+            _ = await child.exit()
             do {
                 tally.add(
                     category,

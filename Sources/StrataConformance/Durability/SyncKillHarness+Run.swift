@@ -60,16 +60,18 @@ extension SyncKillHarness {
                     ], uniquingKeysWith: { $1 }),
                 standardError: trialDirectory + "/child.err")
             let deadline = Date().addingTimeInterval(120)
-            while ChildLog(client + ".log").last("pulled") < 0, child.isRunning, Date() < deadline { usleep(1_000) }
+            while ChildLog(client + ".log").last("pulled") < 0, child.isRunning, Date() < deadline {
+                try await Task.sleep(for: .milliseconds(1))
+            }
             let label = "seed \(seed) trial \(trial)"
             guard child.isRunning else {
                 let error = (try? String(contentsOfFile: trialDirectory + "/child.err", encoding: .utf8)) ?? ""
                 tally.fail("sync", "\(label): the child ended by itself (status \(child.terminationStatus)): \(error)")
                 continue
             }
-            usleep(UInt32(random.below(400_000)))
+            try await Task.sleep(for: .microseconds(random.below(400_000)))
             child.send(SIGKILL)
-            child.waitUntilExit()
+            _ = await child.exit()
             let log = ChildLog(client + ".log")
             let (problem, phase) = try await judge(backend, client: client, server: server, log: log)
             if let problem {

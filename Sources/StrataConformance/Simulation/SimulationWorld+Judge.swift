@@ -53,10 +53,9 @@ extension SimulationWorld {
         for client in clients {
             let state = try await SimulationState.read(client.store)
             if let observed = try await observed(by: client) {
-                // A subscribed client equals a fresh one with its subscriptions on what they cover;
-                // it may hold more (records it wrote that no subscription covers, kept as they were
-                // until its subscriptions next change), and a covered record's reference may name
-                // what only the server holds.
+                // A subscribed client equals a fresh one with its subscriptions — what it wrote that
+                // no subscription covers left once the server answered it — and a covered record's
+                // reference may name what only the server holds.
                 judgement.divergences += state.dangling.filter {
                     server.records[$0.target] == nil && observed.records[$0.source] != nil
                 }.map { "\(client.name): \($0.line)" }
@@ -172,20 +171,13 @@ struct SimulationState {
     }
 
     /// Where this state differs from `other`'s (at most 8 lines). With `coveredOnly`, `other` is
-    /// what a fresh client with the same subscriptions holds: records it lacks are not compared,
-    /// and lists only on the members it holds.
+    /// what a fresh client with the same subscriptions holds (the lines name it so).
     func differences(from other: SimulationState, coveredOnly: Bool = false) -> [String] {
         var lines: [String] = []
         let reference = coveredOnly ? "an observer with its subscriptions" : "the server"
-        let held = Set(other.records.keys.map(\.id))
-        let compared: Set<RecordKey> = coveredOnly ? [] : Set(records.keys)
-        let keys = compared.union(other.records.keys).sorted { "\($0)" < "\($1)" }
+        let keys = Set(records.keys).union(other.records.keys).sorted { "\($0)" < "\($1)" }
         for key in keys {
-            var mine: Entry? = records[key]
-            if coveredOnly, var entry = mine {
-                entry.links = entry.links.mapValues { $0.filter(held.contains) }
-                mine = entry
-            }
+            let mine: Entry? = records[key]
             guard mine != other.records[key] else { continue }
             switch (mine, other.records[key]) {
             case (nil, _): lines.append("lacks \(key), which \(reference) holds")

@@ -68,6 +68,8 @@ package enum MetadataKeys {
     package static let syncSubscriptions = "strata.sync.subscriptions"
     /// Owners of ordered lists to read again from the server (a push's answer put a member back).
     package static let syncOwnersToRefresh = "strata.sync.refresh"
+    /// Records a subscribed client wrote or read again, to evict once nothing covers them.
+    package static let syncCoverageRecheck = "strata.sync.recheck"
     /// The client ID generated for this store (``SyncConfiguration/init(clock:localOnly:)``).
     package static let syncClientID = "strata.sync.clientid"
 

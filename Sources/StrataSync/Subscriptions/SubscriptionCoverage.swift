@@ -12,6 +12,10 @@ package struct SubscriptionCoverage: Sendable {
     /// The entities records are followed from, with the paths followed (for the initial sync of
     /// a record that newly entered coverage).
     package private(set) var followed: [String: [String]] = [:]
+    /// The subscriptions that follow paths, by entity: each one's filter text (`nil`: every
+    /// record) and paths — a record that arrives brings what the subscriptions matching it follow,
+    /// not what another subscription of its entity follows from other records.
+    package private(set) var followers: [String: [(filter: String?, paths: [String])]] = [:]
 
     /// The most subscriptions one request may carry, and the longest filter text.
     package static let maximumCount = 64
@@ -42,6 +46,10 @@ package struct SubscriptionCoverage: Sendable {
                     dependent.insert(relationship.destination)
                 }
                 followed[subscription.entity, default: []].append(path)
+            }
+            if !subscription.including.isEmpty {
+                let text = subscription.filter.flatMap { $0.allSatisfy(\.isWhitespace) ? nil : $0 }
+                followers[subscription.entity, default: []].append((text, subscription.including))
             }
         }
         for (entity, list) in parts { filters[entity] = list.count == 1 ? list[0] : .or(list) }

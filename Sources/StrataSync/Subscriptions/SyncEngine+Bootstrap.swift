@@ -52,6 +52,7 @@ extension SyncEngine {
                     var book = staleBook
                     try Outbox.observe(page.records.map(\.timestamp), in: transaction)
                     try applier.finish(in: transaction)
+                    try OwnerRefresh.note(applier.misplacedOwners, in: transaction)
                     // A client that never pulled continues from the first page's cursor.
                     if try Outbox.cursor(in: transaction) == nil, let cursor = page.cursor {
                         try Outbox.setCursor(cursor, in: transaction)
@@ -124,21 +125,25 @@ extension SubscriptionBook {
 
     /// Queues the initial sync of what the subscriptions reach from records that just arrived:
     /// a record that entered a subscription's coverage brings the records its followed
-    /// relationships lead to, which the change feed alone would not (they did not change).
+    /// relationships lead to, which the change feed alone would not (they did not change). Each
+    /// following subscription asks for the arrived records its own filter matches, so a record
+    /// another subscription brought does not bring what this one follows.
     mutating func follow(_ arrived: [RecordKey], coverage: SubscriptionCoverage) {
         var byEntity: [String: [RecordID]] = [:]
-        for key in arrived where coverage.followed[key.entity] != nil {
+        for key in arrived where coverage.followers[key.entity] != nil {
             byEntity[key.entity, default: []].append(key.id)
         }
         for (entity, ids) in byEntity.sorted(by: { $0.key < $1.key }) {
-            let paths = Array(Set(coverage.followed[entity] ?? [])).sorted()
-            for start in stride(from: 0, to: ids.count, by: 100) {
-                let chunk = ids[start..<min(ids.count, start + 100)]
-                let literals = chunk.compactMap { try? SyncSubscription.literal($0.value, parameter: "id") }
-                let subscription = SyncSubscription(
-                    unchecked: "#follow.\(entity)", entity: entity,
-                    filter: "id in [" + literals.joined(separator: ", ") + "]", including: paths)
-                bootstraps.append(Bootstrap(subscriptions: [subscription]))
+            for follower in coverage.followers[entity] ?? [] {
+                for start in stride(from: 0, to: ids.count, by: 100) {
+                    let chunk = ids[start..<min(ids.count, start + 100)]
+                    let literals = chunk.compactMap { try? SyncSubscription.literal($0.value, parameter: "id") }
+                    let chosen = "id in [" + literals.joined(separator: ", ") + "]"
+                    let subscription = SyncSubscription(
+                        unchecked: "#follow.\(entity)", entity: entity,
+                        filter: follower.filter.map { "\(chosen) && (\($0))" } ?? chosen, including: follower.paths)
+                    bootstraps.append(Bootstrap(subscriptions: [subscription]))
+                }
             }
         }
     }

@@ -99,6 +99,38 @@ extension SyncEngine {
         try await changeSubscriptions(only: entities) { _, _ in }
     }
 
+    /// Evicts the records ``CoverageRecheck`` holds (records this client wrote, whose mutations the
+    /// server has answered; records a refresh read) that no subscription covers and that have no
+    /// mutations left in the outbox, and forgets them: once the server holds a write, a record
+    /// outside the client's subscriptions leaves the store as it would have had someone else
+    /// written it (PowerSync's rule for uploads of rows outside the synced buckets), instead of
+    /// staying as the client left it, never updated. Noted in the save that applies the answer, so
+    /// a crash before this runs leaves them for the next sync.
+    func evictUncovered() async throws {
+        let noted = try await store.backend.read { try CoverageRecheck.noted.read($0) }
+        guard !noted.isEmpty else { return }
+        let (configuration, executor, schema) = (configuration, store.executor, store.schema)
+        var among: [String: [RecordID]] = [:]
+        for key in noted where !configuration.localOnly.contains(key.entity) {
+            among[key.entity, default: []].append(key.id)
+        }
+        let chosen = among
+        try await store.commit(
+            author: nil, contextName: "sync", participants: [],
+            stage: { session, reader -> SyncApplier? in
+                guard let book = try SubscriptionBook.read(reader) else { return nil }
+                var applier = SyncApplier(session: session, configuration: configuration)
+                try Self.stageEviction(
+                    chosen.keys.sorted(), keeping: try SubscriptionCoverage(book.active, schema: schema), among: chosen,
+                    in: reader, executor: executor, into: &applier)
+                return applier
+            },
+            afterCommit: { applier, _, transaction in
+                try applier?.finish(in: transaction)
+                try CoverageRecheck.noted.forget(Set(noted), in: transaction)
+            })
+    }
+
     /// Edits the stored subscriptions and, in the same local save, evicts every record the edited
     /// set does not cover (of `only` entities, or all) — no outbox entries, no server round trip.
     func changeSubscriptions(
@@ -132,17 +164,24 @@ extension SyncEngine {
             })
     }
 
-    /// Stages the local removal of the records of `entities` that `coverage` does not cover,
-    /// except those with mutations waiting in the outbox.
+    /// Stages the local removal of the records of `entities` that `coverage` does not cover (only
+    /// among the IDs `among` names for an entity, when it is given), except those with mutations
+    /// waiting in the outbox.
     static func stageEviction(
-        _ entities: [String], keeping coverage: SubscriptionCoverage, in reader: any StorageReadTransaction,
-        executor: QueryExecutor, into applier: inout SyncApplier
+        _ entities: [String], keeping coverage: SubscriptionCoverage, among: [String: [RecordID]]? = nil,
+        in reader: any StorageReadTransaction, executor: QueryExecutor, into applier: inout SyncApplier
     ) throws {
         let pending = try pendingMutations(in: reader)
         for entity in entities {
             let covered = coverage.filters[entity]
             if covered == .constant(true) { continue }
-            let plan = FetchPlan(entity: entity, predicate: covered.map { .not($0) })
+            var parts = covered.map { [FilterExpression.not($0)] } ?? []
+            if let among {
+                guard let ids = among[entity], !ids.isEmpty else { continue }
+                parts.append(.inList("id", ids.map(\.value), []))
+            }
+            let plan = FetchPlan(
+                entity: entity, predicate: parts.isEmpty ? nil : parts.count == 1 ? parts[0] : .and(parts))
             for record in try executor.fetch(plan, in: reader) where pending[record.key] == nil {
                 try applier.evict(record.key)
             }
