@@ -121,6 +121,19 @@ struct SyncApplier {
         if !links.isEmpty { linkPasses.append((key, links)) }
     }
 
+    /// The records this save brought that the client did not have, of an entity that other records
+    /// list many-to-many (`Tag.trips` lists `Trip`s): for a subscribed client, a listing record held
+    /// already (brought by another subscription) has the list without them, and nothing it sends
+    /// later says otherwise (it did not change), so the engine reads them again with the records
+    /// listing them (``SyncEngine/refreshOwners()``).
+    var arrivedListed: Set<RecordKey> {
+        let schema = workingSet.schema
+        return Set(
+            arrived.filter { key in
+                schema.entity(key.entity)?.relationships.contains { $0.storage == .inverseLinks } ?? false
+            })
+    }
+
     private mutating func noteRestored(_ key: RecordKey, _ entity: EntityDescription) {
         if entity.relationships.contains(where: { $0.storage == .inverseLinks }) { restored.insert(key) }
     }

@@ -65,13 +65,18 @@ extension SyncEngine {
                 guard let applier else { return 0 }
                 try Outbox.observe(response.changes.map(\.timestamp), in: transaction)
                 try applier.finish(in: transaction)
-                try OwnerRefresh.note(applier.restored.union(applier.misplacedOwners), in: transaction)
+                try OwnerRefresh.note(
+                    applier.restored.union(applier.misplacedOwners).union(coverage == nil ? [] : applier.arrivedListed),
+                    in: transaction)
                 try Outbox.setCursor(response.cursor, in: transaction)
-                // Records that entered a relationship-following subscription bring what it follows.
-                if let coverage, !coverage.followed.isEmpty, !applier.arrived.isEmpty,
+                // Records that entered a relationship-following subscription bring what it follows:
+                // those that arrived, and those held already that a change may have brought into a
+                // following subscription's filter (a trip another subscription brought, now dear).
+                let entered = response.changes.filter { !$0.isTombstone && !$0.isEviction }.map(\.key)
+                if let coverage, !coverage.followed.isEmpty, !entered.isEmpty,
                     var book = try SubscriptionBook.read(transaction)
                 {
-                    book.follow(applier.arrived, coverage: coverage)
+                    book.follow(entered, coverage: coverage)
                     try book.write(transaction)
                 }
                 return applier.conflicts

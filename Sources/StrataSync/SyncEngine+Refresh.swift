@@ -46,28 +46,37 @@ extension SyncEngine {
             try await store.writeMetadata { try OwnerRefresh.forget(Set(owners), in: $0) }
             return 0
         }
+        // At most 50 IDs a subscription (its filter stays under the length the server takes) and
+        // 32 subscriptions a request.
         var subscriptions: [SyncSubscription] = []
         for (entity, keys) in Dictionary(grouping: held, by: \.entity).sorted(by: { $0.key < $1.key }) {
             let literals = keys.compactMap { try? SyncSubscription.literal($0.id.value, parameter: "id") }
             let listedBy = store.schema.entity(entity)?.relationships.filter { $0.storage == .inverseLinks } ?? []
-            subscriptions.append(
-                SyncSubscription(
-                    unchecked: "#refresh.\(entity)", entity: entity,
-                    filter: "id in [" + literals.joined(separator: ", ") + "]", including: listedBy.map(\.name)))
+            for start in stride(from: 0, to: literals.count, by: 50) {
+                subscriptions.append(
+                    SyncSubscription(
+                        unchecked: "#refresh.\(entity).\(start / 50)", entity: entity,
+                        filter: "id in [" + literals[start..<min(literals.count, start + 50)].joined(separator: ", ")
+                            + "]",
+                        including: listedBy.map(\.name)))
+            }
         }
         var records: [RemoteChange] = []
-        var position: SnapshotPosition?
-        repeat {
-            let request = SnapshotRequest(
-                clientID: configuration.clientID, position: position, limit: options.pullLimit,
-                schemaVersion: store.schema.version, subscriptions: subscriptions)
-            let page = try await call {
-                attempts += 1
-                return try await remote.snapshot(request)
-            }
-            records += page.records
-            position = page.next
-        } while position != nil
+        for first in stride(from: 0, to: subscriptions.count, by: 32) {
+            let asked = Array(subscriptions[first..<min(subscriptions.count, first + 32)])
+            var position: SnapshotPosition?
+            repeat {
+                let request = SnapshotRequest(
+                    clientID: configuration.clientID, position: position, limit: options.pullLimit,
+                    schemaVersion: store.schema.version, subscriptions: asked)
+                let page = try await call {
+                    attempts += 1
+                    return try await remote.snapshot(request)
+                }
+                records += page.records
+                position = page.next
+            } while position != nil
+        }
         let (configuration, options, received) = (configuration, options, records)
         try await store.commit(
             author: nil, contextName: "sync", participants: [],

@@ -33,7 +33,7 @@ struct SimulationWorld {
     /// Whether the clients reach servers elsewhere (other processes), not `server`.
     var remoteServers = false
     /// Whether steps change clients' subscriptions (`STRATA_SIMULATION_SUBSCRIPTIONS=1`; off by
-    /// default while a divergence it finds is open — see the Simulation category's notes).
+    /// default until a large run with them is clean — see the Simulation category's notes).
     let changesSubscriptions = ProcessInfo.processInfo.environment["STRATA_SIMULATION_SUBSCRIPTIONS"] == "1"
     var trace: [String] = []
 

@@ -106,6 +106,48 @@ extension SubscriptionChecks {
             try expectEqual(
                 Set(try await store.repository(Stop.self).fetch().map(\.name)), ["Dear stop"],
                 "only the dear trip's stops are followed")
+            // Held already, the cheap trip made dear on the server brings its stops with it.
+            var dearer = cheap
+            dearer.budget = 300
+            try await data.world.server.store.repository(Trip.self).update(dearer)
+            try await engine.syncNow()
+            try expectEqual(
+                Set(try await store.repository(Stop.self).fetch().map(\.name)), ["Dear stop", "Cheap stop"],
+                "a held record entering a following subscription brings what it follows")
+        },
+        // Found by the sync simulation once it changed subscriptions: a tag that one subscription
+        // brought named trips the client did not hold yet; when another subscription brought them,
+        // the tag was not sent again (it had not changed), and its list lacked them for good.
+        ConformanceCheck(.subscriptions, "aManyToManyListOneSubscriptionBroughtTakesTheMembersAnotherBringsLater") {
+            c in
+            let world = try await TransportWorld.make(c)
+            let lisbon = Trip(name: "Lisbon", start: TravelDomain.day(1), budget: 500)
+            let porto = Trip(name: "Porto", start: TravelDomain.day(2), budget: 50)
+            try await world.server.store.transaction { tx in
+                try tx.insert(lisbon)
+                try tx.insert(porto)
+                try tx.insert(Tag(id: "sea", label: "Sea"))
+            }
+            let trips = world.server.store.repository(Trip.self)
+            try await trips.link(Trip.tags, from: lisbon.id, to: "sea")
+            try await trips.link(Trip.tags, from: porto.id, to: "sea")
+            let (store, engine) = try await world.client("a", tokens: FixedToken("token-a"))
+            let listed = { @Sendable in
+                Set(try await store.backend.read { try $0.links("Tag", relationship: "trips", from: .string("sea")) })
+            }
+            try await engine.subscribe(try SyncSubscription("tags", Tag.self))
+            try await engine.syncNow()
+            try expectEqual(try await listed(), [], "the tag's list names no trip the client lacks")
+            try await engine.subscribe(try SyncSubscription("dear", Trip.self, where: "budget >= 100"))
+            try await engine.syncNow()
+            try expectEqual(try await listed(), [lisbon.id.recordID], "the dear trip joins the tag's list")
+            // A trip that enters coverage by a change on the server joins it too.
+            var cheaper = porto
+            cheaper.budget = 900
+            try await trips.update(cheaper)
+            try await engine.syncNow()
+            try expectEqual(try await listed(), [lisbon.id.recordID, porto.id.recordID], "after a pull too")
+            try expectEqual(try await engine.pendingMutations().count, 0, "nothing arrived as a local write")
         },
     ]
 }

@@ -52,7 +52,7 @@ extension SyncEngine {
                     var book = staleBook
                     try Outbox.observe(page.records.map(\.timestamp), in: transaction)
                     try applier.finish(in: transaction)
-                    try OwnerRefresh.note(applier.misplacedOwners, in: transaction)
+                    try OwnerRefresh.note(applier.misplacedOwners.union(applier.arrivedListed), in: transaction)
                     // A client that never pulled continues from the first page's cursor.
                     if try Outbox.cursor(in: transaction) == nil, let cursor = page.cursor {
                         try Outbox.setCursor(cursor, in: transaction)
