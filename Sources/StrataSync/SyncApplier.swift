@@ -10,7 +10,7 @@ struct SyncApplier {
     /// Server versions to record after the save, in order (`nil`: the server deleted it).
     private var serverVersions: [(key: RecordKey, version: Int64?)] = []
     /// Server link lists to set once every record of the batch is staged (targets may come later).
-    private var linkPasses: [(key: RecordKey, links: [String: [RecordID]])] = []
+    var linkPasses: [(key: RecordKey, links: [String: [RecordID]])] = []
     /// Pending mutations a resolution made obsolete.
     private(set) var superseded: Set<MutationID> = []
     /// Records to send whole after the save (the client's version won), with the server's lists.
@@ -40,7 +40,7 @@ struct SyncApplier {
     /// (a subscription's followed records come pages after the records they follow): the member
     /// was appended, and only the owner's list says where the server has it, so the engine reads
     /// those owners again (``SyncEngine/refreshOwners()``).
-    private(set) var misplacedOwners: Set<RecordKey> = []
+    var misplacedOwners: Set<RecordKey> = []
 
     /// Notes what `pending` mutations change, for ``finishLinks()``.
     mutating func notePending(_ pending: [RecordKey: [SyncMutation]]) {
@@ -61,7 +61,7 @@ struct SyncApplier {
         session.mirroredRulesReach = { localOnly.contains($0) }
     }
 
-    private var workingSet: WorkingSet { session.workingSet }
+    var workingSet: WorkingSet { session.workingSet }
 
     /// Reads the committed state of every record `changes` name, one batched lookup per entity,
     /// so staging them reads nothing one at a time. Call before this save stages anything.
@@ -72,7 +72,7 @@ struct SyncApplier {
     }
 
     /// A record's state as this save stands: staged, else committed (read ahead by `prefetch`).
-    private func current(_ key: RecordKey) throws -> Record? {
+    func current(_ key: RecordKey) throws -> Record? {
         try workingSet.record(key.entity, id: key.id)
     }
 
@@ -249,7 +249,7 @@ struct SyncApplier {
     }
 
     /// The to-one its members name the owner by, for a list kept by its members' references.
-    private func followedByReference(_ relationship: RelationshipDescription) -> String? {
+    func followedByReference(_ relationship: RelationshipDescription) -> String? {
         guard let inverseName = relationship.inverse,
             let inverse = workingSet.schema.entity(relationship.destination)?.relationship(inverseName),
             inverse.isToOne
@@ -270,78 +270,6 @@ struct SyncApplier {
         serverVersions.append((key, change.serverVersion))
         let (merged, links) = merge(key, values, change.links, local: local, pending: pending)
         try stage(key, merged, links: links)
-    }
-
-    /// Sets the deferred link lists, now that every record of the batch is staged.
-    mutating func finishLinks() throws {
-        try noteMisplacedOwners()
-        for (key, links) in linkPasses {
-            guard try workingSet.record(key.entity, id: key.id) != nil,
-                let entity = workingSet.schema.entity(key.entity)
-            else { continue }
-            for (name, targets) in links.sorted(by: { $0.key < $1.key }) {
-                // Links to a local-only entity's records stay as the client has them.
-                guard let relationship = entity.relationship(name), relationship.keepsLinkList,
-                    !configuration.localOnly.contains(relationship.destination)
-                else { continue }
-                let present = try workingSet.existing(targets, of: relationship.destination)
-                guard let owner = try workingSet.record(key.entity, id: key.id) else { continue }
-                let local = try workingSet.relatedIDs(of: owner, relationship)
-                let wanted = try members(present, local: local, relationship)
-                if local != wanted { try session.setRelated(key, name, wanted) }
-            }
-        }
-        linkPasses.removeAll()
-    }
-
-    /// Notes the owners whose ordered list a record that arrived in this save joined, when the
-    /// owner's list is not in this save and holds other members (whose order against the new one
-    /// only the server knows).
-    private mutating func noteMisplacedOwners() throws {
-        guard !arrived.isEmpty else { return }
-        let listed = Set(linkPasses.map(\.key))
-        let schema = workingSet.schema
-        var joining: [RecordKey: (list: RelationshipDescription, members: Set<RecordID>)] = [:]
-        for key in arrived {
-            guard let entity = schema.entity(key.entity), let record = try current(key) else { continue }
-            for relationship in entity.relationships where relationship.isToOne {
-                guard let inverse = schema.inverse(of: relationship), inverse.storage == .orderedLinks,
-                    let id = RecordID(record[relationship.name])
-                else { continue }
-                let owner = RecordKey(entity: relationship.destination, id: id)
-                guard !listed.contains(owner), !misplacedOwners.contains(owner) else { continue }
-                joining[owner, default: (inverse, [])].members.insert(key.id)
-            }
-        }
-        for (owner, joined) in joining {
-            guard let held = try current(owner) else { continue }
-            let members = joined.members.union(try workingSet.relatedIDs(of: held, joined.list))
-            if members.count > 1 { misplacedOwners.insert(owner) }
-        }
-    }
-
-    /// The members to give a list the server sent as `present` (its members this client holds).
-    /// A list whose members each name their owner through a to-one (`Trip.stops`, by `Stop.trip`)
-    /// takes the server's order, but its membership stays with the members' own records: a local
-    /// member the server's list lacks (a record whose insert or move under this owner is still
-    /// pending, or whose own change has not arrived yet) stays, after the server's members, since
-    /// dropping it would clear its reference (refused outright when it is required); and a server
-    /// member whose reference the client changed and has not pushed yet stays where the client
-    /// put it. Other lists are the server's.
-    private func members(_ present: [RecordID], local: [RecordID], _ relationship: RelationshipDescription) throws
-        -> [RecordID]
-    {
-        guard let inverseName = followedByReference(relationship) else { return present }
-        let localMembers = Set(local)
-        let fromServer = present.filter { id in
-            localMembers.contains(id)
-                || !(pendingProperties[RecordKey(entity: relationship.destination, id: id)]?.contains(inverseName)
-                    ?? false)
-        }
-        let listed = Set(fromServer)
-        // Members this save deletes are still on the list until the save's pipeline clears it.
-        return fromServer
-            + (try workingSet.existing(local.filter { !listed.contains($0) }, of: relationship.destination))
     }
 
     /// After the save's pipeline, in its transaction: records the server versions, drops superseded
