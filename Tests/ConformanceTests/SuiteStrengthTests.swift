@@ -1,6 +1,6 @@
 import Foundation
 import Strata
-import StrataConformance
+@testable import StrataConformance
 import StrataInMemory
 import Synchronization
 import Testing
@@ -44,6 +44,29 @@ struct SuiteStrengthTests {
         #expect(text.contains("plans answered differently from the reference evaluator"), "\(text)")
         #expect(text.contains("the backend answered") || text.contains("the backend counted"), "\(text)")
         print("mutant orAsAnd, the differential's message:\n\(text.prefix(1_500))")
+    }
+
+    /// The differential reads the whole state every few steps; a state difference found that way
+    /// is replayed, so it names the same first step, with the same message, as reading the whole
+    /// state after every step does.
+    @Test func aStateDifferenceNamesTheFirstStepItDiffersWhateverTheReadInterval() async throws {
+        let suite = MutationTesting.suite(.putResetsVersion)
+        for check in ConformanceSuite.checks where check.category == .differential {
+            guard case .failed(let thinned) = await suite.result(of: check).status,
+                thinned.message.contains("differs from the reference")
+            else { continue }
+            let every = await DifferentialChecks.$wholeEvery.withValue(1) { await suite.result(of: check).status }
+            guard case .failed(let stepByStep) = every else {
+                Issue.record("\(check.id) failed reading the whole state every 8 steps, not every step")
+                return
+            }
+            // The same message, up to where a long one is cut (the file it names differs).
+            let uncut = { (message: String) in message.components(separatedBy: "[cut:").first ?? message }
+            #expect(uncut(thinned.message) == uncut(stepByStep.message))
+            print("mutant putResetsVersion, \(check.id): \(thinned.message.prefix(300))")
+            return
+        }
+        Issue.record("no differential seed found the state of mutant putResetsVersion different")
     }
 
     static var catalog: String {
@@ -93,8 +116,10 @@ struct SuiteDeadlineTests {
     }
 }
 
-/// The in-memory backend made to hang (see ``SuiteDeadlineTests/Hang``). Each hang ends by itself
-/// after 20 s, so the test process is not left spinning.
+/// The in-memory backend made to hang (see ``SuiteDeadlineTests/Hang``). Each hang ends by itself,
+/// so the test process is not left spinning: a spinning read after 4 s (past the 2-s deadline and
+/// its half-second grace; it holds one of the process's cooperative threads meanwhile, so it is
+/// kept short), a write after 20 s.
 final class HangingBackend: StorageBackend {
     let inner: InMemoryBackend
     let hang: SuiteDeadlineTests.Hang
@@ -115,7 +140,7 @@ final class HangingBackend: StorageBackend {
             return try await inner.read { try body(StaleMetadata(readsGoTo: $0, cache: cache)) }
         }
         if hang == .spinningRead {
-            let end = ContinuousClock.now + .seconds(20)
+            let end = ContinuousClock.now + .seconds(4)
             while ContinuousClock.now < end { await Task.yield() }  // looks at no cancellation
         }
         return try await inner.read(body)

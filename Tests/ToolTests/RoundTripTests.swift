@@ -170,7 +170,7 @@ struct RoundTripTests {
 
     @Test func aStoreGoesSQLiteToLMDBToJSONToSQLiteAndComesBackEqual() async throws {
         let environment = ProcessInfo.processInfo.environment
-        let count = environment["STRATA_ROUNDTRIP_RECORDS"].flatMap(Int.init) ?? 20_000
+        let count = environment["STRATA_ROUNDTRIP_RECORDS"].flatMap(Int.init) ?? 5_000
         let seed = environment["STRATA_ROUNDTRIP_SEED"].flatMap(UInt64.init) ?? UInt64(Date().timeIntervalSince1970)
         let tool = environment["STRATA_TOOL"] ?? Tool.executable
         let directory = try ToolTests().directory

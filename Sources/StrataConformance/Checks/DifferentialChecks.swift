@@ -8,9 +8,14 @@ import StrataTools
 /// meanwhile, sync rounds, queries with every operator, full-text searches (trips and stops have
 /// an index), relevance sort and page, reopens — run on the
 /// backend under test and on the in-memory reference side by side. After every step the outcome
-/// must be identical, and after every step that can change a store (all but queries) the whole
-/// state of both stores (records, versions, memberships), the history written and the client's
-/// outbox too; at the end, each full-text index must agree with its records.
+/// must be identical, and after every step that can change a store (all but queries) the history
+/// written and the client's outbox too, and the whole state of both stores (records, versions,
+/// memberships) as below; at the end, each full-text index must agree with its records.
+///
+/// The whole state of the backend under test is read after every `STRATA_DIFFERENTIAL_WHOLE_EVERY`th
+/// step that can change a store (default 8; 1 reads it after every one) and after the last step; the
+/// outcome, history and outbox after every step. A state found different replays the seed reading
+/// the whole state after every step, so the failure names the first step whose state differs.
 ///
 /// `make test` runs 20 seeds of 200 operations per backend. More:
 /// `STRATA_DIFFERENTIAL_SEEDS=500 STRATA_DIFFERENTIAL_STEPS=400 swift test --filter Differential`;
@@ -24,6 +29,8 @@ enum DifferentialChecks {
     static let firstSeed = environment["STRATA_DIFFERENTIAL_SEED"].flatMap(UInt64.init) ?? 1
     static let seedCount = max(1, environment["STRATA_DIFFERENTIAL_SEEDS"].flatMap(Int.init) ?? 20)
     static let steps = max(1, environment["STRATA_DIFFERENTIAL_STEPS"].flatMap(Int.init) ?? 200)
+    /// How often the whole state is read (a task-local, so a test can read it after every step).
+    @TaskLocal static var wholeEvery = max(1, environment["STRATA_DIFFERENTIAL_WHOLE_EVERY"].flatMap(Int.init) ?? 8)
     /// `STRATA_DIFFERENTIAL_VERBOSE`: 1 prints each run's operations by kind and outcome; 2 adds
     /// each outcome; 3 adds error messages.
     static let verbosity = environment["STRATA_DIFFERENTIAL_VERBOSE"].flatMap(Int.init) ?? 0
@@ -37,7 +44,23 @@ enum DifferentialChecks {
 
     static func reference(_ schema: Schema) -> Store { Store(backend: InMemoryBackend(schema: schema)) }
 
+    /// A state found different: the failure as it would be reported.
+    struct StateDiffers: Error { let failure: ConformanceFailure }
+
+    /// One seed, its whole state read every ``wholeEvery`` steps; a state found different is
+    /// replayed reading it after every step (the seed chooses the same operations either way: they
+    /// depend on the reference's state, read after every step), to name the first step it differs.
     static func run(seed: UInt64, _ c: ConformanceContext) async throws {
+        do {
+            try await run(seed: seed, c, wholeEvery: wholeEvery)
+        } catch let found as StateDiffers {
+            guard wholeEvery > 1 else { throw found.failure }
+            do { try await run(seed: seed, c, wholeEvery: 1) } catch let first as StateDiffers { throw first.failure }
+            throw found.failure
+        }
+    }
+
+    static func run(seed: UInt64, _ c: ConformanceContext, wholeEvery: Int) async throws {
         let schema = try TravelDomain.searchableSchema()
         let features = c.backend.features
         let auditor = PlanAuditor()
@@ -67,6 +90,7 @@ enum DifferentialChecks {
         }
         var tally: [String: Int] = [:]
         var timing: [String: Duration] = [:]
+        var reads: [DifferentialTarget: Int] = [:]
         defer {
             if verbosity > 0 {
                 print(
@@ -98,11 +122,23 @@ enum DifferentialChecks {
             // next step that can change that store still sees it.
             for target in [DifferentialTarget.server, .client]
             where target == .server ? operation.touchesServer : operation.touchesClient {
-                let (now, reference) = (try await tested.state(target), try await expected.state(target))
-                if now != reference {
-                    throw fail("\(target) differs from the reference:\n\(now.difference(from: reference))")
+                reads[target, default: 0] += 1
+                let whole = reads[target, default: 0] % wholeEvery == 0
+                let (now, reference) = (try await tested.state(target, whole: whole), try await expected.state(target))
+                if !now.matches(reference) {
+                    throw StateDiffers(
+                        failure: fail("\(target) differs from the reference:\n\(now.difference(from: reference))"))
                 }
-                generator.observe(reference.snapshot, of: target)
+                if let snapshot = reference.snapshot { generator.observe(snapshot, of: target) }
+            }
+        }
+        // The whole state at the end, whatever step last read it.
+        for target in [DifferentialTarget.server, .client] {
+            let (now, reference) = (try await tested.state(target), try await expected.state(target))
+            if !now.matches(reference) {
+                throw StateDiffers(
+                    failure: fail(
+                        "\(target) differs from the reference at the end:\n\(now.difference(from: reference))"))
             }
         }
         // The full-text indexes the run's saves kept, compared with the records they index.

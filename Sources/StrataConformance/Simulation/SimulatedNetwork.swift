@@ -117,7 +117,14 @@ actor SimulatedNetwork: SyncRemote {
     func deliverHeldBack() async throws {
         guard !heldBack.isEmpty else { return }
         let request = heldBack.removeFirst()
-        let answer = try await server.push(request)
+        let answer: PushResponse
+        do {
+            answer = try await server.push(request)
+        } catch let error as SyncTransportError {
+            // Arrived once its sender's sign-in was refused: refused too, and nobody waits for it.
+            log.append("c\(client) late push \(request.mutations.count): refused (\(error.kind))")
+            return
+        }
         note(answer, of: request)
         log.append(
             "c\(client) late push \(request.mutations.count): \(Self.summary(answer))" + Self.detail(request, answer))

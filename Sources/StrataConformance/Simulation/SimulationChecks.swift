@@ -29,6 +29,10 @@ enum SimulationChecks {
                 let second = try await simulation.run(seed: seed)
                 try expect(first.trace.count > 120, "the trace has a line per step and per call")
                 try expect(first.faultsInjected > 0, "faults were injected")
+                let tokens = first.trace.last { $0.hasPrefix("tokens: ") } ?? "no tokens line"
+                try expect(
+                    tokens.contains("expired") && tokens.contains("refreshed") && tokens.contains("refused"),
+                    "tokens expired, were refreshed and a sign-in was refused: \(tokens)")
                 try expectEqual(
                     first.trace.joined(separator: "\n"), second.trace.joined(separator: "\n"),
                     "seed \(seed) gave two traces")

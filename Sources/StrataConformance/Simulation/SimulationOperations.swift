@@ -5,8 +5,8 @@ import StrataSync
 /// The steps of a run, each drawn from the seed against the acting client's own records: creates
 /// into the shared ID pools, same-property edits, re-parenting, link changes, cascading, nullifying
 /// and denied deletes, the server's own writes, syncs over the faulty network, held-back pushes
-/// arriving late, subscriptions narrowed, widened, renewed, dropped or left to expire, and
-/// restarts of a client's engine or of the server.
+/// arriving late, subscriptions narrowed, widened, renewed, dropped or left to expire, tokens
+/// expiring and sign-ins refused for a while, and restarts of a client's engine or of the server.
 extension SimulationWorld {
     /// Draws and runs one step; returns its trace line.
     mutating func step() async throws -> String {
@@ -15,6 +15,7 @@ extension SimulationWorld {
         let client = clients[index]
         let roll = random.below(100)
         switch roll {
+        case 18..<20 where !remoteServers: return signInChange(index)
         case 20..<22 where changesSubscriptions: return try await changeSubscriptions(index)
         case 0..<22: return try await sync(index)
         case 22..<24:
@@ -45,6 +46,22 @@ extension SimulationWorld {
         }
         let log = await client.network.takeLog()
         return pools.shortened(([line] + log.map { "  " + $0 }).joined(separator: "\n"))
+    }
+
+    /// Client `index`'s token expires before its lifetime is up, or its sign-in is refused (its
+    /// token revoked, no refresh given) until a later step allows it again.
+    private mutating func signInChange(_ index: Int) -> String {
+        switch random.below(4) {
+        case 0, 1:
+            tokens.expire(index)
+            return "c\(index)'s token expires"
+        case 2:
+            tokens.refuse(index, true)
+            return "c\(index)'s sign-in is refused"
+        default:
+            tokens.refuse(index, false)
+            return "c\(index) may sign in again"
+        }
     }
 
     private mutating func serverEdit() async throws -> String {

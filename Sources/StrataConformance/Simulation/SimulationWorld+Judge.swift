@@ -11,9 +11,10 @@ extension SimulationWorld {
         var losses: [String] = []
     }
 
-    /// Heals the network, delivers what it held back, and syncs every client in turn until a
-    /// whole round pushes and pulls nothing (at most 12 rounds).
+    /// Heals the network (every client may sign in again), delivers what it held back, and syncs
+    /// every client in turn until a whole round pushes and pulls nothing (at most 12 rounds).
     mutating func settle() async throws {
+        tokens.allowAll()
         for client in clients {
             await client.network.setFaults(.none)
             try await client.network.drain()

@@ -27,7 +27,9 @@ struct SimulationWorld {
     var server: SyncServer
     let serverStore: Store
     var clients: [SimulatedClient]
-    let clock = SimulatedClock()
+    let clock: SimulatedClock
+    /// The clients' bearer tokens, which the server's endpoint checks (in-process servers only).
+    let tokens: SimulationTokens
     var random: SeededRandom
     let pools: SimulationPools
     /// Whether the clients reach servers elsewhere (other processes), not `server`.
@@ -45,16 +47,18 @@ struct SimulationWorld {
         let serverStore = try await makeServer()
         let server = SyncServer(store: serverStore)
         let pools = SimulationPools(&random)
+        let clock = SimulatedClock()
         let world = SimulationWorld(
-            server: server, serverStore: serverStore, clients: [], random: random, pools: pools,
-            remoteServers: remote != nil)
+            server: server, serverStore: serverStore, clients: [], clock: clock,
+            tokens: SimulationTokens(clock: clock), random: random, pools: pools, remoteServers: remote != nil)
         var made = world
         let count = made.random.int(settings.clients)
         for index in 0..<count {
             let skew = TimeInterval(made.random.int(-5...5))
             let configuration = SyncConfiguration(clientID: "c\(index)", clock: made.clock.reading(skew: skew))
             let store = try await makeClient(index).withSync(configuration)
-            let link: any SyncRemote = try await remote?(index) ?? InProcessTransport(server: server)
+            made.tokens.signIn(index, lifetime: TimeInterval(made.random.int(20...120)))
+            let link: any SyncRemote = try await remote?(index) ?? made.link(index)
             let network = SimulatedNetwork(
                 server: link, client: index, seed: made.random.next(), faults: settings.faults)
             let policies: [SyncClientConflictPolicy] = [.propertyMerge, .propertyMerge, .serverWins, .lastWriterWins]
@@ -80,7 +84,15 @@ struct SimulationWorld {
     mutating func restartServer() async {
         server = SyncServer(store: serverStore)
         guard !remoteServers else { return }
-        for client in clients { await client.network.reconnect(to: InProcessTransport(server: server)) }
+        for client in clients { await client.network.reconnect(to: link(client.index)) }
+    }
+
+    /// Client `index`'s link to the server in this process: its endpoint, as over HTTP (statuses,
+    /// bearer tokens refreshed after a `401`), without a rate limit.
+    func link(_ index: Int) -> any SyncRemote {
+        EndpointTransport(
+            endpoint: SyncEndpoint(server: server, authenticator: tokens, limits: SyncLimits(rate: nil)),
+            tokens: tokens.provider(for: index))
     }
 }
 

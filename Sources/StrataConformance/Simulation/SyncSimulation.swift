@@ -95,6 +95,11 @@ public struct SyncSimulation: Sendable {
         }
         var faults = 0
         for client in world.clients { faults += await client.network.injected }
+        // Tokens expired early and sign-ins refused are faults too.
+        let tokens = world.tokens.counts
+        faults += (tokens["expired"] ?? 0) + (tokens["refused"] ?? 0)
+        world.trace.append(
+            "tokens: " + tokens.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
         try await world.settle()
         let judgement = try await world.judge()
         await release(world.serverStore)
