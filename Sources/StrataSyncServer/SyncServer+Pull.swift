@@ -67,12 +67,15 @@ extension SyncServer {
             var order: [RecordKey] = []
             var first: [RecordKey: (token: HistoryToken, kind: HistoryChange.Kind)] = [:]
             var last: [RecordKey: (version: Int64, time: Date)] = [:]
+            // Records the caller inserted after its cursor: it holds them, whatever it could read then.
+            var ownInserts: Set<RecordKey> = []
             for entry in history {
                 for change in entry.changes {
                     let key = RecordKey(entity: change.entity, id: change.id)
                     if last[key] == nil {
                         order.append(key)
                         first[key] = (entry.token, change.kind)
+                        if change.kind == .insert && entry.author == request.clientID { ownInserts.insert(key) }
                     }
                     last[key] = (change.version, entry.timestamp)
                 }
@@ -94,7 +97,10 @@ extension SyncServer {
                         // may have: a state the server did not keep counts as seen).
                         guard let (token, kind) = first[key] else { continue }
                         let before = try Self.prior(key, before: token, kind: kind, in: transaction)
-                        if case .some(let prior) = before, try !filter.isVisible(prior, in: transaction) {
+                        let atCursor = AtCursor(readsGoTo: transaction, first: first)
+                        if case .some(let prior) = before, !ownInserts.contains(key),
+                            try !filter.isVisible(prior, in: atCursor)
+                        {
                             continue
                         }
                         // Deleted: a tombstone, which the client applies with its delete rules.
@@ -110,6 +116,12 @@ extension SyncServer {
                     }
                 }
                 changes.append(change)
+            }
+            if filter.restricts {
+                let paths = ScopePaths(Self.matchingFilters(filter, schema: store.schema), schema: store.schema)
+                changes += try Self.dependents(
+                    of: order, first: first, filter: filter, paths: paths, sent: Set(changes.map(\.key)),
+                    in: transaction)
             }
             changes += try Self.shareChanges(
                 order, records: records, first: first, filter: filter, executor: executor,

@@ -42,7 +42,13 @@ public struct SyncServer: SyncRemote {
     ///     (`push(_:as:)`, `pull(_:as:maximumWait:stop:)`, `snapshot(_:as:)` — what a ``SyncEndpoint`` makes);
     ///     the identity-less `SyncRemote` calls are the trusted in-process path.
     public init(store: Store, policies: [String: SyncServerConflictPolicy] = [:], access: SyncAccess = SyncAccess()) {
-        let scoped = access.scopedEntities
+        // Prior states of the scoped entities, and of those their scopes read through (found by
+        // building each scope for one identity: its shape does not depend on whose it is).
+        let probe = SyncIdentity("")
+        let filters = access.scopedEntities.reduce(into: [String: FilterExpression]()) { filters, entity in
+            if case .matching(let filter) = access.scope(of: entity, for: probe) { filters[entity] = filter }
+        }
+        let scoped = access.scopedEntities.union(ScopePaths(filters, schema: store.schema).readThrough)
         self.store = scoped.isEmpty ? store : store.adding(PriorStates(entities: scoped))
         self.policies = policies
         self.access = access

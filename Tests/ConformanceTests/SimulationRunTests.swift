@@ -27,7 +27,7 @@ struct SimulationRunTests {
         "PostgreSQL server; SQLite, LMDB and JSON-file clients",
         .enabled(if: ProcessInfo.processInfo.environment["STRATA_POSTGRES_URL"] != nil))
     func postgresServer() async throws {
-        try await run("PostgreSQL", server: { try await postgresUnderTest.makeStore(try TravelDomain.schema()) })
+        try await run("PostgreSQL", server: { try await postgresUnderTest.makeStore(try SyncSimulation.schema()) })
     }
 
     private func run(_ name: String, server: @escaping @Sendable () async throws -> Store) async throws {
@@ -82,12 +82,12 @@ struct SimulationRunTests {
     static func sqlite() async throws -> Store {
         let path = temporaryPath("sqlite")
         return Store(
-            backend: try await SQLiteBackend.open(path: path, schema: try TravelDomain.schema()),
+            backend: try await SQLiteBackend.open(path: path, schema: try SyncSimulation.schema()),
             location: try StoreLocation("sqlite:\(path)"))
     }
 
     static func client(_ index: Int) async throws -> Store {
-        let schema = try TravelDomain.schema()
+        let schema = try SyncSimulation.schema()
         switch index % 3 {
         case 0: return try await sqlite()
         case 1:

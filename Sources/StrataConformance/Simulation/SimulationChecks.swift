@@ -42,8 +42,8 @@ enum SimulationChecks {
 
     static func simulation(_ c: ConformanceContext, steps: Int = SimulationRunSettings.steps) -> SyncSimulation {
         SyncSimulation(
-            settings: SyncSimulation.Settings(steps: steps), server: { try await c.store() },
-            client: { _ in try await c.store() })
+            settings: SyncSimulation.Settings(steps: steps), server: { try await c.store(try SyncSimulation.schema()) },
+            client: { _ in try await c.store(try SyncSimulation.schema()) })
     }
 
     /// Runs this quarter's seeds; a failure names the seed, its shrunk prefix and the replay.

@@ -44,7 +44,8 @@ extension SimulationEdit {
             return "\(name) already has p\(slot)"
         }
         let line = trying("creates p\(slot)")
-        try await store.repository(Person.self).insert(Person(id: pools.people[slot], name: "p\(slot) by \(name)"))
+        try await store.repository(Person.self).insert(
+            Person(id: pools.people[slot], name: "p\(slot) by \(name)", email: email(slot)))
         return line
     }
 

@@ -8,12 +8,16 @@ struct SimulationEdit {
     let store: Store
     let pools: SimulationPools
     let name: String
+    /// The address a person this client creates gets (`nil` unless the run shares).
+    let email: @Sendable (Int) -> String?
     private(set) var last = ""
 
-    init(store: Store, pools: SimulationPools, name: String) {
+    init(store: Store, pools: SimulationPools, name: String, email: @escaping @Sendable (Int) -> String? = { _ in nil })
+    {
         self.store = store
         self.pools = pools
         self.name = name
+        self.email = email
     }
 
     mutating func trying(_ line: String) -> String {

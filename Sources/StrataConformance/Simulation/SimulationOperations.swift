@@ -1,12 +1,14 @@
 import Foundation
 import Strata
 import StrataSync
+import StrataSyncServer
 
 /// The steps of a run, each drawn from the seed against the acting client's own records: creates
 /// into the shared ID pools, same-property edits, re-parenting, link changes, cascading, nullifying
 /// and denied deletes, the server's own writes, syncs over the faulty network, held-back pushes
-/// arriving late, subscriptions narrowed, widened, renewed, dropped or left to expire, tokens
-/// expiring and sign-ins refused for a while, and restarts of a client's engine or of the server.
+/// arriving late, subscriptions narrowed, widened, renewed, dropped or left to expire, trips shared
+/// and shares revoked, tokens expiring and sign-ins refused for a while, and restarts of a client's
+/// engine or of the server.
 extension SimulationWorld {
     /// Draws and runs one step; returns its trace line.
     mutating func step() async throws -> String {
@@ -15,6 +17,7 @@ extension SimulationWorld {
         let client = clients[index]
         let roll = random.below(100)
         switch roll {
+        case 16..<18 where shares: return try await shareChange(index)
         case 18..<20 where !remoteServers: return signInChange(index)
         case 20..<22 where changesSubscriptions: return try await changeSubscriptions(index)
         case 0..<22: return try await sync(index)
@@ -64,12 +67,14 @@ extension SimulationWorld {
         }
     }
 
+    /// A write of the server's own, through its store (``SyncServer/store``, which keeps what a
+    /// pull needs to tell readers what left their scope).
     private mutating func serverEdit() async throws -> String {
-        let trips = try await serverStore.repository(Trip.self).fetch()
+        let trips = try await server.store.repository(Trip.self).fetch()
         guard !trips.isEmpty else { return "the server has no trip to edit" }
         var trip = trips[random.below(trips.count)]
         trip.name = "server \(random.below(1000))"
-        try await serverStore.repository(Trip.self).update(trip)
+        try await server.store.repository(Trip.self).update(trip)
         return "the server renames trip \(pools.name(trip.id)) to \(trip.name)"
     }
 
@@ -77,7 +82,10 @@ extension SimulationWorld {
     /// a bound) is traced with the refusal's code.
     private mutating func local(_ client: SimulatedClient, roll: Int) async throws -> String {
         let store = client.store
-        var edit = SimulationEdit(store: store, pools: pools, name: client.name)
+        let (shares, index) = (self.shares, client.index)
+        var edit = SimulationEdit(store: store, pools: pools, name: client.name) { slot in
+            shares ? Self.email(slot: slot, client: index) : nil
+        }
         do {
             switch roll {
             case 31..<41: return try await edit.createTrip(&random)

@@ -35,7 +35,12 @@ final class SimulationTokens: SyncAuthenticator, Sendable {
     /// Client `index`'s provider.
     func provider(for index: Int) -> any SyncTokenProvider { Provider(tokens: self, index: index) }
 
+    /// The token the judge's observer of client `index` signs in with, as that client's identity;
+    /// it never expires.
+    static func observerToken(_ index: Int) -> String { "o\(index)" }
+
     func identity(forBearer token: String) async throws -> SyncIdentity? {
+        if token.hasPrefix("o"), let index = Int(token.dropFirst()) { return SyncIdentity("c\(index)") }
         let parts = token.split(separator: ".")
         guard parts.count == 2, parts[0].hasPrefix("c"), let index = Int(parts[0].dropFirst()),
             let generation = Int(parts[1])

@@ -50,17 +50,28 @@ extension SimulationWorld {
 
     /// What a fresh client holding `client`'s subscriptions pulls from the server now, or `nil`
     /// when `client` syncs everything (the server's state is then the reference).
+    /// When the run shares, the observer is signed in as `client`'s identity, and there is one
+    /// for a client that syncs everything too (it syncs what that identity may read).
     func observed(by client: SimulatedClient) async throws -> SimulationState? {
-        guard let subscriptions = try await client.engine.subscriptions() else { return nil }
+        let subscriptions = try await client.engine.subscriptions()
+        guard subscriptions != nil || shares else { return nil }
         let store = Store(backend: InMemoryBackend(schema: serverStore.schema)).withSync(
             SyncConfiguration(clientID: "observer-\(client.name)", clock: clock.reading(skew: 0)))
-        let engine = try SyncEngine(store: store, remote: InProcessTransport(server: SyncServer(store: serverStore)))
-        if subscriptions.isEmpty {
+        let remote: any SyncRemote =
+            shares
+            ? EndpointTransport(
+                endpoint: SyncEndpoint(
+                    server: SyncServer(store: serverStore, access: Self.access(shares: true)), authenticator: tokens,
+                    limits: SyncLimits(rate: nil)),
+                tokens: FixedToken(SimulationTokens.observerToken(client.index)))
+            : InProcessTransport(server: SyncServer(store: serverStore))
+        let engine = try SyncEngine(store: store, remote: remote)
+        if subscriptions?.isEmpty == true {
             // Subscribed to nothing (its last subscription removed), not syncing everything.
             try await engine.subscribe(try SyncSubscription("none", Tag.self))
             try await engine.unsubscribe("none")
         }
-        for state in subscriptions {
+        for state in subscriptions ?? [] {
             var lasting = state.subscription
             lasting.timeToLive = nil
             try await engine.subscribe(lasting)

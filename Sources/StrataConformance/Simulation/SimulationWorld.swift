@@ -37,6 +37,8 @@ struct SimulationWorld {
     /// Whether steps change clients' subscriptions (`STRATA_SIMULATION_SUBSCRIPTIONS=1`; off by
     /// default until a large run with them is clean — see the Simulation category's notes).
     let changesSubscriptions = ProcessInfo.processInfo.environment["STRATA_SIMULATION_SUBSCRIPTIONS"] == "1"
+    /// Whether trips are scoped, shared and revoked (``sharesRequested``, servers in this process).
+    let shares: Bool
     var trace: [String] = []
 
     static func make(
@@ -45,12 +47,14 @@ struct SimulationWorld {
     ) async throws -> SimulationWorld {
         var random = SeededRandom(seed: seed)
         let serverStore = try await makeServer()
-        let server = SyncServer(store: serverStore)
+        let shares = sharesRequested && remote == nil
+        let server = SyncServer(store: serverStore, access: access(shares: shares))
         let pools = SimulationPools(&random)
         let clock = SimulatedClock()
         let world = SimulationWorld(
             server: server, serverStore: serverStore, clients: [], clock: clock,
-            tokens: SimulationTokens(clock: clock), random: random, pools: pools, remoteServers: remote != nil)
+            tokens: SimulationTokens(clock: clock), random: random, pools: pools, remoteServers: remote != nil,
+            shares: shares)
         var made = world
         let count = made.random.int(settings.clients)
         for index in 0..<count {
@@ -82,7 +86,7 @@ struct SimulationWorld {
 
     /// The server process restarted over the same store (what it kept in memory is gone).
     mutating func restartServer() async {
-        server = SyncServer(store: serverStore)
+        server = SyncServer(store: serverStore, access: Self.access(shares: shares))
         guard !remoteServers else { return }
         for client in clients { await client.network.reconnect(to: link(client.index)) }
     }

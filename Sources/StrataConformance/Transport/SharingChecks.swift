@@ -7,7 +7,7 @@ import StrataSyncServer
 /// identity; the participant reads it on every route, writes it as its role allows, and loses it
 /// — locally, never on the server — when the share is revoked.
 enum SharingChecks {
-    static var all: [ConformanceCheck] { reads + writes + revocation }
+    static var all: [ConformanceCheck] { reads + writes + revocation + cascades }
 
     static let reads: [ConformanceCheck] = [
         ConformanceCheck(.sharing, "aShareBringsTheRecordAndWhatItIncludesToItsParticipantOnly") { c in

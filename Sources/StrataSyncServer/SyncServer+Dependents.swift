@@ -1,0 +1,58 @@
+import Foundation
+import Strata
+import StrataSync
+
+extension SyncServer {
+    /// The records a page's changes moved into or out of the reader's filter without changing
+    /// them: the referrers (through the to-one relationships `paths` names) of each changed record,
+    /// and theirs in turn, whose visibility at the reader's cursor (``AtCursor``) and now differ. One
+    /// that left is sent as an eviction, one that entered as it is now; `sent` (already in the page)
+    /// is not sent again. A trip given to another traveller takes its stops out of the scope of the
+    /// reader who could see them through it; a person whose address changed domain, their trips.
+    static func dependents(
+        of order: [RecordKey], first: [RecordKey: (token: HistoryToken, kind: HistoryChange.Kind)],
+        filter: ReadFilter, paths: ScopePaths, sent: Set<RecordKey>, in transaction: any StorageReadTransaction
+    ) throws -> [RemoteChange] {
+        guard !paths.readers.isEmpty else { return [] }
+        let atCursor = AtCursor(readsGoTo: transaction, first: first)
+        var queue = order.filter { paths.readers[$0.entity] != nil }
+        var seen = Set(order).union(sent)
+        var found: [RemoteChange] = []
+        var next = 0
+        while next < queue.count {
+            let key = queue[next]
+            next += 1
+            for reader in paths.readers[key.entity] ?? [] {
+                let ids = try transaction.referrers(reader.entity, property: reader.relationship, to: key.id)
+                for id in ids.sorted() {
+                    let referrer = RecordKey(entity: reader.entity, id: id)
+                    guard seen.insert(referrer).inserted, let record = try transaction.record(reader.entity, id: id)
+                    else { continue }
+                    // Its own referrers may have moved with it, whether or not it did.
+                    if paths.readers[reader.entity] != nil { queue.append(referrer) }
+                    let now = try filter.isVisible(record, in: transaction)
+                    guard now != (try filter.isVisible(record, in: atCursor)) else { continue }
+                    let current = try currentState(
+                        referrer, record: .some(record), lastVersion: record.version, historyTime: Date(),
+                        in: transaction)
+                    found.append(
+                        now
+                            ? current
+                            : .eviction(of: referrer, serverVersion: record.version, timestamp: current.timestamp))
+                }
+            }
+        }
+        return found
+    }
+
+    /// The filters `filter` reads each entity through, for ``ScopePaths``.
+    static func matchingFilters(_ filter: ReadFilter, schema: Schema) -> [String: FilterExpression] {
+        var filters: [String: FilterExpression] = [:]
+        for entity in schema.entities {
+            if case .matching(let expression) = filter.scope(of: entity.name, schema: schema) {
+                filters[entity.name] = expression
+            }
+        }
+        return filters
+    }
+}
