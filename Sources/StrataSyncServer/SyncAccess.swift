@@ -70,6 +70,11 @@ public struct SyncAccess: Sendable {
     }
 
     /// Scopes a model's entity to the records the filter built for an identity matches.
+    ///
+    /// A ``SyncServer`` also builds each rule once for an identity with an empty ID and no
+    /// attributes, to learn which relationships it reads through (so it keeps their records'
+    /// prior states): a rule must build a filter for any identity, and its shape should not
+    /// depend on whose it is.
     public mutating func scope<Model: PersistentModel>(
         _ type: Model.Type, _ filter: @escaping @Sendable (SyncIdentity) -> Filter<Model>
     ) {
