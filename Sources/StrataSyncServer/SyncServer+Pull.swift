@@ -84,6 +84,7 @@ extension SyncServer {
             changes.reserveCapacity(order.count)
             let records = try Self.records(order, in: transaction)
             let stamps = try transaction.metadata(keys: order.map(Self.stampKey))
+            let atCursor = AtCursor(readsGoTo: transaction, first: first)
             for key in order {
                 let scope = filter.restricts ? filter.scope(of: key.entity, schema: store.schema) : .all
                 if case .none = scope { continue }
@@ -97,7 +98,6 @@ extension SyncServer {
                         // may have: a state the server did not keep counts as seen).
                         guard let (token, kind) = first[key] else { continue }
                         let before = try Self.prior(key, before: token, kind: kind, in: transaction)
-                        let atCursor = AtCursor(readsGoTo: transaction, first: first)
                         if case .some(let prior) = before, !ownInserts.contains(key),
                             try !filter.isVisible(prior, in: atCursor)
                         {

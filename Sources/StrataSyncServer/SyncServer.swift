@@ -72,7 +72,8 @@ public struct SyncServer: SyncRemote {
         guard let client, let own = store.schema.version, client != own else { return }
         throw StrataError(
             .incompatibleStore,
-            "the client's store is at schema version \(client) and this server's at \(own): migrate the older one (the client's outbox is migrated with its store) before syncing"
+            "the client's store is at schema version \(client) and this server's at \(own): migrate the older one "
+                + "(the client's outbox is migrated with its store) before syncing"
         )
     }
 }

@@ -119,8 +119,8 @@ final class DifferentialWorld {
         case .sync:
             return await .of {
                 let report = try await engine.syncNow()
-                return
-                    "pushed \(report.pushed) pulled \(report.pulled) rejected \(report.rejected) conflicts \(report.conflicts)"
+                return "pushed \(report.pushed) pulled \(report.pulled) rejected \(report.rejected) "
+                    + "conflicts \(report.conflicts)"
             }
         case .query(let target, let plan):
             return await .of {
@@ -150,8 +150,11 @@ final class DifferentialWorld {
             target == .client ? try await engine.pendingMutations().map { "\($0.id) \($0.kind) \($0.key)" } : []
         return DifferentialState(
             snapshot: whole ? try await StoreSnapshot.take(store) : nil,
-            history: history.map {
-                "\($0.token) \($0.author ?? "-") \($0.contextName ?? "-") \($0.changes.map { "\($0.kind) \($0.entity)(\($0.id)) \($0.changedProperties) v\($0.version)" })"
+            history: history.map { entry in
+                let changes = entry.changes.map {
+                    "\($0.kind) \($0.entity)(\($0.id)) \($0.changedProperties) v\($0.version)"
+                }
+                return "\(entry.token) \(entry.author ?? "-") \(entry.contextName ?? "-") \(changes)"
             },
             outbox: outbox)
     }

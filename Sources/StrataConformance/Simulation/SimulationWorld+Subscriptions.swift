@@ -59,10 +59,8 @@ extension SimulationWorld {
             SyncConfiguration(clientID: "observer-\(client.name)", clock: clock.reading(skew: 0)))
         let remote: any SyncRemote =
             shares
-            ? EndpointTransport(
-                endpoint: SyncEndpoint(
-                    server: SyncServer(store: serverStore, access: Self.access(shares: true)), authenticator: tokens,
-                    limits: SyncLimits(rate: nil)),
+            ? link(
+                to: SyncServer(store: serverStore, access: Self.access(shares: true)),
                 tokens: FixedToken(SimulationTokens.observerToken(client.index)))
             : InProcessTransport(server: SyncServer(store: serverStore))
         let engine = try SyncEngine(store: store, remote: remote)

@@ -93,10 +93,13 @@ struct SimulationWorld {
 
     /// Client `index`'s link to the server in this process: its endpoint, as over HTTP (statuses,
     /// bearer tokens refreshed after a `401`), without a rate limit.
-    func link(_ index: Int) -> any SyncRemote {
+    func link(_ index: Int) -> any SyncRemote { link(to: server, tokens: tokens.provider(for: index)) }
+
+    /// A link to `server`'s endpoint, checking the run's tokens, without a rate limit.
+    func link(to server: SyncServer, tokens provider: any SyncTokenProvider) -> any SyncRemote {
         EndpointTransport(
             endpoint: SyncEndpoint(server: server, authenticator: tokens, limits: SyncLimits(rate: nil)),
-            tokens: tokens.provider(for: index))
+            tokens: provider)
     }
 }
 
