@@ -9,12 +9,12 @@ import Testing
 
 private typealias Tag = StrataConformance.Tag
 
-private let childMode = ProcessInfo.processInfo.environment["STRATA_LMDB_CHILD_MODE"]
-private let childPath = ProcessInfo.processInfo.environment["STRATA_LMDB_CHILD_PATH"] ?? ""
+let childMode = ProcessInfo.processInfo.environment["STRATA_LMDB_CHILD_MODE"]
+let childPath = ProcessInfo.processInfo.environment["STRATA_LMDB_CHILD_PATH"] ?? ""
 
 /// Starts this test binary again as a child that opens the store at `path` and then reads or writes
 /// until it is killed; returns once the child has signalled (through a marker file) that it is busy.
-private func startChild(_ mode: String, _ path: String) async throws -> SpawnedProcess {
+func startChild(_ mode: String, _ path: String) async throws -> SpawnedProcess {
     let process = try SpawnedProcess(
         executable: CommandLine.arguments[0],
         arguments: ["--testing-library", "swift-testing", "--filter", "LMDBCrashTests"],

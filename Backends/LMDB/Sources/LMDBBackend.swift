@@ -78,16 +78,18 @@ public final class LMDBBackend: StorageBackend {
     /// Handles onto one environment in this process share it (and wake each other's observers).
     public var sharedIdentity: String? { "lmdb:" + LMDBEnvironment.canonical(path) }
 
-    /// Another process may commit to the environment: the poll compares LMDB's last transaction
-    /// ID (a read of the lock file's header, no transaction) with the one it saw before. Its own
-    /// commits move it too; that costs one history read that finds nothing new.
+    /// Another process may commit to the environment: the poll compares the transaction ID a read
+    /// begun now starts at with the one it saw before. Its own commits move it too; that costs one
+    /// history read that finds nothing new.
+    ///
+    /// Not `mdb_env_info`'s last transaction ID: a committing writer writes and syncs its meta page
+    /// before it publishes the ID new readers begin at, and a yes read from the meta page in between
+    /// was followed by a history read that found nothing — the commit never reached observers.
     public var externalCommits: ExternalCommitPolling? {
         ExternalCommitPolling(interval: pollInterval) { [weak self] in
             guard let self else { throw StrataError(.storeClosed, "the store has been closed") }
             try self.checkOpen()
-            guard let last = self.environment.lastTransactionID else {
-                throw StrataError(.storeClosed, "the store has been closed")
-            }
+            let last = try self.readRaw { Int(mdb_txn_id($0.txn)) }
             let previous = self.seenTransactionID.exchange(last, ordering: .acquiringAndReleasing)
             return previous >= 0 && previous != last
         }

@@ -103,16 +103,6 @@ final class LMDBEnvironment: @unchecked Sendable {
         URL(fileURLWithPath: path).standardizedFileURL.resolvingSymlinksInPath().path
     }
 
-    /// The ID of the last committed write transaction, by any process (nil once closed).
-    var lastTransactionID: Int? {
-        resizeLock.readLock()
-        defer { resizeLock.unlock() }
-        guard !isClosed else { return nil }
-        var info = MDB_envinfo()
-        mdb_env_info(handle, &info)
-        return info.me_last_txnid
-    }
-
     /// Opens the environment in `path`. `readOnly` opens it without its lock file and refuses
     /// writes (verify: nothing on disk changes, a lock file included).
     init(path: String, mapSize: Int, maxDatabases: Int, noSync: Bool, readOnly: Bool = false) throws {

@@ -17,7 +17,8 @@ public struct ExternalCommitPolling: Sendable {
     public var interval: Duration
     /// Whether another process may have committed since the last call (the first call records
     /// the current state). A spurious yes costs one history read that finds nothing; a missed
-    /// commit is a bug.
+    /// commit is a bug. A yes must be about what a read begun after it sees: a yes for a commit
+    /// readers cannot see yet is followed by a read that finds nothing, and the commit is missed.
     public var mayHaveCommitted: @Sendable () async throws -> Bool
 
     /// Polls every `interval` with `mayHaveCommitted`, which answers cheaply whether another process may have committed
