@@ -18,7 +18,10 @@ struct NotedRecords: Sendable {
 
     func forget(_ records: Set<RecordKey>, in writer: any StorageWriteTransaction) throws {
         guard !records.isEmpty else { return }
-        try write(Set(try read(writer)).subtracting(records), in: writer)
+        let noted = Set(try read(writer))
+        let remaining = noted.subtracting(records)
+        guard remaining.count != noted.count else { return }
+        try write(remaining, in: writer)
     }
 
     private func write(_ records: Set<RecordKey>, in writer: any StorageWriteTransaction) throws {

@@ -69,6 +69,7 @@ extension SyncEngine {
                     applier.restored.union(applier.misplacedOwners).union(coverage == nil ? [] : applier.arrivedListed),
                     in: transaction)
                 try Outbox.setCursor(response.cursor, in: transaction)
+                try UnconfirmedRecords.noted.forget(Set(response.changes.map(\.key)), in: transaction)
                 // Records that entered a relationship-following subscription bring what it follows:
                 // those that arrived, and those held already that a change may have brought into a
                 // following subscription's filter (a trip another subscription brought, now dear).

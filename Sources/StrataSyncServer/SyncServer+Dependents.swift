@@ -11,7 +11,8 @@ extension SyncServer {
     /// reader who could see them through it; a person whose address changed domain, their trips.
     static func dependents(
         of order: [RecordKey], first: [RecordKey: (token: HistoryToken, kind: HistoryChange.Kind)],
-        filter: ReadFilter, paths: ScopePaths, sent: Set<RecordKey>, in transaction: any StorageReadTransaction
+        filter: ReadFilter, paths: ScopePaths, sent: Set<RecordKey>, cursor: HistoryToken?,
+        in transaction: any StorageReadTransaction
     ) throws -> [RemoteChange] {
         guard !paths.readers.isEmpty else { return [] }
         let atCursor = AtCursor(readsGoTo: transaction, first: first)
@@ -41,6 +42,36 @@ extension SyncServer {
                             : .eviction(of: referrer, serverVersion: record.version, timestamp: current.timestamp))
                 }
             }
+            if let cursor {
+                found += try deletedDependents(
+                    of: key, after: cursor, filter: filter, atCursor: atCursor, seen: &seen, in: transaction)
+            }
+        }
+        // Records that entered the scope without changing are named by lists that did not change.
+        let entered = found.filter { !$0.isTombstone && !$0.isEviction }.map(\.key)
+        found += try listers(of: entered, filter: filter, seen: &seen, in: transaction)
+        return found
+    }
+
+    /// The referrers of `key` deleted after the reader's cursor (``DeletedReferrers``) that the reader
+    /// could see at its cursor: their tombstones, which their own deletions, judged when the record
+    /// they read through was out of the scope already, would never send.
+    static func deletedDependents(
+        of key: RecordKey, after cursor: HistoryToken, filter: ReadFilter, atCursor: AtCursor,
+        seen: inout Set<RecordKey>, in transaction: any StorageReadTransaction
+    ) throws -> [RemoteChange] {
+        var found: [RemoteChange] = []
+        for entry in try DeletedReferrers.referrers(of: key, after: cursor, in: transaction) {
+            let referrer = entry.referrer
+            guard !seen.contains(referrer), try transaction.record(referrer.entity, id: referrer.id) == nil,
+                case .some(.some(let prior)) = try prior(
+                    referrer, before: HistoryToken(entry.token), kind: .delete, in: transaction),
+                try filter.isVisible(prior, in: atCursor)
+            else { continue }
+            seen.insert(referrer)
+            found.append(
+                try currentState(
+                    referrer, record: .none, lastVersion: prior.version, historyTime: Date(), in: transaction))
         }
         return found
     }

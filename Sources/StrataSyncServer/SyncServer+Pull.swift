@@ -81,6 +81,8 @@ extension SyncServer {
                 }
             }
             var changes: [RemoteChange] = []
+            // Changed records the reader could not see at its cursor and sees now.
+            var entered: [RecordKey] = []
             changes.reserveCapacity(order.count)
             let records = try Self.records(order, in: transaction)
             let stamps = try transaction.metadata(keys: order.map(Self.stampKey))
@@ -93,7 +95,13 @@ extension SyncServer {
                     historyTime: last[key]?.time ?? Date(), in: transaction)
                 if case .matching = scope {
                     let current = change.values.map { Record(entity: key.entity, id: key.id, values: $0) }
-                    if try !filter.isVisible(current, in: transaction) {
+                    let visible = try filter.isVisible(current, in: transaction)
+                    if visible,
+                        try Self.enteredScope(key, first: first, filter: filter, atCursor: atCursor, transaction)
+                    {
+                        entered.append(key)
+                    }
+                    if !visible {
                         // Not readable now: a removal if the reader could see it at its cursor (or
                         // may have: a state the server did not keep counts as seen).
                         guard let (token, kind) = first[key] else { continue }
@@ -121,8 +129,10 @@ extension SyncServer {
                 let paths = ScopePaths(Self.matchingFilters(filter, schema: store.schema), schema: store.schema)
                 changes += try Self.dependents(
                     of: order, first: first, filter: filter, paths: paths, sent: Set(changes.map(\.key)),
-                    in: transaction)
+                    cursor: request.cursor.map { HistoryToken($0.value) }, in: transaction)
             }
+            var listed = Set(changes.map(\.key))
+            changes += try Self.listers(of: entered, filter: filter, seen: &listed, in: transaction)
             changes += try Self.shareChanges(
                 order, records: records, first: first, filter: filter, executor: executor,
                 sent: Set(changes.map(\.key)), in: transaction)

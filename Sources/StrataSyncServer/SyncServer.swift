@@ -48,8 +48,10 @@ public struct SyncServer: SyncRemote {
         let filters = access.scopedEntities.reduce(into: [String: FilterExpression]()) { filters, entity in
             if case .matching(let filter) = access.scope(of: entity, for: probe) { filters[entity] = filter }
         }
-        let scoped = access.scopedEntities.union(ScopePaths(filters, schema: store.schema).readThrough)
-        self.store = scoped.isEmpty ? store : store.adding(PriorStates(entities: scoped))
+        let paths = ScopePaths(filters, schema: store.schema)
+        let scoped = access.scopedEntities.union(paths.readThrough)
+        let kept = scoped.isEmpty ? store : store.adding(PriorStates(entities: scoped))
+        self.store = paths.readers.isEmpty ? kept : kept.adding(DeletedReferrers(paths))
         self.policies = policies
         self.access = access
         self.epoch = store.schema.version ?? Self.shortHash(store.schema.fingerprint)

@@ -34,9 +34,9 @@ struct SimulationWorld {
     let pools: SimulationPools
     /// Whether the clients reach servers elsewhere (other processes), not `server`.
     var remoteServers = false
-    /// Whether steps change clients' subscriptions (`STRATA_SIMULATION_SUBSCRIPTIONS=1`; off by
-    /// default until a large run with them is clean — see the Simulation category's notes).
-    let changesSubscriptions = ProcessInfo.processInfo.environment["STRATA_SIMULATION_SUBSCRIPTIONS"] == "1"
+    /// Whether steps change clients' subscriptions (on; `STRATA_SIMULATION_SUBSCRIPTIONS=0` turns
+    /// them off, to replay a seed of a run made without them).
+    let changesSubscriptions = ProcessInfo.processInfo.environment["STRATA_SIMULATION_SUBSCRIPTIONS"] != "0"
     /// Whether trips are scoped, shared and revoked (``sharesRequested``, servers in this process).
     let shares: Bool
     var trace: [String] = []

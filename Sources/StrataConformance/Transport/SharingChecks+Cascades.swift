@@ -61,6 +61,86 @@ extension SharingChecks {
                 try expectEqual(mine.stops, [], "Lisbon's stops left Alice's client with it")
                 try expectEqual(theirs.stops, ["Belém", "Sintra"], "Lisbon's stops reached Bob's client with it")
             },
+            // Found by the sync simulation with shares: a stop deleted after its trip left the
+            // reader's scope was neither among the trip's referrers when the page that evicted the
+            // trip was read (it was gone by then) nor sent by its own deletion (judged at a cursor
+            // where the trip was out of the scope already), and stayed with the reader for good.
+            ConformanceCheck(.sharing, "aStopDeletedAfterItsTripLeftTheReadersScopeLeavesTheReaderWithTheTrip") { c in
+                let sharing = try await SharingWorld.make(c)
+                // One change a page: the trip's move and the stop's deletion come on different pages.
+                let (alice, aliceEngine, _) = try await sharing.client(
+                    "a1", token: "token-a", options: .init(pullLimit: 1))
+                try expectEqual(try await SharingWorld.names(alice).stops, ["Belém", "Sintra"])
+                var moved = sharing.lisbon
+                moved.traveller = sharing.bo.id
+                let server = sharing.world.server.store
+                try await server.repository(Trip.self).update(moved)
+                let belem = try await server.repository(Stop.self).fetch().filter { $0.name == "Belém" }
+                try expectEqual(belem.count, 1)
+                try await server.repository(Stop.self).delete(belem[0].id)
+                try await aliceEngine.syncNow()
+                let names = try await SharingWorld.names(alice)
+                try expect(!names.trips.contains("Lisbon"), "Lisbon left Alice's client")
+                try expectEqual(names.stops, [], "both its stops left with it, the one deleted since too")
+                try expectEqual(
+                    try await server.repository(Stop.self).fetch().map(\.name), ["Sintra"],
+                    "Sintra is still the server's: evicted, not deleted")
+                // The index of deleted referrers goes with the history it stands beside.
+                let filed = { @Sendable in
+                    try await server.backend.read {
+                        try $0.metadata(prefix: MetadataKeys.serverDeletedReferrerPrefix, after: nil, limit: nil).count
+                    }
+                }
+                try expectEqual(try await filed(), 1, "Belém filed under Lisbon")
+                let last = try expectNotNil(try await server.currentHistoryToken())
+                try await server.purgeHistory(before: HistoryToken(last.value + 1))
+                try expectEqual(try await filed(), 0, "purged with history")
+            },
+            // Found by the sync simulation with shares: a tag listing a trip that entered the reader's
+            // scope — shared with it, or given to its traveller — did not change, so the reader kept
+            // the tag's list as it was without the trip (the server leaves out what the reader may
+            // not see) for good.
+            ConformanceCheck(.sharing, "aListNamingARecordThatEntersTheReadersScopeNamesItOnceItArrives") { c in
+                let sharing = try await SharingWorld.make(c)
+                let faro = Trip(name: "Faro", start: TravelDomain.day(4), traveller: sharing.ana.id)
+                try await sharing.world.server.store.transaction { tx in
+                    try tx.insert(faro)
+                    try tx.insert(Tag(id: "coast", label: "Coast"))
+                    for trip in [sharing.lisbon.id, sharing.oslo.id, sharing.porto.id, faro.id] {
+                        try tx.link(Trip.tags, from: trip, to: "coast")
+                    }
+                }
+                let (bob, bobEngine, _) = try await sharing.client("b1", token: "token-b")
+                let coast = { @Sendable in
+                    Set(try await bob.repository(Tag.self).related(Tag.trips, of: "coast").map(\.name))
+                }
+                try expectEqual(try await coast(), ["Oslo"], "Bob's list leaves out Alice's trips")
+                // Given to Bob's traveller: the trip comes for its change, the list all the same.
+                var given = sharing.porto
+                given.traveller = sharing.bo.id
+                try await sharing.world.server.store.repository(Trip.self).update(given)
+                try await bobEngine.syncNow()
+                try expectEqual(try await coast(), ["Oslo", "Porto"], "the tag's list names the trip given to Bo")
+                // Shared: the trip did not change.
+                let (alice, aliceEngine, _) = try await sharing.alice(role: .read)
+                try await bobEngine.syncNow()
+                try expect(try await SharingWorld.names(bob).trips.contains("Lisbon"), "Lisbon shared with Bob")
+                try expectEqual(try await coast(), ["Lisbon", "Oslo", "Porto"], "and the trip shared with Bob")
+                // Shared and changed in one save.
+                var renamed = faro
+                renamed.name = "Faro and Tavira"
+                let changed = renamed
+                try await alice.transaction { tx in
+                    try tx.insert(SyncShare(Trip.self, faro.id, owner: "alice", with: "bob", role: .read))
+                    try tx.update(changed)
+                }
+                try await aliceEngine.syncNow()
+                try await bobEngine.syncNow()
+                try expectEqual(
+                    try await coast(), ["Faro and Tavira", "Lisbon", "Oslo", "Porto"],
+                    "and the trip shared and renamed in one save")
+                try expectEqual(try await bobEngine.pendingMutations().count, 0, "nothing arrived as a local write")
+            },
         ]
     }
 }

@@ -70,6 +70,9 @@ package enum MetadataKeys {
     package static let syncOwnersToRefresh = "strata.sync.refresh"
     /// Records a subscribed client wrote or read again, to evict once nothing covers them.
     package static let syncCoverageRecheck = "strata.sync.recheck"
+    /// Records a client that never pulled held when its first snapshot moved its cursor, until a
+    /// snapshot page or a pull brings them again.
+    package static let syncUnconfirmed = "strata.sync.unconfirmed"
     /// The client ID generated for this store (``SyncConfiguration/init(clock:localOnly:)``).
     package static let syncClientID = "strata.sync.clientid"
 
@@ -96,6 +99,10 @@ package enum MetadataKeys {
     package static let serverFileUsagePrefix = "strata.server.fileusage."
     /// Records' states before a save, by token, for scope changes (purged with history).
     package static let serverPriorPrefix = "strata.server.prior."
+    /// Deleted records of entities a scope reads through another record, by the record they named.
+    package static let serverDeletedReferrerPrefix = "strata.server.deref."
+    /// The same entries by history token, for purging them with history.
+    package static let serverDeletedReferrerTokenPrefix = "strata.server.derefat."
 
     // MARK: Backends' own format markers
 

@@ -53,9 +53,14 @@ extension SyncEngine {
                     try Outbox.observe(page.records.map(\.timestamp), in: transaction)
                     try applier.finish(in: transaction)
                     try OwnerRefresh.note(applier.misplacedOwners.union(applier.arrivedListed), in: transaction)
-                    // A client that never pulled continues from the first page's cursor.
+                    // A client that never pulled continues from the first page's cursor: what it
+                    // held then is unconfirmed until a snapshot page or a pull brings it.
+                    let arrived = Set(page.records.map(\.key))
                     if try Outbox.cursor(in: transaction) == nil, let cursor = page.cursor {
                         try Outbox.setCursor(cursor, in: transaction)
+                        try UnconfirmedRecords.noteHeld(except: arrived, configuration: configuration, in: transaction)
+                    } else {
+                        try UnconfirmedRecords.noted.forget(arrived, in: transaction)
                     }
                     book.advance(past: page, bytes: bytes)
                     try book.write(transaction)
@@ -68,6 +73,7 @@ extension SyncEngine {
                 completed: received, bytes: bootstrap.bytes + bytes)
             publish()
         }
+        try await evictUnconfirmed()
         return applied
     }
 

@@ -30,12 +30,17 @@ extension SyncServer {
         }
         var changes: [RemoteChange] = []
         var seen = sent
+        // Arrived, whether or not the page sends them for a change of their own.
+        var arrived: [RecordKey] = []
         for record in try treeRecords(of: arriving, filter: filter, executor: executor, in: transaction) {
-            guard try filter.isVisible(record, in: transaction), seen.insert(record.key).inserted else { continue }
+            guard try filter.isVisible(record, in: transaction) else { continue }
+            arrived.append(record.key)
+            guard seen.insert(record.key).inserted else { continue }
             changes.append(
                 try currentState(
                     record.key, record: record, lastVersion: record.version, historyTime: Date(), in: transaction))
         }
+        changes += try listers(of: arrived, filter: filter, seen: &seen, in: transaction)
         let now = HybridTimestamp(millis: Int64(Date().timeIntervalSince1970 * 1000), node: "server")
         for record in try treeRecords(of: leaving, filter: filter, executor: executor, in: transaction) {
             guard try !filter.isVisible(record, in: transaction), seen.insert(record.key).inserted else { continue }
