@@ -34,7 +34,7 @@ struct DeletedReferrers: CommitParticipant {
     /// The entries filed under `key` (the ID's length first: no ID is a prefix of another's key).
     static func prefix(of key: RecordKey) -> String {
         let id = key.id.description
-        return prefix + Outbox.recordSuffix(RecordKey(entity: key.entity, id: key.id)).dropLast(id.count)
+        return prefix + Outbox.recordSuffix(key).dropLast(id.count)
             + "\(id.utf8.count):" + id + "."
     }
 
