@@ -70,7 +70,15 @@ extension SyncEngine {
                             rejections.append(
                                 SyncRejection(
                                     mutation: mutation, code: result.code ?? "rejected", reason: result.reason ?? ""))
-                            if let current = result.current { try applier.applyServerState(current) }
+                            // The server's record comes back, unless a later delete of it is
+                            // still to be sent: that delete decides (its own answer restores the
+                            // record if the server refuses it too).
+                            if let current = result.current,
+                                current.isTombstone
+                                    || !(remaining[current.key] ?? []).contains(where: { $0.kind == .delete })
+                            {
+                                try applier.applyServerState(current)
+                            }
                         case .duplicate:
                             guard let current = result.current else { continue }
                             try applier.converge(on: current, keeping: remaining[current.key] ?? [])
@@ -82,7 +90,10 @@ extension SyncEngine {
             ) { staged, _, transaction in
                 let (applier, rejections) = staged
                 try applier.finish(in: transaction)
-                try OwnerRefresh.note(applier.rejoinedOwners.union(applier.restored), in: transaction)
+                try OwnerRefresh.note(
+                    applier.rejoinedOwners.union(applier.restored).union(
+                        Self.insertsThatMetTheServersRecord(response.results, byID, schema: transaction.schema)),
+                    in: transaction)
                 var acknowledged: Set<MutationID> = []
                 // In the answer's order, so the last word on a record's server version wins.
                 for result in response.results {
@@ -119,5 +130,24 @@ extension SyncEngine {
         }
         _ = try await refreshOwners()
         return (total, rejectedCount)
+    }
+
+    /// Inserts the server answered with its own record (it held the ID: the insert patched it),
+    /// of entities that other records list many-to-many. The client has the lists it holds without
+    /// them (it did not hold the record when they came, or it evicted it), and nothing the server
+    /// sends later says otherwise (the lists did not change), so they are read again with their
+    /// owners (``OwnerRefresh``).
+    static func insertsThatMetTheServersRecord(
+        _ results: [MutationResult], _ byID: [MutationID: SyncMutation], schema: Schema
+    ) -> Set<RecordKey> {
+        var keys: Set<RecordKey> = []
+        for result in results where result.outcome != .rejected {
+            guard let current = result.current, !current.isTombstone, let mutation = byID[result.id],
+                mutation.isInsert,
+                schema.entity(mutation.entity)?.relationships.contains(where: { $0.storage == .inverseLinks }) == true
+            else { continue }
+            keys.insert(mutation.key)
+        }
+        return keys
     }
 }

@@ -118,6 +118,9 @@ struct PushApplication {
                 return reject(mutation, refusal.code, refusal.reason)
             }
             if inserting { insertedAt[results.count] = key }
+            // An insert of an ID the server holds patched that record: the answer says what it is
+            // now (values the insert left out, and lists that name it, are the server's).
+            if mutation.isInsert, !inserting { adjusted.insert(mutation.id) }
             if !mutation.links.isEmpty { linkMutations.append(mutation) }
         }
         stamps[key] = (mutation.timestamp, client)

@@ -149,5 +149,34 @@ extension SubscriptionChecks {
             try expectEqual(try await listed(), [lisbon.id.recordID, porto.id.recordID], "after a pull too")
             try expectEqual(try await engine.pendingMutations().count, 0, "nothing arrived as a local write")
         },
+        // Found by the sync simulation with subscriptions (seed 1592842863): a client holding a
+        // tag (one subscription) but not a trip it lists inserted a trip under that trip's ID, into
+        // another subscription's coverage; the server patched its trip, which the tag still lists,
+        // and the client's tag lacked it for good (the tag did not change, the trip was not new).
+        ConformanceCheck(.subscriptions, "anInsertOfAnIDTheServerHoldsTakesTheListsThatNameIt") { c in
+            let world = try await TransportWorld.make(c)
+            let porto = Trip(name: "Porto", start: TravelDomain.day(2), budget: 50)
+            try await world.server.store.transaction { tx in
+                try tx.insert(porto)
+                try tx.insert(Tag(id: "sea", label: "Sea"))
+            }
+            try await world.server.store.repository(Trip.self).link(Trip.tags, from: porto.id, to: "sea")
+            let (store, engine) = try await world.client("a", tokens: FixedToken("token-a"))
+            let listed = { @Sendable (store: Store) in
+                Set(try await store.backend.read { try $0.links("Tag", relationship: "trips", from: .string("sea")) })
+            }
+            try await engine.subscribe(try SyncSubscription("tags", Tag.self))
+            try await engine.subscribe(try SyncSubscription("dear", Trip.self, where: "budget >= 100"))
+            try await engine.syncNow()
+            try expectEqual(try await listed(store), [], "the cheap trip is not the client's")
+            let mine = Trip(id: porto.id, name: "Porto again", start: TravelDomain.day(3), budget: 900)
+            try await store.repository(Trip.self).insert(mine)
+            try await engine.syncNow()
+            let server = try await world.server.store.repository(Trip.self).fetch(porto.id)
+            try expectEqual(server?.name, "Porto again", "the insert patched the server's trip")
+            try expectEqual(try await store.repository(Trip.self).fetch(porto.id), server, "the client holds it")
+            try expectEqual(try await listed(store), [porto.id.recordID], "and the tag's list names it")
+            try expectEqual(try await engine.pendingMutations().count, 0, "nothing arrived as a local write")
+        },
     ]
 }

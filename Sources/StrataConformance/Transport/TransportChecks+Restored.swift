@@ -11,6 +11,37 @@ import StrataSyncServer
 /// resend was answered `duplicate`.
 extension TransportChecks {
     static let restored: [ConformanceCheck] = [
+        // Found by the sync simulation with subscriptions (seed 1592842083) and with shares (seed
+        // 85590149): an insert refused with the server's record of that ID, in one batch, and the
+        // client's later delete of it, in the next, applied: the refusal had put the server's
+        // record back in the client's store, and the applied delete did not take it out again
+        // (the client had deleted it already), so the client kept a record the server had not.
+        ConformanceCheck(.transport, "aRefusedInsertDoesNotBringBackARecordTheClientsLaterDeleteRemoves") { c in
+            let world = try await TransportWorld.make(c)
+            let (a, engine) = try await world.client(
+                "a", tokens: FixedToken("token-a"), options: SyncEngine.Options(batchSize: 1))
+            let agency = Agency(id: 77, name: "Gone Travel")
+            try await a.repository(Agency.self).insert(agency)
+            try await engine.syncNow()
+            let theirs = Trip(name: "Porto", start: Date(timeIntervalSince1970: 1_000))
+            try await world.server.store.repository(Trip.self).insert(theirs)
+            try await world.server.store.repository(Agency.self).delete(agency.id)
+            // A, not having pulled, inserts a trip of the same ID booked with the agency the server
+            // deleted (refused: invalidReference, with the server's trip), then deletes it.
+            let mine = Trip(id: theirs.id, name: "Mine", start: Date(timeIntervalSince1970: 2_000), agency: agency.id)
+            try await a.repository(Trip.self).insert(mine)
+            try await a.repository(Trip.self).delete(mine.id)
+            try await engine.push()
+            try expectEqual(
+                await engine.rejections.map(\.code), ["invalidReference"], "the insert is refused, the delete not")
+            try expectEqual(
+                try await world.server.store.repository(Trip.self).fetch(theirs.id), nil,
+                "the delete reached the server")
+            try expectEqual(try await a.repository(Trip.self).fetch(theirs.id), nil, "and the client holds no trip")
+            try await engine.syncNow()
+            try expectEqual(try await a.repository(Trip.self).fetch(theirs.id), nil, "after a pull too")
+            try expectEqual(try await engine.pendingMutations().count, 0)
+        },
         ConformanceCheck(.transport, "aDeleteTheServersAnswerUndoesRejoinsTheManyToManyListsThatNameTheRecord") { c in
             let world = try await TransportWorld.make(c)
             let lossy = AnswerLosingRemote(world.host.remote(tokens: FixedToken("token-a")))
