@@ -67,15 +67,17 @@ extension SyncServer {
             var order: [RecordKey] = []
             var first: [RecordKey: (token: HistoryToken, kind: HistoryChange.Kind)] = [:]
             var last: [RecordKey: (version: Int64, time: Date)] = [:]
-            // Records the caller inserted after its cursor: it holds them, whatever it could read then.
+            // Records the caller inserted after its cursor: it holds them, whatever it could read then
+            // (its insert need not be the ID's first change since: another identity's record of that
+            // ID, deleted before, comes first).
             var ownInserts: Set<RecordKey> = []
             for entry in history {
                 for change in entry.changes {
                     let key = RecordKey(entity: change.entity, id: change.id)
+                    if change.kind == .insert && entry.author == request.clientID { ownInserts.insert(key) }
                     if last[key] == nil {
                         order.append(key)
                         first[key] = (entry.token, change.kind)
-                        if change.kind == .insert && entry.author == request.clientID { ownInserts.insert(key) }
                     }
                     last[key] = (change.version, entry.timestamp)
                 }

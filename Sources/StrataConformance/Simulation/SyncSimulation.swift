@@ -101,6 +101,7 @@ public struct SyncSimulation: Sendable {
         world.trace.append(
             "tokens: " + tokens.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
         try await world.settle()
+        if let watched { world.trace.append("settled; " + (try await world.watch(watched))) }
         let judgement = try await world.judge()
         await release(world.serverStore)
         for client in world.clients { await release(client.store) }

@@ -42,6 +42,30 @@ extension SharingChecks {
                 try expectEqual(
                     try await SharingWorld.names(first).stops, ["Belém", "Sintra"], "Cascais left the first client")
             },
+            // Found by the sync simulation with shares (seed 85590096): a stop ID another
+            // identity had used and deleted before the reader inserted its own stop under it; the
+            // reader's insert was not the first change of that ID after its cursor, so the
+            // tombstone was judged by what the reader could see then, and never sent.
+            ConformanceCheck(.sharing, "aRecordAReaderInsertedUnderAnIDAnotherHadDeletedReachesItAsATombstone") { c in
+                let sharing = try await SharingWorld.make(c)
+                let (first, firstEngine, _) = try await sharing.client("a1", token: "token-a")
+                let (second, secondEngine, _) = try await sharing.client("a2", token: "token-a")
+                try await firstEngine.syncNow()
+                let stops = sharing.world.server.store.repository(Stop.self)
+                let bergen = Stop(name: "Bergen", city: "Bergen", trip: sharing.oslo.id)
+                try await stops.insert(bergen)
+                try await stops.delete(bergen.id)
+                let cascais = Stop(id: bergen.id, name: "Cascais", city: "Cascais", trip: sharing.lisbon.id)
+                try await first.repository(Stop.self).insert(cascais)
+                try expect(try await firstEngine.push() > 0, "the stop pushed, nothing pulled")
+                try await secondEngine.syncNow()
+                try await second.repository(Stop.self).delete(cascais.id)
+                try await secondEngine.syncNow()
+                try expectEqual(await secondEngine.rejections.map(\.reason), [], "Alice may delete her stop")
+                try await firstEngine.syncNow()
+                try expectEqual(
+                    try await SharingWorld.names(first).stops, ["Belém", "Sintra"], "Cascais left the first client")
+            },
             ConformanceCheck(.sharing, "aTripGivenToAnotherTravellerTakesItsUnchangedStopsFromOneReaderToTheOther") {
                 c in
                 // Stops are read through their trip, trips through their traveller's domain. The
