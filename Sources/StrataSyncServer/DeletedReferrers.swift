@@ -8,6 +8,11 @@ import StrataSync
 /// no longer list those deleted since: without this index a stop deleted after its trip left the
 /// scope, but before the reader's pull, stayed with the reader for good (its own deletion is out
 /// of scope when judged at the reader's cursor, the trip being gone from it by then).
+///
+/// Records that stopped naming it are filed too (a trip given to another traveller), under the
+/// record they named before: a traveller leaving the reader's scope takes her trips with her, and
+/// one given to someone else since — in a commit a later page reads, where its earlier state is
+/// judged over the traveller as she is now, out of the scope already — would otherwise stay.
 struct DeletedReferrers: CommitParticipant {
     /// For each entity whose records a scope reads through, the to-one relationships it does so by.
     let relationships: [String: [String]]
@@ -39,18 +44,19 @@ struct DeletedReferrers: CommitParticipant {
     }
 
     func participate(in commit: CommitInProgress, transaction: any StorageWriteTransaction) throws {
-        let deleted = commit.changes.filter { $0.kind == .delete && relationships[$0.entity] != nil }
-        guard !deleted.isEmpty else { return }
+        let left = commit.changes.filter { $0.kind != .insert && relationships[$0.entity] != nil }
+        guard !left.isEmpty else { return }
         let token = (try HistoryLog.lastToken(in: transaction)?.value ?? 0) + 1
         var index = 0
-        for change in deleted {
+        for change in left {
             let key = RecordKey(entity: change.entity, id: change.id)
-            guard let original = commit.workingSet.entry(key)?.original,
+            guard let staged = commit.workingSet.entry(key), let original = staged.original,
                 let entity = transaction.schema.entity(change.entity)
             else { continue }
             for name in relationships[change.entity] ?? [] {
                 guard let destination = entity.relationship(name)?.destination,
-                    let id = RecordID(original.values[name] ?? .null)
+                    let id = RecordID(original.values[name] ?? .null),
+                    staged.current.map({ RecordID($0.values[name] ?? .null) != id }) ?? true
                 else { continue }
                 let filed =
                     Self.prefix(of: RecordKey(entity: destination, id: id)) + HistoryLog.digits(HistoryToken(token))
@@ -80,8 +86,8 @@ struct DeletedReferrers: CommitParticipant {
         }
     }
 
-    /// The records of `entity` deleted after `cursor` that named `key` through a relationship
-    /// when deleted, with their deletion tokens.
+    /// The records deleted after `cursor` that named `key` through a relationship when deleted,
+    /// and those that stopped naming it after `cursor`, with the tokens of those changes.
     static func referrers(
         of key: RecordKey, after cursor: HistoryToken, in transaction: any StorageReadTransaction
     ) throws -> [Entry] {

@@ -53,9 +53,10 @@ extension SyncServer {
         return found
     }
 
-    /// The referrers of `key` deleted after the reader's cursor (``DeletedReferrers``) that the reader
-    /// could see at its cursor: their tombstones, which their own deletions, judged when the record
-    /// they read through was out of the scope already, would never send.
+    /// The referrers of `key` deleted, or turned to another record, after the reader's cursor
+    /// (``DeletedReferrers``) that the reader could see at its cursor and cannot now: their
+    /// tombstones and evictions, which their own changes, judged when the record they read through
+    /// was out of the scope already, would never send.
     static func deletedDependents(
         of key: RecordKey, after cursor: HistoryToken, filter: ReadFilter, atCursor: AtCursor,
         seen: inout Set<RecordKey>, in transaction: any StorageReadTransaction
@@ -63,15 +64,21 @@ extension SyncServer {
         var found: [RemoteChange] = []
         for entry in try DeletedReferrers.referrers(of: key, after: cursor, in: transaction) {
             let referrer = entry.referrer
-            guard !seen.contains(referrer), try transaction.record(referrer.entity, id: referrer.id) == nil,
+            guard !seen.contains(referrer),
                 case .some(.some(let prior)) = try prior(
                     referrer, before: HistoryToken(entry.token), kind: .delete, in: transaction),
                 try filter.isVisible(prior, in: atCursor)
             else { continue }
+            let record = try transaction.record(referrer.entity, id: referrer.id)
+            if let record, try filter.isVisible(record, in: transaction) { continue }
             seen.insert(referrer)
+            let current = try currentState(
+                referrer, record: .some(record), lastVersion: record?.version ?? prior.version, historyTime: Date(),
+                in: transaction)
             found.append(
-                try currentState(
-                    referrer, record: .none, lastVersion: prior.version, historyTime: Date(), in: transaction))
+                record == nil
+                    ? current
+                    : .eviction(of: referrer, serverVersion: current.serverVersion, timestamp: current.timestamp))
         }
         return found
     }

@@ -66,6 +66,32 @@ extension SharingChecks {
                 try expectEqual(
                     try await SharingWorld.names(first).stops, ["Belém", "Sintra"], "Cascais left the first client")
             },
+            // Found by the sync simulation with shares (seed 85590098): a trip read through its
+            // traveller left the reader's scope when the traveller did (her e-mail moved to another
+            // domain), and was given to another traveller in a later commit, which the reader's
+            // next page read. The first page found the traveller's trips as they are now (the trip
+            // named someone else by then), the second judged the trip's earlier state over the
+            // traveller as she is now (out of scope already): no page evicted it.
+            ConformanceCheck(
+                .sharing, "aTripThatLeftTheReadersScopeWithItsTravellerLeavesThoughItChangedTravellerSince"
+            ) {
+                c in
+                let sharing = try await SharingWorld.make(c)
+                let (store, engine, _) = try await sharing.client("a1", token: "token-a", options: .init(pullLimit: 1))
+                try await engine.syncNow()
+                try expectEqual(try await SharingWorld.names(store).trips, ["Lisbon", "Porto"], "Ana's trips")
+                var moved = sharing.ana
+                moved.email = "ana@b.example"
+                try await sharing.world.server.store.repository(Person.self).update(moved)
+                var given = sharing.porto
+                given.traveller = sharing.bo.id
+                try await sharing.world.server.store.repository(Trip.self).update(given)
+                try await engine.syncNow()
+                let names = try await SharingWorld.names(store)
+                try expectEqual(names.trips, [], "both trips left with Ana")
+                try expectEqual(names.stops, [], "and Lisbon's stops with them")
+                try expectEqual(try await store.repository(Person.self).count(), 0, "no one is the reader's now")
+            },
             ConformanceCheck(.sharing, "aTripGivenToAnotherTravellerTakesItsUnchangedStopsFromOneReaderToTheOther") {
                 c in
                 // Stops are read through their trip, trips through their traveller's domain. The
@@ -115,7 +141,7 @@ extension SharingChecks {
                         try $0.metadata(prefix: MetadataKeys.serverDeletedReferrerPrefix, after: nil, limit: nil).count
                     }
                 }
-                try expectEqual(try await filed(), 1, "Belém filed under Lisbon")
+                try expectEqual(try await filed(), 2, "Belém filed under Lisbon, and Lisbon under Ana, who it left")
                 let last = try expectNotNil(try await server.currentHistoryToken())
                 try await server.purgeHistory(before: HistoryToken(last.value + 1))
                 try expectEqual(try await filed(), 0, "purged with history")
