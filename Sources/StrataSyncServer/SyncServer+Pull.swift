@@ -67,6 +67,7 @@ extension SyncServer {
             var order: [RecordKey] = []
             var first: [RecordKey: (token: HistoryToken, kind: HistoryChange.Kind)] = [:]
             var last: [RecordKey: (version: Int64, time: Date)] = [:]
+            var lastToken: [RecordKey: HistoryToken] = [:]
             // Records the caller inserted after its cursor: it holds them, whatever it could read then
             // (its insert need not be the ID's first change since: another identity's record of that
             // ID, deleted before, comes first).
@@ -80,6 +81,7 @@ extension SyncServer {
                         first[key] = (entry.token, change.kind)
                     }
                     last[key] = (change.version, entry.timestamp)
+                    lastToken[key] = entry.token
                 }
             }
             var changes: [RemoteChange] = []
@@ -109,7 +111,10 @@ extension SyncServer {
                         guard let (token, kind) = first[key] else { continue }
                         let before = try Self.prior(key, before: token, kind: kind, in: transaction)
                         if case .some(let prior) = before, !ownInserts.contains(key),
-                            try !filter.isVisible(prior, in: atCursor)
+                            try !filter.isVisible(prior, in: atCursor),
+                            try !Self.mayHaveReached(
+                                key, bornSinceCursor: prior == nil && change.isTombstone, deletedAt: lastToken[key],
+                                filter: filter, in: transaction)
                         {
                             continue
                         }

@@ -7,7 +7,7 @@ import StrataSyncServer
 /// intersected with its identity's scope; adding one brings its records, narrowing or removing one
 /// (or its time to live running out) evicts what nothing covers — locally, never as deletes.
 enum SubscriptionChecks {
-    static var all: [ConformanceCheck] { basics + changes + arrivals + firstSnapshot }
+    static var all: [ConformanceCheck] { basics + changes + arrivals + firstSnapshot + newerArrivals }
 
     static let basics: [ConformanceCheck] = [
         ConformanceCheck(.subscriptions, "aSubscriptionBringsWhatItCoversWithinTheScopeAndNoMore") { c in
