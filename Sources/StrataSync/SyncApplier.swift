@@ -130,12 +130,12 @@ struct SyncApplier {
         let schema = workingSet.schema
         return Set(
             arrived.filter { key in
-                schema.entity(key.entity)?.relationships.contains { $0.storage == .inverseLinks } ?? false
+                schema.entity(key.entity)?.isListedManyToMany ?? false
             })
     }
 
     private mutating func noteRestored(_ key: RecordKey, _ entity: EntityDescription) {
-        if entity.relationships.contains(where: { $0.storage == .inverseLinks }) { restored.insert(key) }
+        if entity.isListedManyToMany { restored.insert(key) }
     }
 
     private mutating func noteRejoined(_ record: Record, was existing: Record?, _ entity: EntityDescription) {

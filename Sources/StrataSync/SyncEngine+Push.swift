@@ -144,7 +144,7 @@ extension SyncEngine {
         for result in results where result.outcome != .rejected {
             guard let current = result.current, !current.isTombstone, let mutation = byID[result.id],
                 mutation.isInsert,
-                schema.entity(mutation.entity)?.relationships.contains(where: { $0.storage == .inverseLinks }) == true
+                schema.entity(mutation.entity)?.isListedManyToMany == true
             else { continue }
             keys.insert(mutation.key)
         }

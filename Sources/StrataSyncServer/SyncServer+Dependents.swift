@@ -94,21 +94,3 @@ extension SyncServer {
         return filters
     }
 }
-
-extension SyncServer {
-    /// Whether a record born after the reader's cursor and deleted since may be the reader's: a new
-    /// subscription's snapshot, or a push's answer, can have given it a state newer than the
-    /// cursor. Its tombstone goes when its last state was one the reader could read — or was not
-    /// kept (its entity has no read scope, so nothing about it is hidden from the reader).
-    static func mayHaveReached(
-        _ key: RecordKey, bornSinceCursor: Bool, deletedAt token: HistoryToken?, filter: ReadFilter,
-        in transaction: any StorageReadTransaction
-    ) throws -> Bool {
-        guard bornSinceCursor, let token else { return false }
-        switch try prior(key, before: token, kind: .delete, in: transaction) {
-        case .none: return true
-        case .some(.none): return false
-        case .some(.some(let last)): return try filter.isVisible(last, in: transaction)
-        }
-    }
-}

@@ -67,7 +67,8 @@ extension SyncServer {
             var order: [RecordKey] = []
             var first: [RecordKey: (token: HistoryToken, kind: HistoryChange.Kind)] = [:]
             var last: [RecordKey: (version: Int64, time: Date)] = [:]
-            var lastToken: [RecordKey: HistoryToken] = [:]
+            // Each record's changes after its first: the states before them are ones it had since the cursor.
+            var later: [RecordKey: [(token: HistoryToken, kind: HistoryChange.Kind)]] = [:]
             // Records the caller inserted after its cursor: it holds them, whatever it could read then
             // (its insert need not be the ID's first change since: another identity's record of that
             // ID, deleted before, comes first).
@@ -79,9 +80,10 @@ extension SyncServer {
                     if last[key] == nil {
                         order.append(key)
                         first[key] = (entry.token, change.kind)
+                    } else {
+                        later[key, default: []].append((entry.token, change.kind))
                     }
                     last[key] = (change.version, entry.timestamp)
-                    lastToken[key] = entry.token
                 }
             }
             var changes: [RemoteChange] = []
@@ -106,15 +108,14 @@ extension SyncServer {
                         entered.append(key)
                     }
                     if !visible {
-                        // Not readable now: a removal if the reader could see it at its cursor (or
-                        // may have: a state the server did not keep counts as seen).
+                        // Not readable now: a removal if the reader could see it at its cursor, or
+                        // any state it had since (a snapshot beyond the cursor may have brought
+                        // it); a state the server did not keep counts as seen.
                         guard let (token, kind) = first[key] else { continue }
                         let before = try Self.prior(key, before: token, kind: kind, in: transaction)
                         if case .some(let prior) = before, !ownInserts.contains(key),
                             try !filter.isVisible(prior, in: atCursor),
-                            try !Self.mayHaveReached(
-                                key, bornSinceCursor: prior == nil && change.isTombstone, deletedAt: lastToken[key],
-                                filter: filter, in: transaction)
+                            try !Self.mayHaveHeld(key, later: later[key] ?? [], filter: filter, in: transaction)
                         {
                             continue
                         }

@@ -112,7 +112,8 @@ struct SimulationRunTests {
         case "postgres", "postgresql": try? await postgresUnderTest.dispose?(store)
         default:
             let path = location.description.drop { $0 != ":" }.dropFirst()
-            for suffix in ["", "-wal", "-shm", ".journal"] {
+            // SQLite's and the JSON file's (its lock and a compaction's temporary copy included).
+            for suffix in ["", "-wal", "-shm", ".journal", ".lock", ".tmp"] {
                 try? FileManager.default.removeItem(atPath: String(path) + suffix)
             }
         }

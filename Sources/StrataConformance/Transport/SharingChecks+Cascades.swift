@@ -34,13 +34,7 @@ extension SharingChecks {
                 let cascais = Stop(name: "Cascais", city: "Cascais", trip: sharing.lisbon.id)
                 try await first.repository(Stop.self).insert(cascais)
                 try expect(try await firstEngine.push() > 0, "the stop pushed (with Lisbon's list), nothing pulled")
-                try await secondEngine.syncNow()
-                try await second.repository(Stop.self).delete(cascais.id)
-                try await secondEngine.syncNow()
-                try expectEqual(await secondEngine.rejections.map(\.reason), [], "Alice may delete her stop")
-                try await firstEngine.syncNow()
-                try expectEqual(
-                    try await SharingWorld.names(first).stops, ["Belém", "Sintra"], "Cascais left the first client")
+                try await deleteFromTheSecond(cascais, leaving: (first, firstEngine), second: (second, secondEngine))
             },
             // Found by the sync simulation with shares (seed 85590096): a stop ID another
             // identity had used and deleted before the reader inserted its own stop under it; the
@@ -58,13 +52,7 @@ extension SharingChecks {
                 let cascais = Stop(id: bergen.id, name: "Cascais", city: "Cascais", trip: sharing.lisbon.id)
                 try await first.repository(Stop.self).insert(cascais)
                 try expect(try await firstEngine.push() > 0, "the stop pushed, nothing pulled")
-                try await secondEngine.syncNow()
-                try await second.repository(Stop.self).delete(cascais.id)
-                try await secondEngine.syncNow()
-                try expectEqual(await secondEngine.rejections.map(\.reason), [], "Alice may delete her stop")
-                try await firstEngine.syncNow()
-                try expectEqual(
-                    try await SharingWorld.names(first).stops, ["Belém", "Sintra"], "Cascais left the first client")
+                try await deleteFromTheSecond(cascais, leaving: (first, firstEngine), second: (second, secondEngine))
             },
             // Found by the sync simulation with shares (seed 85590098): a trip read through its
             // traveller left the reader's scope when the traveller did (her e-mail moved to another
@@ -192,5 +180,19 @@ extension SharingChecks {
                 try expectEqual(try await bobEngine.pendingMutations().count, 0, "nothing arrived as a local write")
             },
         ]
+    }
+
+    /// Alice's second client deletes `stop`, which her first pushed without pulling; the first's
+    /// next sync drops it (Lisbon keeps Belém and Sintra).
+    private static func deleteFromTheSecond(
+        _ stop: Stop, leaving first: (Store, SyncEngine), second: (Store, SyncEngine)
+    ) async throws {
+        try await second.1.syncNow()
+        try await second.0.repository(Stop.self).delete(stop.id)
+        try await second.1.syncNow()
+        try expectEqual(await second.1.rejections.map(\.reason), [], "Alice may delete her stop")
+        try await first.1.syncNow()
+        try expectEqual(
+            try await SharingWorld.names(first.0).stops, ["Belém", "Sintra"], "\(stop.name) left the first client")
     }
 }

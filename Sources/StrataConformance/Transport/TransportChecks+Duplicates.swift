@@ -88,6 +88,7 @@ actor AnswerLosingRemote: SyncRemote {
 
     private var dropsNextPush = false
     private var repeatsNextPush = false
+    private var losesNextPull = false
 
     func loseNextAnswer(between: @escaping @Sendable () async throws -> Void) { pending = between }
     /// The next push never reaches the server.
@@ -95,6 +96,8 @@ actor AnswerLosingRemote: SyncRemote {
     /// The next push reaches the server twice (a retry after a timeout), and the client hears the
     /// second answer.
     func repeatNextPush() { repeatsNextPush = true }
+    /// The next pull's answer is lost: the server served it, the client hears a dropped connection.
+    func loseNextPullAnswer() { losesNextPull = true }
 
     func push(_ request: PushRequest) async throws -> PushResponse {
         if dropsNextPush {
@@ -112,6 +115,11 @@ actor AnswerLosingRemote: SyncRemote {
         try await between()
         throw SyncTransportError(.offline, "the connection dropped before the answer arrived")
     }
-    func pull(_ request: PullRequest) async throws -> PullResponse { try await inner.pull(request) }
+    func pull(_ request: PullRequest) async throws -> PullResponse {
+        let response = try await inner.pull(request)
+        guard losesNextPull else { return response }
+        losesNextPull = false
+        throw SyncTransportError(.offline, "the pull's answer was lost")
+    }
     func snapshot(_ request: SnapshotRequest) async throws -> SnapshotResponse { try await inner.snapshot(request) }
 }
