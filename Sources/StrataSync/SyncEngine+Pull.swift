@@ -24,13 +24,14 @@ extension SyncEngine {
             Int($0.components.seconds * 1000 + $0.components.attoseconds / 1_000_000_000_000_000)
         }
         while true {
-            let (cursor, book) = try await store.backend.read {
-                (try Outbox.cursor(in: $0), try SubscriptionBook.read($0))
+            let (cursor, book, snapshots) = try await store.backend.read {
+                (try Outbox.cursor(in: $0), try SubscriptionBook.read($0), try SnapshotsAhead.read($0))
             }
             let coverage = try book.map { try SubscriptionCoverage($0.active, schema: schema) }
-            let request = PullRequest(
+            var request = PullRequest(
                 clientID: configuration.clientID, cursor: cursor, limit: limit, schemaVersion: store.schema.version,
                 waitMillis: waitMillis, subscriptions: book.map { $0.active.map(\.served) })
+            request.snapshotsAt = Self.snapshots(snapshots, past: cursor)
             // Only the first request of a drain waits: once changes flow, the rest follow at once.
             waitMillis = nil
             let response: PullResponse
@@ -48,6 +49,7 @@ extension SyncEngine {
             if response.hasMore, let next = response.cursor, next != cursor {
                 var following = request
                 following.cursor = next
+                following.snapshotsAt = Self.snapshots(snapshots, past: next)
                 let (remote, sent) = (remote, following)
                 ahead.start(sent) { try await remote.pull(sent) }
             }
@@ -69,6 +71,7 @@ extension SyncEngine {
                     applier.restored.union(applier.misplacedOwners).union(coverage == nil ? [] : applier.arrivedListed),
                     in: transaction)
                 try Outbox.setCursor(response.cursor, in: transaction)
+                try SnapshotsAhead.forget(upTo: response.cursor, in: transaction)
                 try UnconfirmedRecords.noted.forget(Set(response.changes.map(\.key)), in: transaction)
                 // Records that entered a relationship-following subscription bring what it follows:
                 // those that arrived, and those held already that a change may have brought into a
@@ -100,6 +103,12 @@ extension SyncEngine {
         // Records a pulled record's win over a local delete brought back, read with their owners.
         total += try await refreshOwners()
         return (total, conflicts)
+    }
+
+    /// The snapshot tokens a pull from `cursor` names (``SnapshotsAhead``): those past it, or nil.
+    static func snapshots(_ tokens: [Int64], past cursor: SyncCursor?) -> [Int64]? {
+        let past = tokens.filter { token in cursor.map { token > $0.value } ?? false }
+        return past.isEmpty ? nil : past
     }
 
     /// The page for `request`: the one fetched ahead for it, or asked for now.

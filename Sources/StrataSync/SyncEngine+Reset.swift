@@ -46,6 +46,12 @@ extension SyncEngine {
                 try applier.finish(in: transaction)
                 try OwnerRefresh.note(applier.misplacedOwners, in: transaction)
                 let cursor = state.cursor ?? page.cursor
+                // Pages after the first are read at later heads: what they bring may be newer than
+                // the cursor (the first page's). Tokens noted before the reset are of its old history.
+                if state.cursor == nil { try SnapshotsAhead.clear(transaction) }
+                if !page.records.isEmpty, let token = page.cursor?.value {
+                    try SnapshotsAhead.note(token, past: cursor, in: transaction)
+                }
                 if let next = page.next {
                     try ResetState(position: next, cursor: cursor).write(transaction)
                     return false

@@ -161,6 +161,14 @@ public struct PullRequest: Sendable, Hashable, Codable {
     /// The client's subscriptions: only the records they cover (within the caller's scope) are
     /// sent. `nil` asks for everything the caller may read.
     public var subscriptions: [SyncSubscription]?
+    /// The history tokens (past ``cursor``) of the subscription snapshots the client applied since
+    /// it last pulled: it may hold records at those tokens' states, newer than its cursor, so a
+    /// record it could read at one of them and cannot now is sent as a removal, as one it could
+    /// read at its cursor is. At most ``maximumSnapshotsAt``; `nil` or empty: none.
+    public var snapshotsAt: [Int64]?
+
+    /// The most snapshot tokens a pull may name.
+    public static let maximumSnapshotsAt = 16
 
     /// A pull after `cursor`.
     public init(

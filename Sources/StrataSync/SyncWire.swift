@@ -130,6 +130,9 @@ public enum SyncWire {
         if let wait = request.waitMillis { query["wait"] = String(wait) }
         if let schema = request.schemaVersion { query["schema"] = schema }
         if let subscriptions = request.subscriptions { query["subscriptions"] = encode(subscriptions) }
+        if let tokens = request.snapshotsAt, !tokens.isEmpty {
+            query["snapshots"] = tokens.map(String.init).joined(separator: ",")
+        }
         return query
     }
 
@@ -147,7 +150,24 @@ public enum SyncWire {
             schemaVersion: query["schema"],
             waitMillis: try integer(query, "wait", atLeast: 0), subscriptions: try subscriptions(query, "pull"))
         request.version = version
+        request.snapshotsAt = try snapshotTokens(query)
         return request
+    }
+
+    /// `snapshots`: comma-separated history tokens, none negative, at most
+    /// ``PullRequest/maximumSnapshotsAt``.
+    private static func snapshotTokens(_ query: [String: String]) throws -> [Int64]? {
+        guard let text = query["snapshots"] else { return nil }
+        let parts = text.split(separator: ",", omittingEmptySubsequences: false)
+        guard parts.count <= PullRequest.maximumSnapshotsAt else {
+            throw StrataError(.invalidQuery, "pull: at most \(PullRequest.maximumSnapshotsAt) `snapshots` may be given")
+        }
+        return try parts.map { part in
+            guard let token = Int64(part), token >= 0 else {
+                throw StrataError(.invalidQuery, "pull: `snapshots` is not a list of history tokens")
+            }
+            return token
+        }
     }
 
     static func query(_ request: SnapshotRequest) -> [String: String] {

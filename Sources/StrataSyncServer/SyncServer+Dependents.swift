@@ -11,7 +11,7 @@ extension SyncServer {
     /// reader who could see them through it; a person whose address changed domain, their trips.
     static func dependents(
         of order: [RecordKey], first: [RecordKey: (token: HistoryToken, kind: HistoryChange.Kind)],
-        filter: ReadFilter, paths: ScopePaths, sent: Set<RecordKey>, cursor: HistoryToken?,
+        filter: ReadFilter, paths: ScopePaths, sent: Set<RecordKey>, cursor: HistoryToken?, snapshots: [AtCursor] = [],
         in transaction: any StorageReadTransaction
     ) throws -> [RemoteChange] {
         guard !paths.readers.isEmpty else { return [] }
@@ -32,7 +32,11 @@ extension SyncServer {
                     // Its own referrers may have moved with it, whether or not it did.
                     if paths.readers[reader.entity] != nil { queue.append(referrer) }
                     let now = try filter.isVisible(record, in: transaction)
-                    guard now != (try filter.isVisible(record, in: atCursor)) else { continue }
+                    // Seen at the cursor (or at a snapshot the reader names) and not now, or the reverse.
+                    let before =
+                        try filter.isVisible(record, in: atCursor)
+                        || (!now && (try readableInSnapshots(referrer, views: snapshots, filter: filter)))
+                    guard now != before else { continue }
                     let current = try currentState(
                         referrer, record: .some(record), lastVersion: record.version, historyTime: Date(),
                         in: transaction)

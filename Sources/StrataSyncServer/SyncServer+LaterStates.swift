@@ -24,3 +24,37 @@ extension SyncServer {
         return false
     }
 }
+
+extension SyncServer {
+    /// The reader's store as at each subscription snapshot it names past its cursor
+    /// (``PullRequest/snapshotsAt``), from the page's history: a record reads as it was before its
+    /// first change after the token, or as it is when the page has none. More than
+    /// ``PullRequest/maximumSnapshotsAt`` tokens are `invalidQuery`.
+    static func snapshotViews(
+        _ tokens: [Int64]?, cursor: HistoryToken?, history: [HistoryTransaction],
+        in transaction: any StorageReadTransaction
+    ) throws -> [AtCursor] {
+        guard let tokens, !tokens.isEmpty else { return [] }
+        guard tokens.count <= PullRequest.maximumSnapshotsAt else {
+            throw StrataError(.invalidQuery, "pull: at most \(PullRequest.maximumSnapshotsAt) `snapshots` may be given")
+        }
+        var views: [AtCursor] = []
+        for token in Set(tokens).sorted() where token > (cursor?.value ?? 0) {
+            var first: [RecordKey: (token: HistoryToken, kind: HistoryChange.Kind)] = [:]
+            for entry in history where entry.token.value > token {
+                for change in entry.changes {
+                    let key = RecordKey(entity: change.entity, id: change.id)
+                    if first[key] == nil { first[key] = (entry.token, change.kind) }
+                }
+            }
+            views.append(AtCursor(readsGoTo: transaction, first: first))
+        }
+        return views
+    }
+
+    /// Whether the reader could read `key` in one of the snapshot `views` it may hold records from.
+    static func readableInSnapshots(_ key: RecordKey, views: [AtCursor], filter: ReadFilter) throws -> Bool {
+        for view in views where try filter.isVisible(view.record(key.entity, id: key.id), in: view) { return true }
+        return false
+    }
+}

@@ -86,6 +86,9 @@ extension SyncServer {
                     last[key] = (change.version, entry.timestamp)
                 }
             }
+            let snapshots = try Self.snapshotViews(
+                request.snapshotsAt, cursor: request.cursor.map { HistoryToken($0.value) }, history: history,
+                in: transaction)
             var changes: [RemoteChange] = []
             // Changed records the reader could not see at its cursor and sees now.
             var entered: [RecordKey] = []
@@ -110,12 +113,14 @@ extension SyncServer {
                     if !visible {
                         // Not readable now: a removal if the reader could see it at its cursor, or
                         // any state it had since (a snapshot beyond the cursor may have brought
-                        // it); a state the server did not keep counts as seen.
+                        // it), or at a snapshot the reader names; a state the server did not keep
+                        // counts as seen.
                         guard let (token, kind) = first[key] else { continue }
                         let before = try Self.prior(key, before: token, kind: kind, in: transaction)
                         if case .some(let prior) = before, !ownInserts.contains(key),
                             try !filter.isVisible(prior, in: atCursor),
-                            try !Self.mayHaveHeld(key, later: later[key] ?? [], filter: filter, in: transaction)
+                            try !Self.mayHaveHeld(key, later: later[key] ?? [], filter: filter, in: transaction),
+                            try !Self.readableInSnapshots(key, views: snapshots, filter: filter)
                         {
                             continue
                         }
@@ -137,7 +142,7 @@ extension SyncServer {
                 let paths = ScopePaths(Self.matchingFilters(filter, schema: store.schema), schema: store.schema)
                 changes += try Self.dependents(
                     of: order, first: first, filter: filter, paths: paths, sent: Set(changes.map(\.key)),
-                    cursor: request.cursor.map { HistoryToken($0.value) }, in: transaction)
+                    cursor: request.cursor.map { HistoryToken($0.value) }, snapshots: snapshots, in: transaction)
             }
             var listed = Set(changes.map(\.key))
             changes += try Self.listers(of: entered, filter: filter, seen: &listed, in: transaction)

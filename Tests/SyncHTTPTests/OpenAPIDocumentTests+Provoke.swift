@@ -125,6 +125,16 @@ extension OpenAPIDocumentTests {
         expect(
             400, try await served.send("GET", SyncWire.snapshotPath, query: pull.merging(["limit": "x"]) { $1 }),
             "limit x")
+        let seventeen = (1...17).map(String.init).joined(separator: ",")
+        for snapshots in ["-1", "1,x", "1,,2", seventeen] {
+            expect(
+                400,
+                try await served.send("GET", SyncWire.pullPath, query: pull.merging(["snapshots": snapshots]) { $1 }),
+                "snapshots \(snapshots)")
+        }
+        expect(
+            200, try await served.send("GET", SyncWire.pullPath, query: pull.merging(["snapshots": "0,3"]) { $1 }),
+            "snapshots 0,3")
         for subscriptions in [#"{"name":"x"}"#, #"[{"name":"x","entity":"Person","where":"nme == 1"}]"#] {
             expect(
                 400,

@@ -91,7 +91,8 @@ public struct SyncSimulation: Sendable {
         for step in 0..<count {
             let line = try await world.step()
             world.trace.append("\(step): \(line)")
-            if let watched { world.trace.append(try await world.watch(watched)) }
+            // `STRATA_SIMULATION_WATCH=t8,p3` watches each of several records.
+            for name in watched?.split(separator: ",") ?? [] { world.trace.append(try await world.watch(String(name))) }
         }
         var faults = 0
         for client in world.clients { faults += await client.network.injected }
@@ -101,7 +102,9 @@ public struct SyncSimulation: Sendable {
         world.trace.append(
             "tokens: " + tokens.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
         try await world.settle()
-        if let watched { world.trace.append("settled; " + (try await world.watch(watched))) }
+        for name in watched?.split(separator: ",") ?? [] {
+            world.trace.append("settled; " + (try await world.watch(String(name))))
+        }
         let judgement = try await world.judge()
         await release(world.serverStore)
         for client in world.clients { await release(client.store) }

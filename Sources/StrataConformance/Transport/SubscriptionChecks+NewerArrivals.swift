@@ -94,5 +94,45 @@ extension SubscriptionChecks {
                 try await stops.fetch(newborn.id)?.trip, cheap.id, "evicted, not deleted: the server keeps it")
             try expectEqual(try await engine.pendingMutations().count, 0, "nothing of them is the client's to send")
         },
+        // Found by the sync simulation with shares (seed 85600544): a trip a new subscription's
+        // snapshot brought (the pull after it lost) left the reader's scope with its traveller,
+        // and stayed: the pull judged it at the reader's cursor, where it did not match the
+        // subscription yet (its budget was raised after), and its own states since had the
+        // traveller as she is now. The client names the snapshot's token in its pulls; the server
+        // judges the trip at that token too.
+        ConformanceCheck(.subscriptions, "aRecordASnapshotBroughtLeavesWithWhatItsScopeReadsThrough") { c in
+            let world = try await TransportWorld.make(c, access: TransportWorld.travelScopes)
+            let ana = Person(name: "Ana", email: "ana@a.example")
+            let rising = Trip(name: "Rising", start: TravelDomain.day(1), budget: 50, traveller: ana.id)
+            try await world.server.store.transaction { tx in
+                try tx.insert(ana)
+                try tx.insert(rising)
+            }
+            let remote = AnswerLosingRemote(world.host.remote(tokens: FixedToken("token-a")))
+            let store = try await c.store().withSync(SyncConfiguration(clientID: "a"))
+            let engine = try SyncEngine(store: store, remote: remote)
+            try await engine.subscribe(try SyncSubscription("tags", Tag.self))
+            try await engine.syncNow()
+            var raised = rising
+            raised.budget = 500
+            try await world.server.store.repository(Trip.self).update(raised)
+            try await engine.subscribe(try SyncSubscription("dear", Trip.self, where: "budget >= 100"))
+            await remote.loseNextPullAnswer()
+            do {
+                try await engine.syncNow()
+                throw failure("the lost answer should fail the sync")
+            } catch is SyncTransportError {}
+            let local = store.repository(Trip.self)
+            try expectEqual(try await local.fetch(rising.id)?.budget, 500, "the snapshot brought the raised trip")
+            var moved = ana
+            moved.email = "ana@b.example"
+            try await world.server.store.repository(Person.self).update(moved)
+            try await engine.syncNow()
+            try expectEqual(try await local.fetch(rising.id), nil, "the trip left with its traveller's domain")
+            try expectEqual(
+                try await world.server.store.repository(Trip.self).fetch(rising.id)?.budget, 500,
+                "evicted, not deleted: the server keeps it")
+            try expectEqual(try await engine.pendingMutations().count, 0, "nothing of it is the client's to send")
+        },
     ]
 }

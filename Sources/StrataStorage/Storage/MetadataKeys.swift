@@ -73,6 +73,9 @@ package enum MetadataKeys {
     /// Records a client that never pulled held when its first snapshot moved its cursor, until a
     /// snapshot page or a pull brings them again.
     package static let syncUnconfirmed = "strata.sync.unconfirmed"
+    /// The history tokens of subscription snapshots the client applied while its cursor was behind
+    /// them, until its cursor passes each (``PullRequest/snapshotsAt``).
+    package static let syncSnapshotsAhead = "strata.sync.ahead"
     /// The client ID generated for this store (``SyncConfiguration/init(clock:localOnly:)``).
     package static let syncClientID = "strata.sync.clientid"
 

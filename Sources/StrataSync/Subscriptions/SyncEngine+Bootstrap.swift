@@ -61,6 +61,9 @@ extension SyncEngine {
                         try UnconfirmedRecords.noteHeld(except: arrived, configuration: configuration, in: transaction)
                     } else {
                         try UnconfirmedRecords.noted.forget(arrived, in: transaction)
+                        if !page.records.isEmpty, let token = page.cursor?.value {
+                            try SnapshotsAhead.note(token, past: try Outbox.cursor(in: transaction), in: transaction)
+                        }
                     }
                     book.advance(past: page, bytes: bytes)
                     try book.write(transaction)
