@@ -16,6 +16,8 @@ struct SyncApplier {
     /// Records to send whole after the save (the client's version won), with the server's lists.
     private var wholePuts: [(key: RecordKey, serverLinks: [String: [RecordID]])] = []
     private(set) var conflicts = 0
+    /// How many records ``evict(_:)`` removed.
+    private(set) var evicted = 0
     /// Records this save brought that the client did not have (a subscription following their
     /// relationships owes their related records).
     private(set) var arrived: [RecordKey] = []
@@ -134,6 +136,18 @@ struct SyncApplier {
             })
     }
 
+    /// Notes `key` as arrived when the client holds it only as a write of its own the server has
+    /// not confirmed (no server version: inserted here, its push not answered yet), of an entity
+    /// others list many-to-many: a list that came while the client did not hold the server's
+    /// record left it out, and the server's record meeting the client's is as new to those lists
+    /// as one the client did not have (a tag listing a trip the client then inserted itself).
+    mutating func noteUnconfirmed(_ key: RecordKey, in reader: any StorageReadTransaction) throws {
+        guard workingSet.schema.entity(key.entity)?.isListedManyToMany ?? false,
+            try current(key) != nil, try Outbox.serverVersion(key, in: reader) == nil
+        else { return }
+        arrived.append(key)
+    }
+
     private mutating func noteRestored(_ key: RecordKey, _ entity: EntityDescription) {
         if entity.isListedManyToMany { restored.insert(key) }
     }
@@ -153,6 +167,7 @@ struct SyncApplier {
     mutating func evict(_ key: RecordKey) throws {
         guard !configuration.localOnly.contains(key.entity), try current(key) != nil else { return }
         try session.evict(key)
+        evicted += 1
         serverVersions.append((key, nil))
     }
 

@@ -95,9 +95,8 @@ extension SyncEngine {
             guard response.hasMore, response.cursor != cursor else { break }
         }
         // What a subscription reaches through relationships may have left it without changing.
-        if moved, let book = try await store.backend.read({ try SubscriptionBook.read($0) }) {
-            let dependent = try SubscriptionCoverage(book.active, schema: schema).dependent
-            if !dependent.isEmpty { try await evictUncovered(dependent) }
+        if moved, try await store.backend.read({ try SubscriptionBook.read($0) }) != nil {
+            try await evictDependents()
             total += try await runBootstraps()
         }
         // Records a pulled record's win over a local delete brought back, read with their owners.

@@ -114,7 +114,10 @@ extension SyncEngine {
                 try CoverageRecheck.note(Set(acknowledged.compactMap { byID[$0]?.key }), in: transaction)
                 return rejections
             }
-            try await evictUncovered()
+            let evicted = try await evictUncovered()
+            // A record the answer changed or took away, or that left with it, may be what a
+            // subscription reached others through: they leave with it.
+            if evicted || response.results.contains(where: { $0.current != nil }) { try await evictDependents() }
             rejections += newRejections
             rejectedCount += newRejections.count
             total += response.results.count

@@ -18,6 +18,26 @@ extension SyncServer {
             try view.readShares(schema: transaction.schema) { try executor.fetch($0, in: transaction) }
         }
 
+        /// The filter with the caller's shares as they stood at `view` (the reader's cursor): a
+        /// share the page revokes or changes grants as it was before, one the page grants does
+        /// not yet. A record shared with the reader and deleted with its share's revoke on one
+        /// page was the reader's at its cursor, and its tombstone goes to it.
+        func sharesAsOf(_ view: AtCursor, executor: QueryExecutor) throws -> ReadFilter {
+            let changed = view.first.keys.filter { $0.entity == SyncShare.entityName }.sorted { $0.id < $1.id }
+            guard let identity = self.view.identity, !changed.isEmpty else { return self }
+            var copy = self
+            try copy.view.readShares(schema: view.schema) { plan in
+                var shares: [RecordKey: Record] = [:]
+                for share in try executor.fetch(plan, in: view.readsGoTo) { shares[share.key] = share }
+                for key in changed {
+                    let then = try view.record(key.entity, id: key.id)
+                    shares[key] = then?["participant"] == .string(identity.id) ? then : nil
+                }
+                return shares.keys.sorted { $0.id < $1.id }.compactMap { shares[$0] }
+            }
+            return copy
+        }
+
         /// Whether anything is filtered at all (a trusted caller without subscriptions reads all).
         var restricts: Bool { view.identity != nil || coverage != nil }
 

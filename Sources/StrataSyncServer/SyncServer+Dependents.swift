@@ -12,8 +12,10 @@ extension SyncServer {
     static func dependents(
         of order: [RecordKey], first: [RecordKey: (token: HistoryToken, kind: HistoryChange.Kind)],
         filter: ReadFilter, paths: ScopePaths, sent: Set<RecordKey>, cursor: HistoryToken?, snapshots: [AtCursor] = [],
-        in transaction: any StorageReadTransaction
+        cursorFilter: ReadFilter? = nil, in transaction: any StorageReadTransaction
     ) throws -> [RemoteChange] {
+        // Judged at the cursor with the reader's shares as they stood then (``ReadFilter/sharesAsOf(_:executor:)``).
+        let cursorFilter = cursorFilter ?? filter
         guard !paths.readers.isEmpty else { return [] }
         let atCursor = AtCursor(readsGoTo: transaction, first: first)
         var queue = order.filter { paths.readers[$0.entity] != nil }
@@ -34,7 +36,7 @@ extension SyncServer {
                     let now = try filter.isVisible(record, in: transaction)
                     // Seen at the cursor (or at a snapshot the reader names) and not now, or the reverse.
                     let before =
-                        try filter.isVisible(record, in: atCursor)
+                        try cursorFilter.isVisible(record, in: atCursor)
                         || (!now && (try readableInSnapshots(referrer, views: snapshots, filter: filter)))
                     guard now != before else { continue }
                     let current = try currentState(
@@ -48,7 +50,8 @@ extension SyncServer {
             }
             if let cursor {
                 found += try deletedDependents(
-                    of: key, after: cursor, filter: filter, atCursor: atCursor, seen: &seen, in: transaction)
+                    of: key, after: cursor, filter: filter, cursorFilter: cursorFilter, atCursor: atCursor, seen: &seen,
+                    in: transaction)
             }
         }
         // Records that entered the scope without changing are named by lists that did not change.
@@ -62,8 +65,8 @@ extension SyncServer {
     /// tombstones and evictions, which their own changes, judged when the record they read through
     /// was out of the scope already, would never send.
     static func deletedDependents(
-        of key: RecordKey, after cursor: HistoryToken, filter: ReadFilter, atCursor: AtCursor,
-        seen: inout Set<RecordKey>, in transaction: any StorageReadTransaction
+        of key: RecordKey, after cursor: HistoryToken, filter: ReadFilter, cursorFilter: ReadFilter,
+        atCursor: AtCursor, seen: inout Set<RecordKey>, in transaction: any StorageReadTransaction
     ) throws -> [RemoteChange] {
         var found: [RemoteChange] = []
         for entry in try DeletedReferrers.referrers(of: key, after: cursor, in: transaction) {
@@ -71,7 +74,7 @@ extension SyncServer {
             guard !seen.contains(referrer),
                 case .some(.some(let prior)) = try prior(
                     referrer, before: HistoryToken(entry.token), kind: .delete, in: transaction),
-                try filter.isVisible(prior, in: atCursor)
+                try cursorFilter.isVisible(prior, in: atCursor)
             else { continue }
             let record = try transaction.record(referrer.entity, id: referrer.id)
             if let record, try filter.isVisible(record, in: transaction) { continue }

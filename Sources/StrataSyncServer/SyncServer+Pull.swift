@@ -96,6 +96,7 @@ extension SyncServer {
             let records = try Self.records(order, in: transaction)
             let stamps = try transaction.metadata(keys: order.map(Self.stampKey))
             let atCursor = AtCursor(readsGoTo: transaction, first: first)
+            let cursorFilter = try filter.sharesAsOf(atCursor, executor: executor)
             for key in order {
                 let scope = filter.restricts ? filter.scope(of: key.entity, schema: store.schema) : .all
                 if case .none = scope { continue }
@@ -106,7 +107,7 @@ extension SyncServer {
                     let current = change.values.map { Record(entity: key.entity, id: key.id, values: $0) }
                     let visible = try filter.isVisible(current, in: transaction)
                     if visible,
-                        try Self.enteredScope(key, first: first, filter: filter, atCursor: atCursor, transaction)
+                        try Self.enteredScope(key, first: first, filter: cursorFilter, atCursor: atCursor, transaction)
                     {
                         entered.append(key)
                     }
@@ -118,7 +119,7 @@ extension SyncServer {
                         guard let (token, kind) = first[key] else { continue }
                         let before = try Self.prior(key, before: token, kind: kind, in: transaction)
                         if case .some(let prior) = before, !ownInserts.contains(key),
-                            try !filter.isVisible(prior, in: atCursor),
+                            try !cursorFilter.isVisible(prior, in: atCursor),
                             try !Self.mayHaveHeld(key, later: later[key] ?? [], filter: filter, in: transaction),
                             try !Self.readableInSnapshots(key, views: snapshots, filter: filter)
                         {
@@ -142,7 +143,8 @@ extension SyncServer {
                 let paths = ScopePaths(Self.matchingFilters(filter, schema: store.schema), schema: store.schema)
                 changes += try Self.dependents(
                     of: order, first: first, filter: filter, paths: paths, sent: Set(changes.map(\.key)),
-                    cursor: request.cursor.map { HistoryToken($0.value) }, snapshots: snapshots, in: transaction)
+                    cursor: request.cursor.map { HistoryToken($0.value) }, snapshots: snapshots,
+                    cursorFilter: cursorFilter, in: transaction)
             }
             var listed = Set(changes.map(\.key))
             changes += try Self.listers(of: entered, filter: filter, seen: &listed, in: transaction)

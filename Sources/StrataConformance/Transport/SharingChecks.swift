@@ -186,6 +186,28 @@ enum SharingChecks {
             try await aliceEngine.syncNow()
             try expectEqual(try await alice.repository(SyncShare.self).count(), 0, "the owner sees it left")
             try expectEqual(try await SharingWorld.names(alice).trips, ["Lisbon", "Porto"])
-        }
+        },
+        // Found by the sync simulation with shares (seed 85601058): an owner revoked a share and
+        // deleted the shared trip in one push; the participant kept the trip for good. Its
+        // tombstone was judged by whether the participant could read it at its cursor, with the
+        // shares as they are now (revoked); the revoke's eviction found no trip to evict.
+        ConformanceCheck(.sharing, "aSharedRecordDeletedWithItsSharesRevokeLeavesTheParticipant") { c in
+            let data = try await SharingWorld.make(c)
+            let (alice, aliceEngine, share) = try await data.alice(role: .read)
+            let (bob, bobEngine, _) = try await data.client("b", token: "token-b")
+            try expectEqual(try await SharingWorld.names(bob).trips, ["Lisbon", "Oslo"])
+            try await alice.transaction { tx in
+                try tx.delete(SyncShare.entityName, id: share.id.recordID)
+                try tx.delete("Trip", id: data.lisbon.id.recordID)
+            }
+            try await aliceEngine.syncNow()
+            try await bobEngine.syncNow()
+            let names = try await SharingWorld.names(bob)
+            try expectEqual(names.trips, ["Oslo"], "the deleted trip left, his own stayed")
+            try expectEqual(names.stops, [], "its stops with it")
+            try expectEqual(try await bob.repository(SyncShare.self).count(), 0, "and the share")
+            try expectEqual(try await bobEngine.pendingMutations().count, 0, "nothing of it is his to send")
+            try expectEqual(try await data.world.server.store.repository(Trip.self).fetch(data.lisbon.id), nil)
+        },
     ]
 }

@@ -86,5 +86,28 @@ extension SubscriptionChecks {
             try expectEqual(names.trips, ["Lisbon", "Porto", "Rome"])
             try expectEqual(try await store.repository(Tag.self).fetch("shared")?.label, "Shared")
         },
+        // Found by the sync simulation with shares (seed 85601058): a trip's stops, followed from
+        // it, stayed with the client once a push's answer took the trip away. The client kept them
+        // because its own unsent budget put the trip in a subscription; the server refused the
+        // budget (the trip is shared with the client to read) and its trip never was in it, so the
+        // answer's trip left the client and no pull says anything of the stops.
+        ConformanceCheck(.subscriptions, "aFollowedRecordLeavesWhenAPushAnswerTakesAwayWhatItWasFollowedFrom") { c in
+            let data = try await SharingWorld.make(c)
+            _ = try await data.alice(role: .read)
+            let (bob, engine, _) = try await data.client("b", token: "token-b")
+            try expectEqual(try await SharingWorld.names(bob).stops, ["Belém", "Sintra"])
+            var dear = data.lisbon
+            dear.budget = 900
+            try await bob.repository(Trip.self).update(dear)
+            try await engine.subscribe(
+                try SyncSubscription("dear", Trip.self, where: "budget >= 100", including: ["stops"]))
+            try expectEqual(try await SharingWorld.names(bob).stops, ["Belém", "Sintra"], "followed from it here")
+            let report = try await engine.syncNow()
+            try expectEqual(report.rejected, 1, "a read share refuses the budget")
+            try expectEqual(try await bob.repository(Trip.self).count(), 0, "the server's trip is not dear")
+            try expectEqual(try await SharingWorld.names(bob).stops, [], "its stops leave with it")
+            try expectEqual(try await engine.pendingMutations().count, 0, "nothing of them is his to send")
+            try expectEqual(try await SharingWorld.names(data.world.server.store).stops, ["Belém", "Sintra"])
+        },
     ]
 }

@@ -134,5 +134,46 @@ extension SubscriptionChecks {
                 "evicted, not deleted: the server keeps it")
             try expectEqual(try await engine.pendingMutations().count, 0, "nothing of it is the client's to send")
         },
+        // Found by the sync simulation (seed 1592903188): a client held a tag (one subscription)
+        // but not a trip it lists, and inserted a trip under that ID itself; its push did not get
+        // through, the server's trip entered another subscription, and the pull took the server's
+        // trip over the client's (its policy). The tag did not change and the trip was no arrival
+        // (the client held one), so the tag's list lacked it for good.
+        ConformanceCheck(.subscriptions, "aTripThePullBringsOverTheClientsOwnInsertTakesTheListsThatNameIt") { c in
+            let world = try await TransportWorld.make(c)
+            let porto = Trip(name: "Porto", start: TravelDomain.day(2), budget: 50)
+            try await world.server.store.transaction { tx in
+                try tx.insert(porto)
+                try tx.insert(Tag(id: "sea", label: "Sea"))
+            }
+            let trips = world.server.store.repository(Trip.self)
+            try await trips.link(Trip.tags, from: porto.id, to: "sea")
+            let remote = AnswerLosingRemote(world.host.remote(tokens: FixedToken("token-a")))
+            let store = try await c.store().withSync(SyncConfiguration(clientID: "a"))
+            let engine = try SyncEngine(
+                store: store, remote: remote, options: SyncEngine.Options(defaultPolicy: .serverWins))
+            let listed = { @Sendable in
+                Set(try await store.backend.read { try $0.links("Tag", relationship: "trips", from: .string("sea")) })
+            }
+            try await engine.subscribe(try SyncSubscription("tags", Tag.self))
+            try await engine.subscribe(try SyncSubscription("dear", Trip.self, where: "budget >= 100"))
+            try await engine.syncNow()
+            try expectEqual(try await listed(), [], "the cheap trip is not the client's")
+            let mine = Trip(id: porto.id, name: "Porto mine", start: TravelDomain.day(3), budget: 10)
+            try await store.repository(Trip.self).insert(mine)
+            var dear = porto
+            dear.budget = 900
+            try await trips.update(dear)
+            await remote.dropNextPush()
+            do {
+                try await engine.syncNow()
+                throw failure("the lost push should fail the sync")
+            } catch is SyncTransportError {}
+            let server = try await trips.fetch(porto.id)
+            try expectEqual(try await store.repository(Trip.self).fetch(porto.id), server, "the server's trip won")
+            try await engine.syncNow()
+            try expectEqual(try await listed(), [porto.id.recordID], "the tag's list names the server's trip")
+            try expectEqual(try await engine.pendingMutations().count, 0, "the client's insert was superseded")
+        },
     ]
 }

@@ -99,6 +99,7 @@ extension SyncEngine {
         applier.notePending(pending)
         try applier.prefetch(records)
         for change in records {
+            if !change.isTombstone, !change.isEviction { try applier.noteUnconfirmed(change.key, in: reader) }
             if change.isEviction {
                 // Unsent local changes keep the record until the server answers them.
                 if pending[change.key]?.isEmpty ?? true { try applier.evict(change.key) }

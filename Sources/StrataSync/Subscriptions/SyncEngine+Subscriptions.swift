@@ -99,6 +99,16 @@ extension SyncEngine {
         try await changeSubscriptions(only: entities) { _, _ in }
     }
 
+    /// Evicts the records a subscription reached only through records that have left or changed
+    /// (``SubscriptionCoverage/dependent``: a trip's stops, followed from the trip): a pull that
+    /// moved something, or a push answered with the server's state (a refused budget puts the
+    /// server's trip back, out of the subscription, and its stops were covered only through it).
+    func evictDependents() async throws {
+        guard let book = try await store.backend.read({ try SubscriptionBook.read($0) }) else { return }
+        let dependent = try SubscriptionCoverage(book.active, schema: store.schema).dependent
+        if !dependent.isEmpty { try await evictUncovered(dependent) }
+    }
+
     /// Evicts the records ``CoverageRecheck`` holds (records this client wrote, whose mutations the
     /// server has answered; records a refresh read) that no subscription covers and that have no
     /// mutations left in the outbox, and forgets them: once the server holds a write, a record
@@ -106,16 +116,18 @@ extension SyncEngine {
     /// written it (PowerSync's rule for uploads of rows outside the synced buckets), instead of
     /// staying as the client left it, never updated. Noted in the save that applies the answer, so
     /// a crash before this runs leaves them for the next sync.
-    func evictUncovered() async throws {
+    /// Returns whether it evicted any.
+    @discardableResult
+    func evictUncovered() async throws -> Bool {
         let noted = try await store.backend.read { try CoverageRecheck.noted.read($0) }
-        guard !noted.isEmpty else { return }
+        guard !noted.isEmpty else { return false }
         let (configuration, executor, schema) = (configuration, store.executor, store.schema)
         var among: [String: [RecordID]] = [:]
         for key in noted where !configuration.localOnly.contains(key.entity) {
             among[key.entity, default: []].append(key.id)
         }
         let chosen = among
-        try await store.commit(
+        return try await store.commit(
             author: nil, contextName: "sync", participants: [],
             stage: { session, reader -> SyncApplier? in
                 guard let book = try SubscriptionBook.read(reader) else { return nil }
@@ -125,9 +137,10 @@ extension SyncEngine {
                     in: reader, executor: executor, into: &applier)
                 return applier
             },
-            afterCommit: { applier, _, transaction in
+            afterCommit: { applier, _, transaction -> Bool in
                 try applier?.finish(in: transaction)
                 try CoverageRecheck.noted.forget(Set(noted), in: transaction)
+                return (applier?.evicted ?? 0) > 0
             })
     }
 
