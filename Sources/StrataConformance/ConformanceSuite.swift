@@ -65,7 +65,8 @@ public struct ConformanceSuite: Sendable {
             + TransportChecks.all + FileTransferChecks.all + SubscriptionChecks.all + SharingChecks.all
             + AdversaryChecks.all + SimulationChecks.all
             + ToolChecks.all
-            + AggregateChecks.all + StreamChecks.all + UndoChecks.all + NestedContextChecks.all
+            + AggregateChecks.all + StreamChecks.all + UndoChecks.all + UndoChecks.savedCascades
+            + NestedContextChecks.all
             + NestedContextChecks.merging + NestedContextChecks.siblings + SectionChecks.all
             + HookChecks.all + FileChecks.all + DerivedChecks.all + SearchChecks.all + SearchChecks.upkeep
             + SearchChecks.pages

@@ -59,12 +59,18 @@ extension SyncEngine {
                         }
                         applier.notePending(remaining)
                     }
+                    // A record several answers carry state for (an insert refused, its delete and
+                    // a new insert applied) takes the last: staging each in turn would delete and
+                    // insert one record in one save, which a save refuses.
+                    var lastState: [RecordKey: MutationID] = [:]
+                    for result in response.results { if let key = result.current?.key { lastState[key] = result.id } }
                     for result in response.results {
                         guard let mutation = byID[result.id] else { continue }
+                        let superseded = result.current.map { lastState[$0.key] != result.id } ?? false
                         switch result.outcome {
                         case .applied:
                             // Applied, but not whole (a link target dropped): take what the server holds.
-                            guard let current = result.current else { continue }
+                            guard let current = result.current, !superseded else { continue }
                             try applier.converge(on: current, keeping: remaining[current.key] ?? [])
                         case .rejected:
                             rejections.append(
@@ -73,14 +79,14 @@ extension SyncEngine {
                             // The server's record comes back, unless a later delete of it is
                             // still to be sent: that delete decides (its own answer restores the
                             // record if the server refuses it too).
-                            if let current = result.current,
+                            if let current = result.current, !superseded,
                                 current.isTombstone
                                     || !(remaining[current.key] ?? []).contains(where: { $0.kind == .delete })
                             {
                                 try applier.applyServerState(current)
                             }
                         case .duplicate:
-                            guard let current = result.current else { continue }
+                            guard let current = result.current, !superseded else { continue }
                             try applier.converge(on: current, keeping: remaining[current.key] ?? [])
                         }
                     }

@@ -99,6 +99,27 @@ struct ContextUndo {
         if undoing { undoStack.append(group) } else { redoStack.append(group) }
     }
 
+    /// Whether a save's delete rules are worth recording for the groups on the undo stack.
+    var recordsSaves: Bool { isEnabled && !undoStack.isEmpty }
+
+    /// Adds what a save's delete rules removed under `root` to the newest group on the undo stack
+    /// that deleted it (the group noted it as there before): undoing that group puts the whole
+    /// graph back. A state the group noted already stays.
+    mutating func attach(_ restoration: SaveExpansions.Restoration, deleting root: RecordKey) {
+        guard
+            let index = undoStack.lastIndex(where: { group in
+                if case .some(.some) = group.records[root] { return true }
+                return false
+            })
+        else { return }
+        for (key, state) in restoration.records.entries where undoStack[index].records[key] == nil {
+            undoStack[index].records[key] = .some(state)
+        }
+        for (key, list) in restoration.lists.entries where undoStack[index].memberships[key] == nil {
+            undoStack[index].memberships[key] = .set(list)
+        }
+    }
+
     mutating func removeAll() {
         undoStack.removeAll()
         redoStack.removeAll()

@@ -1,4 +1,5 @@
 import CoreMetrics
+import Synchronization
 import Logging
 
 extension ModelContext {
@@ -52,8 +53,11 @@ extension ModelContext {
         let policy = mergePolicy
         let (author, contextName, executor, participants) = (author, name, store.executor, store.localSaveParticipants)
         let request = refreshRequest(force: false)
+        // What the delete rules remove beyond these changes, for the undo groups that deleted.
+        let expansions = undoStacks.recordsSaves ? SaveExpansions.Collector() : nil
         let outcome = try await store.commit(
-            author: author, contextName: contextName, participants: participants, collectWritten: true,
+            author: author, contextName: contextName, participants: participants + (expansions.map { [$0] } ?? []),
+            collectWritten: true,
             stage: { session, _ in
                 var merge = ContextMerge(changes, policy: policy, session: session)
                 return try merge.stage()
@@ -72,6 +76,7 @@ extension ModelContext {
         }
 
         savesCommitted += 1
+        if let expansions { attachToUndo(expansions.found.withLock { $0 }, changes: changes) }
         for (key, record) in outcome.records {
             let entry = tracker[key]
             if let entry, let revision = revisions[key], entry.revision != revision {
@@ -99,6 +104,22 @@ extension ModelContext {
         if let refresh = outcome.refresh { apply(refresh) }
         if !outcome.conflicts.isEmpty { reportConflicts(outcome.conflicts) }
         return ContextSaveResult(token: outcome.token, conflicts: outcome.conflicts)
+    }
+
+    /// Gives each undo group that deleted a stored record what the save's delete rules removed
+    /// with it (``SaveExpansions``), so undoing the group restores the whole graph.
+    private func attachToUndo(_ expansions: SaveExpansions, changes: ContextChangeSet) {
+        var roots: Set<RecordKey> = []
+        var pending: [RecordKey: Record?] = [:]
+        for change in changes.records {
+            pending[change.key] = .some(change.current)
+            if change.current == nil, change.base != nil { roots.insert(change.key) }
+        }
+        guard !roots.isEmpty else { return }
+        let found = expansions.restorations(roots: roots, pending: pending, schema: store.schema)
+        for root in roots.sorted(by: { $0.entity != $1.entity ? $0.entity < $1.entity : $0.id < $1.id }) {
+            if let restoration = found[root] { undoStacks.attach(restoration, deleting: root) }
+        }
     }
 
     func beginSave() async {

@@ -10,7 +10,7 @@ import StrataSyncServer
 enum TransportChecks {
     static var all: [ConformanceCheck] {
         faults + scopes + denied + feeds + malformed + formats + codable + progress + batchCascade
-            + duplicates + tombstones + droppedLinks + rejectedMoves + restored
+            + duplicates + tombstones + droppedLinks + rejectedMoves + restored + sameRecordAnswers
     }
 
     static let faults: [ConformanceCheck] = [
