@@ -95,10 +95,7 @@ extension SyncEngine {
             guard response.hasMore, response.cursor != cursor else { break }
         }
         // What a subscription reaches through relationships may have left it without changing.
-        if moved, try await store.backend.read({ try SubscriptionBook.read($0) }) != nil {
-            try await evictDependents()
-            total += try await runBootstraps()
-        }
+        if moved, try await evictDependents() { total += try await runBootstraps() }
         // Records a pulled record's win over a local delete brought back, read with their owners.
         total += try await refreshOwners()
         return (total, conflicts)

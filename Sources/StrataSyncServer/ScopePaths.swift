@@ -3,7 +3,8 @@ import Strata
 /// Where read filters reach through other records: for each entity a filter reads through a to-one
 /// relationship (a stop's trip, a trip's traveller), the entities and relationships that read it.
 /// A change of such a record can move its referrers into or out of a reader's scope without
-/// changing them, so a pull looks at them too (``SyncServer/dependents(of:first:filter:paths:sent:cursor:snapshots:in:)``).
+/// changing them, so a pull looks at them too
+/// (``SyncServer/dependents(of:first:filter:paths:sent:cursor:snapshots:cursorFilter:in:)``).
 struct ScopePaths: Sendable {
     struct Reader: Sendable, Hashable {
         var entity: String

@@ -128,7 +128,8 @@ struct SaveExpansions: Sendable {
 
         init(_ expansions: SaveExpansions, roots: Set<RecordKey>, schema: Schema) {
             (deleted, self.roots, self.schema) = (expansions.deleted, roots, schema)
-            for (owner, record) in deleted {
+            // In key order, so which one a record reached from two is the same on every run.
+            for (owner, record) in deleted.sorted(by: { SaveExpansions.order($0.key, $1.key) }) {
                 for relationship in schema.entity(owner.entity)?.relationships ?? [] where relationship.isToOne {
                     guard let target = RecordID(record[relationship.name]) else { continue }
                     reachedBy[RecordKey(entity: relationship.destination, id: target)] = owner
@@ -167,7 +168,7 @@ struct SaveExpansions: Sendable {
         }
     }
 
-    private static func order(_ a: RecordKey, _ b: RecordKey) -> Bool {
+    static func order(_ a: RecordKey, _ b: RecordKey) -> Bool {
         a.entity != b.entity ? a.entity < b.entity : a.id < b.id
     }
 }

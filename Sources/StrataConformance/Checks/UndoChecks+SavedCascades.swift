@@ -7,10 +7,7 @@ import Strata
 extension UndoChecks {
     static let savedCascades: [ConformanceCheck] = [
         ConformanceCheck(.undo, "undoingASavedDeleteBringsBackEverythingItsDeleteRulesRemoved") { c in
-            let (store, data) = try await c.seeded()
-            let before = try await graph(store)
-            let context = store.makeContext()
-            await context.setUndoEnabled(true)
+            let (store, data, before, context) = try await undoing(c)
             try await context.repository(Person.self).delete(data.ana.id)
             try await context.save()
             let deleted = try await graph(store)
@@ -27,10 +24,7 @@ extension UndoChecks {
             try expect(again == deleted, "redo removes it all again: \(again.difference(from: deleted))")
         },
         ConformanceCheck(.undo, "undoingOneOfTwoSavedDeletesBringsBackOnlyItsOwnGraph") { c in
-            let (store, data) = try await c.seeded()
-            let before = try await graph(store)
-            let context = store.makeContext()
-            await context.setUndoEnabled(true)
+            let (store, data, before, context) = try await undoing(c)
             try await context.repository(Trip.self).delete(data.lisbonSpring.id)
             try await context.repository(Trip.self).delete(data.portoWine.id)
             try await context.save()
@@ -58,6 +52,14 @@ extension UndoChecks {
             }
         },
     ]
+
+    /// A seeded store, its graph, and a context recording undo over it.
+    static func undoing(_ c: ConformanceContext) async throws -> (Store, TravelData, StoreGraph, ModelContext) {
+        let (store, data) = try await c.seeded()
+        let context = store.makeContext()
+        await context.setUndoEnabled(true)
+        return (store, data, try await graph(store), context)
+    }
 
     /// The store's records (values, not versions) and link lists.
     static func graph(_ store: Store) async throws -> StoreGraph {

@@ -155,12 +155,7 @@ extension SubscriptionChecks {
         // and the client's tag lacked it for good (the tag did not change, the trip was not new).
         ConformanceCheck(.subscriptions, "anInsertOfAnIDTheServerHoldsTakesTheListsThatNameIt") { c in
             let world = try await TransportWorld.make(c)
-            let porto = Trip(name: "Porto", start: TravelDomain.day(2), budget: 50)
-            try await world.server.store.transaction { tx in
-                try tx.insert(porto)
-                try tx.insert(Tag(id: "sea", label: "Sea"))
-            }
-            try await world.server.store.repository(Trip.self).link(Trip.tags, from: porto.id, to: "sea")
+            let porto = try await cheapTripTaggedSea(world)
             let (store, engine) = try await world.client("a", tokens: FixedToken("token-a"))
             let listed = { @Sendable (store: Store) in
                 Set(try await store.backend.read { try $0.links("Tag", relationship: "trips", from: .string("sea")) })
@@ -179,4 +174,15 @@ extension SubscriptionChecks {
             try expectEqual(try await engine.pendingMutations().count, 0, "nothing arrived as a local write")
         },
     ]
+
+    /// A cheap trip (Porto, budget 50) tagged Sea, on the server.
+    static func cheapTripTaggedSea(_ world: TransportWorld) async throws -> Trip {
+        let porto = Trip(name: "Porto", start: TravelDomain.day(2), budget: 50)
+        try await world.server.store.transaction { tx in
+            try tx.insert(porto)
+            try tx.insert(Tag(id: "sea", label: "Sea"))
+        }
+        try await world.server.store.repository(Trip.self).link(Trip.tags, from: porto.id, to: "sea")
+        return porto
+    }
 }

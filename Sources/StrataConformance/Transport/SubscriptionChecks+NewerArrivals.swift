@@ -14,20 +14,12 @@ extension SubscriptionChecks {
         // held at its cursor (nothing: the trip was born after it) and left out.
         ConformanceCheck(.subscriptions, "aRecordASnapshotBroughtFromBeyondTheCursorLeavesWhenDeleted") { c in
             let world = try await TransportWorld.make(c)
-            let remote = AnswerLosingRemote(world.host.remote(tokens: FixedToken("token-a")))
-            let store = try await c.store().withSync(SyncConfiguration(clientID: "a"))
-            let engine = try SyncEngine(store: store, remote: remote)
-            try await engine.subscribe(try SyncSubscription("tags", Tag.self))
-            try await engine.syncNow()
+            let (store, engine, remote) = try await lossyClient(c, world)
             let dear = Trip(name: "Dear", start: TravelDomain.day(1), budget: 500)
             let trips = world.server.store.repository(Trip.self)
             try await trips.insert(dear)
             try await engine.subscribe(try SyncSubscription("dear", Trip.self, where: "budget >= 100"))
-            await remote.loseNextPullAnswer()
-            do {
-                try await engine.syncNow()
-                throw failure("the lost answer should fail the sync")
-            } catch is SyncTransportError {}
+            try await syncLosingThePull(engine, remote)
             try expectEqual(
                 try await store.repository(Trip.self).fetch(dear.id)?.name, "Dear", "the snapshot brought the trip")
             try await trips.delete(dear.id)
@@ -60,11 +52,7 @@ extension SubscriptionChecks {
                 for trip in [dear, cheap] { try tx.insert(trip) }
                 try tx.insert(wandering)
             }
-            let remote = AnswerLosingRemote(world.host.remote(tokens: FixedToken("token-a")))
-            let store = try await c.store().withSync(SyncConfiguration(clientID: "a"))
-            let engine = try SyncEngine(store: store, remote: remote)
-            try await engine.subscribe(try SyncSubscription("tags", Tag.self))
-            try await engine.syncNow()
+            let (store, engine, remote) = try await lossyClient(c, world)
             // Born after the cursor, and one the client could not read at it: both under the dear
             // trip now.
             let newborn = Stop(name: "Newborn", city: "Porto", trip: dear.id)
@@ -74,11 +62,7 @@ extension SubscriptionChecks {
             try await stops.update(moved)
             try await engine.subscribe(
                 try SyncSubscription("dear", Trip.self, where: "budget >= 100", including: ["stops"]))
-            await remote.loseNextPullAnswer()
-            do {
-                try await engine.syncNow()
-                throw failure("the lost answer should fail the sync")
-            } catch is SyncTransportError {}
+            try await syncLosingThePull(engine, remote)
             let local = store.repository(Stop.self)
             try expectEqual(try await local.fetch(newborn.id)?.name, "Newborn", "the snapshot brought the new stop")
             try expectEqual(try await local.fetch(wandering.id)?.trip, dear.id, "and the one moved in")
@@ -108,20 +92,12 @@ extension SubscriptionChecks {
                 try tx.insert(ana)
                 try tx.insert(rising)
             }
-            let remote = AnswerLosingRemote(world.host.remote(tokens: FixedToken("token-a")))
-            let store = try await c.store().withSync(SyncConfiguration(clientID: "a"))
-            let engine = try SyncEngine(store: store, remote: remote)
-            try await engine.subscribe(try SyncSubscription("tags", Tag.self))
-            try await engine.syncNow()
+            let (store, engine, remote) = try await lossyClient(c, world)
             var raised = rising
             raised.budget = 500
             try await world.server.store.repository(Trip.self).update(raised)
             try await engine.subscribe(try SyncSubscription("dear", Trip.self, where: "budget >= 100"))
-            await remote.loseNextPullAnswer()
-            do {
-                try await engine.syncNow()
-                throw failure("the lost answer should fail the sync")
-            } catch is SyncTransportError {}
+            try await syncLosingThePull(engine, remote)
             let local = store.repository(Trip.self)
             try expectEqual(try await local.fetch(rising.id)?.budget, 500, "the snapshot brought the raised trip")
             var moved = ana
@@ -141,21 +117,13 @@ extension SubscriptionChecks {
         // (the client held one), so the tag's list lacked it for good.
         ConformanceCheck(.subscriptions, "aTripThePullBringsOverTheClientsOwnInsertTakesTheListsThatNameIt") { c in
             let world = try await TransportWorld.make(c)
-            let porto = Trip(name: "Porto", start: TravelDomain.day(2), budget: 50)
-            try await world.server.store.transaction { tx in
-                try tx.insert(porto)
-                try tx.insert(Tag(id: "sea", label: "Sea"))
-            }
+            let porto = try await cheapTripTaggedSea(world)
             let trips = world.server.store.repository(Trip.self)
-            try await trips.link(Trip.tags, from: porto.id, to: "sea")
-            let remote = AnswerLosingRemote(world.host.remote(tokens: FixedToken("token-a")))
-            let store = try await c.store().withSync(SyncConfiguration(clientID: "a"))
-            let engine = try SyncEngine(
-                store: store, remote: remote, options: SyncEngine.Options(defaultPolicy: .serverWins))
+            let (store, engine, remote) = try await lossyClient(
+                c, world, options: SyncEngine.Options(defaultPolicy: .serverWins))
             let listed = { @Sendable in
                 Set(try await store.backend.read { try $0.links("Tag", relationship: "trips", from: .string("sea")) })
             }
-            try await engine.subscribe(try SyncSubscription("tags", Tag.self))
             try await engine.subscribe(try SyncSubscription("dear", Trip.self, where: "budget >= 100"))
             try await engine.syncNow()
             try expectEqual(try await listed(), [], "the cheap trip is not the client's")
@@ -176,4 +144,25 @@ extension SubscriptionChecks {
             try expectEqual(try await engine.pendingMutations().count, 0, "the client's insert was superseded")
         },
     ]
+
+    /// Client "a" over a remote that can lose answers, subscribed to tags and synced once.
+    static func lossyClient(
+        _ c: ConformanceContext, _ world: TransportWorld, options: SyncEngine.Options = .init()
+    ) async throws -> (Store, SyncEngine, AnswerLosingRemote) {
+        let remote = AnswerLosingRemote(world.host.remote(tokens: FixedToken("token-a")))
+        let store = try await c.store().withSync(SyncConfiguration(clientID: "a"))
+        let engine = try SyncEngine(store: store, remote: remote, options: options)
+        try await engine.subscribe(try SyncSubscription("tags", Tag.self))
+        try await engine.syncNow()
+        return (store, engine, remote)
+    }
+
+    /// A sync whose pull's answer is lost: it fails.
+    static func syncLosingThePull(_ engine: SyncEngine, _ remote: AnswerLosingRemote) async throws {
+        await remote.loseNextPullAnswer()
+        do {
+            try await engine.syncNow()
+            throw failure("the lost answer should fail the sync")
+        } catch is SyncTransportError {}
+    }
 }

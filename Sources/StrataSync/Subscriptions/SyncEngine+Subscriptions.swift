@@ -103,10 +103,13 @@ extension SyncEngine {
     /// (``SubscriptionCoverage/dependent``: a trip's stops, followed from the trip): a pull that
     /// moved something, or a push answered with the server's state (a refused budget puts the
     /// server's trip back, out of the subscription, and its stops were covered only through it).
-    func evictDependents() async throws {
-        guard let book = try await store.backend.read({ try SubscriptionBook.read($0) }) else { return }
+    /// Returns whether the client holds subscriptions at all.
+    @discardableResult
+    func evictDependents() async throws -> Bool {
+        guard let book = try await store.backend.read({ try SubscriptionBook.read($0) }) else { return false }
         let dependent = try SubscriptionCoverage(book.active, schema: store.schema).dependent
         if !dependent.isEmpty { try await evictUncovered(dependent) }
+        return true
     }
 
     /// Evicts the records ``CoverageRecheck`` holds (records this client wrote, whose mutations the
